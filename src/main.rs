@@ -2,6 +2,7 @@
 
 mod error;
 mod load;
+mod units;
 
 use clap::{Parser, Subcommand};
 use error::{BadInput, exit};

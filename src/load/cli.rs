@@ -1,8 +1,26 @@
 //! `jload bench`: flags (wrk / ab style), turning them into a load spec, running it, printing and saving the result.
 
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use clap::Args;
+use signal_hook::consts::SIGINT;
+
+use super::engine::{self, RunOptions};
+use super::mix::load_mix;
+use super::request::RequestSpec;
+use super::result::BenchResult;
+use super::spec::{LoadSpec, StopCondition};
+use super::summary;
+use super::threshold::Threshold;
+use crate::error::{bad_input, exit};
+use crate::units::parse_duration;
+
+/// How long a run lasts when neither -n nor -d is given (like wrk).
+const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json")]
@@ -57,6 +75,88 @@ pub struct BenchArgs {
 }
 
 /// Run `jload bench` and return the process exit code.
-pub fn run(_args: BenchArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("jload bench is being built")
+pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
+    let thresholds = args.thresholds.iter().map(|text| Threshold::parse(text)).collect::<anyhow::Result<Vec<_>>>()?;
+    let spec = load_spec(&args)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    // A first Ctrl-C ends the run and prints what was measured; a second one exits at once.
+    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
+    signal_hook::flag::register(SIGINT, stop.clone())?;
+    let options = RunOptions { progress: !args.quiet && std::io::stderr().is_terminal(), hlog: args.hlog.clone(), stop };
+    let mut result = engine::run(&spec, &options)?;
+    result.thresholds = thresholds.iter().map(|threshold| threshold.judge(&result)).collect();
+    print!("{}", summary::render(&result));
+    if let Some(path) = &args.json {
+        write_json_atomically(path, &result)?;
+    }
+    Ok(exit_code(&result))
+}
+
+/// 1 when nothing succeeded, 99 when a threshold failed, 0 otherwise.
+fn exit_code(result: &BenchResult) -> i32 {
+    if result.successes() == 0 {
+        exit::FAILED
+    } else if result.thresholds.iter().any(|outcome| !outcome.passed) {
+        exit::THRESHOLDS
+    } else {
+        exit::OK
+    }
+}
+
+/// Turn the flags into a load spec, checking each for bad input.
+pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
+    let requests = match (&args.mix, &args.url) {
+        (Some(_), Some(_)) => return Err(bad_input("give either a URL or --mix FILE, not both")),
+        (Some(path), None) => {
+            if !args.headers.is_empty() || args.method != "GET" {
+                return Err(bad_input("-H and -m do not apply with --mix; set headers and method per [[request]] in the mix file"));
+            }
+            load_mix(path)?
+        }
+        (None, Some(url)) => {
+            let raw_body = match &args.body_file {
+                Some(path) => Some(std::fs::read(path).map_err(|err| bad_input(format!("cannot read --body-file {}: {err}", path.display())))?),
+                None => None,
+            };
+            vec![RequestSpec {
+                name: None,
+                weight: 1,
+                method: args.method.clone(),
+                url: url.clone(),
+                headers: args.headers.clone(),
+                body: args.body.clone(),
+                raw_body,
+            }]
+        }
+        (None, None) => return Err(bad_input("no target: give a URL (http://127.0.0.1:8088/path) or --mix FILE")),
+    };
+    let duration = args.duration.as_deref().map(|text| parse_duration("-d/--duration", text)).transpose()?;
+    let duration = match (duration, args.requests) {
+        (None, None) => Some(DEFAULT_DURATION),
+        (duration, _) => duration,
+    };
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get()));
+    Ok(LoadSpec {
+        requests,
+        connections: args.connections,
+        threads,
+        stop: StopCondition { requests: args.requests, duration },
+        rate: args.rate,
+        timeout: parse_duration("--timeout", &args.timeout)?,
+    })
+}
+
+/// Write `value` as pretty JSON to `path` through a temporary file, so a reader never sees half a file.
+pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".tmp");
+    let temporary = PathBuf::from(temporary);
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&temporary)?;
+        serde_json::to_writer_pretty(&mut file, value)?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    };
+    write().map_err(|err| anyhow::anyhow!("cannot write {}: {err}", path.display()))
 }

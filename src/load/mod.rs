@@ -2,3 +2,17 @@
 //! It knows nothing about JVMs or plans: it takes a resolved [`spec::LoadSpec`] and returns a [`result::BenchResult`].
 
 pub mod cli;
+pub mod conn;
+pub mod engine;
+pub mod http;
+pub mod limits;
+pub mod mix;
+pub mod recorder;
+pub mod request;
+pub mod result;
+pub mod spec;
+pub mod summary;
+pub mod template;
+pub mod threshold;
+pub mod timer;
+pub mod worker;

@@ -1,0 +1,320 @@
+//! Incremental HTTP/1.1 response parser: the head with `httparse`, then the body by Content-Length, chunked encoding,
+//! or until the server closes. Body bytes are counted, never stored.
+
+/// The largest response head accepted before the response counts as unparsable.
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+const MAX_HEADERS: usize = 64;
+
+/// What feeding bytes to the parser produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The response is not complete yet.
+    NeedMore,
+    /// A whole response was read; `close` when the server announced it closes the connection.
+    Complete { status: u16, close: bool },
+}
+
+/// Why a response could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Head,
+    Body { remaining: u64 },
+    ChunkSize,
+    ChunkData { remaining: u64 },
+    ChunkDataEnd { missing: u8 },
+    Trailer,
+    UntilClose,
+}
+
+/// Parses one response at a time; `reset` before each request.
+#[derive(Debug)]
+pub struct ResponseParser {
+    stage: Stage,
+    /// Partial head or chunk-size / trailer line carried over between reads (usually empty, never allocated then).
+    pending: Vec<u8>,
+    status: u16,
+    close: bool,
+    no_body: bool,
+}
+
+impl Default for ResponseParser {
+    fn default() -> Self {
+        ResponseParser { stage: Stage::Head, pending: Vec::new(), status: 0, close: false, no_body: false }
+    }
+}
+
+impl ResponseParser {
+    /// Prepare for the response to a new request; `no_body` for HEAD requests.
+    pub fn reset(&mut self, no_body: bool) {
+        self.stage = Stage::Head;
+        self.pending.clear();
+        self.status = 0;
+        self.close = false;
+        self.no_body = no_body;
+    }
+
+    /// Feed the bytes read from the socket.
+    pub fn feed(&mut self, mut data: &[u8]) -> Result<Progress, ParseError> {
+        loop {
+            match self.stage {
+                Stage::Head => {
+                    let consumed = match self.parse_head(data)? {
+                        Some(consumed) => consumed,
+                        None => return Ok(Progress::NeedMore),
+                    };
+                    data = &data[consumed..];
+                }
+                Stage::Body { remaining } => {
+                    let take = remaining.min(data.len() as u64);
+                    if take == remaining {
+                        return Ok(self.complete()); // bytes after the response are not ours: no pipelining
+                    }
+                    self.stage = Stage::Body { remaining: remaining - take };
+                    return Ok(Progress::NeedMore);
+                }
+                Stage::ChunkSize => {
+                    let Some(line_end) = self.take_line(&mut data)? else { return Ok(Progress::NeedMore) };
+                    let size = parse_chunk_size_line(&self.pending[..line_end])?;
+                    self.pending.clear();
+                    self.stage = if size == 0 { Stage::Trailer } else { Stage::ChunkData { remaining: size } };
+                }
+                Stage::ChunkData { remaining } => {
+                    let take = remaining.min(data.len() as u64);
+                    data = &data[take as usize..];
+                    if take < remaining {
+                        self.stage = Stage::ChunkData { remaining: remaining - take };
+                        return Ok(Progress::NeedMore);
+                    }
+                    self.stage = Stage::ChunkDataEnd { missing: 2 };
+                }
+                Stage::ChunkDataEnd { missing } => {
+                    let expected: &[u8] = if missing == 2 { b"\r\n" } else { b"\n" };
+                    let available = data.len().min(missing as usize);
+                    if data[..available] != expected[..available] {
+                        return Err(ParseError("chunk data not followed by CRLF".into()));
+                    }
+                    data = &data[available..];
+                    if available < missing as usize {
+                        self.stage = Stage::ChunkDataEnd { missing: missing - available as u8 };
+                        return Ok(Progress::NeedMore);
+                    }
+                    self.stage = Stage::ChunkSize;
+                }
+                Stage::Trailer => {
+                    let Some(line_end) = self.take_line(&mut data)? else { return Ok(Progress::NeedMore) };
+                    let empty = line_end == 0;
+                    self.pending.clear();
+                    if empty {
+                        return Ok(self.complete());
+                    }
+                }
+                Stage::UntilClose => return Ok(Progress::NeedMore),
+            }
+        }
+    }
+
+    /// The server closed the connection: completes a response delimited by close, fails any other started one.
+    pub fn feed_eof(&mut self) -> Result<Progress, ParseError> {
+        match self.stage {
+            Stage::UntilClose => {
+                self.close = true;
+                Ok(self.complete())
+            }
+            _ => Err(ParseError("connection closed before the response was complete".into())),
+        }
+    }
+
+    fn complete(&mut self) -> Progress {
+        let progress = Progress::Complete { status: self.status, close: self.close };
+        self.stage = Stage::Head;
+        self.pending.clear();
+        progress
+    }
+
+    /// Try to parse the head from carried-over plus new bytes; returns how many new bytes it used.
+    fn parse_head(&mut self, data: &[u8]) -> Result<Option<usize>, ParseError> {
+        let carried = self.pending.len();
+        if carried > 0 {
+            self.pending.extend_from_slice(data);
+        }
+        let buffer: &[u8] = if carried > 0 { &self.pending } else { data };
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut response = httparse::Response::new(&mut headers);
+        let head_len = match response.parse(buffer) {
+            Ok(httparse::Status::Complete(length)) => length,
+            Ok(httparse::Status::Partial) => {
+                if buffer.len() > MAX_HEAD_BYTES {
+                    return Err(ParseError(format!("response head larger than {MAX_HEAD_BYTES} bytes")));
+                }
+                if carried == 0 {
+                    self.pending.extend_from_slice(data);
+                }
+                return Ok(None);
+            }
+            Err(err) => return Err(ParseError(format!("unparsable response: {err}"))),
+        };
+        let status = response.code.unwrap_or(0);
+        let mut content_length: Option<u64> = None;
+        let mut chunked = false;
+        let mut close = response.version == Some(0);
+        for header in response.headers.iter() {
+            if header.name.eq_ignore_ascii_case("content-length") {
+                let value = std::str::from_utf8(header.value).ok().and_then(|text| text.trim().parse().ok());
+                content_length = Some(value.ok_or_else(|| ParseError("invalid Content-Length".into()))?);
+            } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
+                chunked = header.value.eq_ignore_ascii_case(b"chunked")
+                    || header.value.to_ascii_lowercase().ends_with(b"chunked");
+            } else if header.name.eq_ignore_ascii_case("connection") {
+                let value = header.value.to_ascii_lowercase();
+                if value.windows(5).any(|window| window == b"close") {
+                    close = true;
+                } else if value.windows(10).any(|window| window == b"keep-alive") {
+                    close = false;
+                }
+            }
+        }
+        let used_from_data = head_len - carried;
+        self.pending.clear();
+        self.status = status;
+        self.close = close;
+        self.stage = if (100..200).contains(&status) {
+            Stage::Head // an interim response (100 Continue): the real one follows
+        } else if self.no_body || status == 204 || status == 304 {
+            Stage::Body { remaining: 0 }
+        } else if chunked {
+            Stage::ChunkSize
+        } else if let Some(length) = content_length {
+            Stage::Body { remaining: length }
+        } else {
+            Stage::UntilClose
+        };
+        Ok(Some(used_from_data))
+    }
+
+    /// Move bytes up to and including the next LF into `pending`; the index of the line end (CR or LF) when complete.
+    fn take_line(&mut self, data: &mut &[u8]) -> Result<Option<usize>, ParseError> {
+        match data.iter().position(|&byte| byte == b'\n') {
+            Some(newline) => {
+                self.pending.extend_from_slice(&data[..=newline]);
+                *data = &data[newline + 1..];
+                let mut end = self.pending.len() - 1;
+                if end > 0 && self.pending[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                Ok(Some(end))
+            }
+            None => {
+                self.pending.extend_from_slice(data);
+                *data = &[];
+                if self.pending.len() > MAX_HEAD_BYTES {
+                    return Err(ParseError("chunk-size or trailer line too long".into()));
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Parse a chunk-size line (hex size, optional `;extensions`).
+fn parse_chunk_size_line(line: &[u8]) -> Result<u64, ParseError> {
+    let mut with_crlf = line.to_vec();
+    with_crlf.extend_from_slice(b"\r\n");
+    match httparse::parse_chunk_size(&with_crlf) {
+        Ok(httparse::Status::Complete((_, size))) => Ok(size),
+        _ => Err(ParseError(format!("invalid chunk size line '{}'", String::from_utf8_lossy(line)))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feed `response` split at every possible point and check the same outcome each time.
+    fn parse_split_everywhere(response: &[u8], no_body: bool) -> Progress {
+        let mut outcome = None;
+        for split in 0..=response.len() {
+            let mut parser = ResponseParser::default();
+            parser.reset(no_body);
+            let first = parser.feed(&response[..split]).unwrap();
+            let result = if let Progress::Complete { .. } = first { first } else { parser.feed(&response[split..]).unwrap() };
+            if let Some(previous) = outcome {
+                assert_eq!(previous, result, "split at {split}");
+            }
+            outcome = Some(result);
+        }
+        outcome.unwrap()
+    }
+
+    #[test]
+    fn content_length_body() {
+        let response = b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nhello world\n";
+        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 200, close: false });
+    }
+
+    #[test]
+    fn chunked_body_with_extension_and_trailer() {
+        let response = b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n";
+        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 201, close: false });
+    }
+
+    #[test]
+    fn connection_close_and_http10() {
+        let response = b"HTTP/1.1 503 Busy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 503, close: true });
+        let response = b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 200, close: true });
+    }
+
+    #[test]
+    fn head_and_204_have_no_body() {
+        let response = b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n";
+        assert_eq!(parse_split_everywhere(response, true), Progress::Complete { status: 200, close: false });
+        let response = b"HTTP/1.1 204 No Content\r\n\r\n";
+        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 204, close: false });
+    }
+
+    #[test]
+    fn interim_100_continue_is_skipped() {
+        let response = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx";
+        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 200, close: false });
+    }
+
+    #[test]
+    fn body_until_close() {
+        let mut parser = ResponseParser::default();
+        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\n\r\nsome body").unwrap(), Progress::NeedMore);
+        assert_eq!(parser.feed_eof().unwrap(), Progress::Complete { status: 200, close: true });
+    }
+
+    #[test]
+    fn garbage_and_truncation_are_errors() {
+        let mut parser = ResponseParser::default();
+        assert!(parser.feed(b"this is not http\r\n\r\n").is_err());
+        let mut parser = ResponseParser::default();
+        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc").unwrap(), Progress::NeedMore);
+        assert!(parser.feed_eof().is_err());
+        let mut parser = ResponseParser::default();
+        assert!(parser.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n").is_err());
+        let mut parser = ResponseParser::default();
+        assert!(parser.feed(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").is_err());
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut rng = fastrand::Rng::with_seed(42);
+        for _ in 0..20_000 {
+            let length = rng.usize(0..200);
+            let mut bytes: Vec<u8> = (0..length).map(|_| rng.u8(..)).collect();
+            if rng.bool() {
+                bytes.splice(0..0, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".iter().copied());
+            }
+            let mut parser = ResponseParser::default();
+            let split = rng.usize(0..=bytes.len());
+            let _ = parser.feed(&bytes[..split]).and_then(|_| parser.feed(&bytes[split..]));
+            let _ = parser.feed_eof();
+        }
+    }
+}

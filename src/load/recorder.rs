@@ -1,0 +1,202 @@
+//! What one worker thread records: latency histograms (whole run, current second, per request name), outcome counters
+//! and status codes. Nothing is stored per request, so memory stays flat however many requests are sent.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
+pub const MAX_LATENCY_US: u64 = 3_600_000_000;
+const SIGNIFICANT_DIGITS: u8 = 3;
+
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_US, SIGNIFICANT_DIGITS).expect("valid histogram bounds")
+}
+
+/// Errors by class. `status` counts responses with a 4xx/5xx code.
+#[derive(Debug, Default, Clone, Copy, Serialize, PartialEq)]
+pub struct ErrorCounts {
+    pub connect: u64,
+    pub timeout: u64,
+    pub read: u64,
+    pub write: u64,
+    pub status: u64,
+}
+
+impl ErrorCounts {
+    pub fn total(&self) -> u64 {
+        self.connect + self.timeout + self.read + self.write + self.status
+    }
+
+    pub fn add(&mut self, other: &ErrorCounts) {
+        self.connect += other.connect;
+        self.timeout += other.timeout;
+        self.read += other.read;
+        self.write += other.write;
+        self.status += other.status;
+    }
+}
+
+/// The class of a failed request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    Connect,
+    Timeout,
+    Read,
+    Write,
+}
+
+/// Counters for one request name (or the whole run).
+#[derive(Debug, Clone)]
+pub struct Tally {
+    /// Latency from the intended send time (equal to the actual send time in the closed model).
+    pub latency: Histogram<u64>,
+    /// Requests completed: a response of any status, or a timeout / read / write failure after sending.
+    pub requests: u64,
+    pub errors: ErrorCounts,
+    /// Responses by status code (index = code, 0..=999).
+    pub status_codes: Vec<u64>,
+}
+
+impl Tally {
+    pub fn new() -> Tally {
+        Tally { latency: new_histogram(), requests: 0, errors: ErrorCounts::default(), status_codes: vec![0; 1000] }
+    }
+
+    pub fn merge(&mut self, other: &Tally) {
+        self.latency.add(&other.latency).expect("same histogram bounds");
+        self.requests += other.requests;
+        self.errors.add(&other.errors);
+        for (mine, theirs) in self.status_codes.iter_mut().zip(&other.status_codes) {
+            *mine += theirs;
+        }
+    }
+
+    fn record_response(&mut self, latency_us: u64, status: u16) {
+        self.latency.saturating_record(latency_us.max(1));
+        self.requests += 1;
+        self.status_codes[usize::from(status).min(999)] += 1;
+        if status >= 400 {
+            self.errors.status += 1;
+        }
+    }
+
+    fn record_failure(&mut self, failure: Failure) {
+        match failure {
+            Failure::Connect => self.errors.connect += 1,
+            Failure::Timeout => {
+                self.requests += 1;
+                self.errors.timeout += 1;
+            }
+            Failure::Read => {
+                self.requests += 1;
+                self.errors.read += 1;
+            }
+            Failure::Write => {
+                self.requests += 1;
+                self.errors.write += 1;
+            }
+        }
+    }
+}
+
+/// Counts of the second being recorded; sent to the aggregator at each second boundary.
+#[derive(Debug, Clone)]
+pub struct IntervalCounts {
+    pub latency: Histogram<u64>,
+    pub requests: u64,
+    pub errors: u64,
+}
+
+impl IntervalCounts {
+    pub fn new() -> IntervalCounts {
+        IntervalCounts { latency: new_histogram(), requests: 0, errors: 0 }
+    }
+}
+
+/// Everything one worker measured.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    pub total: Tally,
+    /// Per request name, only when there are several requests (a mix).
+    pub per_request: Vec<Tally>,
+    /// Latency from the actual send (open model only).
+    pub uncorrected: Option<Histogram<u64>>,
+    pub interval: IntervalCounts,
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+    /// Open model: requests sent after their intended time because their connection was still busy.
+    pub late: u64,
+    /// Connections opened again after the server closed them or after an error.
+    pub reconnects: u64,
+}
+
+impl Recorder {
+    pub fn new(request_count: usize, open_model: bool) -> Recorder {
+        let per_request = if request_count > 1 { (0..request_count).map(|_| Tally::new()).collect() } else { Vec::new() };
+        Recorder {
+            total: Tally::new(),
+            per_request,
+            uncorrected: open_model.then(new_histogram),
+            interval: IntervalCounts::new(),
+            bytes_received: 0,
+            bytes_sent: 0,
+            late: 0,
+            reconnects: 0,
+        }
+    }
+
+    /// A complete response to request `request` (index in the set).
+    pub fn response(&mut self, request: usize, latency_us: u64, uncorrected_us: u64, status: u16) {
+        self.total.record_response(latency_us, status);
+        if let Some(tally) = self.per_request.get_mut(request) {
+            tally.record_response(latency_us, status);
+        }
+        if let Some(uncorrected) = &mut self.uncorrected {
+            uncorrected.saturating_record(uncorrected_us.max(1));
+        }
+        self.interval.latency.saturating_record(latency_us.max(1));
+        self.interval.requests += 1;
+        if status >= 400 {
+            self.interval.errors += 1;
+        }
+    }
+
+    /// A request that failed after it was sent.
+    pub fn failure(&mut self, request: usize, failure: Failure) {
+        self.total.record_failure(failure);
+        if let Some(tally) = self.per_request.get_mut(request) {
+            tally.record_failure(failure);
+        }
+        self.interval.requests += 1;
+        self.interval.errors += 1;
+    }
+
+    /// A connection attempt that failed (refused, or no answer within the timeout): not tied to a request name.
+    pub fn connect_failure(&mut self) {
+        self.total.record_failure(Failure::Connect);
+        self.interval.errors += 1;
+    }
+
+    /// Hand over the second just finished and start a new one.
+    pub fn take_interval(&mut self) -> IntervalCounts {
+        let fresh = IntervalCounts { latency: self.interval.latency.clone(), requests: self.interval.requests, errors: self.interval.errors };
+        self.interval.latency.reset();
+        self.interval.requests = 0;
+        self.interval.errors = 0;
+        fresh
+    }
+
+    pub fn merge(&mut self, other: &Recorder) {
+        self.total.merge(&other.total);
+        for (mine, theirs) in self.per_request.iter_mut().zip(&other.per_request) {
+            mine.merge(theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.uncorrected, &other.uncorrected) {
+            mine.add(theirs).expect("same histogram bounds");
+        }
+        self.bytes_received += other.bytes_received;
+        self.bytes_sent += other.bytes_sent;
+        self.late += other.late;
+        self.reconnects += other.reconnects;
+    }
+}

@@ -1,0 +1,216 @@
+//! The result of one load run as a plain serde value: what `--json` writes, what `jload run` stores per phase, and
+//! what the reports read. Built from the merged worker recorders and the per-second series.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::recorder::{ErrorCounts, Recorder, Tally};
+
+/// Version of this JSON shape; bumped when a field changes meaning or disappears.
+pub const RESULT_VERSION: u32 = 1;
+
+/// Latency figures in milliseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct LatencySummary {
+    pub min: f64,
+    pub mean: f64,
+    pub stdev: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl LatencySummary {
+    /// Summarise a histogram of microseconds.
+    pub fn from_histogram(histogram: &Histogram<u64>) -> LatencySummary {
+        if histogram.is_empty() {
+            return LatencySummary::default();
+        }
+        let ms = |micros: u64| micros as f64 / 1000.0;
+        LatencySummary {
+            min: ms(histogram.min()),
+            mean: histogram.mean() / 1000.0,
+            stdev: histogram.stdev() / 1000.0,
+            p50: ms(histogram.value_at_quantile(0.50)),
+            p90: ms(histogram.value_at_quantile(0.90)),
+            p95: ms(histogram.value_at_quantile(0.95)),
+            p99: ms(histogram.value_at_quantile(0.99)),
+            p999: ms(histogram.value_at_quantile(0.999)),
+            max: ms(histogram.max()),
+        }
+    }
+}
+
+/// Errors by class plus their total.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct ErrorSummary {
+    pub connect: u64,
+    pub timeout: u64,
+    pub read: u64,
+    pub write: u64,
+    /// Responses with a 4xx or 5xx status.
+    pub status: u64,
+    pub total: u64,
+}
+
+impl From<&ErrorCounts> for ErrorSummary {
+    fn from(counts: &ErrorCounts) -> Self {
+        ErrorSummary {
+            connect: counts.connect,
+            timeout: counts.timeout,
+            read: counts.read,
+            write: counts.write,
+            status: counts.status,
+            total: counts.total(),
+        }
+    }
+}
+
+/// One second of the run (the last row may be shorter).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SeriesRow {
+    /// Seconds since the start of the run at which this row begins.
+    pub second: u64,
+    pub duration_s: f64,
+    pub requests: u64,
+    pub errors: u64,
+    pub rps: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+/// Results of one request name in a mix.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RequestResult {
+    pub name: String,
+    pub requests: u64,
+    pub rps: f64,
+    pub latency_ms: LatencySummary,
+    pub errors: ErrorSummary,
+    pub status_codes: BTreeMap<String, u64>,
+}
+
+/// Whether a `--threshold` rule held.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ThresholdOutcome {
+    pub expression: String,
+    pub actual: f64,
+    pub passed: bool,
+}
+
+/// Everything one load run measured.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BenchResult {
+    pub version: u32,
+    /// The URL (or the first request's URL with a mix).
+    pub url: String,
+    /// "closed" (fixed concurrency) or "open" (fixed rate).
+    pub model: String,
+    pub connections: usize,
+    pub threads: usize,
+    /// Target rate of the open model, requests per second.
+    pub rate: Option<f64>,
+    /// Requests completed: a response of any status, or a timeout / read / write failure after sending.
+    pub requests: u64,
+    pub duration_s: f64,
+    pub rps: f64,
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+    /// Latency; in the open model measured from each request's intended send time (coordinated-omission corrected).
+    pub latency_ms: LatencySummary,
+    /// Open model only: latency measured from the actual send.
+    pub latency_uncorrected_ms: Option<LatencySummary>,
+    /// Open model only: requests sent after their intended time because their connection was busy.
+    pub late: Option<u64>,
+    pub errors: ErrorSummary,
+    pub status_codes: BTreeMap<String, u64>,
+    pub reconnects: u64,
+    /// Per request name, only with a mix of several requests.
+    pub per_request: Vec<RequestResult>,
+    pub series: Vec<SeriesRow>,
+    /// True when the run was stopped early (Ctrl-C).
+    pub interrupted: bool,
+    pub thresholds: Vec<ThresholdOutcome>,
+}
+
+/// Facts about the run that the recorders do not hold.
+pub struct RunFacts {
+    pub url: String,
+    pub connections: usize,
+    pub threads: usize,
+    pub rate: Option<f64>,
+    pub duration_s: f64,
+    pub request_names: Vec<String>,
+    pub series: Vec<SeriesRow>,
+    pub interrupted: bool,
+}
+
+fn status_map(codes: &[u64]) -> BTreeMap<String, u64> {
+    codes
+        .iter()
+        .enumerate()
+        .filter(|(_, count)| **count > 0)
+        .map(|(code, count)| (code.to_string(), *count))
+        .collect()
+}
+
+fn per_second(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 { count as f64 / seconds } else { 0.0 }
+}
+
+fn request_result(name: &str, tally: &Tally, duration_s: f64) -> RequestResult {
+    RequestResult {
+        name: name.to_string(),
+        requests: tally.requests,
+        rps: per_second(tally.requests, duration_s),
+        latency_ms: LatencySummary::from_histogram(&tally.latency),
+        errors: ErrorSummary::from(&tally.errors),
+        status_codes: status_map(&tally.status_codes),
+    }
+}
+
+impl BenchResult {
+    pub fn build(merged: &Recorder, facts: RunFacts) -> BenchResult {
+        let total = &merged.total;
+        let per_request = facts
+            .request_names
+            .iter()
+            .zip(&merged.per_request)
+            .map(|(name, tally)| request_result(name, tally, facts.duration_s))
+            .collect();
+        BenchResult {
+            version: RESULT_VERSION,
+            url: facts.url,
+            model: if facts.rate.is_some() { "open" } else { "closed" }.to_string(),
+            connections: facts.connections,
+            threads: facts.threads,
+            rate: facts.rate,
+            requests: total.requests,
+            duration_s: facts.duration_s,
+            rps: per_second(total.requests, facts.duration_s),
+            bytes_received: merged.bytes_received,
+            bytes_sent: merged.bytes_sent,
+            latency_ms: LatencySummary::from_histogram(&total.latency),
+            latency_uncorrected_ms: merged.uncorrected.as_ref().map(LatencySummary::from_histogram),
+            late: facts.rate.map(|_| merged.late),
+            errors: ErrorSummary::from(&total.errors),
+            status_codes: status_map(&total.status_codes),
+            reconnects: merged.reconnects,
+            per_request,
+            series: facts.series,
+            interrupted: facts.interrupted,
+            thresholds: Vec::new(),
+        }
+    }
+
+    /// Requests that got a 2xx/3xx response.
+    pub fn successes(&self) -> u64 {
+        self.requests.saturating_sub(self.errors.total - self.errors.connect)
+    }
+}

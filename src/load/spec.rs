@@ -1,0 +1,24 @@
+//! The fully resolved description of one load run, as the engine takes it (from `jload bench` flags or a plan phase).
+
+use std::time::Duration;
+
+use super::request::RequestSpec;
+
+/// When a run ends: after a number of requests, after a duration, or whichever comes first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StopCondition {
+    pub requests: Option<u64>,
+    pub duration: Option<Duration>,
+}
+
+/// One load run.
+#[derive(Debug, Clone)]
+pub struct LoadSpec {
+    pub requests: Vec<RequestSpec>,
+    pub connections: usize,
+    pub threads: usize,
+    pub stop: StopCondition,
+    /// Open model: total requests per second on an even schedule. `None`: closed model.
+    pub rate: Option<f64>,
+    pub timeout: Duration,
+}

@@ -1,0 +1,165 @@
+//! `--threshold` rules in k6 style (`p99<50ms`, `p999<=200ms`, `errors<0.1%`, `rps>10000`): parsing and judging.
+
+use super::result::{BenchResult, LatencySummary, ThresholdOutcome};
+use crate::error::bad_input;
+
+#[derive(Debug, Clone, Copy)]
+enum Metric {
+    Latency(fn(&LatencySummary) -> f64),
+    ErrorRate,
+    ErrorCount,
+    Rps,
+    Requests,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Comparison {
+    Less,
+    LessOrEqual,
+    Greater,
+    GreaterOrEqual,
+}
+
+/// A parsed rule: `metric comparison value`.
+#[derive(Debug, Clone)]
+pub struct Threshold {
+    expression: String,
+    metric: Metric,
+    comparison: Comparison,
+    /// Milliseconds for latencies, percent for an error rate, plain numbers otherwise.
+    value: f64,
+}
+
+const HELP: &str = "write it like p99<50ms, p999<=200ms, mean<10ms, max<1s, errors<0.1%, errors<=5, rps>10000 or requests>=1000";
+
+fn latency_metric(name: &str) -> Option<fn(&LatencySummary) -> f64> {
+    Some(match name {
+        "min" => |latency| latency.min,
+        "mean" | "avg" => |latency| latency.mean,
+        "stdev" => |latency| latency.stdev,
+        "p50" | "median" => |latency| latency.p50,
+        "p90" => |latency| latency.p90,
+        "p95" => |latency| latency.p95,
+        "p99" => |latency| latency.p99,
+        "p999" | "p99.9" => |latency| latency.p999,
+        "max" => |latency| latency.max,
+        _ => return None,
+    })
+}
+
+/// Parse a latency like `50ms`, `1.5s`, `800us`; a bare number means milliseconds.
+fn parse_latency_ms(text: &str) -> Option<f64> {
+    let (number, scale) = if let Some(number) = text.strip_suffix("ms") {
+        (number, 1.0)
+    } else if let Some(number) = text.strip_suffix("us").or_else(|| text.strip_suffix("µs")) {
+        (number, 0.001)
+    } else if let Some(number) = text.strip_suffix('s') {
+        (number, 1000.0)
+    } else {
+        (text, 1.0)
+    };
+    number.trim().parse::<f64>().ok().filter(|value| value.is_finite() && *value >= 0.0).map(|value| value * scale)
+}
+
+impl Threshold {
+    pub fn parse(expression: &str) -> anyhow::Result<Threshold> {
+        let compact: String = expression.chars().filter(|c| !c.is_whitespace()).collect();
+        let split = compact
+            .find(['<', '>'])
+            .ok_or_else(|| bad_input(format!("threshold '{expression}' has no < or >; {HELP}")))?;
+        let (name, rest) = compact.split_at(split);
+        let (comparison, value_text) = if let Some(value) = rest.strip_prefix("<=") {
+            (Comparison::LessOrEqual, value)
+        } else if let Some(value) = rest.strip_prefix(">=") {
+            (Comparison::GreaterOrEqual, value)
+        } else if let Some(value) = rest.strip_prefix('<') {
+            (Comparison::Less, value)
+        } else {
+            (Comparison::Greater, &rest[1..])
+        };
+        let unknown_value = || bad_input(format!("threshold '{expression}': cannot read the value '{value_text}'; {HELP}"));
+        let name = name.to_ascii_lowercase();
+        let (metric, value) = if let Some(metric) = latency_metric(&name) {
+            (Metric::Latency(metric), parse_latency_ms(value_text).ok_or_else(unknown_value)?)
+        } else if name == "errors" {
+            match value_text.strip_suffix('%') {
+                Some(percent) => (Metric::ErrorRate, percent.parse::<f64>().map_err(|_| unknown_value())?),
+                None => (Metric::ErrorCount, value_text.parse::<f64>().map_err(|_| unknown_value())?),
+            }
+        } else if name == "rps" {
+            (Metric::Rps, value_text.parse::<f64>().map_err(|_| unknown_value())?)
+        } else if name == "requests" {
+            (Metric::Requests, value_text.parse::<f64>().map_err(|_| unknown_value())?)
+        } else {
+            return Err(bad_input(format!("threshold '{expression}': unknown metric '{name}'; {HELP}")));
+        };
+        if !value.is_finite() {
+            return Err(unknown_value());
+        }
+        Ok(Threshold { expression: expression.trim().to_string(), metric, comparison, value })
+    }
+
+    /// The measured value this rule looks at.
+    fn actual(&self, result: &BenchResult) -> f64 {
+        match self.metric {
+            Metric::Latency(pick) => pick(&result.latency_ms),
+            Metric::ErrorRate => {
+                let attempts = result.requests + result.errors.connect;
+                if attempts == 0 { 100.0 } else { result.errors.total as f64 * 100.0 / attempts as f64 }
+            }
+            Metric::ErrorCount => result.errors.total as f64,
+            Metric::Rps => result.rps,
+            Metric::Requests => result.requests as f64,
+        }
+    }
+
+    pub fn judge(&self, result: &BenchResult) -> ThresholdOutcome {
+        let actual = self.actual(result);
+        let passed = match self.comparison {
+            Comparison::Less => actual < self.value,
+            Comparison::LessOrEqual => actual <= self.value,
+            Comparison::Greater => actual > self.value,
+            Comparison::GreaterOrEqual => actual >= self.value,
+        };
+        ThresholdOutcome { expression: self.expression.clone(), actual, passed }
+    }
+
+    /// The unit `actual` is expressed in, for printing.
+    pub fn unit(expression: &str) -> &'static str {
+        let name: String = expression.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+        if latency_metric(&name.to_ascii_lowercase()).is_some() {
+            "ms"
+        } else if expression.trim_end().ends_with('%') {
+            "%"
+        } else {
+            ""
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_from_the_issue_parse() {
+        for text in ["p99<50ms", "p999<=200ms", "errors<0.1%", "rps>10000", "mean < 1s", "max<800us", "requests>=5", "errors<=3"] {
+            Threshold::parse(text).unwrap_or_else(|err| panic!("{text}: {err}"));
+        }
+    }
+
+    #[test]
+    fn bad_rules_are_bad_input() {
+        for text in ["p98<5ms", "p99=5ms", "p99<fast", "errors<x%", "rps>"] {
+            let err = Threshold::parse(text).unwrap_err();
+            assert!(err.downcast_ref::<crate::error::BadInput>().is_some(), "{text}");
+        }
+    }
+
+    #[test]
+    fn units_convert_to_milliseconds() {
+        assert_eq!(Threshold::parse("p99<1.5s").unwrap().value, 1500.0);
+        assert_eq!(Threshold::parse("p99<250us").unwrap().value, 0.25);
+        assert_eq!(Threshold::parse("p99<7").unwrap().value, 7.0);
+    }
+}

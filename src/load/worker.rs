@@ -1,0 +1,377 @@
+//! One worker thread: its own epoll loop owning a share of the connections, driving them in the closed model (send
+//! the next request when the previous answer is complete) or the open model (send at intended times), enforcing
+//! timeouts, and reporting each second's measurements to the aggregator.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+use mio::{Events, Poll, Token};
+
+use super::conn::{Conn, ReadOutcome, State};
+use super::recorder::{Failure, IntervalCounts, Recorder};
+use super::request::RequestSet;
+use super::timer::DeadlineTimer;
+
+const TIMER_TOKEN: Token = Token(usize::MAX);
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+/// Wait after a refused connect before trying again.
+const CONNECT_BACKOFF: Duration = Duration::from_millis(10);
+
+/// What every worker shares.
+pub struct Shared {
+    pub set: RequestSet,
+    pub total_connections: usize,
+    pub rate: Option<f64>,
+    pub max_requests: Option<u64>,
+    pub duration: Option<Duration>,
+    pub timeout: Duration,
+    /// Set by Ctrl-C or by the caller to end the run early.
+    pub stop: Arc<AtomicBool>,
+    /// Workers connect, meet here, the coordinator sets `start`, and they meet again.
+    pub barrier: Barrier,
+    pub start: OnceLock<Instant>,
+}
+
+/// Messages from workers to the aggregator.
+pub enum WorkerMessage {
+    /// The measurements of one second (`second` counts from 0 at the start of the run).
+    Interval { worker: usize, second: u64, counts: IntervalCounts },
+    /// The worker ended at `end`; its last interval was already sent.
+    Done { worker: usize, end: Instant },
+}
+
+/// This worker's share of the run.
+pub struct Assignment {
+    pub index: usize,
+    /// Global index of this worker's first connection (spreads the open-model schedule across workers).
+    pub first_connection: usize,
+    pub connections: usize,
+    /// Closed model with a request count: how many this worker sends.
+    pub quota: Option<u64>,
+}
+
+struct Worker<'a> {
+    shared: &'a Shared,
+    assignment: Assignment,
+    poll: Poll,
+    timer: DeadlineTimer,
+    conns: Vec<Conn>,
+    recorder: Recorder,
+    rng: fastrand::Rng,
+    read_buffer: Vec<u8>,
+    /// Open model: idle connections by their next intended send time.
+    schedule: BinaryHeap<Reverse<(Instant, usize)>>,
+    quota_left: Option<u64>,
+    start: Instant,
+    scan_interval: Duration,
+}
+
+/// Run one worker to the end of the load; returns everything it recorded.
+pub fn run_worker(shared: &Shared, assignment: Assignment, messages: Sender<WorkerMessage>) -> std::io::Result<Recorder> {
+    let poll = Poll::new()?;
+    let timer = DeadlineTimer::new(poll.registry(), TIMER_TOKEN)?;
+    let now = Instant::now();
+    let mut worker = Worker {
+        shared,
+        poll,
+        timer,
+        conns: (0..assignment.connections).map(|_| Conn::new(now)).collect(),
+        recorder: Recorder::new(shared.set.requests.len(), shared.rate.is_some()),
+        rng: fastrand::Rng::new(),
+        read_buffer: vec![0; READ_BUFFER_BYTES],
+        schedule: BinaryHeap::new(),
+        quota_left: assignment.quota,
+        start: now,
+        scan_interval: (shared.timeout / 10).clamp(Duration::from_millis(1), Duration::from_millis(100)),
+        assignment,
+    };
+    worker.connect_all();
+    shared.barrier.wait();
+    shared.barrier.wait();
+    worker.start = *shared.start.get().expect("coordinator sets the start before releasing workers");
+    let end = worker.drive(&messages)?;
+    let _ = messages.send(WorkerMessage::Done { worker: worker.assignment.index, end });
+    Ok(worker.recorder)
+}
+
+impl Worker<'_> {
+    /// Open every connection and wait (bounded by the timeout) for the handshakes, before the clock starts.
+    fn connect_all(&mut self) {
+        let now = Instant::now();
+        for index in 0..self.conns.len() {
+            self.open(index, now);
+        }
+        let give_up = now + self.shared.timeout;
+        let mut events = Events::with_capacity(1024);
+        while self.conns.iter().any(|conn| matches!(conn.state, State::Connecting(_))) {
+            let now = Instant::now();
+            if now >= give_up || self.shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if self.poll.poll(&mut events, Some(give_up - now)).is_err() {
+                break;
+            }
+            for event in events.iter() {
+                let index = event.token().0;
+                if index < self.conns.len() && matches!(self.conns[index].state, State::Connecting(_)) {
+                    self.complete_connect(index, Instant::now(), false);
+                }
+            }
+        }
+    }
+
+    /// The event loop proper; returns when the run ends for this worker.
+    fn drive(&mut self, messages: &Sender<WorkerMessage>) -> std::io::Result<Instant> {
+        let deadline = self.shared.duration.map(|duration| self.start + duration);
+        let mut next_tick = self.start + Duration::from_secs(1);
+        let mut second = 0u64;
+        let mut next_scan = self.start + self.scan_interval;
+        let mut events = Events::with_capacity(1024);
+        for index in 0..self.conns.len() {
+            if self.conns[index].state == State::Idle {
+                self.start_next(index, self.start);
+            }
+        }
+        loop {
+            let now = Instant::now();
+            while now >= next_tick {
+                let counts = self.recorder.take_interval();
+                let _ = messages.send(WorkerMessage::Interval { worker: self.assignment.index, second, counts });
+                second += 1;
+                next_tick += Duration::from_secs(1);
+            }
+            if deadline.is_some_and(|deadline| now >= deadline) || self.shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if now >= next_scan {
+                self.scan(now);
+                next_scan = now + self.scan_interval;
+            }
+            while let Some(&Reverse((at, index))) = self.schedule.peek() {
+                if at > now {
+                    break;
+                }
+                self.schedule.pop();
+                self.send(index, at, now);
+            }
+            if self.finished() {
+                break;
+            }
+            let mut wake = next_tick.min(next_scan);
+            if let Some(deadline) = deadline {
+                wake = wake.min(deadline);
+            }
+            if let Some(&Reverse((at, _))) = self.schedule.peek() {
+                wake = wake.min(at);
+            }
+            self.timer.arm(wake, now)?;
+            match self.poll.poll(&mut events, None) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            }
+            for event in events.iter() {
+                match event.token() {
+                    TIMER_TOKEN => self.timer.acknowledge(),
+                    Token(index) => self.on_event(index, event.is_writable()),
+                }
+            }
+        }
+        let end = Instant::now().min(deadline.unwrap_or(Instant::now()));
+        let counts = self.recorder.take_interval();
+        let _ = messages.send(WorkerMessage::Interval { worker: self.assignment.index, second, counts });
+        for conn in &mut self.conns {
+            conn.close(self.poll.registry());
+        }
+        Ok(end)
+    }
+
+    /// True when this worker has nothing left to send and nothing in flight.
+    fn finished(&self) -> bool {
+        self.conns.iter().all(|conn| conn.state == State::Done)
+    }
+
+    fn on_event(&mut self, index: usize, writable: bool) {
+        let now = Instant::now();
+        match self.conns[index].state {
+            State::Connecting(_) => self.complete_connect(index, now, true),
+            State::Writing if writable => self.continue_write(index, now),
+            State::Writing | State::Reading => self.read(index),
+            State::Idle => self.read_while_idle(index),
+            State::Backoff(_) | State::Done => {}
+        }
+    }
+
+    fn open(&mut self, index: usize, now: Instant) {
+        let addr = self.shared.set.endpoint.addr;
+        if self.conns[index].connect(self.poll.registry(), Token(index), addr, now).is_err() {
+            self.connect_failed(index, now);
+        }
+    }
+
+    fn complete_connect(&mut self, index: usize, now: Instant, running: bool) {
+        match self.conns[index].finish_connect(self.poll.registry(), Token(index)) {
+            Ok(()) if running => self.start_next(index, now),
+            Ok(()) => {}
+            Err(_) => self.connect_failed(index, now),
+        }
+    }
+
+    /// A failed or timed-out connect: counted, and (so that `-n` always ends) it uses up the request it was for.
+    fn connect_failed(&mut self, index: usize, now: Instant) {
+        self.recorder.connect_failure();
+        self.conns[index].close(self.poll.registry());
+        if self.shared.rate.is_some() {
+            if self.next_send_time(index).is_some_and(|at| at <= now) {
+                self.conns[index].next_slot += 1;
+            }
+        } else if let Some(left) = &mut self.quota_left {
+            *left = left.saturating_sub(1);
+        }
+        self.conns[index].state = State::Backoff(now + CONNECT_BACKOFF);
+    }
+
+    /// The intended time of this connection's next scheduled request (open model), if it has one.
+    fn next_send_time(&self, index: usize) -> Option<Instant> {
+        let global = (self.assignment.first_connection + index) as u64;
+        let slot = global + self.conns[index].next_slot * self.shared.total_connections as u64;
+        if self.shared.max_requests.is_some_and(|max| slot >= max) {
+            return None;
+        }
+        Some(self.start + Duration::from_secs_f64(slot as f64 / self.shared.rate.expect("open model")))
+    }
+
+    /// A connected, idle connection: send its next request now or schedule it.
+    fn start_next(&mut self, index: usize, now: Instant) {
+        if self.shared.rate.is_some() {
+            match self.next_send_time(index) {
+                None => self.retire(index),
+                Some(at) if at <= now => {
+                    // The connection was busy (or connecting) when this request was due.
+                    if at < now {
+                        self.recorder.late += 1;
+                    }
+                    self.send(index, at, now);
+                }
+                Some(at) => {
+                    self.conns[index].state = State::Idle;
+                    self.schedule.push(Reverse((at, index)));
+                }
+            }
+            return;
+        }
+        match &mut self.quota_left {
+            Some(0) => self.retire(index),
+            Some(left) => {
+                *left -= 1;
+                self.send(index, now, now);
+            }
+            None => self.send(index, now, now),
+        }
+    }
+
+    fn retire(&mut self, index: usize) {
+        self.conns[index].close(self.poll.registry());
+        self.conns[index].state = State::Done;
+    }
+
+    /// Pick, render and write a request whose intended send time is `intended`.
+    fn send(&mut self, index: usize, intended: Instant, now: Instant) {
+        if self.conns[index].state != State::Idle {
+            return; // a reconnect is under way; start_next runs again once it is connected
+        }
+        let set = &self.shared.set;
+        let request = set.pick(&mut self.rng);
+        let conn = &mut self.conns[index];
+        conn.request = request;
+        conn.intended = intended;
+        conn.sent = now;
+        conn.write_offset = 0;
+        conn.next_slot += 1;
+        conn.parser.reset(set.requests[request].is_head);
+        set.render_if_dynamic(request, &mut self.rng, &mut conn.scratch);
+        self.continue_write(index, now);
+    }
+
+    fn continue_write(&mut self, index: usize, now: Instant) {
+        let conn = &mut self.conns[index];
+        // The rendered bytes live in the connection; lend them out while it writes (no copy, no allocation).
+        let scratch = std::mem::take(&mut conn.scratch);
+        let bytes = self.shared.set.request_bytes(conn.request, &scratch);
+        let written = conn.write_request(self.poll.registry(), Token(index), bytes, &mut self.recorder.bytes_sent);
+        conn.scratch = scratch;
+        if written.is_err() {
+            self.fail(index, Failure::Write, now);
+        }
+    }
+
+    fn read(&mut self, index: usize) {
+        let outcome = self.conns[index].read_response(&mut self.read_buffer, &mut self.recorder.bytes_received);
+        let now = Instant::now();
+        match outcome {
+            ReadOutcome::Pending => {}
+            ReadOutcome::Complete { status, close } => {
+                let conn = &self.conns[index];
+                let latency = now.saturating_duration_since(conn.intended).as_micros() as u64;
+                let uncorrected = now.saturating_duration_since(conn.sent).as_micros() as u64;
+                self.recorder.response(conn.request, latency, uncorrected, status);
+                if close {
+                    self.reconnect(index, now);
+                } else {
+                    self.conns[index].state = State::Idle;
+                    self.start_next(index, now);
+                }
+            }
+            ReadOutcome::Closed | ReadOutcome::Failed => self.fail(index, Failure::Read, now),
+        }
+    }
+
+    /// Data or a close on a connection with no request in flight: the server ended an idle keep-alive connection.
+    fn read_while_idle(&mut self, index: usize) {
+        let conn = &mut self.conns[index];
+        conn.parser.reset(false);
+        if let ReadOutcome::Pending = conn.read_response(&mut self.read_buffer, &mut self.recorder.bytes_received) {
+            return;
+        }
+        // Its scheduled send (if any) is re-planned from `next_slot` once the new connection is up.
+        self.schedule.retain(|&Reverse((_, queued))| queued != index);
+        self.reconnect(index, Instant::now());
+    }
+
+    /// A request failed after it was sent: count it, drop the connection, open a new one.
+    fn fail(&mut self, index: usize, failure: Failure, now: Instant) {
+        self.recorder.failure(self.conns[index].request, failure);
+        self.reconnect(index, now);
+    }
+
+    fn reconnect(&mut self, index: usize, now: Instant) {
+        self.recorder.reconnects += 1;
+        self.open(index, now);
+    }
+
+    /// Periodic check: timed-out requests and connects, and connections due to retry after a refused connect.
+    fn scan(&mut self, now: Instant) {
+        let timeout = self.shared.timeout;
+        for index in 0..self.conns.len() {
+            match self.conns[index].state {
+                State::Connecting(since) if now.duration_since(since) >= timeout => self.connect_failed(index, now),
+                State::Writing | State::Reading if now.duration_since(self.conns[index].sent) >= timeout => {
+                    self.fail(index, Failure::Timeout, now)
+                }
+                State::Backoff(until) if now >= until => {
+                    let has_work = if self.shared.rate.is_some() {
+                        self.next_send_time(index).is_some()
+                    } else {
+                        self.quota_left != Some(0)
+                    };
+                    if has_work { self.open(index, now) } else { self.conns[index].state = State::Done }
+                }
+                _ => {}
+            }
+        }
+    }
+}
