@@ -138,14 +138,15 @@ impl Worker<'_> {
         }
         loop {
             let now = Instant::now();
+            // Checked before the second boundary: a run of exactly N seconds has N rows, not an empty N+1st.
+            if deadline.is_some_and(|deadline| now >= deadline) || self.shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
             while now >= next_tick {
                 let counts = self.recorder.take_interval();
                 let _ = messages.send(WorkerMessage::Interval { worker: self.assignment.index, second, counts });
                 second += 1;
                 next_tick += Duration::from_secs(1);
-            }
-            if deadline.is_some_and(|deadline| now >= deadline) || self.shared.stop.load(Ordering::Relaxed) {
-                break;
             }
             if now >= next_scan {
                 self.scan(now);

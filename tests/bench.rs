@@ -1,0 +1,241 @@
+//! `jload bench` against real servers on 127.0.0.1 written inside the tests: counts, status codes, chunked bodies,
+//! stalls, resets, garbage, closed ports, the open model's rate and coordinated-omission correction, thresholds,
+//! mixes, hlog output and bad input.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{Reply, bench_json, jload, ok, serve, status, tempdir};
+
+#[test]
+fn exact_count_with_n() {
+    let server = serve(|_| ok("hello"));
+    let (code, result, _) = bench_json(&["-n", "1000", "-c", "10", "-t", "2", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["requests"], 1000);
+    assert_eq!(result["status_codes"]["200"], 1000);
+    assert_eq!(result["errors"]["total"], 0);
+    assert_eq!(server.requests.load(Ordering::SeqCst), 1000, "the server saw exactly -n requests");
+    assert_eq!(result["bytes_received"].as_u64().unwrap(), 1000 * "HTTP/1.1 200 X\r\nContent-Length: 5\r\n\r\nhello".len() as u64);
+}
+
+#[test]
+fn status_codes_are_counted_per_code() {
+    let server = serve(|seen| match seen.path.as_str() {
+        "/s/0" => status(200, "ok"),
+        "/s/1" => status(404, "missing"),
+        _ => status(503, "busy"),
+    });
+    let (code, result, _) = bench_json(&["-n", "3000", "-c", "8", &server.url("/s/{rand:0..2}")]);
+    assert_eq!(code, 0, "some requests succeeded");
+    let codes = &result["status_codes"];
+    assert_eq!(codes["200"].as_u64().unwrap(), server.count_of("/s/0"));
+    assert_eq!(codes["404"].as_u64().unwrap(), server.count_of("/s/1"));
+    assert_eq!(codes["503"].as_u64().unwrap(), server.count_of("/s/2"));
+    assert_eq!(result["errors"]["status"].as_u64().unwrap(), server.count_of("/s/1") + server.count_of("/s/2"));
+    assert!(server.count_of("/s/1") > 800 && server.count_of("/s/2") > 800, "the template spreads over the range");
+}
+
+#[test]
+fn chunked_bodies_are_read() {
+    let body = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\n0\r\nTrailer: t\r\n\r\n";
+    let server = serve(move |_| Reply::Bytes(body.as_bytes().to_vec()));
+    let (code, result, _) = bench_json(&["-n", "500", "-c", "5", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["requests"], 500);
+    assert_eq!(result["errors"]["total"], 0);
+    assert_eq!(result["bytes_received"].as_u64().unwrap(), 500 * body.len() as u64);
+}
+
+#[test]
+fn stalled_server_gives_timeouts_and_the_run_ends_on_time() {
+    let server = serve(|_| Reply::Stall);
+    let (code, result, elapsed) = bench_json(&["-d", "2s", "-c", "4", "--timeout", "300ms", &server.url("/")]);
+    assert_eq!(code, 1, "nothing succeeded");
+    let timeouts = result["errors"]["timeout"].as_u64().unwrap();
+    assert!(timeouts >= 4 * 4, "each connection times out every 300 ms: {timeouts}");
+    assert!(elapsed < Duration::from_millis(3500), "run took {elapsed:?}");
+    assert!((result["duration_s"].as_f64().unwrap() - 2.0).abs() < 0.2);
+}
+
+#[test]
+fn garbage_and_resets_are_read_errors() {
+    let garbage = serve(|_| Reply::Bytes(b"SSH-2.0-OpenSSH\r\n\r\n".to_vec()));
+    let (code, result, _) = bench_json(&["-n", "200", "-c", "4", &garbage.url("/")]);
+    assert_eq!(code, 1);
+    assert_eq!(result["errors"]["read"], 200);
+    let resets = serve(|seen| if seen.index % 2 == 0 { Reply::Reset } else { ok("fine") });
+    let (code, result, _) = bench_json(&["-n", "400", "-c", "4", &resets.url("/")]);
+    assert_eq!(code, 0);
+    let read_errors = result["errors"]["read"].as_u64().unwrap();
+    let successes = result["status_codes"]["200"].as_u64().unwrap();
+    assert_eq!(read_errors + successes, 400);
+    assert!(read_errors >= 150, "about half the requests are reset: {read_errors}");
+}
+
+#[test]
+fn closed_port_gives_connect_errors_and_exit_1() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}/");
+    let (code, result, elapsed) = bench_json(&["-n", "100", "-c", "10", &url]);
+    assert_eq!(code, 1);
+    assert_eq!(result["errors"]["connect"], 100);
+    assert_eq!(result["requests"], 0);
+    assert!(elapsed < Duration::from_secs(5));
+}
+
+#[test]
+fn server_closing_connections_is_reopened_and_counted() {
+    let server = serve(|seen| {
+        if seen.index % 10 == 9 {
+            Reply::Bytes(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok".to_vec())
+        } else {
+            ok("ok")
+        }
+    });
+    let (code, result, _) = bench_json(&["-n", "1000", "-c", "1", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["errors"]["total"], 0);
+    assert_eq!(result["reconnects"], 100);
+}
+
+#[test]
+fn open_model_keeps_the_rate() {
+    let server = serve(|_| ok("x"));
+    let (code, result, _) = bench_json(&["-R", "2000", "-d", "3s", "-c", "20", &server.url("/")]);
+    assert_eq!(code, 0);
+    let sent = server.requests.load(Ordering::SeqCst);
+    assert!((5940..=6060).contains(&sent), "6000 ± 1 % expected, server saw {sent}");
+    assert_eq!(result["model"], "open");
+    assert!(result["latency_uncorrected_ms"]["p50"].as_f64().is_some());
+    assert!(result["late"].as_u64().is_some());
+    let series = result["series"].as_array().unwrap();
+    assert_eq!(series.len(), 3);
+    for row in series {
+        let requests = row["requests"].as_u64().unwrap();
+        assert!((1900..=2100).contains(&requests), "even schedule per second: {row}");
+    }
+}
+
+#[test]
+fn a_stall_shows_in_corrected_but_not_uncorrected_latency() {
+    // The whole server pauses 500 ms once (like a stop-the-world GC) while jload sends 1000 req/s.
+    let stall_at = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let stall_at_c = stall_at.clone();
+    let server = serve(move |seen| {
+        if seen.index == 1500 {
+            stall_at_c.store(started.elapsed().as_millis() as u64, Ordering::SeqCst);
+        }
+        let stalled_since = stall_at_c.load(Ordering::SeqCst);
+        if stalled_since > 0 {
+            let until = Duration::from_millis(stalled_since + 500);
+            if let Some(wait) = until.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait);
+            }
+        }
+        ok("x")
+    });
+    let (code, result, _) = bench_json(&["-R", "1000", "-d", "4s", "-c", "10", &server.url("/")]);
+    assert_eq!(code, 0);
+    let corrected = result["latency_ms"]["p99"].as_f64().unwrap();
+    let uncorrected = result["latency_uncorrected_ms"]["p99"].as_f64().unwrap();
+    assert!(corrected > 300.0, "corrected p99 must show the 500 ms stall: {corrected}");
+    assert!(uncorrected < 100.0, "uncorrected p99 hides it (only 10 requests waited): {uncorrected}");
+    assert!(result["late"].as_u64().unwrap() > 100, "requests due during the stall were sent late");
+}
+
+#[test]
+fn thresholds_decide_the_exit_code() {
+    let server = serve(|_| ok("x"));
+    let url = server.url("/");
+    let (output, _) = jload(&["bench", "-n", "200", "-c", "2", "--threshold", "p99<0.001ms", "--threshold", "errors<1%", &url]);
+    assert_eq!(output.status.code(), Some(99));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("FAIL p99<0.001ms"), "{stdout}");
+    assert!(stdout.contains("PASS errors<1%"), "{stdout}");
+    let (output, _) = jload(&["bench", "-n", "200", "-c", "2", "--threshold", "p99<10s", "--threshold", "rps>1", &url]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn mix_weights_are_respected_and_reported_per_request() {
+    let server = serve(|_| ok("x"));
+    let dir = tempdir();
+    let mix = dir.join("mix.toml");
+    std::fs::write(&mix, format!(
+        "[[request]]\nname = \"get\"\nweight = 3\nurl = \"{}\"\n\n[[request]]\nname = \"set\"\nmethod = \"PUT\"\nurl = \"{}\"\nbody = \"v{{seq}}\"\n",
+        server.url("/get"), server.url("/set")
+    )).unwrap();
+    let (code, result, _) = bench_json(&["-n", "4000", "-c", "8", "--mix", mix.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let gets = server.count_of("/get") as f64;
+    let share = gets / 4000.0;
+    assert!((0.72..0.78).contains(&share), "weight 3:1 gives 75 % gets, got {share}");
+    let per_request = result["per_request"].as_array().unwrap();
+    assert_eq!(per_request[0]["name"], "get");
+    assert_eq!(per_request[1]["name"], "set");
+    assert_eq!(per_request[0]["requests"].as_u64().unwrap() as f64, gets);
+}
+
+#[test]
+fn hlog_holds_every_request() {
+    let server = serve(|_| ok("x"));
+    let dir = tempdir();
+    let hlog = dir.join("run.hlog");
+    let (code, result, _) = bench_json(&["-d", "2s", "-c", "4", "--hlog", hlog.to_str().unwrap(), &server.url("/")]);
+    assert_eq!(code, 0);
+    let text = std::fs::read(&hlog).unwrap();
+    let mut total = 0u64;
+    let mut intervals = 0;
+    for entry in hdrhistogram::serialization::interval_log::IntervalLogIterator::new(&text) {
+        if let hdrhistogram::serialization::interval_log::LogEntry::Interval(interval) = entry.unwrap() {
+            let bytes = base64_decode(interval.encoded_histogram());
+            let histogram: hdrhistogram::Histogram<u64> =
+                hdrhistogram::serialization::Deserializer::new().deserialize(&mut bytes.as_slice()).unwrap();
+            total += histogram.len();
+            intervals += 1;
+        }
+    }
+    assert_eq!(intervals, 2);
+    assert_eq!(total, result["requests"].as_u64().unwrap());
+    assert!(String::from_utf8_lossy(&text).contains("#[StartTime: "));
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(text).unwrap()
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = tempdir();
+    let bad_mix = dir.join("bad.toml");
+    std::fs::write(&bad_mix, "[[request]]\nurl = \"http://127.0.0.1:1/\"\nwieght = 2\n").unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["-c", "0", "http://127.0.0.1:1/"], "connections"),
+        (vec!["--rate=-5", "http://127.0.0.1:1/"], "rate"),
+        (vec!["https://127.0.0.1:1/"], "scheme"),
+        (vec!["127.0.0.1:1/"], "invalid URL"),
+        (vec!["http://127.0.0.1:1/?k={rand:9..1}"], "malformed placeholder"),
+        (vec!["--mix", bad_mix.to_str().unwrap()], "wieght"),
+        (vec!["--threshold", "p98<1ms", "http://127.0.0.1:1/"], "unknown metric"),
+        (vec!["-d", "soon", "http://127.0.0.1:1/"], "not a duration"),
+        (vec!["-H", "NoColon", "http://127.0.0.1:1/"], "invalid header"),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["bench"];
+        all.extend(args.iter().copied());
+        let (output, _) = jload(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: '{expected}' in {stderr}");
+    }
+}

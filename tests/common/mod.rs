@@ -1,0 +1,202 @@
+//! Test helpers: small real HTTP/1.1 servers on 127.0.0.1 with scripted behaviour, and running the jload binary.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// What the server does with one request.
+pub enum Reply {
+    /// Send these bytes as the response.
+    Bytes(Vec<u8>),
+    /// Send nothing and keep the connection open (a stalled server).
+    Stall,
+    /// Close the connection with a TCP reset.
+    Reset,
+}
+
+/// A request as the server saw it.
+pub struct Seen {
+    pub path: String,
+    /// 0-based count of requests the server has seen before this one.
+    pub index: u64,
+}
+
+/// A running test server; it stops accepting when dropped.
+pub struct TestServer {
+    pub port: u16,
+    pub requests: Arc<AtomicU64>,
+    pub paths: Arc<Mutex<HashMap<String, u64>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl TestServer {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub fn count_of(&self, path: &str) -> u64 {
+        self.paths.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// A plain `200 OK` response with a body.
+pub fn ok(body: &str) -> Reply {
+    status(200, body)
+}
+
+pub fn status(code: u16, body: &str) -> Reply {
+    Reply::Bytes(format!("HTTP/1.1 {code} X\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes())
+}
+
+/// Start a keep-alive server (one thread per connection) answering each request with `handler`.
+pub fn serve<F>(handler: F) -> TestServer
+where
+    F: Fn(&Seen) -> Reply + Send + Sync + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let requests = Arc::new(AtomicU64::new(0));
+    let paths = Arc::new(Mutex::new(HashMap::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler = Arc::new(handler);
+    let (requests_c, paths_c, stop_c) = (requests.clone(), paths.clone(), stop.clone());
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            if stop_c.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(stream) = stream else { continue };
+            let (handler, requests, paths, stop) = (handler.clone(), requests_c.clone(), paths_c.clone(), stop_c.clone());
+            thread::spawn(move || connection(stream, &*handler, &requests, &paths, &stop));
+        }
+    });
+    TestServer { port, requests, paths, stop }
+}
+
+fn connection(
+    mut stream: TcpStream,
+    handler: &(dyn Fn(&Seen) -> Reply + Send + Sync),
+    requests: &AtomicU64,
+    paths: &Mutex<HashMap<String, u64>>,
+    stop: &AtomicBool,
+) {
+    let _ = stream.set_nodelay(true);
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        // Parse a whole request (head plus Content-Length body) from what has arrived.
+        let parsed = {
+            let mut headers = [httparse::EMPTY_HEADER; 32];
+            let mut request = httparse::Request::new(&mut headers);
+            match request.parse(&buffer) {
+                Ok(httparse::Status::Complete(head)) => {
+                    let length: usize = request
+                        .headers
+                        .iter()
+                        .find(|header| header.name.eq_ignore_ascii_case("content-length"))
+                        .and_then(|header| std::str::from_utf8(header.value).ok()?.parse().ok())
+                        .unwrap_or(0);
+                    (buffer.len() >= head + length).then(|| (request.path.unwrap_or("/").to_string(), head + length))
+                }
+                Ok(httparse::Status::Partial) => None,
+                Err(_) => return,
+            }
+        };
+        let Some((path, used)) = parsed else {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(count) => buffer.extend_from_slice(&chunk[..count]),
+            }
+            continue;
+        };
+        buffer.drain(..used);
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let index = requests.fetch_add(1, Ordering::SeqCst);
+        *paths.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
+        match handler(&Seen { path, index }) {
+            Reply::Bytes(bytes) => {
+                if stream.write_all(&bytes).is_err() {
+                    return;
+                }
+            }
+            Reply::Stall => {
+                // Hold the connection open without answering until the client gives up.
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+                let _ = stream.read(&mut chunk);
+                return;
+            }
+            Reply::Reset => {
+                let _ = socket2_linger_zero(&stream);
+                let _ = stream.shutdown(Shutdown::Both);
+                return;
+            }
+        }
+    }
+}
+
+/// Make the next close send a TCP RST (SO_LINGER with a zero timeout).
+fn socket2_linger_zero(stream: &TcpStream) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    // SAFETY: valid socket and a correctly sized option value.
+    let rc = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Run `jload` with these arguments; returns its output and how long it took.
+pub fn jload(args: &[&str]) -> (Output, Duration) {
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_jload")).args(args).output().expect("jload runs");
+    (output, started.elapsed())
+}
+
+/// Run `jload bench … --json FILE` and return the exit code and the parsed JSON.
+pub fn bench_json(args: &[&str]) -> (i32, serde_json::Value, Duration) {
+    let dir = tempdir();
+    let json_path = dir.join("result.json");
+    let mut all: Vec<&str> = vec!["bench", "-q", "--json", json_path.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let (output, elapsed) = jload(&all);
+    let code = output.status.code().unwrap_or(-1);
+    let text = std::fs::read_to_string(&json_path).unwrap_or_else(|_| {
+        panic!("no JSON written; exit {code}; stderr: {}", String::from_utf8_lossy(&output.stderr))
+    });
+    (code, serde_json::from_str(&text).unwrap(), elapsed)
+}
+
+/// A fresh, empty temporary directory.
+pub fn tempdir() -> std::path::PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "jload-test-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
