@@ -2,6 +2,8 @@
 
 mod error;
 mod load;
+mod plan;
+mod tomlfile;
 mod units;
 
 use clap::{Parser, Subcommand};

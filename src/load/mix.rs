@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use super::request::RequestSpec;
 use crate::error::bad_input;
+use crate::tomlfile::parse_toml;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,14 +23,11 @@ pub fn load_mix(path: &Path) -> anyhow::Result<Vec<RequestSpec>> {
 
 /// Parse mix-file text; `origin` names it in errors.
 pub fn parse_mix(origin: &str, text: &str) -> anyhow::Result<Vec<RequestSpec>> {
-    let mix: MixFile = toml::from_str(text).map_err(|err| {
-        let line = err
-            .span()
-            .map(|span| format!(" line {}:", text[..span.start].matches('\n').count() + 1))
-            .unwrap_or_default();
-        let message = err.message().replace('\n', " ");
-        bad_input(format!("mix file {origin}:{line} {message} (expected [[request]] tables with url, and optional name, weight, method, headers, body)"))
-    })?;
+    let mix: MixFile = parse_toml(
+        &format!("mix file {origin}"),
+        text,
+        "expected [[request]] tables with url, and optional name, weight, method, headers, body",
+    )?;
     if mix.request.is_empty() {
         return Err(bad_input(format!("mix file {origin}: no [[request]]; add at least one")));
     }

@@ -1,0 +1,314 @@
+//! Plans: a TOML file describing a control-variable experiment, checked completely before anything starts and
+//! turned into typed values (target, axes, phases, run settings, SLO) and the matrix of cells.
+
+pub mod matrix;
+pub mod schema;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::bad_input;
+use crate::load::request::{RequestSet, RequestSpec};
+use crate::load::threshold::Threshold;
+use crate::tomlfile::{error_at, parse_toml};
+use crate::units::parse_duration;
+use schema::{AxisValueFile, PhaseFile, PlanFile, SloFile};
+
+/// What jload starts for every cell.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Target {
+    pub build: Option<String>,
+    /// Command words before expansion (`{jvm}`, `{port}`, `{java}`).
+    pub command: Vec<String>,
+    pub ready: String,
+    pub startup_timeout: Duration,
+    pub stop_timeout: Duration,
+    pub jdk: Option<String>,
+    pub jvm: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub workdir: PathBuf,
+    pub exit_on_oom: bool,
+}
+
+/// One value of an axis.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AxisValue {
+    pub label: String,
+    pub jvm: Vec<String>,
+    pub jdk: Option<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<AxisValue>,
+}
+
+/// One phase of the load, with `{port}` still to be filled in.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Phase {
+    pub name: String,
+    pub measure: bool,
+    pub requests: Vec<RequestSpec>,
+    pub connections: usize,
+    pub threads: Option<usize>,
+    pub max_requests: Option<u64>,
+    pub duration: Option<Duration>,
+    pub timeout: Duration,
+    pub rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    Interleaved,
+    Sequential,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunSettings {
+    pub repeats: u32,
+    pub order: Order,
+    pub cooldown: Duration,
+    pub cost_axis: Option<String>,
+}
+
+/// A checked plan.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Plan {
+    pub name: String,
+    pub description: String,
+    pub target: Target,
+    pub axes: Vec<Axis>,
+    pub phases: Vec<Phase>,
+    pub run: RunSettings,
+    /// SLO as threshold expressions (`p99<=50ms`, `errors<=0.1%`).
+    pub slo: Vec<String>,
+}
+
+const PLAN_HINT: &str = "see docs/plan.md for the plan format";
+
+/// Read and check a plan file. Every problem is a one-line bad-input error naming the file, line and key.
+pub fn load_plan(path: &Path) -> anyhow::Result<Plan> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| bad_input(format!("cannot read plan {}: {err}", path.display())))?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    parse_plan(&path.display().to_string(), &text, &base)
+}
+
+/// Parse plan text; `origin` names it in errors and `base` resolves relative paths (mix files, workdir).
+pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan> {
+    let file: PlanFile = parse_toml(origin, text, PLAN_HINT)?;
+    let at = |span: std::ops::Range<usize>, message: String| error_at(origin, text, span, message);
+    let name = file.name.get_ref().trim().to_string();
+    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(at(file.name.span(), format!("name '{name}' must be non-empty, without slashes (it names the results directory)")));
+    }
+    let duration_of = |value: &Option<toml::Spanned<String>>, key: &str, default: Duration| -> anyhow::Result<Duration> {
+        match value {
+            None => Ok(default),
+            Some(spanned) => parse_duration(key, spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string())),
+        }
+    };
+    let target = &file.target;
+    let command = shell_words::split(target.command.get_ref())
+        .map_err(|err| at(target.command.span(), format!("target.command: {err}")))?;
+    if command.is_empty() {
+        return Err(at(target.command.span(), "target.command is empty".to_string()));
+    }
+    if !target.ready.get_ref().starts_with("http://") {
+        return Err(at(target.ready.span(), "target.ready must be an http:// URL that answers 2xx when ready".to_string()));
+    }
+    let workdir = match &target.workdir {
+        Some(dir) => base.join(dir),
+        None => std::env::current_dir().unwrap_or_default(),
+    };
+    let target_value = Target {
+        build: target.build.clone(),
+        command,
+        ready: target.ready.get_ref().clone(),
+        startup_timeout: duration_of(&target.startup_timeout, "target.startup_timeout", Duration::from_secs(60))?,
+        stop_timeout: duration_of(&target.stop_timeout, "target.stop_timeout", Duration::from_secs(10))?,
+        jdk: target.jdk.clone(),
+        jvm: target.jvm.clone(),
+        env: target.env.clone(),
+        workdir,
+        exit_on_oom: target.exit_on_oom,
+    };
+    let mut axes = Vec::new();
+    let mut axis_names = HashSet::new();
+    for axis in &file.axis {
+        let axis_name = axis.name.get_ref().trim().to_string();
+        if axis_name.is_empty() || axis_name.contains([',', '=']) {
+            return Err(at(axis.name.span(), format!("axis name '{axis_name}' must be non-empty without ',' or '='")));
+        }
+        if !axis_names.insert(axis_name.clone()) {
+            return Err(at(axis.name.span(), format!("duplicate axis name '{axis_name}'")));
+        }
+        if axis.values.get_ref().is_empty() {
+            return Err(at(axis.values.span(), format!("axis '{axis_name}' has no values; give at least one")));
+        }
+        let mut labels = HashSet::new();
+        let mut values = Vec::new();
+        for value in axis.values.get_ref() {
+            let parsed = match value.get_ref() {
+                AxisValueFile::Option(option) => {
+                    AxisValue { label: option.clone(), jvm: vec![option.clone()], jdk: None, env: BTreeMap::new() }
+                }
+                AxisValueFile::Table(table) => AxisValue {
+                    label: table.label.clone(),
+                    jvm: table.jvm.clone(),
+                    jdk: table.jdk.clone(),
+                    env: table.env.clone(),
+                },
+            };
+            if parsed.label.trim().is_empty() || parsed.label.contains(',') {
+                return Err(at(value.span(), format!("axis '{axis_name}': label '{}' must be non-empty without ','", parsed.label)));
+            }
+            if !labels.insert(parsed.label.clone()) {
+                return Err(at(value.span(), format!("axis '{axis_name}': duplicate label '{}'", parsed.label)));
+            }
+            values.push(parsed);
+        }
+        axes.push(Axis { name: axis_name, values });
+    }
+    if file.phase.get_ref().is_empty() {
+        return Err(at(file.phase.span(), "no [[phase]]; add at least one".to_string()));
+    }
+    let mut phases = Vec::new();
+    let mut phase_names = HashSet::new();
+    for phase in file.phase.get_ref() {
+        let parsed = parse_phase(origin, text, base, phase)?;
+        if !phase_names.insert(parsed.name.clone()) {
+            return Err(at(phase.name.span(), format!("duplicate phase name '{}'", parsed.name)));
+        }
+        phases.push(parsed);
+    }
+    let run = &file.run;
+    let repeats = match &run.repeats {
+        Some(spanned) if *spanned.get_ref() == 0 => return Err(at(spanned.span(), "run.repeats must be at least 1".to_string())),
+        Some(spanned) => *spanned.get_ref(),
+        None => 1,
+    };
+    let order = match &run.order {
+        None => Order::Interleaved,
+        Some(spanned) => match spanned.get_ref().as_str() {
+            "interleaved" => Order::Interleaved,
+            "sequential" => Order::Sequential,
+            other => return Err(at(spanned.span(), format!("run.order '{other}' must be \"interleaved\" or \"sequential\""))),
+        },
+    };
+    if let Some(cost_axis) = &run.cost_axis {
+        if !axis_names.contains(cost_axis.get_ref()) {
+            return Err(at(cost_axis.span(), format!("run.cost_axis '{}' is not an axis of this plan", cost_axis.get_ref())));
+        }
+    }
+    let run_settings = RunSettings {
+        repeats,
+        order,
+        cooldown: duration_of(&run.cooldown, "run.cooldown", Duration::from_secs(2))?,
+        cost_axis: run.cost_axis.as_ref().map(|axis| axis.get_ref().clone()),
+    };
+    let slo = match &file.slo {
+        Some(slo) => slo_expressions(origin, text, slo)?,
+        None => Vec::new(),
+    };
+    Ok(Plan { name, description: file.description, target: target_value, axes, phases, run: run_settings, slo })
+}
+
+fn parse_phase(origin: &str, text: &str, base: &Path, phase: &PhaseFile) -> anyhow::Result<Phase> {
+    let at = |span: std::ops::Range<usize>, message: String| error_at(origin, text, span, message);
+    let name = phase.name.get_ref().trim().to_string();
+    let name_span = phase.name.span();
+    if name.is_empty() || name.contains(['/', '\\', ',', '=']) {
+        return Err(at(name_span, format!("phase name '{name}' must be non-empty without '/', ',' or '='")));
+    }
+    let requests = match (&phase.url, &phase.mix) {
+        (Some(_), Some(_)) => return Err(at(name_span, format!("phase '{name}': give url or mix, not both"))),
+        (None, None) => return Err(at(name_span, format!("phase '{name}': needs url (or mix)"))),
+        (Some(url), None) => vec![RequestSpec {
+            name: None,
+            weight: 1,
+            method: phase.method.clone().unwrap_or_else(|| "GET".to_string()),
+            url: url.clone(),
+            headers: phase.headers.clone(),
+            body: phase.body.clone(),
+            raw_body: None,
+        }],
+        (None, Some(mix)) => {
+            if phase.method.is_some() || !phase.headers.is_empty() || phase.body.is_some() {
+                return Err(at(name_span, format!("phase '{name}': method, headers and body go into the mix file's [[request]]s")));
+            }
+            crate::load::mix::load_mix(&base.join(mix)).map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?
+        }
+    };
+    // Compile once with a stand-in port so bad URLs, headers and templates are caught before anything starts.
+    let probe: Vec<RequestSpec> = requests.iter().map(|request| with_port(request, 1)).collect();
+    RequestSet::compile(&probe).map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?;
+    let duration = match &phase.duration {
+        Some(spanned) => Some(parse_duration(&format!("phase '{name}' duration"), spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string()))?),
+        None => None,
+    };
+    if phase.requests.is_none() && duration.is_none() {
+        return Err(at(name_span, format!("phase '{name}' has neither requests nor duration; give one (or both)")));
+    }
+    if phase.requests == Some(0) || duration.is_some_and(|duration| duration.is_zero()) {
+        return Err(at(name_span, format!("phase '{name}': requests and duration must be more than 0")));
+    }
+    if phase.connections == Some(0) || phase.threads == Some(0) {
+        return Err(at(name_span, format!("phase '{name}': connections and threads must be at least 1")));
+    }
+    if phase.rate.is_some_and(|rate| !(rate.is_finite() && rate > 0.0)) {
+        return Err(at(name_span, format!("phase '{name}': rate must be a positive number of requests per second")));
+    }
+    let timeout = match &phase.timeout {
+        Some(spanned) => parse_duration(&format!("phase '{name}' timeout"), spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string()))?,
+        None => Duration::from_secs(5),
+    };
+    Ok(Phase {
+        name,
+        measure: phase.measure,
+        requests,
+        connections: phase.connections.unwrap_or(50),
+        threads: phase.threads,
+        max_requests: phase.requests,
+        duration,
+        timeout,
+        rate: phase.rate,
+    })
+}
+
+/// A request with `{port}` replaced in its URL, headers and body.
+pub fn with_port(request: &RequestSpec, port: u16) -> RequestSpec {
+    let fill = |text: &str| text.replace("{port}", &port.to_string());
+    RequestSpec {
+        url: fill(&request.url),
+        headers: request.headers.iter().map(|header| fill(header)).collect(),
+        body: request.body.as_deref().map(fill),
+        ..request.clone()
+    }
+}
+
+fn slo_expressions(origin: &str, text: &str, slo: &SloFile) -> anyhow::Result<Vec<String>> {
+    let mut expressions = Vec::new();
+    let latency = [("p50", &slo.p50), ("p90", &slo.p90), ("p99", &slo.p99), ("p999", &slo.p999), ("max", &slo.max), ("mean", &slo.mean)];
+    for (metric, value) in latency {
+        if let Some(value) = value {
+            expressions.push((format!("{metric}<={}", value.get_ref()), value.span()));
+        }
+    }
+    if let Some(errors) = &slo.errors {
+        expressions.push((format!("errors<={}", errors.get_ref()), errors.span()));
+    }
+    if let Some(rps) = &slo.rps {
+        expressions.push((format!("rps>={}", rps.get_ref()), rps.span()));
+    }
+    for (expression, span) in &expressions {
+        Threshold::parse(expression).map_err(|err| error_at(origin, text, span.clone(), format!("[slo]: {err}")))?;
+    }
+    Ok(expressions.into_iter().map(|(expression, _)| expression).collect())
+}

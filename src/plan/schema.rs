@@ -1,0 +1,122 @@
+//! The plan file as written (TOML → serde structs), with source spans kept where later checks must name a line.
+//! Documented in docs/plan.md.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanFile {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub description: String,
+    pub target: TargetFile,
+    #[serde(default)]
+    pub axis: Vec<AxisFile>,
+    pub phase: Spanned<Vec<PhaseFile>>,
+    #[serde(default)]
+    pub run: RunFile,
+    #[serde(default)]
+    pub slo: Option<SloFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetFile {
+    /// Shell command run once before any cell (e.g. `mvn -q … package`).
+    pub build: Option<String>,
+    /// The target's command line; `{jvm}` expands to the JVM options, `{port}` to the cell's port, `{java}` (or a
+    /// leading `java`) to the cell's JDK.
+    pub command: Spanned<String>,
+    /// URL that answers 2xx once the target is ready.
+    pub ready: Spanned<String>,
+    pub startup_timeout: Option<Spanned<String>>,
+    pub stop_timeout: Option<Spanned<String>>,
+    pub jdk: Option<String>,
+    #[serde(default)]
+    pub jvm: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Directory the build and the target run in, relative to the plan file (default: where jload runs).
+    pub workdir: Option<String>,
+    /// Add -XX:+ExitOnOutOfMemoryError (default true).
+    #[serde(default = "yes")]
+    pub exit_on_oom: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisFile {
+    pub name: Spanned<String>,
+    pub values: Spanned<Vec<Spanned<AxisValueFile>>>,
+}
+
+/// An axis value: a bare option (`"-Xmx64m"`, its own label) or a table.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum AxisValueFile {
+    Option(String),
+    Table(AxisValueTable),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisValueTable {
+    pub label: String,
+    #[serde(default)]
+    pub jvm: Vec<String>,
+    pub jdk: Option<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseFile {
+    pub name: Spanned<String>,
+    /// false for fill and warm-up phases: reported, never compared.
+    #[serde(default = "yes")]
+    pub measure: bool,
+    pub url: Option<String>,
+    pub mix: Option<String>,
+    pub connections: Option<usize>,
+    pub threads: Option<usize>,
+    pub requests: Option<u64>,
+    pub duration: Option<Spanned<String>>,
+    pub timeout: Option<Spanned<String>>,
+    pub rate: Option<f64>,
+    pub method: Option<String>,
+    #[serde(default)]
+    pub headers: Vec<String>,
+    pub body: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RunFile {
+    pub repeats: Option<Spanned<u32>>,
+    pub order: Option<Spanned<String>>,
+    pub cooldown: Option<Spanned<String>>,
+    /// The axis whose cheapest value meeting the SLO the report recommends (default: the first axis).
+    pub cost_axis: Option<Spanned<String>>,
+}
+
+/// Service-level objectives judged per cell and phase.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SloFile {
+    pub p50: Option<Spanned<String>>,
+    pub p90: Option<Spanned<String>>,
+    pub p99: Option<Spanned<String>>,
+    pub p999: Option<Spanned<String>>,
+    pub max: Option<Spanned<String>>,
+    pub mean: Option<Spanned<String>>,
+    pub errors: Option<Spanned<String>>,
+    pub rps: Option<Spanned<f64>>,
+}
