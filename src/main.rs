@@ -1,5 +1,6 @@
 //! jload's command line: clap definitions, dispatch to the modules, and exit codes. Nothing else lives here.
 
+mod atomic_file;
 mod error;
 mod load;
 mod plan;

@@ -1,7 +1,7 @@
 //! `jload bench`: flags (wrk / ab style), turning them into a load spec, running it, printing and saving the result.
 
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -16,6 +16,7 @@ use super::result::BenchResult;
 use super::spec::{LoadSpec, StopCondition};
 use super::summary;
 use super::threshold::Threshold;
+use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
 use crate::units::parse_duration;
 
@@ -87,7 +88,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     result.thresholds = thresholds.iter().map(|threshold| threshold.judge(&result)).collect();
     print!("{}", summary::render(&result));
     if let Some(path) = &args.json {
-        write_json_atomically(path, &result)?;
+        write_json(path, &result)?;
     }
     Ok(exit_code(&result))
 }
@@ -144,19 +145,4 @@ pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
         rate: args.rate,
         timeout: parse_duration("--timeout", &args.timeout)?,
     })
-}
-
-/// Write `value` as pretty JSON to `path` through a temporary file, so a reader never sees half a file.
-pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".tmp");
-    let temporary = PathBuf::from(temporary);
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&temporary)?;
-        serde_json::to_writer_pretty(&mut file, value)?;
-        file.write_all(b"\n")?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    };
-    write().map_err(|err| anyhow::anyhow!("cannot write {}: {err}", path.display()))
 }

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod http;
 pub mod limits;
 pub mod mix;
+pub mod probe;
 pub mod recorder;
 pub mod request;
 pub mod result;

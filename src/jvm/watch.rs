@@ -1,0 +1,159 @@
+//! Watching a JVM in the background: a thread samples it at a fixed interval (optionally appending each sample to a
+//! CSV file), and callers take extra samples at the exact edges of a window (`mark`) to summarise it.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::sampler::{JvmSample, JvmSampler};
+use super::window::JvmWindow;
+
+const CSV_HEADER: &str = "unix_ms,uptime_s,S0,S1,E,O,M,CCS,YGC,YGCT,FGC,FGCT,CGC,CGCT,GCT,eden_used_mb,old_used_mb,old_capacity_mb,rss_mb,cpu_pct,threads";
+
+struct Shared {
+    sampler: Mutex<JvmSampler>,
+    samples: Mutex<Vec<JvmSample>>,
+    csv: Mutex<Option<BufWriter<File>>>,
+    stop: AtomicBool,
+    /// Set once the JVM is gone.
+    exited: AtomicBool,
+}
+
+pub struct JvmWatch {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl JvmWatch {
+    /// Open JVM `pid` (retrying for up to `open_timeout` while its PerfData file appears) and sample it every
+    /// `interval` until [`JvmWatch::finish`].
+    pub fn start(pid: u32, interval: Duration, csv: Option<PathBuf>, open_timeout: Duration) -> anyhow::Result<JvmWatch> {
+        let deadline = Instant::now() + open_timeout;
+        let sampler = loop {
+            match JvmSampler::open(pid) {
+                Ok(sampler) => break sampler,
+                Err(err) if Instant::now() >= deadline => return Err(err),
+                Err(_) => std::thread::sleep(Duration::from_millis(50)),
+            }
+        };
+        let csv = match csv {
+            Some(path) => {
+                let mut file = BufWriter::new(File::create(&path)?);
+                writeln!(file, "{CSV_HEADER}")?;
+                Some(file)
+            }
+            None => None,
+        };
+        let shared = Arc::new(Shared {
+            sampler: Mutex::new(sampler),
+            samples: Mutex::new(Vec::new()),
+            csv: Mutex::new(csv),
+            stop: AtomicBool::new(false),
+            exited: AtomicBool::new(false),
+        });
+        let background = shared.clone();
+        let thread = std::thread::Builder::new().name("jload-jvm-watch".into()).spawn(move || {
+            let mut next = Instant::now();
+            while !background.stop.load(Ordering::Relaxed) && !background.exited.load(Ordering::Relaxed) {
+                take_sample(&background);
+                next += interval;
+                while Instant::now() < next && !background.stop.load(Ordering::Relaxed) {
+                    std::thread::sleep((next - Instant::now()).min(Duration::from_millis(50)));
+                }
+            }
+        })?;
+        Ok(JvmWatch { shared, thread: Some(thread) })
+    }
+
+    /// Sample now (e.g. at the start or end of a window); None once the JVM has exited.
+    pub fn mark(&self) -> Option<JvmSample> {
+        take_sample(&self.shared)
+    }
+
+    pub fn has_exited(&self) -> bool {
+        self.shared.exited.load(Ordering::Relaxed)
+    }
+
+    /// Summarise the window between two marks, with every sample taken in between.
+    pub fn window(&self, start: &JvmSample, end: &JvmSample) -> JvmWindow {
+        let samples = self.shared.samples.lock().expect("samples lock");
+        let during: Vec<JvmSample> = samples
+            .iter()
+            .filter(|sample| sample.timestamp > start.timestamp && sample.timestamp < end.timestamp)
+            .cloned()
+            .collect();
+        JvmWindow::between(start, end, &during)
+    }
+
+    /// Stop sampling, flush the CSV, and return every sample taken.
+    pub fn finish(mut self) -> Vec<JvmSample> {
+        self.stop_thread();
+        std::mem::take(&mut *self.shared.samples.lock().expect("samples lock"))
+    }
+
+    fn stop_thread(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        if let Some(csv) = self.shared.csv.lock().expect("csv lock").as_mut() {
+            let _ = csv.flush();
+        }
+    }
+}
+
+impl Drop for JvmWatch {
+    fn drop(&mut self) {
+        self.stop_thread();
+    }
+}
+
+fn take_sample(shared: &Shared) -> Option<JvmSample> {
+    let sample = match shared.sampler.lock().expect("sampler lock").sample() {
+        Ok(Some(sample)) => sample,
+        _ => {
+            shared.exited.store(true, Ordering::Relaxed);
+            return None;
+        }
+    };
+    if let Some(csv) = shared.csv.lock().expect("csv lock").as_mut() {
+        let _ = writeln!(csv, "{}", csv_row(&sample));
+    }
+    shared.samples.lock().expect("samples lock").push(sample.clone());
+    Some(sample)
+}
+
+fn csv_row(sample: &JvmSample) -> String {
+    let pct = |value: Option<f64>| value.map_or(String::new(), |value| format!("{value:.2}"));
+    let count = |value: Option<u64>| value.map_or(String::new(), |value| value.to_string());
+    let secs = |value: Option<f64>| value.map_or(String::new(), |value| format!("{value:.3}"));
+    let mb = |value: Option<u64>| value.map_or(String::new(), |bytes| format!("{:.1}", bytes as f64 / 1048576.0));
+    [
+        sample.unix_ms.to_string(),
+        format!("{:.3}", sample.uptime_s),
+        pct(sample.survivor0.used_pct),
+        pct(sample.survivor1.used_pct),
+        pct(sample.eden.used_pct),
+        pct(sample.old.used_pct),
+        pct(sample.metaspace.used_pct),
+        pct(sample.ccs.used_pct),
+        count(sample.ygc),
+        secs(sample.ygct_s),
+        count(sample.fgc),
+        secs(sample.fgct_s),
+        count(sample.cgc),
+        secs(sample.cgct_s),
+        secs(sample.gct_s),
+        mb(sample.eden.used_bytes),
+        mb(sample.old.used_bytes),
+        mb(sample.old.capacity_bytes),
+        format!("{:.1}", sample.rss_bytes as f64 / 1048576.0),
+        pct(sample.cpu_pct),
+        sample.threads.to_string(),
+    ]
+    .join(",")
+}

@@ -1,0 +1,111 @@
+//! What a JVM did during a window of time (a bench run or a plan phase), from samples taken at its start, during
+//! it and at its end: GC count and time deltas, GC time share, old-generation and RSS occupancy, CPU use.
+
+use serde::{Deserialize, Serialize};
+
+use super::procfs::ticks_per_second;
+use super::sampler::JvmSample;
+
+/// Start, end and extreme of a figure over the window.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Span {
+    pub start: f64,
+    pub end: f64,
+    pub max: f64,
+}
+
+/// GC pauses inside the window, from the target's GC log.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct WindowPauses {
+    pub count: u64,
+    pub total_ms: f64,
+    pub max_ms: f64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    /// Total time the application was stopped at safepoints (reaching + at + leaving), when the log has it.
+    pub safepoint_total_ms: Option<f64>,
+    pub safepoint_max_ms: Option<f64>,
+    /// Each pause: uptime start (s), duration (ms), kind — for drawing pauses on the run's time line.
+    pub pauses: Vec<(f64, f64, String)>,
+}
+
+/// The JVM block of a bench or phase result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct JvmWindow {
+    pub pid: u32,
+    pub samples: usize,
+    /// JVM uptime at the window's start and end, in seconds.
+    pub uptime_start_s: f64,
+    pub uptime_end_s: f64,
+    /// Young, full and concurrent collections in the window and their time (None where jstat prints "-").
+    pub ygc: Option<u64>,
+    pub ygct_s: Option<f64>,
+    pub fgc: Option<u64>,
+    pub fgct_s: Option<f64>,
+    pub cgc: Option<u64>,
+    pub cgct_s: Option<f64>,
+    pub gct_s: Option<f64>,
+    /// GC time (GCT delta) as % of the window.
+    pub gc_time_pct: Option<f64>,
+    /// Old generation used, % of its capacity (jstat's O column).
+    pub old_used_pct: Option<Span>,
+    pub old_used_mb: Option<Span>,
+    pub rss_mb: Span,
+    /// Average CPU use of the target over the window, % of one core.
+    pub cpu_pct: Option<f64>,
+    pub threads_max: u64,
+    /// Pauses from the GC log inside the window (None when the target writes no GC log jload can read).
+    pub pauses: Option<WindowPauses>,
+}
+
+const MB: f64 = 1024.0 * 1024.0;
+
+fn delta_u64(start: Option<u64>, end: Option<u64>) -> Option<u64> {
+    Some(end?.saturating_sub(start?))
+}
+
+fn delta_f64(start: Option<f64>, end: Option<f64>) -> Option<f64> {
+    Some((end? - start?).max(0.0))
+}
+
+fn span(values: impl Iterator<Item = Option<f64>> + Clone, start: Option<f64>, end: Option<f64>) -> Option<Span> {
+    let max = values.flatten().fold(f64::NEG_INFINITY, f64::max);
+    Some(Span { start: start?, end: end?, max: max.max(start?).max(end?) })
+}
+
+impl JvmWindow {
+    /// Summarise the window from `start` to `end`; `during` are the samples taken between them (any order).
+    pub fn between(start: &JvmSample, end: &JvmSample, during: &[JvmSample]) -> JvmWindow {
+        let all: Vec<&JvmSample> = std::iter::once(start).chain(during.iter()).chain(std::iter::once(end)).collect();
+        let seconds = end.timestamp.saturating_duration_since(start.timestamp).as_secs_f64();
+        let gct_s = delta_f64(start.gct_s, end.gct_s);
+        let old_mb = |sample: &JvmSample| sample.old.used_bytes.map(|bytes| bytes as f64 / MB);
+        let rss_mb = |sample: &JvmSample| sample.rss_bytes as f64 / MB;
+        let cpu_pct = (seconds > 0.0).then(|| {
+            let ticks = end.cpu_ticks.saturating_sub(start.cpu_ticks) as f64;
+            ticks / ticks_per_second() as f64 / seconds * 100.0
+        });
+        JvmWindow {
+            pid: end.pid,
+            samples: all.len(),
+            uptime_start_s: start.uptime_s,
+            uptime_end_s: end.uptime_s,
+            ygc: delta_u64(start.ygc, end.ygc),
+            ygct_s: delta_f64(start.ygct_s, end.ygct_s),
+            fgc: delta_u64(start.fgc, end.fgc),
+            fgct_s: delta_f64(start.fgct_s, end.fgct_s),
+            cgc: delta_u64(start.cgc, end.cgc),
+            cgct_s: delta_f64(start.cgct_s, end.cgct_s),
+            gct_s,
+            gc_time_pct: gct_s.filter(|_| seconds > 0.0).map(|gct| gct / seconds * 100.0),
+            old_used_pct: span(all.iter().map(|sample| sample.old.used_pct), start.old.used_pct, end.old.used_pct),
+            old_used_mb: span(all.iter().map(|sample| old_mb(sample)), old_mb(start), old_mb(end)),
+            rss_mb: span(all.iter().map(|sample| Some(rss_mb(sample))), Some(rss_mb(start)), Some(rss_mb(end)))
+                .unwrap_or_default(),
+            cpu_pct,
+            threads_max: all.iter().map(|sample| sample.threads).max().unwrap_or(0),
+            pauses: None,
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! One cell × repeat: start a fresh target JVM with the cell's options, wait until it is ready, drive it through the
+//! plan's phases while it is watched, stop it, read its GC log, and record everything in the cell's folder.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::launcher::{LaunchSpec, Readiness, RunningTarget, crash_cause, free_port};
+use super::store::{PhaseRecord, RepMeta, ResultsDir, Status, write_json};
+use crate::jvm::gclog;
+use crate::jvm::watch::JvmWatch;
+use crate::jvm::window::{JvmWindow, WindowPauses};
+use crate::load::engine::{self, RunOptions};
+use crate::load::spec::{LoadSpec, StopCondition};
+use crate::load::threshold::Threshold;
+use crate::plan::jdks::Jdk;
+use crate::plan::matrix::Cell;
+use crate::plan::preflight::EffectiveFlags;
+use crate::plan::{Phase, Plan, with_port};
+
+/// What one cell-repeat needs from the sweep.
+pub struct CellRun<'a> {
+    pub plan: &'a Plan,
+    pub cell: &'a Cell,
+    pub rep: u32,
+    pub jdk: &'a Jdk,
+    pub flags: Option<EffectiveFlags>,
+    pub results: &'a ResultsDir,
+    /// Ctrl-C.
+    pub stop: &'a Arc<AtomicBool>,
+    pub show_progress: bool,
+}
+
+pub fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// The JVM options jload adds to every cell: GC log into the cell's folder, PerfData on, crash file beside it,
+/// and (unless the plan says otherwise) exit on OutOfMemoryError.
+pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
+    let mut options = vec![
+        "-XX:+UsePerfData".to_string(),
+        format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", dir.join("gc.log").display()),
+        format!("-XX:ErrorFile={}", dir.join("hs_err_pid%p.log").display()),
+    ];
+    if exit_on_oom {
+        options.push("-XX:+ExitOnOutOfMemoryError".to_string());
+    }
+    options
+}
+
+/// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{java}` and a leading `java` → the cell's JDK.
+pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
+    let fill = |text: &str| text.replace("{port}", port).replace("{java}", &jdk.java().display().to_string());
+    let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill(option)).collect();
+    options.extend(telemetry_options(dir, plan.target.exit_on_oom));
+    let mut words = Vec::new();
+    for (index, word) in plan.target.command.iter().enumerate() {
+        if word == "{jvm}" {
+            words.extend(options.iter().cloned());
+        } else if index == 0 && word == "java" {
+            words.push(jdk.java().display().to_string());
+        } else {
+            words.push(fill(word).replace("{jvm}", &options.join(" ")));
+        }
+    }
+    words
+}
+
+/// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.
+pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
+    let dir = run.results.rep_dir(&run.cell.dir, run.rep);
+    let _ = std::fs::remove_dir_all(&dir); // an interrupted earlier attempt is redone from scratch
+    std::fs::create_dir_all(&dir)?;
+    let dir = dir.canonicalize()?;
+    let port = free_port()?;
+    let command = command_line(run.plan, run.cell, run.jdk, &port.to_string(), &dir);
+    let mut meta = RepMeta {
+        cell: run.cell.id.clone(),
+        axes: run.cell.axes.clone(),
+        rep: run.rep,
+        status: Status::Incomplete,
+        cause: None,
+        command: command.clone(),
+        jdk: run.jdk.clone(),
+        flags: run.flags.clone(),
+        port,
+        pid: None,
+        ready_s: None,
+        exit: None,
+        phases: Vec::new(),
+        started_unix_s: unix_now(),
+        finished_unix_s: None,
+    };
+    write_json(&dir.join("meta.json"), &meta)?;
+    let mut env = run.plan.target.env.clone();
+    env.extend(run.cell.env.iter().map(|(key, value)| (key.clone(), value.clone())));
+    env.insert("JAVA_HOME".to_string(), run.jdk.home.display().to_string());
+    let launch = LaunchSpec {
+        program: command[0].clone().into(),
+        args: command[1..].to_vec(),
+        env,
+        workdir: run.plan.target.workdir.clone(),
+        stdout: dir.join("stdout.log"),
+        stderr: dir.join("stderr.log"),
+    };
+    let target = Arc::new(Mutex::new(RunningTarget::start(&launch)?));
+    meta.pid = Some(target.lock().expect("target").pid);
+    let ready_url = run.plan.target.ready.replace("{port}", &port.to_string());
+    let readiness = target.lock().expect("target").wait_ready(&ready_url, run.plan.target.startup_timeout, run.stop);
+    match readiness {
+        Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
+        Readiness::Exited(exit) => {
+            meta.status = Status::Failed;
+            let cause = crash_cause(&launch.stdout, &launch.stderr, &dir);
+            meta.cause = Some(format!("exited before it was ready ({}){}", exit.describe(), cause.map(|c| format!(": {c}")).unwrap_or_default()));
+            meta.exit = Some(exit);
+        }
+        Readiness::TimedOut => {
+            meta.status = Status::Failed;
+            meta.cause = Some(format!("not ready at {ready_url} within {:?}", run.plan.target.startup_timeout));
+        }
+        Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),
+    }
+    if meta.ready_s.is_some() {
+        drive_phases(run, &target, &dir, port, &mut meta)?;
+    }
+    let exit = target.lock().expect("target").stop(run.plan.target.stop_timeout);
+    let died_by_itself = !exit.stopped_by_jload;
+    meta.exit = Some(exit.clone());
+    attach_gc_pauses(&dir, &meta)?;
+    if meta.ready_s.is_some() {
+        let cause = crash_cause(&launch.stdout, &launch.stderr, &dir);
+        if died_by_itself || cause.as_deref().is_some_and(|cause| cause.starts_with("OutOfMemoryError")) {
+            meta.status = Status::Crashed;
+            meta.cause = Some(cause.unwrap_or_else(|| format!("the target died ({})", exit.describe())));
+        } else if run.stop.load(Ordering::Relaxed) || meta.phases.len() < run.plan.phases.len() {
+            meta.status = Status::Incomplete;
+        } else {
+            meta.status = Status::Ok;
+        }
+    }
+    meta.finished_unix_s = Some(unix_now());
+    write_json(&dir.join("meta.json"), &meta)?;
+    Ok(meta)
+}
+
+/// Run the phases in order while the target is watched; stops at Ctrl-C or when the target dies.
+fn drive_phases(run: &CellRun<'_>, target: &Arc<Mutex<RunningTarget>>, dir: &Path, port: u16, meta: &mut RepMeta) -> anyhow::Result<()> {
+    let pid = target.lock().expect("target").pid;
+    let watch = JvmWatch::start(pid, Duration::from_secs(1), Some(dir.join("gcstat.csv")), Duration::from_secs(5)).ok();
+    if watch.is_none() {
+        meta.cause = Some("the target's JVM cannot be sampled (no PerfData); GC columns are empty".to_string());
+    }
+    let slo: Vec<Threshold> = run.plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
+    for phase in &run.plan.phases {
+        if run.stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
+            break;
+        }
+        let phase_stop = Arc::new(AtomicBool::new(false));
+        let start_mark = watch.as_ref().and_then(JvmWatch::mark);
+        let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
+        let options = RunOptions {
+            progress: run.show_progress,
+            hlog: Some(dir.join(format!("{}.hlog", phase.name))),
+            stop: phase_stop.clone(),
+        };
+        let spec = phase_spec(phase, port);
+        let bench = std::thread::scope(|scope| {
+            let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
+            let result = engine::run(&spec, &options);
+            phase_stop.store(true, Ordering::Relaxed);
+            let _ = guard.join();
+            result
+        })?;
+        let jvm = match (&watch, start_mark) {
+            (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
+            _ => None,
+        };
+        let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
+        let record = PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed };
+        let interrupted = record.bench.interrupted;
+        write_json(&dir.join(format!("{}.json", phase.name)), &record)?;
+        if interrupted {
+            break; // Ctrl-C or the target died: this phase is not complete
+        }
+        meta.phases.push(phase.name.clone());
+        write_json(&dir.join("meta.json"), meta)?;
+    }
+    Ok(())
+}
+
+/// Watches a running phase: ends it early when Ctrl-C is pressed or the target dies.
+fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_stop: &Arc<AtomicBool>) {
+    while !phase_stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
+            phase_stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The load spec of a phase for a target on `port`.
+pub fn phase_spec(phase: &Phase, port: u16) -> LoadSpec {
+    LoadSpec {
+        requests: phase.requests.iter().map(|request| with_port(request, port)).collect(),
+        connections: phase.connections,
+        threads: phase.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get())),
+        stop: StopCondition { requests: phase.max_requests, duration: phase.duration },
+        rate: phase.rate,
+        timeout: phase.timeout,
+    }
+}
+
+/// Read the cell's GC log and add the pauses inside each phase's window to its stored record.
+fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
+    let Ok(log) = gclog::parse_path(&dir.join("gc.log")) else { return Ok(()) };
+    for phase in &meta.phases {
+        let path = dir.join(format!("{phase}.json"));
+        let Some(mut record) = super::store::read_json::<PhaseRecord>(&path) else { continue };
+        let Some(jvm) = record.jvm.as_mut() else { continue };
+        jvm.pauses = Some(window_pauses(&log, jvm));
+        write_json(&path, &record)?;
+    }
+    Ok(())
+}
+
+/// The GC log's pauses within a JVM window (by JVM uptime).
+pub fn window_pauses(log: &gclog::GcLog, jvm: &JvmWindow) -> WindowPauses {
+    let window = (jvm.uptime_start_s, jvm.uptime_end_s);
+    let summary = log.summary(Some(window));
+    let pauses = log
+        .pauses
+        .iter()
+        .filter(|pause| pause.start_s >= window.0 && pause.start_s <= window.1)
+        .map(|pause| (pause.start_s, pause.duration_ms, pause.kind.to_string()))
+        .collect();
+    WindowPauses {
+        count: summary.count,
+        total_ms: summary.total_ms,
+        max_ms: summary.max_ms,
+        p50_ms: summary.p50_ms,
+        p90_ms: summary.p90_ms,
+        p99_ms: summary.p99_ms,
+        safepoint_total_ms: summary.safepoint_total_ms,
+        safepoint_max_ms: summary.safepoint_max_ms,
+        pauses,
+    }
+}

@@ -1,0 +1,163 @@
+//! `jload run` (a plan, or `--resume DIR`), `--dry-run`, and `jload jdks`: flags, results-directory set-up, Ctrl-C.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use clap::Args;
+use signal_hook::consts::SIGINT;
+
+use super::cell::command_line;
+use super::runner::{PreparedCell, build_target, check_preflight, environment, prepare, sweep};
+use super::store::{ResultsDir, write_atomically, write_json};
+use crate::error::{bad_input, exit};
+use crate::plan::jdks;
+use crate::plan::matrix::{cells, select};
+use crate::plan::preflight::Preflight;
+use crate::plan::{Plan, load_plan};
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  jload run plans/quickstart.toml\n  jload run plans/heap-sweep.toml --only 'gc=G1' --repeats 1\n  jload run --resume results/heap-sweep-20261122-101500")]
+pub struct RunArgs {
+    /// The plan file (TOML, see docs/plan.md).
+    #[arg(required_unless_present = "resume")]
+    pub plan: Option<PathBuf>,
+    /// Results directory [default: results/<name>-<yyyymmdd-hhmmss>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run only the cells matching axis=label[,axis=label].
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Override run.repeats.
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Print the cells and their exact commands; start nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Continue an interrupted run in DIR: run only the missing cell-repeats, never rewrite finished ones.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["plan", "out", "repeats"])]
+    pub resume: Option<PathBuf>,
+    /// Seed of the shuffled (interleaved) order [default: from the clock; stored in env.json].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run the cells whose JVM options pass preflight and record the others as failed.
+    #[arg(long)]
+    pub skip_invalid: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct JdksArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run_jdks(args: JdksArgs) -> anyhow::Result<i32> {
+    let found = jdks::discover();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+    } else {
+        println!("{:<10} {:<28} {:<11} HOME", "VERSION", "IMPLEMENTOR", "FOUND IN");
+        for jdk in &found {
+            println!("{:<10} {:<28} {:<11} {}", jdk.version, jdk.implementor, jdk.found_in, jdk.home.display());
+        }
+    }
+    Ok(if found.is_empty() { exit::FAILED } else { exit::OK })
+}
+
+/// Local time for results folder names: `20261122-101500`.
+fn timestamp() -> String {
+    chrono::Local::now().format("%Y%m%d-%H%M%S").to_string()
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<i32> {
+    let (plan, results, resuming) = match &args.resume {
+        Some(dir) => {
+            let copy = dir.join("plan.toml");
+            if !copy.is_file() {
+                return Err(bad_input(format!("--resume {}: not a jload results directory (no plan.toml)", dir.display())));
+            }
+            (load_plan(&copy)?, ResultsDir::new(dir.clone()), true)
+        }
+        None => {
+            let path = args.plan.as_ref().expect("clap requires a plan without --resume");
+            let mut plan = load_plan(path)?;
+            if let Some(repeats) = args.repeats {
+                if repeats == 0 {
+                    return Err(bad_input("--repeats must be at least 1"));
+                }
+                plan.run.repeats = repeats;
+            }
+            let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{}", plan.name, timestamp())));
+            (plan, ResultsDir::new(out), false)
+        }
+    };
+    let mut selected = cells(&plan);
+    if let Some(only) = &args.only {
+        selected = select(selected, only, &plan)?;
+        if selected.is_empty() {
+            return Err(bad_input(format!("--only '{only}' matches no cell")));
+        }
+    }
+    let prepared = prepare(&plan, selected)?;
+    if args.dry_run {
+        print_dry_run(&plan, &prepared);
+        return Ok(exit::OK);
+    }
+    check_preflight(&prepared, args.skip_invalid)?;
+    let seed = args.seed.unwrap_or_else(|| super::cell::unix_now());
+    if !resuming {
+        if results.root.exists() && std::fs::read_dir(&results.root)?.next().is_some() {
+            return Err(bad_input(format!("--out {} exists and is not empty; choose another directory or use --resume", results.root.display())));
+        }
+        std::fs::create_dir_all(&results.root)?;
+        let source = std::fs::read(args.plan.as_ref().expect("plan"))?;
+        write_atomically(&results.plan_copy(), &source)?;
+        write_json(&results.root.join("env.json"), &environment(jdks::discover(), seed))?;
+    }
+    build_target(&plan)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
+    signal_hook::flag::register(SIGINT, stop.clone())?;
+    let interrupted = sweep(&plan, &prepared, &results, seed, &stop)?;
+    if interrupted {
+        eprintln!("jload: interrupted; finished work is kept. Continue with: jload run --resume {}", results.root.display());
+        return Ok(130);
+    }
+    eprintln!("jload: results in {}", results.root.display());
+    Ok(exit::OK)
+}
+
+fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
+    println!("plan '{}': {} cell(s) × {} repeat(s), {:?} order", plan.name, prepared.len(), plan.run.repeats, plan.run.order);
+    if let Some(build) = &plan.target.build {
+        println!("build: {build}");
+    }
+    for item in prepared {
+        let dir = PathBuf::from("<results>").join("cells").join(&item.cell.dir).join("rep-N");
+        let command = command_line(plan, &item.cell, &item.jdk, "{port}", &dir);
+        let verdict = match &item.preflight {
+            Preflight::Valid(flags) => format!(
+                "ok: {} heap {}–{} MiB, {} GC threads",
+                flags.collector,
+                flags.initial_heap_bytes >> 20,
+                flags.max_heap_bytes >> 20,
+                flags.parallel_gc_threads
+            ),
+            Preflight::Invalid(message) => format!("INVALID: {message}"),
+        };
+        println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
+        println!("  {}", shell_words::join(&command));
+    }
+    for phase in &plan.phases {
+        let bound = match (phase.max_requests, phase.duration) {
+            (Some(requests), Some(duration)) => format!("{requests} requests or {duration:?}"),
+            (Some(requests), None) => format!("{requests} requests"),
+            (None, Some(duration)) => format!("{duration:?}"),
+            (None, None) => String::new(),
+        };
+        let model = phase.rate.map(|rate| format!(" at {rate} req/s")).unwrap_or_default();
+        println!("\nphase {}{}: {} × {} connections, {bound}{model}", phase.name, if phase.measure { "" } else { " (not measured)" },
+            phase.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "), phase.connections);
+    }
+}

@@ -1,0 +1,190 @@
+//! The sweep: preflight every cell, build the target once, then run every missing cell × repeat in the planned order
+//! (shuffled rounds or sequential), keeping `summary.json` current after each, until done or interrupted.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::cell::{CellRun, run_cell_rep, telemetry_options, unix_now};
+use super::store::{Env, RepMeta, ResultsDir, Status, write_json};
+use super::summary::{build_summary, phase_tables};
+use crate::error::bad_input;
+use crate::plan::jdks::{self, Jdk};
+use crate::plan::matrix::Cell;
+use crate::plan::preflight::{self, EffectiveFlags, Preflight};
+use crate::plan::{Order, Plan};
+
+/// A cell with the JDK it runs on and what preflight said about its options.
+pub struct PreparedCell {
+    pub cell: Cell,
+    pub jdk: Jdk,
+    pub preflight: Preflight,
+}
+
+/// Resolve each cell's JDK and preflight its options (one `java -version` per distinct JDK + option set).
+pub fn prepare(plan: &Plan, cells: Vec<Cell>) -> anyhow::Result<Vec<PreparedCell>> {
+    let installed = jdks::discover();
+    let mut checked: BTreeMap<(PathBuf, Vec<String>), Preflight> = BTreeMap::new();
+    let mut prepared = Vec::new();
+    for cell in cells {
+        let jdk = jdks::choose(cell.jdk.as_deref().or(plan.target.jdk.as_deref()), &installed)?;
+        let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| option.replace("{port}", "1")).collect();
+        options.extend(telemetry_options(&std::env::temp_dir(), plan.target.exit_on_oom).into_iter().filter(|option| !option.starts_with("-Xlog")));
+        let key = (jdk.home.clone(), options.clone());
+        let outcome = checked.entry(key).or_insert_with(|| preflight::check(&jdk.java(), &options)).clone();
+        prepared.push(PreparedCell { cell, jdk, preflight: outcome });
+    }
+    Ok(prepared)
+}
+
+/// The order cell-repeats run in: `(index into cells, repeat)`.
+pub fn schedule(cell_count: usize, repeats: u32, order: Order, seed: u64) -> Vec<(usize, u32)> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut slots = Vec::new();
+    for rep in 1..=repeats {
+        let mut round: Vec<usize> = (0..cell_count).collect();
+        if order == Order::Interleaved {
+            rng.shuffle(&mut round);
+        }
+        slots.extend(round.into_iter().map(|cell| (cell, rep)));
+    }
+    if order == Order::Sequential {
+        slots.sort_by_key(|&(cell, rep)| (cell, rep));
+    }
+    slots
+}
+
+/// Facts about this machine for env.json.
+pub fn environment(installed: Vec<Jdk>, seed: u64) -> Env {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default().trim().to_string();
+    let memory_kb: u64 = read("/proc/meminfo")
+        .lines()
+        .find_map(|line| line.strip_prefix("MemTotal:"))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    Env {
+        host: read("/proc/sys/kernel/hostname"),
+        cores: std::thread::available_parallelism().map_or(1, |cores| cores.get()),
+        memory_bytes: memory_kb * 1024,
+        kernel: read("/proc/sys/kernel/osrelease"),
+        jload_version: env!("CARGO_PKG_VERSION").to_string(),
+        jdks: installed,
+        started_unix_s: unix_now(),
+        seed,
+    }
+}
+
+/// Run `target.build` once in the target's working directory.
+pub fn build_target(plan: &Plan) -> anyhow::Result<()> {
+    let Some(build) = &plan.target.build else { return Ok(()) };
+    eprintln!("jload: building the target: {build}");
+    let output = Command::new("sh").arg("-c").arg(build).current_dir(&plan.target.workdir).output()?;
+    if !output.status.success() {
+        let text = String::from_utf8_lossy(&output.stderr).to_string() + &String::from_utf8_lossy(&output.stdout);
+        let tail: Vec<&str> = text.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
+        anyhow::bail!("target.build '{build}' failed ({}):\n{}", output.status, tail.join("\n"));
+    }
+    Ok(())
+}
+
+/// Record a cell that preflight rejected as failed, without starting it.
+fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, message: &str) -> anyhow::Result<()> {
+    let dir = results.rep_dir(&prepared.cell.dir, rep);
+    std::fs::create_dir_all(&dir)?;
+    let meta = RepMeta {
+        cell: prepared.cell.id.clone(),
+        axes: prepared.cell.axes.clone(),
+        rep,
+        status: Status::Failed,
+        cause: Some(format!("preflight: {message}")),
+        command: Vec::new(),
+        jdk: prepared.jdk.clone(),
+        flags: None,
+        port: 0,
+        pid: None,
+        ready_s: None,
+        exit: None,
+        phases: Vec::new(),
+        started_unix_s: unix_now(),
+        finished_unix_s: Some(unix_now()),
+    };
+    write_json(&dir.join("meta.json"), &meta)
+}
+
+/// Run every cell-repeat of `prepared` not already final in `results`. Returns true when interrupted.
+pub fn sweep(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir, seed: u64, stop: &Arc<AtomicBool>) -> anyhow::Result<bool> {
+    let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
+    let slots = schedule(prepared.len(), plan.run.repeats, plan.run.order, seed);
+    let pending: Vec<(usize, u32)> = slots
+        .into_iter()
+        .filter(|&(index, rep)| !results.read_meta(&prepared[index].cell.dir, rep).is_some_and(|meta| meta.status.is_final()))
+        .collect();
+    let total = pending.len();
+    let show_progress = std::io::stderr().is_terminal();
+    let sweep_started = Instant::now();
+    for (done, &(index, rep)) in pending.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let item = &prepared[index];
+        let eta = if done > 0 {
+            let left = sweep_started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64;
+            format!(", about {:.0} min left", (left / 60.0).ceil())
+        } else {
+            String::new()
+        };
+        eprintln!("jload: [{}/{total}] {} rep {rep}{eta}", done + 1, item.cell.id);
+        match &item.preflight {
+            Preflight::Invalid(message) => record_rejected(results, item, rep, message)?,
+            Preflight::Valid(flags) => {
+                let run = CellRun {
+                    plan,
+                    cell: &item.cell,
+                    rep,
+                    jdk: &item.jdk,
+                    flags: Some(EffectiveFlags::clone(flags)),
+                    results,
+                    stop,
+                    show_progress,
+                };
+                let meta = run_cell_rep(&run)?;
+                let note = meta.cause.as_deref().map(|cause| format!(": {cause}")).unwrap_or_default();
+                eprintln!("jload:        {} rep {rep} {:?}{note}", item.cell.id, meta.status);
+            }
+        }
+        write_json(&results.root.join("summary.json"), &build_summary(plan, &cells, results))?;
+        if done + 1 < total && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(plan.run.cooldown);
+        }
+    }
+    let summary = build_summary(plan, &cells, results);
+    write_json(&results.root.join("summary.json"), &summary)?;
+    print!("{}", phase_tables(&summary));
+    Ok(stop.load(Ordering::Relaxed))
+}
+
+/// Refuse to start when preflight rejected a cell, unless `--skip-invalid`.
+pub fn check_preflight(prepared: &[PreparedCell], skip_invalid: bool) -> anyhow::Result<()> {
+    let invalid: Vec<String> = prepared
+        .iter()
+        .filter_map(|item| match &item.preflight {
+            Preflight::Invalid(message) => Some(format!("{}: {message}", item.cell.id)),
+            Preflight::Valid(_) => None,
+        })
+        .collect();
+    if invalid.is_empty() || skip_invalid {
+        for line in &invalid {
+            eprintln!("jload: skipping invalid cell {line}");
+        }
+        return Ok(());
+    }
+    Err(bad_input(format!(
+        "preflight rejected {} cell(s): {}; fix the options or run with --skip-invalid",
+        invalid.len(),
+        invalid.join(" | ")
+    )))
+}

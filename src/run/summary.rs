@@ -1,0 +1,137 @@
+//! `summary.json` rebuilt from what is on disk (so it is right after a crash, an interrupt or a resume), and the
+//! compact per-phase tables printed at the end of a run.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::store::{CellSummary, PhaseRecord, RepSummary, ResultsDir, Status, Summary, SUMMARY_VERSION};
+use crate::load::summary::format_ms;
+use crate::plan::Plan;
+use crate::plan::matrix::Cell;
+
+/// Gather every cell-repeat's meta and phase records into the summary.
+pub fn build_summary(plan: &Plan, cells: &[Cell], results: &ResultsDir) -> Summary {
+    let cell_summaries = cells
+        .iter()
+        .map(|cell| {
+            let mut flags = None;
+            let reps: Vec<RepSummary> = (1..=plan.run.repeats)
+                .map(|rep| match results.read_meta(&cell.dir, rep) {
+                    Some(meta) => {
+                        flags = flags.take().or(meta.flags.clone());
+                        let phases = plan
+                            .phases
+                            .iter()
+                            .filter_map(|phase| results.read_phase(&cell.dir, rep, &phase.name).map(|record| (phase.name.clone(), record)))
+                            .collect();
+                        RepSummary { rep, status: meta.status, cause: meta.cause, phases }
+                    }
+                    None => RepSummary { rep, status: Status::Incomplete, cause: Some("not run yet".to_string()), phases: BTreeMap::new() },
+                })
+                .collect();
+            CellSummary { id: cell.id.clone(), axes: cell.axes.clone(), status: cell_status(&reps), flags, reps }
+        })
+        .collect();
+    Summary {
+        version: SUMMARY_VERSION,
+        plan: plan.name.clone(),
+        description: plan.description.clone(),
+        axes: plan.axes.iter().map(|axis| axis.name.clone()).collect(),
+        phases: plan.phases.iter().map(|phase| (phase.name.clone(), phase.measure)).collect(),
+        slo: plan.slo.clone(),
+        cost_axis: plan.run.cost_axis.clone(),
+        cells: cell_summaries,
+    }
+}
+
+/// A cell is ok when every repeat is; otherwise it takes the most telling status among its repeats.
+fn cell_status(reps: &[RepSummary]) -> Status {
+    for status in [Status::Crashed, Status::Failed, Status::Incomplete] {
+        if reps.iter().any(|rep| rep.status == status) {
+            return status;
+        }
+    }
+    Status::Ok
+}
+
+/// Column label of a cell: the labels of the axes that vary in the plan (all of them when none varies).
+pub fn cell_label(summary: &Summary, cell: &CellSummary) -> String {
+    let varying: Vec<&String> = summary
+        .axes
+        .iter()
+        .filter(|axis| summary.cells.iter().map(|other| other.axes.get(*axis)).collect::<std::collections::HashSet<_>>().len() > 1)
+        .collect();
+    let shown: Vec<String> = summary
+        .axes
+        .iter()
+        .filter(|axis| varying.is_empty() || varying.contains(axis))
+        .filter_map(|axis| cell.axes.get(axis).cloned())
+        .collect();
+    if shown.is_empty() { cell.id.clone() } else { shown.join(" ") }
+}
+
+/// The median of the values (None when empty).
+pub fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    Some(if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 })
+}
+
+/// Records of one phase over a cell's completed repeats.
+fn records<'a>(cell: &'a CellSummary, phase: &str) -> Vec<&'a PhaseRecord> {
+    cell.reps.iter().filter(|rep| rep.status == Status::Ok).filter_map(|rep| rep.phases.get(phase)).collect()
+}
+
+type Row = (&'static str, fn(&[&PhaseRecord]) -> Option<String>);
+
+fn med(records: &[&PhaseRecord], pick: fn(&PhaseRecord) -> Option<f64>) -> Option<f64> {
+    median(records.iter().filter_map(|record| pick(record)).collect())
+}
+
+const ROWS: &[Row] = &[
+    ("req/s", |r| med(r, |x| Some(x.bench.rps)).map(|v| format!("{v:.0}"))),
+    ("p50 ms", |r| med(r, |x| Some(x.bench.latency_ms.p50)).map(format_ms)),
+    ("p99 ms", |r| med(r, |x| Some(x.bench.latency_ms.p99)).map(format_ms)),
+    ("max ms", |r| med(r, |x| Some(x.bench.latency_ms.max)).map(format_ms)),
+    ("errors", |r| med(r, |x| Some(x.bench.errors.total as f64)).map(|v| format!("{v:.0}"))),
+    ("YGC/YGCT s", |r| {
+        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.ygc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.ygct_s)?))
+    }),
+    ("FGC/FGCT s", |r| {
+        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.fgc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.fgct_s)?))
+    }),
+    ("GC %", |r| med(r, |x| x.jvm.as_ref()?.gc_time_pct).map(|v| format!("{v:.2}"))),
+];
+
+/// One compact table per measured phase: cells as columns, medians over ok repeats.
+pub fn phase_tables(summary: &Summary) -> String {
+    let mut out = String::new();
+    let labels: Vec<String> = summary.cells.iter().map(|cell| cell_label(summary, cell)).collect();
+    for (phase, measured) in &summary.phases {
+        if !measured {
+            continue;
+        }
+        let mut table: Vec<Vec<String>> = vec![std::iter::once(format!("{phase}")).chain(labels.iter().cloned()).collect()];
+        for (name, compute) in ROWS {
+            let mut row = vec![name.to_string()];
+            for cell in &summary.cells {
+                let value = match cell.status {
+                    Status::Crashed | Status::Failed if records(cell, phase).is_empty() => format!("{:?}", cell.status).to_lowercase(),
+                    _ => compute(&records(cell, phase)).unwrap_or_else(|| "-".to_string()),
+                };
+                row.push(value);
+            }
+            table.push(row);
+        }
+        let widths: Vec<usize> = (0..table[0].len()).map(|column| table.iter().map(|row| row[column].len()).max().unwrap_or(0)).collect();
+        for row in &table {
+            let line: Vec<String> = row.iter().enumerate().map(|(column, cell)| format!("{cell:>width$}", width = widths[column])).collect();
+            let _ = writeln!(out, "  {}", line.join("  "));
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
