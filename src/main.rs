@@ -1,6 +1,7 @@
 //! jload's command line: clap definitions, dispatch to the modules, and exit codes. Nothing else lives here.
 
 mod error;
+mod jvm;
 mod load;
 
 use clap::{Parser, Subcommand};

@@ -1,0 +1,4 @@
+//! JVM telemetry without spawning a JDK tool: the hsperfdata reader and sampler (`jload gcstat`, `jload jps`),
+//! target resolution (pid, `port:N`, name) and /proc figures. It knows nothing about HTTP.
+
+pub mod perfdata;
