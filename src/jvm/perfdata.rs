@@ -193,6 +193,11 @@ impl Snapshot {
         self.index.counters.get(name).copied()
     }
 
+    /// How many entries have been indexed (grows when the JVM adds counters).
+    pub fn entry_count(&self) -> usize {
+        self.index.parsed_entries
+    }
+
     /// The names of all indexed counters (longs and strings).
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.index.counters.keys().map(String::as_str)
