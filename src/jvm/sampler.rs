@@ -225,3 +225,62 @@ fn space_sample(gc: &GcCounters, space: Space) -> SpaceSample {
         used_pct: non_nan(gc.percent_used(space)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    /// Starts tests/java/Alloc.java on JDK 17 (exiting by itself after `lifetime_ms` once idle) and waits for idle.
+    fn start_alloc(lifetime_ms: u64) -> std::process::Child {
+        let java = std::env::var("JLOAD_TEST_JDK17").unwrap_or_else(|_| "/usr/lib/jvm/java-17-openjdk-amd64".into());
+        let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/java/Alloc.java");
+        let mut child = Command::new(format!("{java}/bin/java"))
+            .args(["-Xmx64m", "-XX:+UseParallelGC", source, "--exit-after-ms", &lifetime_ms.to_string()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start java");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.starts_with("idle"), "{line}");
+        child
+    }
+
+    #[test]
+    fn samples_a_real_jvm_until_it_exits() {
+        let mut jvm = start_alloc(2_000);
+        let mut sampler = JvmSampler::open(jvm.id()).unwrap();
+        let first = sampler.sample().unwrap().expect("the JVM is running");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let second = sampler.sample().unwrap().expect("the JVM is running");
+
+        assert!(second.ygc.unwrap() > 0 && second.fgc.unwrap() >= 1, "Alloc allocates 128 MB then calls System.gc()");
+        let gct = second.ygct_s.unwrap() + second.fgct_s.unwrap();
+        assert!((second.gct_s.unwrap() - gct).abs() < 1e-9, "Parallel has no collector 2: GCT = YGCT + FGCT");
+        assert_eq!(second.cgc, None);
+        let old = second.old;
+        let expected_pct = old.used_bytes.unwrap() as f64 / old.capacity_bytes.unwrap() as f64 * 100.0;
+        assert!((old.used_pct.unwrap() - expected_pct).abs() < 1e-9);
+        assert!(second.survivor0.capacity_bytes.unwrap() > 0 && second.eden.capacity_bytes.unwrap() > 0);
+        assert!(second.metaspace.used_bytes.unwrap() > 1_000_000 && second.ccs.used_pct.is_some());
+        assert!(second.rss_bytes > 20 << 20 && second.threads > 5 && second.cpu_ticks > 0);
+        assert!(first.cpu_pct.unwrap() > 0.0, "the first sample averages since start: javac and allocation used CPU");
+        assert!(second.cpu_pct.unwrap() < 100.0, "idle between the two samples");
+
+        let start = second.vm_start_unix_ms.unwrap() as f64;
+        let wall_uptime = (second.unix_ms as f64 - start) / 1000.0;
+        assert!((second.uptime_s - wall_uptime).abs() < 0.2, "{} vs {wall_uptime}", second.uptime_s);
+        assert_eq!(second.instant_at_uptime(second.uptime_s), Some(second.timestamp));
+        let earlier = second.instant_at_uptime(second.uptime_s - 0.05).unwrap();
+        assert_eq!(second.timestamp.duration_since(earlier).as_millis(), 50);
+        assert!(sampler.snapshot().string_named("sun.rt.javaCommand").unwrap().contains("Alloc.java"));
+
+        let json = serde_json::to_value(&second).unwrap();
+        assert_eq!(json["old"]["capacity_bytes"], old.capacity_bytes.unwrap());
+        assert!(json.get("timestamp").is_none() && json.get("gc").is_none());
+
+        jvm.wait().unwrap();
+        assert!(sampler.sample().unwrap().is_none(), "an exited JVM gives None");
+    }
+}

@@ -237,6 +237,16 @@ mod tests {
     }
 
     #[test]
+    fn port_target_finds_the_listening_process() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert_eq!(resolve(&format!("port:{port}")).unwrap(), std::process::id());
+        drop(listener);
+        let err = resolve_port(port).unwrap_err().to_string();
+        assert!(err.contains(&format!("nothing listens on TCP port {port}")), "{err}");
+    }
+
+    #[test]
     fn this_test_binary_is_not_a_jvm() {
         let err = perfdata_path(std::process::id()).unwrap_err().to_string();
         assert!(err.contains("is not a JVM"), "{err}");
