@@ -247,7 +247,10 @@ fn a_jvm_that_exits_during_sampling_ends_the_sampling_cleanly() {
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stdout.lines().count() >= 3, "header and the samples taken before the exit: {stdout}");
-    assert_eq!(stderr.trim(), format!("jload: JVM {} exited; stopped after {} sample(s)", jvm.pid, stdout.lines().count() - 1));
+    assert_eq!(
+        stderr.trim(),
+        format!("jload: JVM {} exited; stopped after {} sample(s)", jvm.pid, stdout.lines().count() - 1)
+    );
 }
 
 fn assert_one_line_bad_input(output: &Output, expected: &[&str]) {

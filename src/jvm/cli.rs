@@ -90,7 +90,7 @@ impl Output {
 
     /// jstat's JStatLogger: the header before the first row, then again every N rows with -h N.
     fn header_due(&self, rows_printed: u64) -> bool {
-        !self.json && (rows_printed == 0 || self.header_every.is_some_and(|n| rows_printed % n == 0))
+        !self.json && (rows_printed == 0 || self.header_every.is_some_and(|n| rows_printed.is_multiple_of(n)))
     }
 }
 
@@ -185,7 +185,9 @@ fn print_jps_table(out: &mut impl Write, jvms: &[JvmInfo], with_jvm_args: bool) 
     let widths: Vec<usize> = (0..columns).map(|c| rows.iter().map(|row| row[c].len()).max().unwrap_or(0)).collect();
     for row in &rows {
         let cells: Vec<String> = (0..columns)
-            .map(|c| if c == 0 { format!("{:>w$}", row[c], w = widths[c]) } else { format!("{:<w$}", row[c], w = widths[c]) })
+            .map(|c| {
+                if c == 0 { format!("{:>w$}", row[c], w = widths[c]) } else { format!("{:<w$}", row[c], w = widths[c]) }
+            })
             .collect();
         writeln!(out, "{}", cells.join("  ").trim_end())?;
     }

@@ -38,10 +38,11 @@ pub fn list_jvms() -> Vec<JvmInfo> {
         .filter_map(|(pid, path)| describe(pid, &path))
         .collect();
     for pid in other_mount_namespace_pids() {
-        if jvms.iter().all(|jvm| jvm.pid != pid) {
-            if let Some(jvm) = target::find_perfdata(pid).and_then(|path| describe(pid, &path)) {
-                jvms.push(jvm);
-            }
+        if jvms.iter().any(|jvm| jvm.pid == pid) {
+            continue;
+        }
+        if let Some(jvm) = target::find_perfdata(pid).and_then(|path| describe(pid, &path)) {
+            jvms.push(jvm);
         }
     }
     jvms.sort_by_key(|jvm| jvm.pid);
@@ -52,7 +53,9 @@ pub fn list_jvms() -> Vec<JvmInfo> {
 fn host_perfdata_files() -> Vec<(u32, PathBuf)> {
     let mut files = Vec::new();
     for dir in target::perfdata_dirs(Path::new("/tmp")) {
-        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             if let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() {
                 files.push((pid, entry.path()));
@@ -64,8 +67,12 @@ fn host_perfdata_files() -> Vec<(u32, PathBuf)> {
 
 /// Pids of processes whose mount namespace differs from jload's (their /tmp is not ours).
 fn other_mount_namespace_pids() -> Vec<u32> {
-    let Ok(own) = fs::read_link("/proc/self/ns/mnt") else { return Vec::new() };
-    let Ok(entries) = fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(own) = fs::read_link("/proc/self/ns/mnt") else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     entries
         .flatten()
         .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
@@ -142,8 +149,7 @@ mod tests {
 
     #[test]
     fn describes_a_real_perfdata_file() {
-        let snapshot =
-            Snapshot::parse(include_bytes!("../../tests/fixtures/hsperfdata/jdk25-zgc").to_vec()).unwrap();
+        let snapshot = Snapshot::parse(include_bytes!("../../tests/fixtures/hsperfdata/jdk25-zgc").to_vec()).unwrap();
         let jvm = describe_snapshot(42, Path::new("x"), &snapshot);
         assert_eq!(jvm.main, "Alloc.java");
         assert!(jvm.version.starts_with("25."), "{jvm:?}");

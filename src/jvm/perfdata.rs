@@ -75,8 +75,7 @@ impl Prologue {
         }
         let entry_offset = read_i32(buf, 24, order).unwrap_or(-1);
         let num_entries = read_i32(buf, 28, order).unwrap_or(-1);
-        let (Ok(entry_offset), Ok(num_entries)) = (usize::try_from(entry_offset), usize::try_from(num_entries))
-        else {
+        let (Ok(entry_offset), Ok(num_entries)) = (usize::try_from(entry_offset), usize::try_from(num_entries)) else {
             bail!("corrupt PerfData prologue (entry offset {entry_offset}, {num_entries} entries)");
         };
         Ok(Prologue { order, accessible: buf[7] != 0, entry_offset, num_entries })
@@ -110,7 +109,9 @@ impl Index {
     /// counts an entry before it has copied it in) stops the walk; it is read again on the next refresh.
     fn add_new_entries(&mut self, buf: &[u8], num_entries: usize) {
         while self.parsed_entries < num_entries {
-            let Some(entry) = parse_entry(buf, self.next_entry, self.order) else { break };
+            let Some(entry) = parse_entry(buf, self.next_entry, self.order) else {
+                break;
+            };
             if let Some((name, counter)) = entry.counter {
                 self.counters.entry(name).or_insert(counter);
             }
@@ -128,7 +129,7 @@ struct ParsedEntry {
 
 /// Parses the entry at `start`, or returns None if it is out of bounds, misaligned, zero-length or inconsistent.
 fn parse_entry(buf: &[u8], start: usize, order: ByteOrder) -> Option<ParsedEntry> {
-    if start % 4 != 0 {
+    if !start.is_multiple_of(4) {
         return None;
     }
     let header = buf.get(start..start.checked_add(ENTRY_HEADER_SIZE)?)?;
@@ -198,11 +199,6 @@ impl Snapshot {
         self.index.parsed_entries
     }
 
-    /// The names of all indexed counters (longs and strings).
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.index.counters.keys().map(String::as_str)
-    }
-
     /// The current value of a long counter; None if `counter` is a string.
     pub fn long(&self, counter: Counter) -> Option<i64> {
         match counter.kind {
@@ -213,7 +209,9 @@ impl Snapshot {
 
     /// The current value of a string counter (up to its first NUL); None if `counter` is a long.
     pub fn string(&self, counter: Counter) -> Option<String> {
-        let Kind::String { len } = counter.kind else { return None };
+        let Kind::String { len } = counter.kind else {
+            return None;
+        };
         let bytes = self.buf.get(counter.offset..counter.offset.checked_add(len)?)?;
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
@@ -388,6 +386,12 @@ mod tests {
         snap.buf[28..32].copy_from_slice(&(real_count as i32).to_le_bytes());
         snap.reindex_if_grown().unwrap();
         assert_eq!(snap.names().count(), all);
+    }
+
+    impl Snapshot {
+        fn names(&self) -> impl Iterator<Item = &str> {
+            self.index.counters.keys().map(String::as_str)
+        }
     }
 
     /// Parses and reads every counter: what a sampler does with a buffer.

@@ -5,9 +5,9 @@
 use std::collections::HashSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result};
 use ::procfs::net::TcpState;
 use ::procfs::process::{FDTarget, Process};
+use anyhow::{Context, Result};
 
 /// /proc figures of one sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,8 +86,12 @@ pub fn namespace_pid(pid: u32) -> Result<u32> {
 
 /// Whether the process has HotSpot (libjvm.so) mapped: true for every JVM, whatever its launcher is called.
 pub fn has_libjvm(pid: u32) -> bool {
-    let Some(process) = pid_i32(pid).ok().and_then(|pid| Process::new(pid).ok()) else { return false };
-    let Ok(maps) = process.maps() else { return false };
+    let Some(process) = pid_i32(pid).ok().and_then(|pid| Process::new(pid).ok()) else {
+        return false;
+    };
+    let Ok(maps) = process.maps() else {
+        return false;
+    };
     maps.iter().any(|map| match &map.pathname {
         ::procfs::process::MMapPath::Path(path) => path.file_name().is_some_and(|name| name == "libjvm.so"),
         _ => false,
@@ -107,8 +111,7 @@ pub fn command_name(pid: u32) -> String {
 /// reads as if they were on the command line. Empty if the environment cannot be read.
 pub fn environment_jvm_options(pid: u32) -> Vec<String> {
     const VARIABLES: [&str; 3] = ["JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"];
-    let Some(environ) = pid_i32(pid).ok().and_then(|pid| Process::new(pid).ok()).and_then(|p| p.environ().ok())
-    else {
+    let Some(environ) = pid_i32(pid).ok().and_then(|pid| Process::new(pid).ok()).and_then(|p| p.environ().ok()) else {
         return Vec::new();
     };
     VARIABLES

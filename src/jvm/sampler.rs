@@ -32,6 +32,7 @@ pub struct SpaceSample {
 pub struct JvmSample {
     /// When the sample was taken (monotonic clock).
     #[serde(skip)]
+    #[allow(dead_code, reason = "API for jload bench --jvm")]
     pub timestamp: Instant,
     /// When the sample was taken (wall clock, milliseconds since the Unix epoch).
     pub unix_ms: u64,
@@ -73,6 +74,7 @@ pub struct JvmSample {
 impl JvmSample {
     /// The monotonic instant at which the JVM's uptime was `uptime_s` (e.g. a GC-log `[12.345s]` decoration),
     /// using this sample's uptime as the anchor. Precision: that of [`JvmSample::uptime_s`].
+    #[allow(dead_code, reason = "API for jload bench --jvm (GC-log pauses on the run's time axis)")]
     pub fn instant_at_uptime(&self, uptime_s: f64) -> Option<Instant> {
         let back = self.uptime_s - uptime_s;
         if back >= 0.0 {
@@ -129,13 +131,16 @@ impl JvmSampler {
     }
 
     /// The PerfData values of the last sample, for counters beyond [`JvmSample`] (`long_named`, `string_named`).
+    #[allow(dead_code, reason = "API for jload bench --jvm")]
     pub fn snapshot(&self) -> &Snapshot {
         self.perfdata.snapshot()
     }
 
     /// Takes one sample: Ok(None) once the JVM has exited (or its pid was reused).
     pub fn sample(&mut self) -> Result<Option<JvmSample>> {
-        let Some(figures) = self.process.figures() else { return Ok(None) };
+        let Some(figures) = self.process.figures() else {
+            return Ok(None);
+        };
         let timestamp = Instant::now();
         let now_ms = unix_ms(SystemTime::now());
         if let Err(err) = self.perfdata.refresh() {

@@ -78,7 +78,8 @@ pub fn resolve_name(fragment: &str) -> Result<u32> {
         many => Err(bad_input(format!(
             "'{fragment}' matches {} JVMs, give the pid: {}",
             many.len(),
-            many.iter().map(|jvm| format!("{} {} {}", jvm.pid, jvm.main, jvm.args).trim().to_owned())
+            many.iter()
+                .map(|jvm| format!("{} {} {}", jvm.pid, jvm.main, jvm.args).trim().to_owned())
                 .collect::<Vec<_>>()
                 .join("; ")
         ))),
@@ -137,7 +138,9 @@ fn find_in_tmp(tmp: &Path, pid: u32) -> Option<PathBuf> {
 
 /// The `hsperfdata_<user>` directories under `tmp`.
 pub fn perfdata_dirs(tmp: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(tmp) else { return Vec::new() };
+    let Ok(entries) = fs::read_dir(tmp) else {
+        return Vec::new();
+    };
     entries
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(DIR_PREFIX))
@@ -197,14 +200,14 @@ fn reject_leftover_file(pid: u32, path: &Path, perfdata: &PerfData) -> Result<()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .and_then(|d| i64::try_from(d.as_millis()).ok());
-    if let (Some(vm), Some(process)) = (vm_start_ms, process_start_ms) {
-        if vm + TOLERANCE_MS < process {
-            return Err(bad_input(format!(
-                "{} was left by an earlier JVM (started {} s before process {pid}): process {pid} is not that JVM",
-                path.display(),
-                (process - vm) / 1000
-            )));
-        }
+    if let (Some(vm), Some(process)) = (vm_start_ms, process_start_ms)
+        && vm + TOLERANCE_MS < process
+    {
+        return Err(bad_input(format!(
+            "{} was left by an earlier JVM (started {} s before process {pid}): process {pid} is not that JVM",
+            path.display(),
+            (process - vm) / 1000
+        )));
     }
     Ok(())
 }
