@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::{ArgAction, Args};
 
 use super::discovery::{self, JvmInfo};
-use super::gcutil::{self, Column, GC, GCUTIL};
+use super::gcutil::{self, Column, Columns, GC, GCUTIL};
 use super::sampler::{JvmSample, JvmSampler};
 use super::target;
 use crate::error::{bad_input, exit};
@@ -62,7 +62,7 @@ static PROC_COLUMNS: [Column<JvmSample>; 3] = [
 
 /// How one sample is printed.
 struct Output {
-    gc_columns: &'static [Column<gcutil::GcCounters>],
+    gc_columns: &'static Columns<gcutil::GcCounters>,
     proc_columns: bool,
     json: bool,
     header_every: Option<u64>,
@@ -72,7 +72,7 @@ impl Output {
     fn header(&self) -> String {
         let mut line = gcutil::header_line(self.gc_columns);
         if self.proc_columns {
-            line = format!("{line} {}", gcutil::header_line(&PROC_COLUMNS));
+            line = format!("{line} {}", gcutil::header_line(&[&PROC_COLUMNS]));
         }
         line
     }
@@ -83,7 +83,7 @@ impl Output {
         }
         let mut line = gcutil::row_line(self.gc_columns, &sample.gc);
         if self.proc_columns {
-            line = format!("{line} {}", gcutil::row_line(&PROC_COLUMNS, sample));
+            line = format!("{line} {}", gcutil::row_line(&[&PROC_COLUMNS], sample));
         }
         Ok(line)
     }
@@ -105,7 +105,7 @@ pub fn run_gcstat(args: GcstatArgs) -> Result<i32> {
         return Err(bad_input("-h N needs N of at least 1"));
     }
     let output = Output {
-        gc_columns: if args.gc { &GC } else { &GCUTIL },
+        gc_columns: if args.gc { GC } else { GCUTIL },
         proc_columns: args.proc_columns,
         json: args.json,
         header_every: args.header_every,
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn header_repeats_every_n_rows_like_jstat_h() {
-        let output = Output { gc_columns: &GCUTIL, proc_columns: false, json: false, header_every: Some(3) };
+        let output = Output { gc_columns: GCUTIL, proc_columns: false, json: false, header_every: Some(3) };
         let due: Vec<u64> = (0..7).filter(|&r| output.header_due(r)).collect();
         assert_eq!(due, vec![0, 3, 6]);
         let once = Output { header_every: None, ..output };

@@ -162,15 +162,17 @@ impl<T> Column<T> {
 }
 
 /// The header line: each header centred like jstat's `Alignment.CENTER`, joined by one space.
-pub fn header_line<T>(columns: &[Column<T>]) -> String {
-    let cells: Vec<String> = columns.iter().map(|c| center(c.header, c.effective_width())).collect();
+pub fn header_line<T>(columns: &Columns<T>) -> String {
+    let cells: Vec<String> =
+        columns.iter().flat_map(|g| g.iter()).map(|c| center(c.header, c.effective_width())).collect();
     cells.join(" ")
 }
 
 /// One data line: each value formatted like DecimalFormat and right-aligned, joined by one space.
-pub fn row_line<T>(columns: &[Column<T>], values: &T) -> String {
+pub fn row_line<T>(columns: &Columns<T>, values: &T) -> String {
     let cells: Vec<String> = columns
         .iter()
+        .flat_map(|g| g.iter())
         .map(|c| format!("{:>width$}", format_number((c.value)(values), c.decimals), width = c.effective_width()))
         .collect();
     cells.join(" ")
@@ -197,27 +199,25 @@ fn center(text: &str, width: usize) -> String {
     }
 }
 
-/// The collection columns shared by -gcutil and -gc: YGC YGCT FGC FGCT CGC CGCT GCT.
-macro_rules! collection_columns {
-    () => {
-        [
-            Column { header: "YGC", width: 6, decimals: 0, value: |c: &GcCounters| c.count(0) },
-            Column { header: "YGCT", width: 9, decimals: 3, value: |c: &GcCounters| c.seconds(0) },
-            Column { header: "FGC", width: 5, decimals: 0, value: |c: &GcCounters| c.count(1) },
-            Column { header: "FGCT", width: 9, decimals: 3, value: |c: &GcCounters| c.seconds(1) },
-            Column { header: "CGC", width: 5, decimals: 0, value: |c: &GcCounters| c.count(2) },
-            Column { header: "CGCT", width: 9, decimals: 3, value: |c: &GcCounters| c.seconds(2) },
-            Column { header: "GCT", width: 9, decimals: 3, value: |c: &GcCounters| c.total_seconds() },
-        ]
-    };
-}
+/// Columns printed together: one table is a list of column groups.
+pub type Columns<T> = [&'static [Column<T>]];
 
-/// `jstat -gcutil`: S0 S1 E O M CCS YGC YGCT FGC FGCT CGC CGCT GCT.
-pub static GCUTIL: [Column<GcCounters>; 13] = {
+/// The collection columns shared by -gcutil and -gc: YGC YGCT FGC FGCT CGC CGCT GCT.
+static COLLECTIONS: [Column<GcCounters>; 7] = [
+    Column { header: "YGC", width: 6, decimals: 0, value: |c| c.count(0) },
+    Column { header: "YGCT", width: 9, decimals: 3, value: |c| c.seconds(0) },
+    Column { header: "FGC", width: 5, decimals: 0, value: |c| c.count(1) },
+    Column { header: "FGCT", width: 9, decimals: 3, value: |c| c.seconds(1) },
+    Column { header: "CGC", width: 5, decimals: 0, value: |c| c.count(2) },
+    Column { header: "CGCT", width: 9, decimals: 3, value: |c| c.seconds(2) },
+    Column { header: "GCT", width: 9, decimals: 3, value: |c| c.total_seconds() },
+];
+
+/// gcutil's space columns: percent used.
+static PERCENTS: [Column<GcCounters>; 6] = {
     const fn pct(header: &'static str, value: fn(&GcCounters) -> f64) -> Column<GcCounters> {
         Column { header, width: 6, decimals: 2, value }
     }
-    let [ygc, ygct, fgc, fgct, cgc, cgct, gct] = collection_columns!();
     [
         pct("S0", |c| c.percent_used(Space::Survivor0)),
         pct("S1", |c| c.percent_used(Space::Survivor1)),
@@ -225,22 +225,14 @@ pub static GCUTIL: [Column<GcCounters>; 13] = {
         pct("O", |c| c.percent_used(Space::Old)),
         pct("M", |c| c.percent_used(Space::Metaspace)),
         pct("CCS", |c| c.percent_used(Space::CompressedClass)),
-        ygc,
-        ygct,
-        fgc,
-        fgct,
-        cgc,
-        cgct,
-        gct,
     ]
 };
 
-/// `jstat -gc`: capacities and usages in KB, then the collection columns.
-pub static GC: [Column<GcCounters>; 19] = {
+/// gc's space columns: capacities and usages in KB.
+static KILOBYTES: [Column<GcCounters>; 12] = {
     const fn kb(header: &'static str, width: usize, value: fn(&GcCounters) -> f64) -> Column<GcCounters> {
         Column { header, width, decimals: 1, value }
     }
-    let [ygc, ygct, fgc, fgct, cgc, cgct, gct] = collection_columns!();
     [
         kb("S0C", 11, |c| GcCounters::kilobytes(c.capacity(Space::Survivor0))),
         kb("S1C", 11, |c| GcCounters::kilobytes(c.capacity(Space::Survivor1))),
@@ -254,15 +246,14 @@ pub static GC: [Column<GcCounters>; 19] = {
         kb("MU", 10, |c| GcCounters::kilobytes(c.used(Space::Metaspace))),
         kb("CCSC", 9, |c| GcCounters::kilobytes(c.capacity(Space::CompressedClass))),
         kb("CCSU", 9, |c| GcCounters::kilobytes(c.used(Space::CompressedClass))),
-        ygc,
-        ygct,
-        fgc,
-        fgct,
-        cgc,
-        cgct,
-        gct,
     ]
 };
+
+/// `jstat -gcutil`: S0 S1 E O M CCS YGC YGCT FGC FGCT CGC CGCT GCT.
+pub static GCUTIL: &Columns<GcCounters> = &[&PERCENTS, &COLLECTIONS];
+
+/// `jstat -gc`: S0C S1C S0U S1U EC EU OC OU MC MU CCSC CCSU, then the collection columns.
+pub static GC: &Columns<GcCounters> = &[&KILOBYTES, &COLLECTIONS];
 
 #[cfg(test)]
 mod tests {
@@ -282,11 +273,11 @@ mod tests {
     #[test]
     fn header_matches_jstat_byte_for_byte() {
         assert_eq!(
-            header_line(&GCUTIL),
+            header_line(GCUTIL),
             "  S0     S1     E      O      M     CCS    YGC     YGCT     FGC    FGCT     CGC    CGCT       GCT   "
         );
         assert_eq!(
-            header_line(&GC),
+            header_line(GC),
             "    S0C         S1C         S0U         S1U          EC           EU           OC           OU          MC         MU       CCSC      CCSU     YGC     YGCT     FGC    FGCT     CGC    CGCT       GCT   "
         );
     }
@@ -294,7 +285,7 @@ mod tests {
     #[test]
     fn missing_counters_print_a_dash_and_gct_treats_them_as_zero() {
         assert_eq!(
-            row_line(&GCUTIL, &zgc17()),
+            row_line(GCUTIL, &zgc17()),
             "     -      -      -  15.62  97.54  91.73      -         -     -         -    51     0.001     0.001"
         );
     }
