@@ -2,6 +2,7 @@
 
 mod atomic_file;
 mod error;
+mod jvm;
 mod load;
 mod plan;
 mod tomlfile;
@@ -22,12 +23,18 @@ struct Cli {
 enum Command {
     /// Load-test one HTTP endpoint (wrk / ab style), with HdrHistogram latency and thresholds.
     Bench(load::cli::BenchArgs),
+    /// Print a JVM's GC counters exactly like `jstat -gcutil` (or -gc), read from its PerfData, no JDK tool spawned.
+    Gcstat(jvm::cli::GcstatArgs),
+    /// List local JVMs (pid, main class or jar, JVM version, arguments) from their PerfData files, like jps.
+    Jps(jvm::cli::JpsArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Bench(args) => load::cli::run(args),
+        Command::Gcstat(args) => jvm::cli::run_gcstat(args),
+        Command::Jps(args) => jvm::cli::run_jps(args),
     };
     let code = match outcome {
         Ok(code) => code,

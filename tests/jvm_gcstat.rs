@@ -1,0 +1,321 @@
+//! `jload gcstat` and `jload jps` against real JVMs: tests/java/Alloc.java (source launcher) allocates, then idles
+//! while jload's output is compared with the real jstat of the same JDK, for five collectors on JDK 17 and 25;
+//! plus target resolution (pid, port:N, name, containers), the one-line errors, and a JVM exiting mid-sampling.
+//!
+//! JDK homes: JLOAD_TEST_JDK17 and JLOAD_TEST_JDK25 (defaults: the Debian JDK 17 and Temurin 25 paths).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+const JLOAD: &str = env!("CARGO_BIN_EXE_jload");
+const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "Z", "Shenandoah"];
+/// Source-launcher start (compiling Alloc.java) plus the allocation phase, on a busy 2-core machine.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn jdk(variable: &str, default: &str) -> PathBuf {
+    let home = PathBuf::from(std::env::var(variable).unwrap_or_else(|_| default.to_owned()));
+    assert!(home.join("bin/jstat").is_file(), "no JDK with jstat at {} (set {variable})", home.display());
+    home
+}
+
+fn jdk17() -> PathBuf {
+    jdk("JLOAD_TEST_JDK17", "/usr/lib/jvm/java-17-openjdk-amd64")
+}
+
+fn jdk25() -> PathBuf {
+    jdk("JLOAD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64")
+}
+
+fn alloc_source() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/Alloc.java")
+}
+
+/// A running Alloc.java JVM, killed when dropped.
+struct TestJvm {
+    child: Child,
+    /// The JVM's pid (not the wrapper's when started through `unshare`).
+    pid: u32,
+    port: u16,
+}
+
+impl TestJvm {
+    /// Starts `java <jvm_options> Alloc.java <program_args>` and waits until it prints its idle line.
+    fn start(java_home: &Path, jvm_options: &[&str], program_args: &[&str]) -> TestJvm {
+        Self::start_with(Command::new(java_home.join("bin/java")), &alloc_source(), jvm_options, program_args)
+    }
+
+    fn start_with(mut command: Command, source: &Path, jvm_options: &[&str], program_args: &[&str]) -> TestJvm {
+        command.arg("-Xmx64m").args(jvm_options).arg(source).args(program_args);
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("start java");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let line = rx.recv_timeout(IDLE_TIMEOUT).unwrap_or_else(|_| panic!("JVM {command:?} did not become idle"));
+        let port = line.strip_prefix("idle port=").and_then(|p| p.parse().ok()).expect("idle line");
+        let pid = child.id();
+        TestJvm { child, pid, port }
+    }
+
+    fn pid_arg(&self) -> String {
+        self.pid.to_string()
+    }
+}
+
+impl Drop for TestJvm {
+    /// SIGTERM first, so the JVM deletes its PerfData file on the way out; SIGKILL if it lingers.
+    fn drop(&mut self) {
+        let pid = libc::pid_t::try_from(self.child.id()).unwrap();
+        // SAFETY: kill(2) on our own child process, which has not been reaped yet.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn jload(args: &[&str]) -> Output {
+    Command::new(JLOAD).args(args).output().expect("run jload")
+}
+
+fn stdout_of(output: &Output) -> String {
+    assert!(output.status.success(), "jload failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn jstat(java_home: &Path, option: &str, pid: u32) -> String {
+    let output = Command::new(java_home.join("bin/jstat")).args([option, &pid.to_string()]).output().unwrap();
+    assert!(output.status.success(), "jstat failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Field-by-field differences between two outputs of header + rows, for the failure message.
+fn field_differences(expected: &str, actual: &str) -> String {
+    let mut report = Vec::new();
+    let (e_lines, a_lines): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let header: Vec<&str> = e_lines.first().map(|h| h.split_whitespace().collect()).unwrap_or_default();
+    for (n, (e, a)) in e_lines.iter().zip(&a_lines).enumerate() {
+        if e != a {
+            for (i, (ef, af)) in e.split_whitespace().zip(a.split_whitespace()).enumerate() {
+                if ef != af {
+                    report.push(format!("line {n} {}: jstat {ef:?} jload {af:?}", header.get(i).unwrap_or(&"?")));
+                }
+            }
+            if e.len() != a.len() {
+                report.push(format!("line {n}: jstat {} chars, jload {} chars", e.len(), a.len()));
+            }
+        }
+    }
+    if e_lines.len() != a_lines.len() {
+        report.push(format!("jstat {} lines, jload {} lines", e_lines.len(), a_lines.len()));
+    }
+    report.join("; ")
+}
+
+/// jload, then jstat, then jload again on an idle JVM: jstat's output must equal one of the two jload outputs
+/// byte for byte (header, widths, decimals, "-"). Two jload samples absorb a counter moving between the calls.
+fn compare_with_jstat(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option: &str) -> Result<(), String> {
+    let pid_arg = pid.to_string();
+    let args: Vec<&str> = ["gcstat", pid_arg.as_str()].into_iter().chain(jload_flags.iter().copied()).collect();
+    let before = stdout_of(&jload(&args));
+    let reference = jstat(java_home, jstat_option, pid);
+    let after = stdout_of(&jload(&args));
+    if reference.lines().count() != 2 {
+        return Err(format!("jstat printed {:?}", reference));
+    }
+    if reference == before || reference == after {
+        Ok(())
+    } else {
+        Err(format!("{jstat_option}: {}\njstat:\n{reference}jload:\n{after}", field_differences(&reference, &after)))
+    }
+}
+
+#[test]
+fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
+    let jdks = [("JDK 17", jdk17()), ("JDK 25", jdk25())];
+    let combinations: Vec<(String, PathBuf, &str)> = jdks
+        .iter()
+        .flat_map(|(name, home)| COLLECTORS.iter().map(move |gc| (format!("{name} {gc}GC"), home.clone(), *gc)))
+        .collect();
+    let handles: Vec<_> = combinations
+        .into_iter()
+        .map(|(label, home, gc)| {
+            thread::spawn(move || {
+                let jvm = TestJvm::start(&home, &[&format!("-XX:+Use{gc}GC")], &[]);
+                let gcutil = compare_with_jstat(&home, jvm.pid, &[], "-gcutil");
+                let gc_kb = compare_with_jstat(&home, jvm.pid, &["--gc"], "-gc");
+                (label, gcutil.and(gc_kb))
+            })
+        })
+        .collect();
+    let failures: Vec<String> = handles
+        .into_iter()
+        .map(|h| h.join().expect("comparison thread panicked"))
+        .filter_map(|(label, result)| result.err().map(|err| format!("{label}: {err}")))
+        .collect();
+    assert!(failures.is_empty(), "jload gcstat differs from jstat:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn targets_by_pid_port_and_name_reach_the_same_jvm() {
+    // A uniquely named copy, so the name target matches this JVM only (the source launcher accepts any file name).
+    let dir = std::env::temp_dir().join(format!("jload-name-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let unique = format!("GcstatNameTarget{}", std::process::id());
+    let source = dir.join(format!("{unique}.java"));
+    std::fs::copy(alloc_source(), &source).unwrap();
+    let twin17 = thread::spawn(|| TestJvm::start(&jdk17(), &[], &[]));
+    let twin25 = thread::spawn(|| TestJvm::start(&jdk25(), &[], &[]));
+    let named = TestJvm::start_with(Command::new(jdk17().join("bin/java")), &source, &[], &["--listen"]);
+    let twins = [twin17.join().unwrap(), twin25.join().unwrap()];
+
+    let by_pid = stdout_of(&jload(&["gcstat", &named.pid_arg()]));
+    let by_port = stdout_of(&jload(&["gcstat", &format!("port:{}", named.port)]));
+    let by_name = stdout_of(&jload(&["gcstat", &unique.to_lowercase()]));
+    assert_eq!(by_port, by_pid);
+    assert_eq!(by_name, by_pid);
+
+    let ambiguous = jload(&["gcstat", "Alloc.java"]);
+    let message = String::from_utf8_lossy(&ambiguous.stderr);
+    assert_eq!(ambiguous.status.code(), Some(2), "{message}");
+    assert!(message.contains("give the pid"), "{message}");
+    for twin in &twins {
+        assert!(message.contains(&twin.pid_arg()), "candidate {} not listed: {message}", twin.pid);
+    }
+    assert_eq!(message.lines().count(), 1, "one-line error: {message}");
+
+    let jps = stdout_of(&jload(&["jps"]));
+    let line = jps.lines().find(|l| l.trim_start().starts_with(&format!("{} ", named.pid))).expect("named JVM in jps");
+    assert!(line.contains(&format!("{unique}.java")) && line.contains("17.0.") && line.ends_with("--listen"), "{line}");
+    let twin25 = jps.lines().find(|l| l.trim_start().starts_with(&format!("{} ", twins[1].pid))).unwrap();
+    assert!(twin25.contains("Alloc.java") && twin25.contains(" 25."), "{twin25}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn json_and_proc_columns_agree_with_the_jstat_columns_and_proc() {
+    let jvm = TestJvm::start(&jdk17(), &["-XX:+UseSerialGC"], &[]);
+    let json_out = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "0", "2", "--json"]));
+    let samples: Vec<serde_json::Value> = json_out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(samples.len(), 2);
+    let row = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "--proc"]));
+    let fields: Vec<&str> = row.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(fields.len(), 16, "13 jstat columns + RSS_MB CPU% THR: {row}");
+    let sample = &samples[1];
+    assert_eq!(sample["ygc"].to_string(), fields[6], "YGC");
+    assert_eq!(format!("{:.2}", sample["old"]["used_pct"].as_f64().unwrap()), fields[3], "O");
+    assert_eq!(format!("{:.3}", sample["gct_s"].as_f64().unwrap()), fields[12], "GCT");
+    assert!(sample["cgc"].is_null() && fields[10] == "-", "Serial has no collector 2");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", jvm.pid)).unwrap();
+    let status_kb = |key: &str| -> f64 {
+        let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let rss_mb = sample["rss_bytes"].as_f64().unwrap() / 1048576.0;
+    assert!((rss_mb - status_kb("VmRSS:") / 1024.0).abs() < 8.0, "RSS {rss_mb} MB vs {status}");
+    assert!((rss_mb - fields[13].parse::<f64>().unwrap()).abs() < 8.0, "RSS_MB column {}", fields[13]);
+    let threads = sample["threads"].as_f64().unwrap();
+    assert!((threads - status_kb("Threads:")).abs() <= 3.0, "threads {threads} vs {status}");
+    assert!(sample["cpu_pct"].as_f64().unwrap() >= 0.0 && sample["uptime_s"].as_f64().unwrap() > 0.5);
+}
+
+#[test]
+fn a_jvm_that_exits_during_sampling_ends_the_sampling_cleanly() {
+    let jvm = TestJvm::start(&jdk25(), &[], &["--exit-after-ms", "1500"]);
+    let mut child = Command::new(JLOAD)
+        .args(["gcstat", &jvm.pid_arg(), "100"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "jload gcstat kept sampling a JVM that exited");
+        thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.lines().count() >= 3, "header and the samples taken before the exit: {stdout}");
+    assert_eq!(
+        stderr.trim(),
+        format!("jload: JVM {} exited; stopped after {} sample(s)", jvm.pid, stdout.lines().count() - 1)
+    );
+}
+
+fn assert_one_line_bad_input(output: &Output, expected: &[&str]) {
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert_eq!(message.lines().count(), 1, "{message}");
+    for part in expected {
+        assert!(message.contains(part), "{part:?} missing from {message:?}");
+    }
+}
+
+#[test]
+fn processes_that_cannot_be_sampled_give_one_line_errors() {
+    let no_perfdata = thread::spawn(|| TestJvm::start(&jdk17(), &["-XX:-UsePerfData"], &[]));
+    let private = TestJvm::start(&jdk25(), &["-XX:+PerfDisableSharedMem"], &[]);
+    let no_perfdata = no_perfdata.join().unwrap();
+    assert_one_line_bad_input(&jload(&["gcstat", &no_perfdata.pid_arg()]), &["-XX:-UsePerfData", "cannot sample"]);
+    assert_one_line_bad_input(&jload(&["gcstat", &private.pid_arg()]), &["-XX:+PerfDisableSharedMem", "cannot sample"]);
+
+    let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
+    assert_one_line_bad_input(&jload(&["gcstat", &sleeper.id().to_string()]), &["(sleep) is not a JVM"]);
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
+    assert_one_line_bad_input(&jload(&["gcstat", &sleeper.id().to_string()]), &["no process with pid"]);
+    assert_one_line_bad_input(&jload(&["gcstat", "port:1"]), &["nothing listens on TCP port 1"]);
+    assert_one_line_bad_input(&jload(&["gcstat", "1", "fast"]), &["invalid interval"]);
+}
+
+fn running_as_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+#[test]
+fn another_users_jvm_gives_permission_denied() {
+    if !running_as_root() {
+        eprintln!("skipped: needs root to run jload as another user (nobody) against this user's JVM");
+        return;
+    }
+    let jvm = TestJvm::start(&jdk17(), &[], &[]);
+    let output = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", JLOAD, "gcstat", &jvm.pid_arg()])
+        .output()
+        .unwrap();
+    assert_one_line_bad_input(&output, &["permission denied", "runs as user root", "run jload as root"]);
+}
+
+#[test]
+fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
+    if !running_as_root() {
+        eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
+        return;
+    }
+    let java = jdk17().join("bin/java");
+    let mut command = Command::new("unshare");
+    command.args(["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "sh", "-c"]);
+    command.arg(r#"mount -t tmpfs tmpfs /tmp && exec "$0" "$@""#).arg(java);
+    let wrapper = TestJvm::start_with(command, &alloc_source(), &[], &[]);
+    let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", wrapper.pid)).unwrap();
+    let pid = children.split_whitespace().next().expect("the JVM under unshare").to_owned();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    assert!(status.lines().any(|l| l.starts_with("NSpid:") && l.split_whitespace().count() == 3), "{status}");
+    assert!(!Path::new("/tmp/hsperfdata_root").join(&pid).exists(), "its PerfData must be in its own /tmp");
+
+    let row = stdout_of(&jload(&["gcstat", &pid]));
+    assert_eq!(row.lines().count(), 2, "{row}");
+    let jps = stdout_of(&jload(&["jps"]));
+    assert!(jps.lines().any(|l| l.trim_start().starts_with(&format!("{pid} ")) && l.contains("Alloc.java")), "{jps}");
+}
