@@ -1,6 +1,7 @@
 //! jload's command line: clap definitions, dispatch to the modules, and exit codes. Nothing else lives here.
 
 mod error;
+mod jvm;
 mod load;
 
 use clap::{Parser, Subcommand};
@@ -18,12 +19,15 @@ struct Cli {
 enum Command {
     /// Load-test one HTTP endpoint (wrk / ab style), with HdrHistogram latency and thresholds.
     Bench(load::cli::BenchArgs),
+    /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
+    Gclog(jvm::gclog::cli::GclogArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Bench(args) => load::cli::run(args),
+        Command::Gclog(args) => jvm::gclog::cli::run(args),
     };
     let code = match outcome {
         Ok(code) => code,

@@ -1,0 +1,3 @@
+//! JVM telemetry: what jload reads about a Java process without spawning JDK tools.
+
+pub mod gclog;
