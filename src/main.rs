@@ -5,6 +5,7 @@ mod error;
 mod jvm;
 mod load;
 mod plan;
+mod run;
 mod tomlfile;
 mod units;
 
@@ -21,20 +22,29 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a plan: a matrix of JVM configurations, each started fresh and driven through load phases.
+    Run(run::cli::RunArgs),
     /// Load-test one HTTP endpoint (wrk / ab style), with HdrHistogram latency and thresholds.
     Bench(load::cli::BenchArgs),
     /// Print a JVM's GC counters exactly like `jstat -gcutil` (or -gc), read from its PerfData, no JDK tool spawned.
     Gcstat(jvm::cli::GcstatArgs),
     /// List local JVMs (pid, main class or jar, JVM version, arguments) from their PerfData files, like jps.
     Jps(jvm::cli::JpsArgs),
+    /// List the installed JDKs jload can use (JAVA_HOME, PATH, /usr/lib/jvm, SDKMAN).
+    Jdks(run::cli::JdksArgs),
+    /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
+    Gclog(jvm::gclog::cli::GclogArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Run(args) => run::cli::run(args),
         Command::Bench(args) => load::cli::run(args),
+        Command::Jdks(args) => run::cli::run_jdks(args),
         Command::Gcstat(args) => jvm::cli::run_gcstat(args),
         Command::Jps(args) => jvm::cli::run_jps(args),
+        Command::Gclog(args) => jvm::gclog::cli::run(args),
     };
     let code = match outcome {
         Ok(code) => code,

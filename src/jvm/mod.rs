@@ -1,10 +1,14 @@
 //! JVM telemetry without spawning a JDK tool: the hsperfdata reader and sampler (`jload gcstat`, `jload jps`),
-//! target resolution (pid, `port:N`, name) and /proc figures. It knows nothing about HTTP.
+//! target resolution (pid, `port:N`, name), /proc figures, GC-log analysis (`jload gclog`), and watching a JVM
+//! over a window of time. It knows nothing about HTTP.
 
 pub mod cli;
 pub mod discovery;
+pub mod gclog;
 pub mod gcutil;
 pub mod perfdata;
 pub mod procfs;
 pub mod sampler;
 pub mod target;
+pub mod watch;
+pub mod window;

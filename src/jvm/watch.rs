@@ -74,10 +74,6 @@ impl JvmWatch {
         take_sample(&self.shared)
     }
 
-    pub fn has_exited(&self) -> bool {
-        self.shared.exited.load(Ordering::Relaxed)
-    }
-
     /// Summarise the window between two marks, with every sample taken in between.
     pub fn window(&self, start: &JvmSample, end: &JvmSample) -> JvmWindow {
         let samples = self.shared.samples.lock().expect("samples lock");
@@ -87,12 +83,6 @@ impl JvmWatch {
             .cloned()
             .collect();
         JvmWindow::between(start, end, &during)
-    }
-
-    /// Stop sampling, flush the CSV, and return every sample taken.
-    pub fn finish(mut self) -> Vec<JvmSample> {
-        self.stop_thread();
-        std::mem::take(&mut *self.shared.samples.lock().expect("samples lock"))
     }
 
     fn stop_thread(&mut self) {

@@ -1,7 +1,9 @@
 //! Plans: a TOML file describing a control-variable experiment, checked completely before anything starts and
 //! turned into typed values (target, axes, phases, run settings, SLO) and the matrix of cells.
 
+pub mod jdks;
 pub mod matrix;
+pub mod preflight;
 pub mod schema;
 
 use std::collections::{BTreeMap, HashSet};

@@ -234,18 +234,20 @@ pub fn window_pauses(log: &gclog::GcLog, jvm: &JvmWindow) -> WindowPauses {
     let pauses = log
         .pauses
         .iter()
-        .filter(|pause| pause.start_s >= window.0 && pause.start_s <= window.1)
-        .map(|pause| (pause.start_s, pause.duration_ms, pause.kind.to_string()))
+        .filter_map(|pause| {
+            let start = pause.start_s?;
+            (start >= window.0 && start <= window.1).then(|| (start, pause.duration_ms, pause.kind.as_str().to_string()))
+        })
         .collect();
     WindowPauses {
-        count: summary.count,
+        count: summary.count as u64,
         total_ms: summary.total_ms,
-        max_ms: summary.max_ms,
-        p50_ms: summary.p50_ms,
-        p90_ms: summary.p90_ms,
-        p99_ms: summary.p99_ms,
-        safepoint_total_ms: summary.safepoint_total_ms,
-        safepoint_max_ms: summary.safepoint_max_ms,
+        max_ms: summary.max_ms.unwrap_or(0.0),
+        p50_ms: summary.p50_ms.unwrap_or(0.0),
+        p90_ms: summary.p90_ms.unwrap_or(0.0),
+        p99_ms: summary.p99_ms.unwrap_or(0.0),
+        safepoint_total_ms: (summary.safepoints.count > 0).then_some(summary.safepoints.total_ms),
+        safepoint_max_ms: summary.safepoints.max_ms,
         pauses,
     }
 }

@@ -1,0 +1,66 @@
+//! GC-log analysis: parses JDK 9+ unified GC logs (`-Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags`, plain
+//! `-Xlog:gc`, any decorations or none, decimal commas, rotated sets) of Serial, Parallel, G1, ZGC (JDK 17 and
+//! generational) and Shenandoah into pauses, concurrent cycles and safepoints, and summarises them.
+//!
+//! For other modules (`bench --jvm`, `run`):
+//! - [`parse_path`] reads a log file and its rotated siblings of the same JVM run; [`parse_str`] parses text;
+//! - [`GcLog::summary`] gives the statistics, optionally for an uptime window (use [`GcLog::jvm_start`] to turn
+//!   a wall-clock window into uptime);
+//! - [`log_file_from_args`] finds the log file in a JVM's command line.
+//!
+//! Module jobs: `line` decorations, `numbers` number formats, `events` what one message says, `assemble` lines
+//! into a log, `files` rotated sets, `summary` statistics, `args` the log file in a command line, `cli` the
+//! `jload gclog` subcommand. The user documentation is docs/gclog.md.
+
+mod args;
+mod assemble;
+pub mod cli;
+mod events;
+mod files;
+mod line;
+mod model;
+mod numbers;
+mod report;
+mod summary;
+
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod robustness_tests;
+
+use std::path::Path;
+
+// The API other modules use (bench --jvm, run): not all of it is called inside this module.
+pub use args::log_file_from_args;
+#[allow(unused_imports)]
+pub use model::{ConcurrentCycle, GcLog, Generation, Pause, PauseKind, Safepoint, TimeBase, UnparsedLine};
+#[allow(unused_imports)]
+pub use summary::{ConcurrentSummary, GcLogSummary, KindSummary, StopSummary, Window, in_window};
+
+/// Parses GC-log text (one file's content). Never fails: what cannot be read is counted in `unparsed_lines`.
+#[allow(dead_code)]
+pub fn parse_str(text: &str) -> GcLog {
+    let mut assembler = assemble::Assembler::default();
+    assembler.add_text(None, text);
+    assembler.finish()
+}
+
+/// Reads and parses a GC log file together with its rotated siblings of the same JVM run (`gc.log.0`, …).
+/// Fails (as bad input) only when the file cannot be read.
+#[allow(dead_code)]
+pub fn parse_path(path: &Path) -> anyhow::Result<GcLog> {
+    parse_file(path, true)
+}
+
+/// Like [`parse_path`]; with `with_rotated` false only `path` itself is read.
+pub fn parse_file(path: &Path, with_rotated: bool) -> anyhow::Result<GcLog> {
+    let set = files::read_log_files(path, with_rotated)?;
+    let mut assembler = assemble::Assembler::default();
+    for (file, text) in &set.files {
+        assembler.add_text(Some(file), text);
+    }
+    let mut log = assembler.finish();
+    log.files = set.files.into_iter().map(|(file, _)| file).collect();
+    log.ignored_files = set.ignored;
+    Ok(log)
+}

@@ -1,0 +1,151 @@
+//! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, safepoints,
+//! concurrent cycles, throughput and rates, and optionally every pause.
+
+use super::{GcLog, GcLogSummary, Pause};
+
+/// Prints the report on stdout.
+pub fn print_report(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) {
+    print!("{}", render(log, summary, list_pauses));
+}
+
+fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
+    let mut out = String::new();
+    source_section(&mut out, log, summary);
+    pause_section(&mut out, summary);
+    stop_section(&mut out, summary);
+    rates_section(&mut out, summary);
+    if list_pauses {
+        pause_list(&mut out, &log.pauses);
+    }
+    out
+}
+
+fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
+    let files: Vec<String> = log.files.iter().map(|file| file.display().to_string()).collect();
+    let collector = log.collector.as_deref().unwrap_or("collector not named in the log");
+    out.push_str(&format!("GC log {} ({collector}): {} lines", files.join(" + "), log.lines));
+    if let (Some(first), Some(last)) = (log.first_uptime_s, log.last_uptime_s) {
+        out.push_str(&format!(", uptime {first:.3} s to {last:.3} s"));
+    }
+    out.push('\n');
+    if let Some(window) = summary.window {
+        let to = if window.to_s == f64::MAX { "end".to_string() } else { format!("{:.3} s", window.to_s) };
+        out.push_str(&format!("  window: events starting from {:.3} s to {to}\n", window.from_s));
+    }
+    if !log.ignored_files.is_empty() {
+        let ignored: Vec<String> = log.ignored_files.iter().map(|file| file.display().to_string()).collect();
+        out.push_str(&format!("  ignored (an earlier JVM run): {}\n", ignored.join(", ")));
+    }
+    if log.unparsed_lines > 0 {
+        out.push_str(&format!("  {} unparsed lines", log.unparsed_lines));
+        if let Some(sample) = log.unparsed_samples.first() {
+            out.push_str(&format!(", first at line {}: {}", sample.line, sample.text));
+        }
+        out.push('\n');
+    }
+}
+
+fn pause_section(out: &mut String, summary: &GcLogSummary) {
+    out.push_str("\nStop-the-world pauses (as the collector reports them)\n");
+    if summary.count == 0 {
+        out.push_str("  none\n");
+        return;
+    }
+    out.push_str(&format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms"));
+    for kind in &summary.by_kind {
+        out.push_str(&format!(
+            "  {:<18} {:>6} {:>11.3} {:>10.3} {:>10.3}\n",
+            kind.kind.as_str(),
+            kind.count,
+            kind.total_ms,
+            kind.mean_ms,
+            kind.max_ms
+        ));
+    }
+    out.push_str(&format!(
+        "  {:<18} {:>6} {:>11.3} {:>10} {:>10}\n",
+        "all",
+        summary.count,
+        summary.total_ms,
+        ms(summary.mean_ms),
+        ms(summary.max_ms)
+    ));
+    out.push_str(&format!(
+        "  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
+        ms(summary.p50_ms),
+        ms(summary.p90_ms),
+        ms(summary.p99_ms),
+        ms(summary.max_ms)
+    ));
+}
+
+fn stop_section(out: &mut String, summary: &GcLogSummary) {
+    let stops = &summary.safepoints;
+    if stops.count == 0 {
+        out.push_str("\nSafepoints: none logged (add the safepoint tag: -Xlog:gc*,safepoint:…)\n");
+    } else {
+        out.push_str(&format!("\nSafepoints (the whole stop the application felt): {} stops, {:.3} ms", stops.count, stops.total_ms));
+        if let Some(pct) = stops.stopped_pct {
+            out.push_str(&format!(" ({pct:.2} % of wall time)"));
+        }
+        out.push_str(&format!(
+            "\n  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
+            ms(stops.p50_ms),
+            ms(stops.p90_ms),
+            ms(stops.p99_ms),
+            ms(stops.max_ms)
+        ));
+    }
+    let cycles = &summary.concurrent;
+    if cycles.count > 0 {
+        out.push_str(&format!(
+            "Concurrent cycles: {} ({} aborted), {:.3} ms in all, longest {} ms\n",
+            cycles.count,
+            cycles.aborted,
+            cycles.total_ms,
+            ms(cycles.max_ms)
+        ));
+    }
+}
+
+fn rates_section(out: &mut String, summary: &GcLogSummary) {
+    out.push('\n');
+    match (summary.gc_throughput_pct, summary.wall_s) {
+        (Some(pct), Some(wall)) => out.push_str(&format!("GC throughput        {pct:.2} % of {wall:.3} s\n")),
+        _ => out.push_str("GC throughput        - (the log has no time decorations)\n"),
+    }
+    out.push_str(&format!("Allocation rate      {}\n", figure(summary.alloc_rate_mb_s, "MB/s")));
+    out.push_str(&format!("Promotion rate       {}\n", figure(summary.promotion_rate_mb_s, "MB/s")));
+    out.push_str(&format!("Peak heap after GC   {}\n", figure(summary.peak_heap_after_mb, "MB")));
+}
+
+fn pause_list(out: &mut String, pauses: &[Pause]) {
+    out.push_str(&format!(
+        "\n{:>10} {:>11}  {:<16} {:<28} {:<22} {}\n",
+        "start s", "duration ms", "kind", "cause", "heap MB", "gc id"
+    ));
+    for pause in pauses {
+        let start = pause.start_s.map_or("-".to_string(), |start| format!("{start:.3}"));
+        let heap = match (pause.before_mb, pause.after_mb, pause.total_mb) {
+            (Some(before), Some(after), Some(total)) => format!("{before:.0}->{after:.0} ({total:.0})"),
+            (Some(before), Some(after), None) => format!("{before:.0}->{after:.0}"),
+            _ => "-".to_string(),
+        };
+        let id = pause.gc_id.map_or("-".to_string(), |id| id.to_string());
+        out.push_str(&format!(
+            "{start:>10} {:>11.3}  {:<16} {:<28} {heap:<22} {id}\n",
+            pause.duration_ms,
+            pause.kind.as_str(),
+            pause.cause.as_deref().unwrap_or("-"),
+        ));
+    }
+}
+
+/// A duration in ms with 3 decimals, or `-`.
+fn ms(value: Option<f64>) -> String {
+    value.map_or("-".to_string(), |v| format!("{v:.3}"))
+}
+
+fn figure(value: Option<f64>, unit: &str) -> String {
+    value.map_or("- (not in this log)".to_string(), |v| format!("{v:.1} {unit}"))
+}

@@ -1,0 +1,10 @@
+//! `jload run`: the runner. The only part of jload that starts or kills target processes and the only writer of a
+//! results directory: per cell × repeat it launches a fresh JVM, drives it through the plan's phases while watching
+//! it, and stores what was seen.
+
+pub mod cell;
+pub mod cli;
+pub mod launcher;
+pub mod runner;
+pub mod store;
+pub mod summary;
