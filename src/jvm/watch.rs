@@ -76,13 +76,13 @@ impl JvmWatch {
 
     /// Summarise the window between two marks, with every sample taken in between.
     pub fn window(&self, start: &JvmSample, end: &JvmSample) -> JvmWindow {
+        JvmWindow::between(start, end, &self.samples_between(start, end))
+    }
+
+    /// The samples taken strictly between two marks.
+    pub fn samples_between(&self, start: &JvmSample, end: &JvmSample) -> Vec<JvmSample> {
         let samples = self.shared.samples.lock().expect("samples lock");
-        let during: Vec<JvmSample> = samples
-            .iter()
-            .filter(|sample| sample.timestamp > start.timestamp && sample.timestamp < end.timestamp)
-            .cloned()
-            .collect();
-        JvmWindow::between(start, end, &during)
+        samples.iter().filter(|sample| sample.timestamp > start.timestamp && sample.timestamp < end.timestamp).cloned().collect()
     }
 
     fn stop_thread(&mut self) {

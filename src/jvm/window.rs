@@ -3,6 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::fmt::Write;
+
+use super::gclog::GcLog;
 use super::procfs::ticks_per_second;
 use super::sampler::JvmSample;
 
@@ -107,5 +110,63 @@ impl JvmWindow {
             threads_max: all.iter().map(|sample| sample.threads).max().unwrap_or(0),
             pauses: None,
         }
+    }
+}
+
+impl WindowPauses {
+    /// The log's pauses whose start (JVM uptime) falls in `from_s..=to_s`.
+    pub fn from_log(log: &GcLog, from_s: f64, to_s: f64) -> WindowPauses {
+        let summary = log.summary(Some((from_s, to_s)));
+        let pauses = log
+            .pauses
+            .iter()
+            .filter_map(|pause| {
+                let start = pause.start_s?;
+                (start >= from_s && start <= to_s).then(|| (start, pause.duration_ms, pause.kind.as_str().to_string()))
+            })
+            .collect();
+        WindowPauses {
+            count: summary.count as u64,
+            total_ms: summary.total_ms,
+            max_ms: summary.max_ms.unwrap_or(0.0),
+            p50_ms: summary.p50_ms.unwrap_or(0.0),
+            p90_ms: summary.p90_ms.unwrap_or(0.0),
+            p99_ms: summary.p99_ms.unwrap_or(0.0),
+            safepoint_total_ms: (summary.safepoints.count > 0).then_some(summary.safepoints.total_ms),
+            safepoint_max_ms: summary.safepoints.max_ms,
+            pauses,
+        }
+    }
+}
+
+impl JvmWindow {
+    /// The short block the bench summary prints under the load figures.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let gc = |count: Option<u64>, seconds: Option<f64>| match (count, seconds) {
+            (Some(count), Some(seconds)) => format!("{count} ({seconds:.3} s)"),
+            _ => "-".to_string(),
+        };
+        let _ = writeln!(out, "  JVM pid {}     YGC {}  FGC {}  CGC {}  GC time {}", self.pid, gc(self.ygc, self.ygct_s),
+            gc(self.fgc, self.fgct_s), gc(self.cgc, self.cgct_s),
+            self.gc_time_pct.map_or("-".to_string(), |pct| format!("{pct:.2} % of the run")));
+        let old = self.old_used_pct.map_or("-".to_string(), |span| format!("{:.1} → {:.1} % (max {:.1} %)", span.start, span.end, span.max));
+        let _ = writeln!(out, "                 old gen {old}   RSS {:.0} → {:.0} MB (peak {:.0})   CPU {}   threads {}",
+            self.rss_mb.start, self.rss_mb.end, self.rss_mb.max,
+            self.cpu_pct.map_or("-".to_string(), |pct| format!("{pct:.0} %")), self.threads_max);
+        match &self.pauses {
+            Some(pauses) => {
+                let safepoints = match (pauses.safepoint_total_ms, pauses.safepoint_max_ms) {
+                    (Some(total), Some(max)) => format!("; safepoint stops {total:.1} ms in all, longest {max:.2} ms"),
+                    _ => String::new(),
+                };
+                let _ = writeln!(out, "                 GC pauses {} (GC log): total {:.1} ms, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms{safepoints}",
+                    pauses.count, pauses.total_ms, pauses.p50_ms, pauses.p99_ms, pauses.max_ms);
+            }
+            None => {
+                let _ = writeln!(out, "                 GC pauses: no GC log named in the target's command line (-Xlog:gc*:file=…)");
+            }
+        }
+        out
     }
 }

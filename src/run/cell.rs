@@ -10,7 +10,7 @@ use super::launcher::{LaunchSpec, Readiness, RunningTarget, crash_cause, free_po
 use super::store::{PhaseRecord, RepMeta, ResultsDir, Status, write_json};
 use crate::jvm::gclog;
 use crate::jvm::watch::JvmWatch;
-use crate::jvm::window::{JvmWindow, WindowPauses};
+use crate::jvm::window::WindowPauses;
 use crate::load::engine::{self, RunOptions};
 use crate::load::spec::{LoadSpec, StopCondition};
 use crate::load::threshold::Threshold;
@@ -221,33 +221,8 @@ fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
         let path = dir.join(format!("{phase}.json"));
         let Some(mut record) = super::store::read_json::<PhaseRecord>(&path) else { continue };
         let Some(jvm) = record.jvm.as_mut() else { continue };
-        jvm.pauses = Some(window_pauses(&log, jvm));
+        jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));
         write_json(&path, &record)?;
     }
     Ok(())
-}
-
-/// The GC log's pauses within a JVM window (by JVM uptime).
-pub fn window_pauses(log: &gclog::GcLog, jvm: &JvmWindow) -> WindowPauses {
-    let window = (jvm.uptime_start_s, jvm.uptime_end_s);
-    let summary = log.summary(Some(window));
-    let pauses = log
-        .pauses
-        .iter()
-        .filter_map(|pause| {
-            let start = pause.start_s?;
-            (start >= window.0 && start <= window.1).then(|| (start, pause.duration_ms, pause.kind.as_str().to_string()))
-        })
-        .collect();
-    WindowPauses {
-        count: summary.count as u64,
-        total_ms: summary.total_ms,
-        max_ms: summary.max_ms.unwrap_or(0.0),
-        p50_ms: summary.p50_ms.unwrap_or(0.0),
-        p90_ms: summary.p90_ms.unwrap_or(0.0),
-        p99_ms: summary.p99_ms.unwrap_or(0.0),
-        safepoint_total_ms: (summary.safepoints.count > 0).then_some(summary.safepoints.total_ms),
-        safepoint_max_ms: summary.safepoints.max_ms,
-        pauses,
-    }
 }

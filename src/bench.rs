@@ -1,4 +1,5 @@
-//! `jload bench`: flags (wrk / ab style), turning them into a load spec, running it, printing and saving the result.
+//! `jload bench`: flags (wrk / ab style), turning them into a load spec, running it while optionally watching the
+//! target JVM (`--jvm`), printing and saving the result.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,17 +8,22 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use clap::Args;
+use serde::Serialize;
 use signal_hook::consts::SIGINT;
 
-use super::engine::{self, RunOptions};
-use super::mix::load_mix;
-use super::request::RequestSpec;
-use super::result::BenchResult;
-use super::spec::{LoadSpec, StopCondition};
-use super::summary;
-use super::threshold::Threshold;
+use crate::load::engine::{self, RunOptions};
+use crate::load::mix::load_mix;
+use crate::load::request::{RequestSpec, parse_url};
+use crate::load::result::BenchResult;
+use crate::load::spec::{LoadSpec, StopCondition};
+use crate::load::summary;
+use crate::load::threshold::Threshold;
 use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
+use crate::jvm;
+use crate::jvm::sampler::JvmSample;
+use crate::jvm::watch::JvmWatch;
+use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::units::parse_duration;
 
 /// How long a run lasts when neither -n nor -d is given (like wrk).
@@ -73,6 +79,58 @@ pub struct BenchArgs {
     /// No progress line and only the summary.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Watch this JVM during the run: a pid, port:N, a main-class fragment, or `auto` (the JVM listening on the
+    /// URL's port). Adds GC counts and time, old-gen, RSS and CPU over the run, and GC-log pauses when it logs GC.
+    #[arg(long, value_name = "TARGET")]
+    pub jvm: Option<String>,
+    /// How often to sample the JVM with --jvm.
+    #[arg(long, default_value = "1s")]
+    pub jvm_interval: String,
+}
+
+/// What `--json` writes: the load result, plus the JVM's figures with `--jvm`.
+#[derive(Serialize)]
+struct BenchOutput<'a> {
+    #[serde(flatten)]
+    bench: &'a BenchResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jvm: Option<&'a JvmWindow>,
+    /// Every JVM sample taken during the run (per --jvm-interval).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    jvm_series: Vec<JvmSample>,
+}
+
+/// The JVM under load, watched for the length of the run.
+struct WatchedJvm {
+    watch: JvmWatch,
+    start: JvmSample,
+    gc_log: Option<PathBuf>,
+}
+
+impl WatchedJvm {
+    fn start(target: &str, url: &str, interval: &str) -> anyhow::Result<WatchedJvm> {
+        let interval = parse_duration("--jvm-interval", interval)?;
+        let pid = if target == "auto" {
+            let (endpoint, _) = parse_url(url)?;
+            jvm::target::resolve_port(endpoint.addr.port())?
+        } else {
+            jvm::target::resolve(target)?
+        };
+        let watch = JvmWatch::start(pid, interval, None, Duration::from_secs(2))?;
+        let start = watch.mark().ok_or_else(|| anyhow::anyhow!("JVM {pid} exited before the run started"))?;
+        let arguments = jvm::procfs::cmdline(pid).unwrap_or_default();
+        Ok(WatchedJvm { watch, start, gc_log: jvm::gclog::log_file_from_args(&arguments, pid) })
+    }
+
+    /// The window from the start to now, with the GC-log pauses inside it.
+    fn finish(self) -> (Option<JvmWindow>, Vec<JvmSample>) {
+        let Some(end) = self.watch.mark() else { return (None, Vec::new()) };
+        let mut window = self.watch.window(&self.start, &end);
+        if let Some(log) = self.gc_log.as_deref().and_then(|path| jvm::gclog::parse_path(path).ok()) {
+            window.pauses = Some(WindowPauses::from_log(&log, window.uptime_start_s, window.uptime_end_s));
+        }
+        (Some(window), self.watch.samples_between(&self.start, &end))
+    }
 }
 
 /// Run `jload bench` and return the process exit code.
@@ -84,11 +142,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
     let options = RunOptions { progress: !args.quiet && std::io::stderr().is_terminal(), hlog: args.hlog.clone(), stop };
+    let watched = match &args.jvm {
+        Some(target) => Some(WatchedJvm::start(target, &spec.requests[0].url, &args.jvm_interval)?),
+        None => None,
+    };
     let mut result = engine::run(&spec, &options)?;
+    let (jvm_window, jvm_series) = watched.map(WatchedJvm::finish).unwrap_or_default();
     result.thresholds = thresholds.iter().map(|threshold| threshold.judge(&result)).collect();
     print!("{}", summary::render(&result));
+    if let Some(window) = &jvm_window {
+        print!("{}", window.render());
+    }
     if let Some(path) = &args.json {
-        write_json(path, &result)?;
+        write_json(path, &BenchOutput { bench: &result, jvm: jvm_window.as_ref(), jvm_series })?;
     }
     Ok(exit_code(&result))
 }
