@@ -23,17 +23,32 @@ fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
 fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     let files: Vec<String> = log.files.iter().map(|file| file.display().to_string()).collect();
     let collector = log.collector.as_deref().unwrap_or("collector not named in the log");
-    out.push_str(&format!("GC log {} ({collector}): {} lines", files.join(" + "), log.lines));
+    out.push_str(&format!(
+        "GC log {} ({collector}): {} lines",
+        files.join(" + "),
+        log.lines
+    ));
     if let (Some(first), Some(last)) = (log.first_uptime_s, log.last_uptime_s) {
         out.push_str(&format!(", uptime {first:.3} s to {last:.3} s"));
     }
     out.push('\n');
     if let Some(window) = summary.window {
-        let to = if window.to_s == f64::MAX { "end".to_string() } else { format!("{:.3} s", window.to_s) };
-        out.push_str(&format!("  window: events starting from {:.3} s to {to}\n", window.from_s));
+        let to = if window.to_s == f64::MAX {
+            "end".to_string()
+        } else {
+            format!("{:.3} s", window.to_s)
+        };
+        out.push_str(&format!(
+            "  window: events starting from {:.3} s to {to}\n",
+            window.from_s
+        ));
     }
     if !log.ignored_files.is_empty() {
-        let ignored: Vec<String> = log.ignored_files.iter().map(|file| file.display().to_string()).collect();
+        let ignored: Vec<String> = log
+            .ignored_files
+            .iter()
+            .map(|file| file.display().to_string())
+            .collect();
         out.push_str(&format!("  ignored (an earlier JVM run): {}\n", ignored.join(", ")));
     }
     if log.unparsed_lines > 0 {
@@ -51,7 +66,10 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
         out.push_str("  none\n");
         return;
     }
-    out.push_str(&format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms"));
+    out.push_str(&format!(
+        "  {:<18} {:>6} {:>11} {:>10} {:>10}\n",
+        "kind", "count", "total ms", "mean ms", "max ms"
+    ));
     for kind in &summary.by_kind {
         out.push_str(&format!(
             "  {:<18} {:>6} {:>11.3} {:>10.3} {:>10.3}\n",
@@ -84,7 +102,10 @@ fn stop_section(out: &mut String, summary: &GcLogSummary) {
     if stops.count == 0 {
         out.push_str("\nSafepoints: none logged (add the safepoint tag: -Xlog:gc*,safepoint:…)\n");
     } else {
-        out.push_str(&format!("\nSafepoints (the whole stop the application felt): {} stops, {:.3} ms", stops.count, stops.total_ms));
+        out.push_str(&format!(
+            "\nSafepoints (the whole stop the application felt): {} stops, {:.3} ms",
+            stops.count, stops.total_ms
+        ));
         if let Some(pct) = stops.stopped_pct {
             out.push_str(&format!(" ({pct:.2} % of wall time)"));
         }
@@ -114,9 +135,18 @@ fn rates_section(out: &mut String, summary: &GcLogSummary) {
         (Some(pct), Some(wall)) => out.push_str(&format!("GC throughput        {pct:.2} % of {wall:.3} s\n")),
         _ => out.push_str("GC throughput        - (the log has no time decorations)\n"),
     }
-    out.push_str(&format!("Allocation rate      {}\n", figure(summary.alloc_rate_mb_s, "MB/s")));
-    out.push_str(&format!("Promotion rate       {}\n", figure(summary.promotion_rate_mb_s, "MB/s")));
-    out.push_str(&format!("Peak heap after GC   {}\n", figure(summary.peak_heap_after_mb, "MB")));
+    out.push_str(&format!(
+        "Allocation rate      {}\n",
+        figure(summary.alloc_rate_mb_s, "MB/s")
+    ));
+    out.push_str(&format!(
+        "Promotion rate       {}\n",
+        figure(summary.promotion_rate_mb_s, "MB/s")
+    ));
+    out.push_str(&format!(
+        "Peak heap after GC   {}\n",
+        figure(summary.peak_heap_after_mb, "MB")
+    ));
 }
 
 fn pause_list(out: &mut String, pauses: &[Pause]) {

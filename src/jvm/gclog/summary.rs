@@ -96,8 +96,12 @@ impl GcLog {
         let inside = |start_s: Option<f64>| in_window(start_s, window);
         let pauses: Vec<&Pause> = self.pauses.iter().filter(|pause| inside(pause.start_s)).collect();
         let cycles: Vec<&ConcurrentCycle> = self.concurrent.iter().filter(|cycle| inside(cycle.start_s)).collect();
-        let safepoint_ms: Vec<f64> =
-            self.safepoints.iter().filter(|safepoint| inside(safepoint.start_s)).map(|s| s.total_ms).collect();
+        let safepoint_ms: Vec<f64> = self
+            .safepoints
+            .iter()
+            .filter(|safepoint| inside(safepoint.start_s))
+            .map(|s| s.total_ms)
+            .collect();
         let wall_s = self.wall_seconds(window);
         let pause_ms: Vec<f64> = pauses.iter().map(|pause| pause.duration_ms).collect();
         let pauses_stats = Durations::new(pause_ms);
@@ -116,7 +120,11 @@ impl GcLog {
             gc_throughput_pct: wall_s.map(|wall| 100.0 * (1.0 - pauses_stats.total / 1e3 / wall)),
             alloc_rate_mb_s: allocation_rate(&samples),
             promotion_rate_mb_s: promotion_rate(&pauses, wall_s),
-            peak_heap_after_mb: samples.iter().map(|sample| sample.after_mb).reduce(f64::max),
+            peak_heap_after_mb: pauses
+                .iter()
+                .filter_map(|pause| pause.after_mb)
+                .chain(cycles.iter().filter_map(|cycle| cycle.after_mb))
+                .reduce(f64::max),
             safepoints: stop_summary(safepoint_ms, wall_s),
             concurrent: concurrent_summary(&cycles),
             unparsed_lines: self.unparsed_lines,
@@ -166,8 +174,11 @@ fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
     PauseKind::ALL
         .iter()
         .filter_map(|&kind| {
-            let durations: Vec<f64> =
-                pauses.iter().filter(|pause| pause.kind == kind).map(|pause| pause.duration_ms).collect();
+            let durations: Vec<f64> = pauses
+                .iter()
+                .filter(|pause| pause.kind == kind)
+                .map(|pause| pause.duration_ms)
+                .collect();
             let stats = Durations::new(durations);
             Some(KindSummary {
                 kind,
@@ -231,16 +242,24 @@ fn heap_samples(pauses: &[&Pause], cycles: &[&ConcurrentCycle]) -> Vec<HeapSampl
         })
     });
     let mut samples: Vec<HeapSample> = from_pauses.chain(from_cycles).collect();
-    samples.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    // By end: the time on the line itself. Starts are computed (line time minus duration) from uptimes rounded to
+    // the millisecond, and can swap two back-to-back pauses.
+    samples.sort_by(|a, b| a.end_s.total_cmp(&b.end_s));
     samples
 }
 
 /// Heap growth between consecutive collections over the time between them (pairs that overlap are skipped).
+/// `samples` are in order of their end.
 fn allocation_rate(samples: &[HeapSample]) -> Option<f64> {
     let (grown_mb, seconds) = samples
         .windows(2)
         .filter(|pair| pair[1].start_s > pair[0].end_s)
-        .map(|pair| ((pair[1].before_mb - pair[0].after_mb).max(0.0), pair[1].start_s - pair[0].end_s))
+        .map(|pair| {
+            (
+                (pair[1].before_mb - pair[0].after_mb).max(0.0),
+                pair[1].start_s - pair[0].end_s,
+            )
+        })
         .fold((0.0, 0.0), |(mb, s), (grown, gap)| (mb + grown, s + gap));
     (seconds > 0.0).then(|| grown_mb / seconds)
 }
@@ -285,7 +304,11 @@ mod tests {
         };
         // 10 MB -> 2 MB ending at 1.0 s; at 2.0 s the heap holds 22 MB again: 20 MB in 1 s. Then 22 -> 5 ending at
         // 2.5 s, and 45 MB at 4.5 s: 40 MB in 2 s. Together 60 MB in 3 s.
-        let samples = [sample(0.9, 1.0, 10.0, 2.0), sample(2.0, 2.5, 22.0, 5.0), sample(4.5, 4.6, 45.0, 40.0)];
+        let samples = [
+            sample(0.9, 1.0, 10.0, 2.0),
+            sample(2.0, 2.5, 22.0, 5.0),
+            sample(4.5, 4.6, 45.0, 40.0),
+        ];
         assert_eq!(allocation_rate(&samples), Some(20.0));
         assert_eq!(allocation_rate(&samples[..1]), None);
     }
