@@ -1,9 +1,9 @@
 //! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, safepoints,
 //! concurrent cycles, throughput and rates, and optionally every pause.
 
-use super::{GcLog, GcLogSummary, Pause};
+use super::{GcLog, GcLogSummary, Pause, TimeBase, in_window};
 
-/// Prints the report on stdout.
+/// Prints the report of `log` and its `summary` (of the summary's window) on stdout.
 pub fn print_report(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) {
     print!("{}", render(log, summary, list_pauses));
 }
@@ -12,10 +12,16 @@ fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
     let mut out = String::new();
     source_section(&mut out, log, summary);
     pause_section(&mut out, summary);
-    stop_section(&mut out, summary);
-    rates_section(&mut out, summary);
+    stop_section(&mut out, log, summary);
+    rates_section(&mut out, log, summary);
     if list_pauses {
-        pause_list(&mut out, &log.pauses);
+        let window = summary.window.map(|window| (window.from_s, window.to_s));
+        let shown: Vec<&Pause> = log
+            .pauses
+            .iter()
+            .filter(|pause| in_window(pause.start_s, window))
+            .collect();
+        pause_list(&mut out, &shown);
     }
     out
 }
@@ -97,10 +103,12 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
     ));
 }
 
-fn stop_section(out: &mut String, summary: &GcLogSummary) {
+fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     let stops = &summary.safepoints;
-    if stops.count == 0 {
+    if log.safepoints.is_empty() {
         out.push_str("\nSafepoints: none logged (add the safepoint tag: -Xlog:gc*,safepoint:…)\n");
+    } else if stops.count == 0 {
+        out.push_str("\nSafepoints: none in the window\n");
     } else {
         out.push_str(&format!(
             "\nSafepoints (the whole stop the application felt): {} stops, {:.3} ms",
@@ -129,11 +137,14 @@ fn stop_section(out: &mut String, summary: &GcLogSummary) {
     }
 }
 
-fn rates_section(out: &mut String, summary: &GcLogSummary) {
+fn rates_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     out.push('\n');
     match (summary.gc_throughput_pct, summary.wall_s) {
         (Some(pct), Some(wall)) => out.push_str(&format!("GC throughput        {pct:.2} % of {wall:.3} s\n")),
-        _ => out.push_str("GC throughput        - (the log has no time decorations)\n"),
+        _ if log.time_base == TimeBase::None => {
+            out.push_str("GC throughput        - (the log has no time decorations)\n")
+        }
+        _ => out.push_str("GC throughput        - (the window is outside the log)\n"),
     }
     out.push_str(&format!(
         "Allocation rate      {}\n",
@@ -149,9 +160,9 @@ fn rates_section(out: &mut String, summary: &GcLogSummary) {
     ));
 }
 
-fn pause_list(out: &mut String, pauses: &[Pause]) {
+fn pause_list(out: &mut String, pauses: &[&Pause]) {
     out.push_str(&format!(
-        "\n{:>10} {:>11}  {:<16} {:<28} {:<22} {}\n",
+        "\n{:>10} {:>11}  {:<22} {:<28} {:<22} {}\n",
         "start s", "duration ms", "kind", "cause", "heap MB", "gc id"
     ));
     for pause in pauses {
@@ -162,10 +173,13 @@ fn pause_list(out: &mut String, pauses: &[Pause]) {
             _ => "-".to_string(),
         };
         let id = pause.gc_id.map_or("-".to_string(), |id| id.to_string());
+        let kind = match pause.generation {
+            Some(generation) => format!("{} ({})", pause.kind.as_str(), generation.as_str()),
+            None => pause.kind.as_str().to_string(),
+        };
         out.push_str(&format!(
-            "{start:>10} {:>11.3}  {:<16} {:<28} {heap:<22} {id}\n",
+            "{start:>10} {:>11.3}  {kind:<22} {:<28} {heap:<22} {id}\n",
             pause.duration_ms,
-            pause.kind.as_str(),
             pause.cause.as_deref().unwrap_or("-"),
         ));
     }
