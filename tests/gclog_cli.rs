@@ -203,11 +203,12 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_one_line_error(&jload(&["gclog", "--pid", &own_pid]), "writes no GC log file");
 }
 
-/// A JVM running tests/java/GcChurn.java with the source launcher, logging to `log`, idle for `idle_ms` at the end;
-/// returned once it has printed `GcChurn done` (its allocation is over).
-fn start_churn(java: &str, collector: &str, log: &str, idle_ms: u32) -> Child {
+/// A JVM running tests/java/GcChurn.java with the source launcher in `directory`, logging to `log` (relative to
+/// it), idle for `idle_ms` at the end; returned once it has printed `GcChurn done` (its allocation is over).
+fn start_churn(java: &str, collector: &str, directory: &Path, log: &str, idle_ms: u32) -> Child {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/GcChurn.java");
     let mut child = Command::new(java)
+        .current_dir(directory)
         .args([
             "-Xmx64m",
             collector,
@@ -246,8 +247,8 @@ fn temp_dir(name: &str) -> PathBuf {
 #[test]
 fn live_jvm_found_by_pid_on_jdk17() {
     let directory = temp_dir("pid");
-    let pattern = format!("{}/gc-%p.log", directory.display());
-    let mut jvm = start_churn(JDK17_JAVA, "-XX:+UseSerialGC", &pattern, 5_000);
+    // A relative name with the pid in it: found through /proc/<pid>/cwd and %p.
+    let mut jvm = start_churn(JDK17_JAVA, "-XX:+UseSerialGC", &directory, "gc-%p.log", 5_000);
     let pid = jvm.id();
     let report = json_of(&["gclog", "--pid", &pid.to_string(), "--json"]);
     jvm.kill().unwrap();
@@ -266,7 +267,7 @@ fn live_jvm_found_by_pid_on_jdk17() {
 fn live_generational_zgc_log_on_jdk25() {
     let directory = temp_dir("zgc");
     let log = directory.join("gc.log");
-    let mut jvm = start_churn(JDK25_JAVA, "-XX:+UseZGC", &log.display().to_string(), 0);
+    let mut jvm = start_churn(JDK25_JAVA, "-XX:+UseZGC", &directory, "gc.log", 0);
     assert!(jvm.wait().unwrap().success());
     let report = json_of(&["gclog", &log.display().to_string(), "--json"]);
     let expected = count_pause_lines(&log);

@@ -222,16 +222,20 @@ fn every_real_log_gives_the_counted_pauses_and_safepoints() {
         let counted: usize = expected.kinds.iter().map(|(_, n)| n).sum();
         assert_eq!(log.pauses.len(), counted, "{file}: pauses of kinds not expected");
         let summary = log.summary(None);
-        assert_eq!(summary.count, counted, "{file}");
-        assert_close(summary.total_ms, expected.total_ms, &format!("{file}: pause total"));
+        assert_eq!(summary.pauses.count, counted, "{file}");
         assert_close(
-            summary.max_ms.unwrap(),
+            summary.pauses.total_ms,
+            expected.total_ms,
+            &format!("{file}: pause total"),
+        );
+        assert_close(
+            summary.pauses.max_ms.unwrap(),
             expected.max_ms,
             &format!("{file}: longest pause"),
         );
         assert_eq!(log.safepoints.len(), expected.safepoints, "{file}: safepoints");
         assert_close(
-            summary.safepoints.total_ms,
+            summary.safepoints.stops.total_ms,
             expected.safepoint_total_ms,
             &format!("{file}: safepoint total"),
         );
@@ -441,7 +445,7 @@ fn undecorated_log() {
     let largest_after = "grep -E 'Pause.*ms$' | sed -E 's/.*->([0-9]+)M.*/\\1/' | sort -n | tail -1";
     assert_eq!(summary.peak_heap_after_mb, Some(37.0), "{largest_after}");
     // A window needs times: nothing without one falls into it.
-    assert_eq!(log.summary(Some((0.0, 1e9))).count, 0);
+    assert_eq!(log.summary(Some((0.0, 1e9))).pauses.count, 0);
 }
 
 /// Every decorator the JVM has: the uptime and the wall clock are both found, and give the JVM's start.
@@ -488,7 +492,7 @@ fn rotated_set_of_the_last_run_in_order() {
     assert_eq!(names(&log.ignored_files), ["gc.log.0", "gc.log.1"]);
     // gc.log.2: 12 young + 1 full, 33.425 ms; gc.log: 4 full, 15.575 ms.
     assert_eq!((count(&log, PauseKind::Young), count(&log, PauseKind::Full)), (12, 5));
-    assert_close(log.summary(None).total_ms, 49.0, "pause total");
+    assert_close(log.summary(None).pauses.total_ms, 49.0, "pause total");
     assert_eq!(log.safepoints.len(), 17);
     let starts: Vec<f64> = log.pauses.iter().map(|pause| pause.start_s.unwrap()).collect();
     assert!(
@@ -532,7 +536,7 @@ fn summary_figures_of_a_serial_log() {
     assert_close(summary.alloc_rate_mb_s.unwrap(), 243.0 / 0.101028, "allocation rate");
     assert_eq!(summary.peak_heap_after_mb, Some(53.0));
     assert_eq!(
-        (summary.p50_ms, summary.p90_ms, summary.p99_ms),
+        (summary.pauses.p50_ms, summary.pauses.p90_ms, summary.pauses.p99_ms),
         (Some(0.989), Some(6.056), Some(6.87))
     );
 }
@@ -549,10 +553,10 @@ fn summary_of_a_window() {
         .iter()
         .filter(|pause| (from..=to).contains(&pause.start_s.unwrap()))
         .count();
-    assert!(inside > 0 && inside < all.count);
-    assert_eq!(windowed.count, inside);
+    assert!(inside > 0 && inside < all.pauses.count);
+    assert_eq!(windowed.pauses.count, inside);
     assert_close(windowed.wall_s.unwrap(), to - from, "window wall time");
-    assert!(windowed.safepoints.count < all.safepoints.count);
+    assert!(windowed.safepoints.stops.count < all.safepoints.stops.count);
 }
 
 /// Hand-made from serial-jdk17.log's first lines, with five broken lines put in (see the file): an unclosed

@@ -37,7 +37,7 @@ pub use args::log_file_from_args;
 #[allow(unused_imports)]
 pub use model::{ConcurrentCycle, GcLog, Generation, Pause, PauseKind, Safepoint, TimeBase, UnparsedLine};
 #[allow(unused_imports)]
-pub use summary::{ConcurrentSummary, GcLogSummary, KindSummary, StopSummary, Window, in_window};
+pub use summary::{ConcurrentSummary, DurationStats, GcLogSummary, KindSummary, StopSummary, Window, in_window};
 
 /// Parses GC-log text (one file's content). Never fails: what cannot be read is counted in `unparsed_lines`.
 #[allow(dead_code)]

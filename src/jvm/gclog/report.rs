@@ -1,7 +1,7 @@
 //! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, safepoints,
 //! concurrent cycles, throughput and rates, and optionally every pause.
 
-use super::{GcLog, GcLogSummary, Pause, TimeBase, in_window};
+use super::{DurationStats, GcLog, GcLogSummary, Pause, TimeBase, in_window};
 
 /// Prints the report of `log` and its `summary` (of the summary's window) on stdout.
 pub fn print_report(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) {
@@ -68,7 +68,8 @@ fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
 
 fn pause_section(out: &mut String, summary: &GcLogSummary) {
     out.push_str("\nStop-the-world pauses (as the collector reports them)\n");
-    if summary.count == 0 {
+    let pauses = &summary.pauses;
+    if pauses.count == 0 {
         out.push_str("  none\n");
         return;
     }
@@ -89,22 +90,16 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
     out.push_str(&format!(
         "  {:<18} {:>6} {:>11.3} {:>10} {:>10}\n",
         "all",
-        summary.count,
-        summary.total_ms,
-        ms(summary.mean_ms),
-        ms(summary.max_ms)
+        pauses.count,
+        pauses.total_ms,
+        ms(pauses.mean_ms),
+        ms(pauses.max_ms)
     ));
-    out.push_str(&format!(
-        "  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
-        ms(summary.p50_ms),
-        ms(summary.p90_ms),
-        ms(summary.p99_ms),
-        ms(summary.max_ms)
-    ));
+    out.push_str(&percentiles(pauses));
 }
 
 fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
-    let stops = &summary.safepoints;
+    let stops = &summary.safepoints.stops;
     if log.safepoints.is_empty() {
         out.push_str("\nSafepoints: none logged (add the safepoint tag: -Xlog:gc*,safepoint:…)\n");
     } else if stops.count == 0 {
@@ -114,16 +109,11 @@ fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
             "\nSafepoints (the whole stop the application felt): {} stops, {:.3} ms",
             stops.count, stops.total_ms
         ));
-        if let Some(pct) = stops.stopped_pct {
+        if let Some(pct) = summary.safepoints.stopped_pct {
             out.push_str(&format!(" ({pct:.2} % of wall time)"));
         }
-        out.push_str(&format!(
-            "\n  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
-            ms(stops.p50_ms),
-            ms(stops.p90_ms),
-            ms(stops.p99_ms),
-            ms(stops.max_ms)
-        ));
+        out.push('\n');
+        out.push_str(&percentiles(stops));
     }
     let cycles = &summary.concurrent;
     if cycles.count > 0 {
@@ -183,6 +173,17 @@ fn pause_list(out: &mut String, pauses: &[&Pause]) {
             pause.cause.as_deref().unwrap_or("-"),
         ));
     }
+}
+
+/// `  percentiles: p50 … ms, p90 … ms, p99 … ms, max … ms` and a newline.
+fn percentiles(stats: &DurationStats) -> String {
+    format!(
+        "  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
+        ms(stats.p50_ms),
+        ms(stats.p90_ms),
+        ms(stats.p99_ms),
+        ms(stats.max_ms)
+    )
 }
 
 /// A duration in ms with 3 decimals, or `-`.

@@ -43,7 +43,7 @@ fn parse_checked(text: &str) -> GcLog {
     assert_eq!(log.lines as usize, text.lines().count());
     assert!(log.unparsed_lines <= log.lines);
     let summary = log.summary(None);
-    assert_eq!(summary.count, log.pauses.len());
+    assert_eq!(summary.pauses.count, log.pauses.len());
     let _ = log.summary(Some((0.0, 1.0)));
     serde_json::to_string(&log).unwrap();
     log

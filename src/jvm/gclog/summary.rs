@@ -23,14 +23,9 @@ pub struct GcLogSummary {
     pub window: Option<Window>,
     /// Wall time the figures cover, in seconds.
     pub wall_s: Option<f64>,
-    /// Stop-the-world pauses as the GC reports them.
-    pub count: usize,
-    pub total_ms: f64,
-    pub mean_ms: Option<f64>,
-    pub max_ms: Option<f64>,
-    pub p50_ms: Option<f64>,
-    pub p90_ms: Option<f64>,
-    pub p99_ms: Option<f64>,
+    /// Stop-the-world pauses as the GC reports them (in JSON at the top level of the summary).
+    #[serde(flatten)]
+    pub pauses: DurationStats,
     pub by_kind: Vec<KindSummary>,
     pub gc_throughput_pct: Option<f64>,
     pub alloc_rate_mb_s: Option<f64>,
@@ -58,15 +53,23 @@ pub struct KindSummary {
     pub max_ms: f64,
 }
 
-/// A set of stop times (safepoints).
+/// Count, sum and distribution of a set of durations (ms); null figures when the set is empty.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StopSummary {
+pub struct DurationStats {
     pub count: usize,
     pub total_ms: f64,
+    pub mean_ms: Option<f64>,
     pub max_ms: Option<f64>,
     pub p50_ms: Option<f64>,
     pub p90_ms: Option<f64>,
     pub p99_ms: Option<f64>,
+}
+
+/// The safepoints' stop times.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StopSummary {
+    #[serde(flatten)]
+    pub stops: DurationStats,
     /// Stop time as a share of wall time.
     pub stopped_pct: Option<f64>,
 }
@@ -103,21 +106,14 @@ impl GcLog {
             .map(|s| s.total_ms)
             .collect();
         let wall_s = self.wall_seconds(window);
-        let pause_ms: Vec<f64> = pauses.iter().map(|pause| pause.duration_ms).collect();
-        let pauses_stats = Durations::new(pause_ms);
+        let pause_stats = DurationStats::of(pauses.iter().map(|pause| pause.duration_ms).collect());
         let samples = heap_samples(&pauses, &cycles);
         GcLogSummary {
             window: window.map(|(from_s, to_s)| Window { from_s, to_s }),
             wall_s,
-            count: pauses.len(),
-            total_ms: pauses_stats.total,
-            mean_ms: pauses_stats.mean(),
-            max_ms: pauses_stats.max(),
-            p50_ms: pauses_stats.percentile(50.0),
-            p90_ms: pauses_stats.percentile(90.0),
-            p99_ms: pauses_stats.percentile(99.0),
+            gc_throughput_pct: wall_s.map(|wall| 100.0 * (1.0 - pause_stats.total_ms / 1e3 / wall)),
+            pauses: pause_stats,
             by_kind: by_kind(&pauses),
-            gc_throughput_pct: wall_s.map(|wall| 100.0 * (1.0 - pauses_stats.total / 1e3 / wall)),
             alloc_rate_mb_s: allocation_rate(&samples),
             promotion_rate_mb_s: promotion_rate(&pauses, wall_s),
             peak_heap_after_mb: pauses
@@ -170,6 +166,21 @@ impl Durations {
     }
 }
 
+impl DurationStats {
+    fn of(values: Vec<f64>) -> Self {
+        let durations = Durations::new(values);
+        DurationStats {
+            count: durations.sorted.len(),
+            total_ms: durations.total,
+            mean_ms: durations.mean(),
+            max_ms: durations.max(),
+            p50_ms: durations.percentile(50.0),
+            p90_ms: durations.percentile(90.0),
+            p99_ms: durations.percentile(99.0),
+        }
+    }
+}
+
 fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
     PauseKind::ALL
         .iter()
@@ -192,15 +203,10 @@ fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
 }
 
 fn stop_summary(stops_ms: Vec<f64>, wall_s: Option<f64>) -> StopSummary {
-    let stats = Durations::new(stops_ms);
+    let stops = DurationStats::of(stops_ms);
     StopSummary {
-        count: stats.sorted.len(),
-        total_ms: stats.total,
-        max_ms: stats.max(),
-        p50_ms: stats.percentile(50.0),
-        p90_ms: stats.percentile(90.0),
-        p99_ms: stats.percentile(99.0),
-        stopped_pct: wall_s.map(|wall| 100.0 * stats.total / 1e3 / wall),
+        stopped_pct: wall_s.map(|wall| 100.0 * stops.total_ms / 1e3 / wall),
+        stops,
     }
 }
 
