@@ -201,14 +201,14 @@ fn recognise_cycle_or_phase(gc_id: u64, has_generation: bool, body: &str) -> Eve
     if is_cycle {
         return parse_cycle(gc_id, &title).unwrap_or(Event::Unreadable);
     }
-    if title.words.starts_with("Concurrent ") {
-        if let Some((heap, Some(duration_ms))) = parse_figures(title.rest) {
-            return Event::ConcurrentPhase {
-                gc_id,
-                duration_ms,
-                heap,
-            };
-        }
+    if title.words.starts_with("Concurrent ")
+        && let Some((heap, Some(duration_ms))) = parse_figures(title.rest)
+    {
+        return Event::ConcurrentPhase {
+            gc_id,
+            duration_ms,
+            heap,
+        };
     }
     Event::Other
 }

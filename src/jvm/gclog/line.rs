@@ -55,9 +55,8 @@ pub fn split_line(line: &str) -> Result<LogLine<'_>, BadDecorations> {
         decorations.push(classify(inside[..close].trim()).ok_or(BadDecorations)?);
         rest = &inside[close + 1..];
     }
-    let message = if decorations.is_empty() {
-        rest
-    } else if rest.is_empty() {
+    // The decorations are followed by a space and the message, unless the message is empty.
+    let message = if decorations.is_empty() || rest.is_empty() {
         rest
     } else {
         rest.strip_prefix(' ').ok_or(BadDecorations)?
