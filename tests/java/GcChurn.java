@@ -18,11 +18,13 @@ public final class GcChurn {
     private static volatile Object sink;
 
     /**
-     * @param args optional: a factor for the amount of short-lived garbage (default 1.0); concurrent collectors log
-     *     many lines per cycle, so their fixtures are captured with a smaller factor to stay small
+     * @param args optional: a factor for the amount of short-lived garbage (default 1.0; concurrent collectors log
+     *     many lines per cycle, so their fixtures are captured with a smaller factor to stay small), then how many
+     *     milliseconds to stay alive afterwards, idle (default 0, at most 10,000), for tests that need a running JVM
      */
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         double garbageFactor = args.length > 0 ? Double.parseDouble(args[0]) : 1.0;
+        long idleMillis = args.length > 1 ? Math.min(10_000L, Long.parseLong(args[1])) : 0L;
         long maxHeap = Runtime.getRuntime().maxMemory();
         churn((long) (48 * MB * garbageFactor));
         List<byte[]> retained = retain((long) (maxHeap * 0.45));
@@ -36,6 +38,8 @@ public final class GcChurn {
         crowded.clear();
         churn((long) (16 * MB * garbageFactor));
         System.out.println("GcChurn done");
+        System.out.flush();
+        Thread.sleep(idleMillis);
     }
 
     /** Allocates and drops {@code budget} bytes in 32 KB arrays: garbage that dies young. */

@@ -12,7 +12,9 @@ use super::{GcLog, GcLogSummary, in_window, log_file_from_args, parse_file};
 use crate::error::{bad_input, exit};
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Enable the log with: java -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags …\n\nExamples:\n  jload gclog gc.log\n  jload gclog gc.log --from 60 --to 120 --pauses\n  jload gclog --pid 4242 --json")]
+#[command(
+    after_help = "Enable the log with: java -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags …\n\nExamples:\n  jload gclog gc.log\n  jload gclog gc.log --from 60 --to 120 --pauses\n  jload gclog --pid 4242 --json"
+)]
 pub struct GclogArgs {
     /// GC log written by -Xlog:gc… (JDK 9+). Rotated siblings of the same JVM run (FILE.0, FILE.1, …) are read too.
     #[arg(required_unless_present = "pid", conflicts_with = "pid")]
@@ -57,7 +59,10 @@ pub fn run(args: GclogArgs) -> anyhow::Result<i32> {
     let summary = log.summary(window);
     let shown = events_in_window(&log, window);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&JsonReport { log: &shown, summary })?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&JsonReport { log: &shown, summary })?
+        );
     } else {
         print_report(&shown, &summary, args.pauses);
     }
@@ -73,9 +78,9 @@ fn window(from: Option<f64>, to: Option<f64>) -> anyhow::Result<Option<(f64, f64
     }
     match (from, to) {
         (None, None) => Ok(None),
-        (Some(from), Some(to)) if from > to => {
-            Err(bad_input(format!("--from {from} is after --to {to}: give the earlier uptime to --from")))
-        }
+        (Some(from), Some(to)) if from > to => Err(bad_input(format!(
+            "--from {from} is after --to {to}: give the earlier uptime to --from"
+        ))),
         (from, to) => Ok(Some((from.unwrap_or(0.0), to.unwrap_or(f64::MAX)))),
     }
 }
@@ -85,14 +90,19 @@ fn events_in_window(log: &GcLog, window: Option<(f64, f64)>) -> GcLog {
     let mut shown = log.clone();
     shown.pauses.retain(|pause| in_window(pause.start_s, window));
     shown.concurrent.retain(|cycle| in_window(cycle.start_s, window));
-    shown.safepoints.retain(|safepoint| in_window(safepoint.start_s, window));
+    shown
+        .safepoints
+        .retain(|safepoint| in_window(safepoint.start_s, window));
     shown
 }
 
 /// The GC log file named on the command line of the running process `pid`.
 fn log_file_of_process(pid: u32) -> anyhow::Result<PathBuf> {
-    let cmdline = fs::read(format!("/proc/{pid}/cmdline"))
-        .map_err(|err| bad_input(format!("cannot read the command line of pid {pid}: {err}; is it running?")))?;
+    let cmdline = fs::read(format!("/proc/{pid}/cmdline")).map_err(|err| {
+        bad_input(format!(
+            "cannot read the command line of pid {pid}: {err}; is it running?"
+        ))
+    })?;
     let args: Vec<String> = cmdline
         .split(|&byte| byte == 0)
         .filter(|arg| !arg.is_empty())
@@ -115,7 +125,12 @@ mod tests {
         assert_eq!(window(Some(1.5), Some(3.0)).unwrap(), Some((1.5, 3.0)));
         assert_eq!(window(Some(2.0), None).unwrap(), Some((2.0, f64::MAX)));
         assert_eq!(window(None, Some(2.0)).unwrap(), Some((0.0, 2.0)));
-        assert!(window(Some(3.0), Some(1.0)).unwrap_err().to_string().contains("--from 3 is after --to 1"));
+        assert!(
+            window(Some(3.0), Some(1.0))
+                .unwrap_err()
+                .to_string()
+                .contains("--from 3 is after --to 1")
+        );
         assert!(window(Some(-1.0), None).is_err());
     }
 }

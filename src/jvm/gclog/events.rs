@@ -3,8 +3,9 @@
 //! trigger). Works on the message text alone — tags are not needed, so undecorated logs read the same. Times,
 //! causes carried between lines and everything else that needs more than one line belong to the assembler.
 
+use super::message::{Title, parse_figures, split_title};
 use super::model::{Generation, Pause, PauseKind, Safepoint};
-use super::numbers::{HeapChange, parse_decimal, parse_duration_ms, parse_heap_change, parse_size_mb};
+use super::numbers::{HeapChange, parse_decimal, parse_heap_change, parse_region_change, parse_size_mb};
 
 /// What a message says.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +23,11 @@ pub enum Event {
     /// A collection cycle ends.
     CycleEnd(CycleEnd),
     /// A finished concurrent phase: `Concurrent marking 15.2ms`, `Concurrent cleanup 21M->7M(64M) 0.013ms`.
-    ConcurrentPhase { gc_id: u64, duration_ms: f64, heap: Option<HeapChange> },
+    ConcurrentPhase {
+        gc_id: u64,
+        duration_ms: f64,
+        heap: Option<HeapChange>,
+    },
     /// G1 `Concurrent Mark Abort`.
     MarkAbort { gc_id: u64 },
     /// Old generation occupancy around a collection: Serial `Tenured:`, Parallel `ParOldGen:` (MB).
@@ -84,8 +89,12 @@ fn recognise_collection_line(text: &str) -> Event {
     if let Some(pause) = body.strip_prefix("Pause ") {
         return parse_pause(gc_id, generation, pause).unwrap_or(Event::Unreadable);
     }
-    if let Some(change) = body.strip_prefix("Tenured: ").or_else(|| body.strip_prefix("ParOldGen: ")) {
-        return parse_heap_change(change.trim()).map_or(Event::Unreadable, |change| Event::OldGeneration { gc_id, change });
+    if let Some(change) = body
+        .strip_prefix("Tenured: ")
+        .or_else(|| body.strip_prefix("ParOldGen: "))
+    {
+        return parse_heap_change(change.trim())
+            .map_or(Event::Unreadable, |change| Event::OldGeneration { gc_id, change });
     }
     if let Some(regions) = body.strip_prefix("Old regions: ") {
         return parse_region_change(regions).map_or(Event::Unreadable, |(before, after)| Event::OldRegions {
@@ -102,7 +111,11 @@ fn recognise_collection_line(text: &str) -> Event {
 
 /// ZGC generational prefixes: `y: ` (minor collection), `Y: ` (young in a major one), `O: ` (old).
 fn split_generation(text: &str) -> (Option<Generation>, &str) {
-    for (prefix, generation) in [("y: ", Generation::Young), ("Y: ", Generation::Young), ("O: ", Generation::Old)] {
+    for (prefix, generation) in [
+        ("y: ", Generation::Young),
+        ("Y: ", Generation::Young),
+        ("O: ", Generation::Old),
+    ] {
         if let Some(rest) = text.strip_prefix(prefix) {
             return (Some(generation), rest);
         }
@@ -121,8 +134,16 @@ fn parse_pause(gc_id: u64, generation: Option<Generation>, text: &str) -> Option
     let mut groups = title.groups.iter().map(|group| group.to_string()).peekable();
     let g1_type = groups.next_if(|group| G1_YOUNG_TYPES.contains(&group.as_str()));
     let kind = pause_kind(title.words, g1_type.as_deref());
-    let cause = if matches!(kind, PauseKind::Young | PauseKind::Mixed | PauseKind::Full) { groups.next() } else { None };
-    let mut details: Vec<String> = g1_type.into_iter().filter(|t| t != "Mixed").chain(groups).collect();
+    let cause = if matches!(kind, PauseKind::Young | PauseKind::Mixed | PauseKind::Full) {
+        groups.next()
+    } else {
+        None
+    };
+    let mut details: Vec<String> = g1_type
+        .into_iter()
+        .filter(|t| !matches!(t.as_str(), "Normal" | "Mixed"))
+        .chain(groups)
+        .collect();
     if kind == PauseKind::Other {
         details.insert(0, title.words.to_string());
     }
@@ -171,15 +192,23 @@ fn recognise_cycle_or_phase(gc_id: u64, has_generation: bool, body: &str) -> Eve
     let is_cycle = !has_generation
         && matches!(
             title.words,
-            "Concurrent Mark Cycle" | "Concurrent Undo Cycle" | "Garbage Collection" | "Minor Collection" | "Major Collection"
+            "Concurrent Mark Cycle"
+                | "Concurrent Undo Cycle"
+                | "Garbage Collection"
+                | "Minor Collection"
+                | "Major Collection"
         );
     if is_cycle {
         return parse_cycle(gc_id, &title).unwrap_or(Event::Unreadable);
     }
-    if title.words.starts_with("Concurrent ") {
-        if let Some((heap, Some(duration_ms))) = parse_figures(title.rest) {
-            return Event::ConcurrentPhase { gc_id, duration_ms, heap };
-        }
+    if title.words.starts_with("Concurrent ")
+        && let Some((heap, Some(duration_ms))) = parse_figures(title.rest)
+    {
+        return Event::ConcurrentPhase {
+            gc_id,
+            duration_ms,
+            heap,
+        };
     }
     Event::Other
 }
@@ -194,71 +223,14 @@ fn parse_cycle(gc_id: u64, title: &Title<'_>) -> Option<Event> {
     if heap.is_none() && duration_ms.is_none() && !aborted {
         return Some(Event::CycleStart { gc_id, cause });
     }
-    Some(Event::CycleEnd(CycleEnd { gc_id, name: title.words.to_string(), cause, heap, duration_ms, aborted }))
-}
-
-/// A message cut into its leading words, its parenthesised remarks and what follows them.
-struct Title<'a> {
-    words: &'a str,
-    groups: Vec<&'a str>,
-    rest: &'a str,
-}
-
-/// `Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 1.2ms` → `Young`, [`Normal`, `G1 Evacuation Pause`],
-/// `24M->3M(64M) 1.2ms`. Parentheses may nest (`System.gc()`). None when a parenthesis is not closed.
-fn split_title(text: &str) -> Option<Title<'_>> {
-    let words_end = text
-        .char_indices()
-        .find(|&(i, c)| c == '(' || (c.is_ascii_digit() && text[..i].ends_with(' ')))
-        .map_or(text.len(), |(i, _)| i);
-    let words = text[..words_end].trim_end();
-    let mut rest = text[words_end..].trim_start();
-    let mut groups = Vec::new();
-    while rest.starts_with('(') {
-        let close = matching_parenthesis(rest)?;
-        groups.push(&rest[1..close]);
-        rest = rest[close + 1..].trim_start();
-    }
-    Some(Title { words, groups, rest: rest.trim_end() })
-}
-
-/// Index of the `)` that closes the `(` at index 0.
-fn matching_parenthesis(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The figures at the end of an event line: nothing, a duration, a heap change, or a heap change and a duration.
-/// None when there is anything else.
-fn parse_figures(text: &str) -> Option<(Option<HeapChange>, Option<f64>)> {
-    let tokens: Vec<&str> = text.split_whitespace().collect();
-    match tokens.as_slice() {
-        [] => Some((None, None)),
-        [one] => match parse_duration_ms(one) {
-            Some(duration) => Some((None, Some(duration))),
-            None => parse_heap_change(one).map(|heap| (Some(heap), None)),
-        },
-        [heap, duration] => Some((Some(parse_heap_change(heap)?), Some(parse_duration_ms(duration)?))),
-        _ => None,
-    }
-}
-
-/// `8->23` (G1 region counts).
-fn parse_region_change(text: &str) -> Option<(f64, f64)> {
-    let (before, after) = text.trim().split_once("->")?;
-    Some((parse_decimal(before)?, parse_decimal(after)?))
+    Some(Event::CycleEnd(CycleEnd {
+        gc_id,
+        name: title.words.to_string(),
+        cause,
+        heap,
+        duration_ms,
+        aborted,
+    }))
 }
 
 /// The text after `Safepoint "`: `G1CollectForAllocation", Time since last: 858817347 ns, Reaching safepoint: 4487
@@ -277,8 +249,12 @@ fn parse_safepoint(text: &str) -> Option<Safepoint> {
         since_last_ms: None,
     };
     for field in fields.split(", ") {
-        let Some((name, value)) = field.split_once(": ") else { continue };
-        let Some(nanos) = value.strip_suffix(" ns") else { continue };
+        let Some((name, value)) = field.split_once(": ") else {
+            continue;
+        };
+        let Some(nanos) = value.strip_suffix(" ns") else {
+            continue;
+        };
         let ms = parse_decimal(nanos)? / 1e6;
         match name {
             "Time since last" => safepoint.since_last_ms = Some(ms),
@@ -290,6 +266,292 @@ fn parse_safepoint(text: &str) -> Option<Safepoint> {
             _ => {}
         }
     }
-    let complete = [safepoint.total_ms, safepoint.reaching_ms, safepoint.at_safepoint_ms].iter().all(|v| v.is_finite());
+    let complete = [safepoint.total_ms, safepoint.reaching_ms, safepoint.at_safepoint_ms]
+        .iter()
+        .all(|v| v.is_finite());
     complete.then_some(safepoint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pause(message: &str) -> Pause {
+        match recognise(message) {
+            Event::Pause(pause) => pause,
+            other => panic!("{message:?} gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn serial_and_parallel_pauses() {
+        let young = pause("GC(3) Pause Young (Allocation Failure) 18M->12M(61M) 9.976ms");
+        assert_eq!(
+            (young.kind, young.cause.as_deref(), young.gc_id),
+            (PauseKind::Young, Some("Allocation Failure"), Some(3))
+        );
+        assert_eq!(
+            (young.before_mb, young.after_mb, young.total_mb, young.duration_ms),
+            (Some(18.0), Some(12.0), Some(61.0), 9.976)
+        );
+        let full = pause("GC(10) Pause Full (System.gc()) 25M->14M(61M) 1.377ms");
+        assert_eq!(
+            (full.kind, full.cause.as_deref(), full.detail),
+            (PauseKind::Full, Some("System.gc()"), None)
+        );
+        assert_eq!(
+            pause("GC(8) Pause Full (Ergonomics) 49M->41M(61M) 14,972ms").duration_ms,
+            14.972
+        );
+    }
+
+    #[test]
+    fn g1_pauses_keep_type_cause_and_remarks_apart() {
+        let mixed = pause("GC(20) Pause Young (Mixed) (G1 Evacuation Pause) 40M->30M(64M) 1.149ms");
+        assert_eq!(
+            (mixed.kind, mixed.cause.as_deref(), mixed.detail),
+            (PauseKind::Mixed, Some("G1 Evacuation Pause"), None)
+        );
+        let start = pause(
+            "GC(5) Pause Young (Concurrent Start) (G1 Humongous Allocation) (Evacuation Failure: Allocation) 42M->28M(64M) 1.029ms",
+        );
+        assert_eq!(start.kind, PauseKind::Young);
+        assert_eq!(start.cause.as_deref(), Some("G1 Humongous Allocation"));
+        assert_eq!(
+            start.detail.as_deref(),
+            Some("Concurrent Start, Evacuation Failure: Allocation")
+        );
+        assert_eq!(
+            pause("GC(1) Pause Young (Normal) (G1 Evacuation Pause) 28M->1M(64M) 1.143ms").detail,
+            None
+        );
+        let remark = pause("GC(6) Pause Remark 29M->29M(64M) 0.657ms");
+        assert_eq!(
+            (remark.kind, remark.cause, remark.gc_id),
+            (PauseKind::Remark, None, Some(6))
+        );
+        assert_eq!(
+            pause("GC(6) Pause Cleanup 41M->41M(64M) 0.102ms").kind,
+            PauseKind::Cleanup
+        );
+        assert_eq!(
+            pause("GC(9) Pause Full (G1 Compaction Pause) 42M->13M(54M) 3.442ms")
+                .cause
+                .as_deref(),
+            Some("G1 Compaction Pause")
+        );
+    }
+
+    #[test]
+    fn zgc_pauses_with_and_without_generations() {
+        let jdk17 = pause("GC(0) Pause Mark Start 0.008ms");
+        assert_eq!(
+            (jdk17.kind, jdk17.generation, jdk17.before_mb),
+            (PauseKind::MarkStart, None, None)
+        );
+        let major = pause("GC(0) Y: Pause Mark Start (Major) 0.018ms");
+        assert_eq!(
+            (major.kind, major.generation, major.detail.as_deref()),
+            (PauseKind::MarkStart, Some(Generation::Young), Some("Major"))
+        );
+        assert_eq!(
+            pause("GC(3) y: Pause Mark End 0.018ms").generation,
+            Some(Generation::Young)
+        );
+        let old = pause("GC(0) O: Pause Relocate Start 0.008ms");
+        assert_eq!(
+            (old.kind, old.generation),
+            (PauseKind::RelocateStart, Some(Generation::Old))
+        );
+    }
+
+    #[test]
+    fn shenandoah_pauses() {
+        let cases = [
+            (
+                "GC(0) Pause Init Mark (unload classes) 0.019ms",
+                PauseKind::InitMark,
+                Some("unload classes"),
+            ),
+            (
+                "GC(0) Pause Final Mark (unload classes) 0.059ms",
+                PauseKind::FinalMark,
+                Some("unload classes"),
+            ),
+            ("GC(0) Pause Init Update Refs 0.027ms", PauseKind::InitUpdateRefs, None),
+            (
+                "GC(0) Pause Final Update Refs 0.019ms",
+                PauseKind::FinalUpdateRefs,
+                None,
+            ),
+            ("GC(2) Pause Final Roots 0.006ms", PauseKind::FinalRoots, None),
+            (
+                "GC(9) Pause Degenerated GC (Mark) 64M->43M(64M) 9.154ms",
+                PauseKind::Degenerated,
+                Some("Mark"),
+            ),
+            ("GC(6) Pause Full 146M->38M(192M) 7.520ms", PauseKind::Full, None),
+            (
+                "GC(7) Pause Init Evacuation 0.100ms",
+                PauseKind::Other,
+                Some("Init Evacuation"),
+            ),
+        ];
+        for (message, kind, detail) in cases {
+            let pause = pause(message);
+            assert_eq!((pause.kind, pause.detail.as_deref()), (kind, detail), "{message}");
+        }
+    }
+
+    #[test]
+    fn start_lines_are_not_pauses_and_broken_ones_are_unreadable() {
+        assert_eq!(recognise("GC(0) Pause Young (Allocation Failure)"), Event::Other);
+        assert_eq!(recognise("GC(0) Pause Remark"), Event::Other);
+        for broken in [
+            "GC(0) Pause Young (Allocation Failure) 17M->4",
+            "GC(0) Pause Young (Allocation Fail",
+            "GC(0) Pause Young (Allocation Failure) 17M->4M(61M)",
+            "GC(0) Pause Young (Allocation Failure) 17M->4M(61M) 12.3ms extra",
+            "GC(x) Pause Young (Allocation Failure) 1.0ms",
+            "GC(12 Pause Young",
+        ] {
+            assert_eq!(recognise(broken), Event::Unreadable, "{broken}");
+        }
+    }
+
+    #[test]
+    fn collection_cycles() {
+        assert_eq!(
+            recognise("GC(6) Concurrent Mark Cycle"),
+            Event::CycleStart { gc_id: 6, cause: None }
+        );
+        let Event::CycleEnd(g1) = recognise("GC(6) Concurrent Mark Cycle 7.088ms") else {
+            panic!()
+        };
+        assert_eq!((g1.duration_ms, g1.heap, g1.aborted), (Some(7.088), None, false));
+        assert_eq!(
+            recognise("GC(0) Garbage Collection (Warmup)"),
+            Event::CycleStart {
+                gc_id: 0,
+                cause: Some("Warmup".into())
+            }
+        );
+        let Event::CycleEnd(zgc17) = recognise("GC(0) Garbage Collection (Warmup) 8M(12%)->10M(15%)") else {
+            panic!()
+        };
+        assert_eq!(
+            (zgc17.name.as_str(), zgc17.duration_ms, zgc17.heap.map(|h| h.after_mb)),
+            ("Garbage Collection", None, Some(10.0))
+        );
+        let Event::CycleEnd(major) = recognise("GC(2) Major Collection (Warmup) 20M(31%)->22M(34%) 0.121s") else {
+            panic!()
+        };
+        assert_eq!(
+            (major.cause.as_deref(), major.duration_ms),
+            (Some("Warmup"), Some(121.0))
+        );
+        let Event::CycleEnd(aborted) = recognise("GC(8) Minor Collection (Allocation Rate) Aborted") else {
+            panic!()
+        };
+        assert!(aborted.aborted);
+        assert_eq!(
+            recognise("GC(13) Concurrent Mark Abort"),
+            Event::MarkAbort { gc_id: 13 }
+        );
+        // ZGC's per-generation summary lines are not cycles of their own.
+        assert_eq!(
+            recognise("GC(2) Y: Young Generation 20M(31%)->16M(25%) 0.080s"),
+            Event::Other
+        );
+    }
+
+    #[test]
+    fn concurrent_phases() {
+        let Event::ConcurrentPhase {
+            gc_id,
+            duration_ms,
+            heap,
+        } = recognise("GC(0) Concurrent cleanup 21M->7M(64M) 0.013ms")
+        else {
+            panic!()
+        };
+        assert_eq!((gc_id, duration_ms, heap.map(|h| h.after_mb)), (0, 0.013, Some(7.0)));
+        assert!(matches!(
+            recognise("GC(0) Concurrent marking (unload classes) 15.248ms"),
+            Event::ConcurrentPhase { .. }
+        ));
+        assert_eq!(recognise("GC(0) Concurrent marking (unload classes)"), Event::Other);
+    }
+
+    #[test]
+    fn generation_figures() {
+        let Event::OldGeneration { gc_id, change } = recognise("GC(1) Tenured: 2048K(43712K)->4096K(43712K)") else {
+            panic!()
+        };
+        assert_eq!((gc_id, change.before_mb, change.after_mb), (1, 2.0, 4.0));
+        assert!(matches!(
+            recognise("GC(1) ParOldGen: 0K(43520K)->1024K(43520K)"),
+            Event::OldGeneration { .. }
+        ));
+        assert_eq!(
+            recognise("GC(3) Old regions: 8->23"),
+            Event::OldRegions {
+                gc_id: 3,
+                before: 8.0,
+                after: 23.0
+            }
+        );
+        assert_eq!(recognise("Heap Region Size: 1M"), Event::RegionSizeMb(1.0));
+        assert_eq!(recognise("GC(1) Tenured: garbage"), Event::Unreadable);
+    }
+
+    #[test]
+    fn safepoints_of_jdk_17_and_25() {
+        let Event::Safepoint(jdk17) = recognise(
+            "Safepoint \"GenCollectForAllocation\", Time since last: 858817347 ns, Reaching safepoint: 4487 ns, Cleanup: 152569 ns, At safepoint: 13217055 ns, Total: 13374111 ns",
+        ) else {
+            panic!()
+        };
+        assert_eq!(jdk17.operation, "GenCollectForAllocation");
+        assert_eq!(
+            (jdk17.total_ms, jdk17.reaching_ms, jdk17.cleanup_ms, jdk17.leaving_ms),
+            (13.374111, 0.004487, Some(0.152569), None)
+        );
+        let Event::Safepoint(jdk25) = recognise(
+            "Safepoint \"ZMarkEndYoung\", Time since last: 15564839 ns, Reaching safepoint: 84527 ns, At safepoint: 28633 ns, Leaving safepoint: 20551 ns, Total: 133711 ns, Threads: 0 runnable, 12 total",
+        ) else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                jdk25.at_safepoint_ms,
+                jdk25.leaving_ms,
+                jdk25.total_ms,
+                jdk25.cleanup_ms
+            ),
+            (0.028633, Some(0.020551), 0.133711, None)
+        );
+        assert_eq!(recognise("Safepoint \"X\", Total: 5 ns"), Event::Unreadable);
+    }
+
+    #[test]
+    fn context_lines_and_the_rest() {
+        assert_eq!(
+            recognise("Using The Z Garbage Collector"),
+            Event::Collector("The Z Garbage Collector".into())
+        );
+        assert_eq!(
+            recognise("Trigger: Handle Allocation Failure"),
+            Event::Trigger("Handle Allocation Failure".into())
+        );
+        for other in [
+            "Allocation Stall (main) 5.280ms",
+            "GcChurn done",
+            "",
+            "GC(3) Marking Phase 1.2ms",
+            "Pause Init Mark (G)  =  0.001 s",
+        ] {
+            assert_eq!(recognise(other), Event::Other, "{other}");
+        }
+    }
 }

@@ -8,9 +8,10 @@
 //!   a wall-clock window into uptime);
 //! - [`log_file_from_args`] finds the log file in a JVM's command line.
 //!
-//! Module jobs: `line` decorations, `numbers` number formats, `events` what one message says, `assemble` lines
-//! into a log, `files` rotated sets, `summary` statistics, `args` the log file in a command line, `cli` the
-//! `jload gclog` subcommand. The user documentation is docs/gclog.md.
+//! Module jobs: `line` decorations, `numbers` number formats, `message` the grammar of event messages, `events`
+//! what one message says, `assemble` lines into a log, `files` rotated sets, `model` the result types, `summary`
+//! statistics, `args` the log file in a command line, `cli` and `report` the `jload gclog` subcommand. The user
+//! documentation is docs/gclog.md.
 
 mod args;
 mod assemble;
@@ -18,6 +19,7 @@ pub mod cli;
 mod events;
 mod files;
 mod line;
+mod message;
 mod model;
 mod numbers;
 mod report;
@@ -35,7 +37,7 @@ pub use args::log_file_from_args;
 #[allow(unused_imports)]
 pub use model::{ConcurrentCycle, GcLog, Generation, Pause, PauseKind, Safepoint, TimeBase, UnparsedLine};
 #[allow(unused_imports)]
-pub use summary::{ConcurrentSummary, GcLogSummary, KindSummary, StopSummary, Window, in_window};
+pub use summary::{ConcurrentSummary, DurationStats, GcLogSummary, KindSummary, StopSummary, Window, in_window};
 
 /// Parses GC-log text (one file's content). Never fails: what cannot be read is counted in `unparsed_lines`.
 #[allow(dead_code)]

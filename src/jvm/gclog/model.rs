@@ -180,6 +180,15 @@ pub enum Generation {
     Old,
 }
 
+impl Generation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Generation::Young => "young",
+            Generation::Old => "old",
+        }
+    }
+}
+
 /// A concurrent collection cycle: G1 `Concurrent Mark Cycle` / `Concurrent Undo Cycle`, ZGC `Garbage Collection`
 /// (JDK 17) or `Minor Collection` / `Major Collection` (generational), Shenandoah's concurrent phases of one GC id.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -1,9 +1,9 @@
 //! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, safepoints,
 //! concurrent cycles, throughput and rates, and optionally every pause.
 
-use super::{GcLog, GcLogSummary, Pause};
+use super::{DurationStats, GcLog, GcLogSummary, Pause, TimeBase, in_window};
 
-/// Prints the report on stdout.
+/// Prints the report of `log` and its `summary` (of the summary's window) on stdout.
 pub fn print_report(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) {
     print!("{}", render(log, summary, list_pauses));
 }
@@ -12,10 +12,16 @@ fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
     let mut out = String::new();
     source_section(&mut out, log, summary);
     pause_section(&mut out, summary);
-    stop_section(&mut out, summary);
-    rates_section(&mut out, summary);
+    stop_section(&mut out, log, summary);
+    rates_section(&mut out, log, summary);
     if list_pauses {
-        pause_list(&mut out, &log.pauses);
+        let window = summary.window.map(|window| (window.from_s, window.to_s));
+        let shown: Vec<&Pause> = log
+            .pauses
+            .iter()
+            .filter(|pause| in_window(pause.start_s, window))
+            .collect();
+        pause_list(&mut out, &shown);
     }
     out
 }
@@ -23,17 +29,32 @@ fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
 fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     let files: Vec<String> = log.files.iter().map(|file| file.display().to_string()).collect();
     let collector = log.collector.as_deref().unwrap_or("collector not named in the log");
-    out.push_str(&format!("GC log {} ({collector}): {} lines", files.join(" + "), log.lines));
+    out.push_str(&format!(
+        "GC log {} ({collector}): {} lines",
+        files.join(" + "),
+        log.lines
+    ));
     if let (Some(first), Some(last)) = (log.first_uptime_s, log.last_uptime_s) {
         out.push_str(&format!(", uptime {first:.3} s to {last:.3} s"));
     }
     out.push('\n');
     if let Some(window) = summary.window {
-        let to = if window.to_s == f64::MAX { "end".to_string() } else { format!("{:.3} s", window.to_s) };
-        out.push_str(&format!("  window: events starting from {:.3} s to {to}\n", window.from_s));
+        let to = if window.to_s == f64::MAX {
+            "end".to_string()
+        } else {
+            format!("{:.3} s", window.to_s)
+        };
+        out.push_str(&format!(
+            "  window: events starting from {:.3} s to {to}\n",
+            window.from_s
+        ));
     }
     if !log.ignored_files.is_empty() {
-        let ignored: Vec<String> = log.ignored_files.iter().map(|file| file.display().to_string()).collect();
+        let ignored: Vec<String> = log
+            .ignored_files
+            .iter()
+            .map(|file| file.display().to_string())
+            .collect();
         out.push_str(&format!("  ignored (an earlier JVM run): {}\n", ignored.join(", ")));
     }
     if log.unparsed_lines > 0 {
@@ -47,11 +68,15 @@ fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
 
 fn pause_section(out: &mut String, summary: &GcLogSummary) {
     out.push_str("\nStop-the-world pauses (as the collector reports them)\n");
-    if summary.count == 0 {
+    let pauses = &summary.pauses;
+    if pauses.count == 0 {
         out.push_str("  none\n");
         return;
     }
-    out.push_str(&format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms"));
+    out.push_str(&format!(
+        "  {:<18} {:>6} {:>11} {:>10} {:>10}\n",
+        "kind", "count", "total ms", "mean ms", "max ms"
+    ));
     for kind in &summary.by_kind {
         out.push_str(&format!(
             "  {:<18} {:>6} {:>11.3} {:>10.3} {:>10.3}\n",
@@ -65,36 +90,30 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
     out.push_str(&format!(
         "  {:<18} {:>6} {:>11.3} {:>10} {:>10}\n",
         "all",
-        summary.count,
-        summary.total_ms,
-        ms(summary.mean_ms),
-        ms(summary.max_ms)
+        pauses.count,
+        pauses.total_ms,
+        ms(pauses.mean_ms),
+        ms(pauses.max_ms)
     ));
-    out.push_str(&format!(
-        "  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
-        ms(summary.p50_ms),
-        ms(summary.p90_ms),
-        ms(summary.p99_ms),
-        ms(summary.max_ms)
-    ));
+    out.push_str(&percentiles(pauses));
 }
 
-fn stop_section(out: &mut String, summary: &GcLogSummary) {
-    let stops = &summary.safepoints;
-    if stops.count == 0 {
+fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
+    let stops = &summary.safepoints.stops;
+    if log.safepoints.is_empty() {
         out.push_str("\nSafepoints: none logged (add the safepoint tag: -Xlog:gc*,safepoint:…)\n");
+    } else if stops.count == 0 {
+        out.push_str("\nSafepoints: none in the window\n");
     } else {
-        out.push_str(&format!("\nSafepoints (the whole stop the application felt): {} stops, {:.3} ms", stops.count, stops.total_ms));
-        if let Some(pct) = stops.stopped_pct {
+        out.push_str(&format!(
+            "\nSafepoints (the whole stop the application felt): {} stops, {:.3} ms",
+            stops.count, stops.total_ms
+        ));
+        if let Some(pct) = summary.safepoints.stopped_pct {
             out.push_str(&format!(" ({pct:.2} % of wall time)"));
         }
-        out.push_str(&format!(
-            "\n  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
-            ms(stops.p50_ms),
-            ms(stops.p90_ms),
-            ms(stops.p99_ms),
-            ms(stops.max_ms)
-        ));
+        out.push('\n');
+        out.push_str(&percentiles(stops));
     }
     let cycles = &summary.concurrent;
     if cycles.count > 0 {
@@ -108,20 +127,32 @@ fn stop_section(out: &mut String, summary: &GcLogSummary) {
     }
 }
 
-fn rates_section(out: &mut String, summary: &GcLogSummary) {
+fn rates_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     out.push('\n');
     match (summary.gc_throughput_pct, summary.wall_s) {
         (Some(pct), Some(wall)) => out.push_str(&format!("GC throughput        {pct:.2} % of {wall:.3} s\n")),
-        _ => out.push_str("GC throughput        - (the log has no time decorations)\n"),
+        _ if log.time_base == TimeBase::None => {
+            out.push_str("GC throughput        - (the log has no time decorations)\n")
+        }
+        _ => out.push_str("GC throughput        - (the window is outside the log)\n"),
     }
-    out.push_str(&format!("Allocation rate      {}\n", figure(summary.alloc_rate_mb_s, "MB/s")));
-    out.push_str(&format!("Promotion rate       {}\n", figure(summary.promotion_rate_mb_s, "MB/s")));
-    out.push_str(&format!("Peak heap after GC   {}\n", figure(summary.peak_heap_after_mb, "MB")));
+    out.push_str(&format!(
+        "Allocation rate      {}\n",
+        figure(summary.alloc_rate_mb_s, "MB/s")
+    ));
+    out.push_str(&format!(
+        "Promotion rate       {}\n",
+        figure(summary.promotion_rate_mb_s, "MB/s")
+    ));
+    out.push_str(&format!(
+        "Peak heap after GC   {}\n",
+        figure(summary.peak_heap_after_mb, "MB")
+    ));
 }
 
-fn pause_list(out: &mut String, pauses: &[Pause]) {
+fn pause_list(out: &mut String, pauses: &[&Pause]) {
     out.push_str(&format!(
-        "\n{:>10} {:>11}  {:<16} {:<28} {:<22} {}\n",
+        "\n{:>10} {:>11}  {:<22} {:<28} {:<22} {}\n",
         "start s", "duration ms", "kind", "cause", "heap MB", "gc id"
     ));
     for pause in pauses {
@@ -132,13 +163,27 @@ fn pause_list(out: &mut String, pauses: &[Pause]) {
             _ => "-".to_string(),
         };
         let id = pause.gc_id.map_or("-".to_string(), |id| id.to_string());
+        let kind = match pause.generation {
+            Some(generation) => format!("{} ({})", pause.kind.as_str(), generation.as_str()),
+            None => pause.kind.as_str().to_string(),
+        };
         out.push_str(&format!(
-            "{start:>10} {:>11.3}  {:<16} {:<28} {heap:<22} {id}\n",
+            "{start:>10} {:>11.3}  {kind:<22} {:<28} {heap:<22} {id}\n",
             pause.duration_ms,
-            pause.kind.as_str(),
             pause.cause.as_deref().unwrap_or("-"),
         ));
     }
+}
+
+/// `  percentiles: p50 … ms, p90 … ms, p99 … ms, max … ms` and a newline.
+fn percentiles(stats: &DurationStats) -> String {
+    format!(
+        "  percentiles: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms\n",
+        ms(stats.p50_ms),
+        ms(stats.p90_ms),
+        ms(stats.p99_ms),
+        ms(stats.max_ms)
+    )
 }
 
 /// A duration in ms with 3 decimals, or `-`.

@@ -23,14 +23,9 @@ pub struct GcLogSummary {
     pub window: Option<Window>,
     /// Wall time the figures cover, in seconds.
     pub wall_s: Option<f64>,
-    /// Stop-the-world pauses as the GC reports them.
-    pub count: usize,
-    pub total_ms: f64,
-    pub mean_ms: Option<f64>,
-    pub max_ms: Option<f64>,
-    pub p50_ms: Option<f64>,
-    pub p90_ms: Option<f64>,
-    pub p99_ms: Option<f64>,
+    /// Stop-the-world pauses as the GC reports them (in JSON at the top level of the summary).
+    #[serde(flatten)]
+    pub pauses: DurationStats,
     pub by_kind: Vec<KindSummary>,
     pub gc_throughput_pct: Option<f64>,
     pub alloc_rate_mb_s: Option<f64>,
@@ -58,15 +53,23 @@ pub struct KindSummary {
     pub max_ms: f64,
 }
 
-/// A set of stop times (safepoints).
+/// Count, sum and distribution of a set of durations (ms); null figures when the set is empty.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StopSummary {
+pub struct DurationStats {
     pub count: usize,
     pub total_ms: f64,
+    pub mean_ms: Option<f64>,
     pub max_ms: Option<f64>,
     pub p50_ms: Option<f64>,
     pub p90_ms: Option<f64>,
     pub p99_ms: Option<f64>,
+}
+
+/// The safepoints' stop times.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StopSummary {
+    #[serde(flatten)]
+    pub stops: DurationStats,
     /// Stop time as a share of wall time.
     pub stopped_pct: Option<f64>,
 }
@@ -96,27 +99,28 @@ impl GcLog {
         let inside = |start_s: Option<f64>| in_window(start_s, window);
         let pauses: Vec<&Pause> = self.pauses.iter().filter(|pause| inside(pause.start_s)).collect();
         let cycles: Vec<&ConcurrentCycle> = self.concurrent.iter().filter(|cycle| inside(cycle.start_s)).collect();
-        let safepoint_ms: Vec<f64> =
-            self.safepoints.iter().filter(|safepoint| inside(safepoint.start_s)).map(|s| s.total_ms).collect();
+        let safepoint_ms: Vec<f64> = self
+            .safepoints
+            .iter()
+            .filter(|safepoint| inside(safepoint.start_s))
+            .map(|s| s.total_ms)
+            .collect();
         let wall_s = self.wall_seconds(window);
-        let pause_ms: Vec<f64> = pauses.iter().map(|pause| pause.duration_ms).collect();
-        let pauses_stats = Durations::new(pause_ms);
+        let pause_stats = DurationStats::of(pauses.iter().map(|pause| pause.duration_ms).collect());
         let samples = heap_samples(&pauses, &cycles);
         GcLogSummary {
             window: window.map(|(from_s, to_s)| Window { from_s, to_s }),
             wall_s,
-            count: pauses.len(),
-            total_ms: pauses_stats.total,
-            mean_ms: pauses_stats.mean(),
-            max_ms: pauses_stats.max(),
-            p50_ms: pauses_stats.percentile(50.0),
-            p90_ms: pauses_stats.percentile(90.0),
-            p99_ms: pauses_stats.percentile(99.0),
+            gc_throughput_pct: wall_s.map(|wall| 100.0 * (1.0 - pause_stats.total_ms / 1e3 / wall)),
+            pauses: pause_stats,
             by_kind: by_kind(&pauses),
-            gc_throughput_pct: wall_s.map(|wall| 100.0 * (1.0 - pauses_stats.total / 1e3 / wall)),
             alloc_rate_mb_s: allocation_rate(&samples),
             promotion_rate_mb_s: promotion_rate(&pauses, wall_s),
-            peak_heap_after_mb: samples.iter().map(|sample| sample.after_mb).reduce(f64::max),
+            peak_heap_after_mb: pauses
+                .iter()
+                .filter_map(|pause| pause.after_mb)
+                .chain(cycles.iter().filter_map(|cycle| cycle.after_mb))
+                .reduce(f64::max),
             safepoints: stop_summary(safepoint_ms, wall_s),
             concurrent: concurrent_summary(&cycles),
             unparsed_lines: self.unparsed_lines,
@@ -162,12 +166,30 @@ impl Durations {
     }
 }
 
+impl DurationStats {
+    fn of(values: Vec<f64>) -> Self {
+        let durations = Durations::new(values);
+        DurationStats {
+            count: durations.sorted.len(),
+            total_ms: durations.total,
+            mean_ms: durations.mean(),
+            max_ms: durations.max(),
+            p50_ms: durations.percentile(50.0),
+            p90_ms: durations.percentile(90.0),
+            p99_ms: durations.percentile(99.0),
+        }
+    }
+}
+
 fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
     PauseKind::ALL
         .iter()
         .filter_map(|&kind| {
-            let durations: Vec<f64> =
-                pauses.iter().filter(|pause| pause.kind == kind).map(|pause| pause.duration_ms).collect();
+            let durations: Vec<f64> = pauses
+                .iter()
+                .filter(|pause| pause.kind == kind)
+                .map(|pause| pause.duration_ms)
+                .collect();
             let stats = Durations::new(durations);
             Some(KindSummary {
                 kind,
@@ -181,15 +203,10 @@ fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
 }
 
 fn stop_summary(stops_ms: Vec<f64>, wall_s: Option<f64>) -> StopSummary {
-    let stats = Durations::new(stops_ms);
+    let stops = DurationStats::of(stops_ms);
     StopSummary {
-        count: stats.sorted.len(),
-        total_ms: stats.total,
-        max_ms: stats.max(),
-        p50_ms: stats.percentile(50.0),
-        p90_ms: stats.percentile(90.0),
-        p99_ms: stats.percentile(99.0),
-        stopped_pct: wall_s.map(|wall| 100.0 * stats.total / 1e3 / wall),
+        stopped_pct: wall_s.map(|wall| 100.0 * stops.total_ms / 1e3 / wall),
+        stops,
     }
 }
 
@@ -231,16 +248,24 @@ fn heap_samples(pauses: &[&Pause], cycles: &[&ConcurrentCycle]) -> Vec<HeapSampl
         })
     });
     let mut samples: Vec<HeapSample> = from_pauses.chain(from_cycles).collect();
-    samples.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    // By end: the time on the line itself. Starts are computed (line time minus duration) from uptimes rounded to
+    // the millisecond, and can swap two back-to-back pauses.
+    samples.sort_by(|a, b| a.end_s.total_cmp(&b.end_s));
     samples
 }
 
 /// Heap growth between consecutive collections over the time between them (pairs that overlap are skipped).
+/// `samples` are in order of their end.
 fn allocation_rate(samples: &[HeapSample]) -> Option<f64> {
     let (grown_mb, seconds) = samples
         .windows(2)
         .filter(|pair| pair[1].start_s > pair[0].end_s)
-        .map(|pair| ((pair[1].before_mb - pair[0].after_mb).max(0.0), pair[1].start_s - pair[0].end_s))
+        .map(|pair| {
+            (
+                (pair[1].before_mb - pair[0].after_mb).max(0.0),
+                pair[1].start_s - pair[0].end_s,
+            )
+        })
         .fold((0.0, 0.0), |(mb, s), (grown, gap)| (mb + grown, s + gap));
     (seconds > 0.0).then(|| grown_mb / seconds)
 }
@@ -285,7 +310,11 @@ mod tests {
         };
         // 10 MB -> 2 MB ending at 1.0 s; at 2.0 s the heap holds 22 MB again: 20 MB in 1 s. Then 22 -> 5 ending at
         // 2.5 s, and 45 MB at 4.5 s: 40 MB in 2 s. Together 60 MB in 3 s.
-        let samples = [sample(0.9, 1.0, 10.0, 2.0), sample(2.0, 2.5, 22.0, 5.0), sample(4.5, 4.6, 45.0, 40.0)];
+        let samples = [
+            sample(0.9, 1.0, 10.0, 2.0),
+            sample(2.0, 2.5, 22.0, 5.0),
+            sample(4.5, 4.6, 45.0, 40.0),
+        ];
         assert_eq!(allocation_rate(&samples), Some(20.0));
         assert_eq!(allocation_rate(&samples[..1]), None);
     }

@@ -1,0 +1,289 @@
+//! `jload gclog` as a user runs it: on the committed real GC logs, on the log of a JVM started here (by file and
+//! by `--pid`), and with bad input.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+const JDK17_JAVA: &str = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
+const JDK25_JAVA: &str = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+
+fn jload(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(args)
+        .output()
+        .expect("run jload")
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gclog")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn json_of(args: &[&str]) -> Value {
+    let output = jload(args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = jload(args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn json_has_the_documented_schema() {
+    let report = json_of(&["gclog", &fixture("g1-jdk17.log"), "--json"]);
+    let pauses = report["pauses"].as_array().unwrap();
+    assert_eq!(pauses.len(), 26);
+    for pause in pauses {
+        for key in [
+            "start_s",
+            "duration_ms",
+            "kind",
+            "cause",
+            "before_mb",
+            "after_mb",
+            "total_mb",
+        ] {
+            assert!(pause.get(key).is_some(), "pause without {key}: {pause}");
+        }
+        assert!(pause["duration_ms"].is_f64() && pause["kind"].is_string());
+    }
+    assert_eq!(pauses[0]["kind"], "young");
+    assert_eq!(pauses[0]["cause"], "G1 Evacuation Pause");
+    for key in [
+        "start_s",
+        "duration_ms",
+        "name",
+        "cause",
+        "before_mb",
+        "after_mb",
+        "aborted",
+    ] {
+        assert!(
+            report["concurrent"][0].get(key).is_some(),
+            "concurrent cycle without {key}"
+        );
+    }
+    for key in ["start_s", "operation", "total_ms", "reaching_ms", "at_safepoint_ms"] {
+        assert!(report["safepoints"][0].get(key).is_some(), "safepoint without {key}");
+    }
+    let summary = &report["summary"];
+    for key in [
+        "count",
+        "total_ms",
+        "max_ms",
+        "p50_ms",
+        "p90_ms",
+        "p99_ms",
+        "gc_throughput_pct",
+        "alloc_rate_mb_s",
+        "promotion_rate_mb_s",
+        "peak_heap_after_mb",
+        "unparsed_lines",
+        "by_kind",
+        "safepoints",
+        "concurrent",
+    ] {
+        assert!(summary.get(key).is_some(), "summary without {key}");
+    }
+    assert_eq!(summary["count"], 26);
+    assert_eq!(summary["unparsed_lines"], 0);
+    assert_eq!(summary["safepoints"]["count"], 26);
+    assert_eq!(report["collector"], "G1");
+}
+
+#[test]
+fn human_output_tables_kinds_percentiles_and_rates() {
+    let text = stdout_of(&["gclog", &fixture("serial-jdk17.log")]);
+    assert!(text.contains("(Serial): "), "{text}");
+    let young = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("young"))
+        .unwrap();
+    assert_eq!(young.split_whitespace().nth(1), Some("16"), "{young}");
+    let all = text.lines().find(|line| line.trim_start().starts_with("all ")).unwrap();
+    assert_eq!(
+        all.split_whitespace().take(3).collect::<Vec<_>>(),
+        ["all", "21", "36.933"]
+    );
+    assert!(
+        text.contains("p50 0.989 ms, p90 6.056 ms, p99 6.870 ms, max 6.870 ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Safepoints (the whole stop the application felt): 17 stops"),
+        "{text}"
+    );
+    assert!(text.contains("GC throughput        79.71 % of 0.182 s"), "{text}");
+    assert!(text.contains("Promotion rate       233.8 MB/s"), "{text}");
+}
+
+#[test]
+fn pauses_flag_lists_every_pause_in_the_window() {
+    let text = stdout_of(&["gclog", &fixture("serial-jdk17.log"), "--pauses"]);
+    let listed = |text: &str| {
+        text.lines()
+            .filter(|line| line.contains("Allocation Failure") || line.contains("System.gc()"))
+            .count()
+    };
+    assert_eq!(listed(&text), 21);
+    let window = json_of(&[
+        "gclog",
+        &fixture("serial-jdk17.log"),
+        "--json",
+        "--from",
+        "0.1",
+        "--to",
+        "0.15",
+    ]);
+    let starts: Vec<f64> = window["pauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["start_s"].as_f64().unwrap())
+        .collect();
+    assert!(
+        !starts.is_empty() && starts.iter().all(|s| (0.1..=0.15).contains(s)),
+        "{starts:?}"
+    );
+    assert_eq!(window["summary"]["count"].as_u64().unwrap() as usize, starts.len());
+    assert_eq!(window["summary"]["window"]["from_s"], 0.1);
+}
+
+#[test]
+fn rotated_siblings_are_read_unless_asked_not_to() {
+    let all = json_of(&["gclog", &fixture("rotated/gc.log"), "--json"]);
+    assert_eq!(all["summary"]["count"], 17);
+    assert_eq!(all["files"].as_array().unwrap().len(), 2);
+    assert_eq!(all["ignored_files"].as_array().unwrap().len(), 2);
+    let alone = json_of(&["gclog", &fixture("rotated/gc.log"), "--json", "--no-rotated"]);
+    assert_eq!(alone["summary"]["count"], 4);
+    let text = stdout_of(&["gclog", &fixture("rotated/gc.log")]);
+    assert!(text.contains("ignored (an earlier JVM run):"), "{text}");
+}
+
+#[test]
+fn unparsed_lines_are_reported_not_fatal() {
+    let text = stdout_of(&["gclog", &fixture("edge-garbage-truncated.log")]);
+    assert!(text.contains("5 unparsed lines, first at line 3:"), "{text}");
+}
+
+fn assert_one_line_error(output: &Output, needle: &str) {
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(needle), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    assert_one_line_error(
+        &jload(&["gclog", "/nonexistent/gc.log"]),
+        "cannot read GC log /nonexistent/gc.log",
+    );
+    assert_one_line_error(&jload(&["gclog", env!("CARGO_MANIFEST_DIR")]), "it is a directory");
+    assert_one_line_error(
+        &jload(&["gclog", &fixture("g1-jdk17.log"), "--from", "5", "--to", "1"]),
+        "--from 5 is after --to 1",
+    );
+    assert_one_line_error(
+        &jload(&["gclog", "--pid", "4000000000"]),
+        "cannot read the command line of pid 4000000000",
+    );
+    let own_pid = std::process::id().to_string();
+    assert_one_line_error(&jload(&["gclog", "--pid", &own_pid]), "writes no GC log file");
+}
+
+/// A JVM running tests/java/GcChurn.java with the source launcher in `directory`, logging to `log` (relative to
+/// it), idle for `idle_ms` at the end; returned once it has printed `GcChurn done` (its allocation is over).
+fn start_churn(java: &str, collector: &str, directory: &Path, log: &str, idle_ms: u32) -> Child {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/GcChurn.java");
+    let mut child = Command::new(java)
+        .current_dir(directory)
+        .args([
+            "-Xmx64m",
+            collector,
+            &format!("-Xlog:gc*,safepoint:file={log}:time,uptime,level,tags"),
+        ])
+        .arg(source)
+        .args(["1", &idle_ms.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot start {java}: {err}"));
+    let mut first_line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first_line)
+        .unwrap();
+    assert_eq!(first_line.trim(), "GcChurn done");
+    child
+}
+
+/// Pause lines counted the simple way: the lines that say `Pause` and end with a duration, except the pause's start
+/// line (`[gc,start]`) and the statistics table ZGC prints at exit (`[gc,stats] … Young Pause: Pause Mark End … ms`).
+fn count_pause_lines(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains(" Pause ") && line.ends_with("ms"))
+        .filter(|line| !line.contains("[gc,start") && !line.contains("[gc,stats"))
+        .count()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let directory = std::env::temp_dir().join(format!("jload-gclog-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    directory
+}
+
+#[test]
+fn live_jvm_found_by_pid_on_jdk17() {
+    let directory = temp_dir("pid");
+    // A relative name with the pid in it: found through /proc/<pid>/cwd and %p.
+    let mut jvm = start_churn(JDK17_JAVA, "-XX:+UseSerialGC", &directory, "gc-%p.log", 5_000);
+    let pid = jvm.id();
+    let report = json_of(&["gclog", "--pid", &pid.to_string(), "--json"]);
+    jvm.kill().unwrap();
+    jvm.wait().unwrap();
+    let log = directory.join(format!("gc-{pid}.log"));
+    assert_eq!(report["files"][0], log.display().to_string());
+    let expected = count_pause_lines(&log);
+    assert!(expected >= 5, "GcChurn makes collections: {expected}");
+    assert_eq!(report["summary"]["count"].as_u64().unwrap() as usize, expected);
+    assert_eq!(report["summary"]["unparsed_lines"], 0);
+    assert_eq!(report["collector"], "Serial");
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn live_generational_zgc_log_on_jdk25() {
+    let directory = temp_dir("zgc");
+    let log = directory.join("gc.log");
+    let mut jvm = start_churn(JDK25_JAVA, "-XX:+UseZGC", &directory, "gc.log", 0);
+    assert!(jvm.wait().unwrap().success());
+    let report = json_of(&["gclog", &log.display().to_string(), "--json"]);
+    let expected = count_pause_lines(&log);
+    assert!(expected >= 3, "at least one ZGC cycle: {expected}");
+    let pauses = report["pauses"].as_array().unwrap();
+    assert_eq!(pauses.len(), expected);
+    let kinds = ["mark_start", "mark_end", "relocate_start"];
+    assert!(
+        pauses
+            .iter()
+            .all(|pause| kinds.contains(&pause["kind"].as_str().unwrap()))
+    );
+    assert!(
+        pauses.iter().all(|pause| pause["generation"].is_string()),
+        "generational on JDK 25"
+    );
+    assert!(report["summary"]["safepoints"]["count"].as_u64().unwrap() as usize >= expected);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
