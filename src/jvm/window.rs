@@ -125,15 +125,17 @@ impl WindowPauses {
                 (start >= from_s && start <= to_s).then(|| (start, pause.duration_ms, pause.kind.as_str().to_string()))
             })
             .collect();
+        let stats = &summary.pauses;
+        let stops = &summary.safepoints.stops;
         WindowPauses {
-            count: summary.count as u64,
-            total_ms: summary.total_ms,
-            max_ms: summary.max_ms.unwrap_or(0.0),
-            p50_ms: summary.p50_ms.unwrap_or(0.0),
-            p90_ms: summary.p90_ms.unwrap_or(0.0),
-            p99_ms: summary.p99_ms.unwrap_or(0.0),
-            safepoint_total_ms: (summary.safepoints.count > 0).then_some(summary.safepoints.total_ms),
-            safepoint_max_ms: summary.safepoints.max_ms,
+            count: stats.count as u64,
+            total_ms: stats.total_ms,
+            max_ms: stats.max_ms.unwrap_or(0.0),
+            p50_ms: stats.p50_ms.unwrap_or(0.0),
+            p90_ms: stats.p90_ms.unwrap_or(0.0),
+            p99_ms: stats.p99_ms.unwrap_or(0.0),
+            safepoint_total_ms: (stops.count > 0).then_some(stops.total_ms),
+            safepoint_max_ms: stops.max_ms,
             pauses,
         }
     }
