@@ -68,6 +68,8 @@ struct Worker<'a> {
     quota_left: Option<u64>,
     start: Instant,
     scan_interval: Duration,
+    /// The last successful connect or complete response.
+    last_progress: Instant,
 }
 
 /// Run one worker to the end of the load; returns everything it recorded.
@@ -87,12 +89,14 @@ pub fn run_worker(shared: &Shared, assignment: Assignment, messages: Sender<Work
         quota_left: assignment.quota,
         start: now,
         scan_interval: (shared.timeout / 10).clamp(Duration::from_millis(1), Duration::from_millis(100)),
+        last_progress: now,
         assignment,
     };
     worker.connect_all();
     shared.barrier.wait();
     shared.barrier.wait();
     worker.start = *shared.start.get().expect("coordinator sets the start before releasing workers");
+    worker.last_progress = worker.last_progress.max(worker.start);
     let end = worker.drive(&messages)?;
     let _ = messages.send(WorkerMessage::Done { worker: worker.assignment.index, end });
     Ok(worker.recorder)
@@ -150,7 +154,12 @@ impl Worker<'_> {
             }
             if now >= next_scan {
                 self.scan(now);
-                next_scan = now + self.scan_interval;
+                if self.unreachable(now) {
+                    break;
+                }
+                // While connections are refused, check more often than the timeouts need, to retry them sooner.
+                let backing_off = self.conns.iter().any(|conn| matches!(conn.state, State::Backoff(_)));
+                next_scan = now + if backing_off { self.scan_interval.min(CONNECT_BACKOFF) } else { self.scan_interval };
             }
             while let Some(&Reverse((at, index))) = self.schedule.peek() {
                 if at > now {
@@ -191,6 +200,13 @@ impl Worker<'_> {
         Ok(end)
     }
 
+    /// True when nothing has connected or answered for a whole timeout while connects keep failing: the target is
+    /// down, and retrying until the end of the run would only count more connect errors.
+    fn unreachable(&self, now: Instant) -> bool {
+        let failing = self.conns.iter().any(|conn| matches!(conn.state, State::Backoff(_) | State::Connecting(_)));
+        failing && now.duration_since(self.last_progress) >= self.shared.timeout
+    }
+
     /// True when this worker has nothing left to send and nothing in flight.
     fn finished(&self) -> bool {
         self.conns.iter().all(|conn| conn.state == State::Done)
@@ -215,7 +231,11 @@ impl Worker<'_> {
     }
 
     fn complete_connect(&mut self, index: usize, now: Instant, running: bool) {
-        match self.conns[index].finish_connect(self.poll.registry(), Token(index)) {
+        let connected = self.conns[index].finish_connect(self.poll.registry(), Token(index));
+        if connected.is_ok() {
+            self.last_progress = now;
+        }
+        match connected {
             Ok(()) if running => self.start_next(index, now),
             Ok(()) => {}
             Err(_) => self.connect_failed(index, now),
@@ -316,6 +336,7 @@ impl Worker<'_> {
         match outcome {
             ReadOutcome::Pending => {}
             ReadOutcome::Complete { status, close } => {
+                self.last_progress = now;
                 let conn = &self.conns[index];
                 let latency = now.saturating_duration_since(conn.intended).as_micros() as u64;
                 let uncorrected = now.saturating_duration_since(conn.sent).as_micros() as u64;
