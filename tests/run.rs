@@ -1,0 +1,238 @@
+//! `jload run` end to end with the real kv-service JVM: a 2 × 2 plan, --dry-run, preflight, a cell that runs out of
+//! heap, Ctrl-C then --resume, no orphan JVM left behind, and malformed plans rejected before anything starts.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use common::{jload, tempdir};
+
+/// JVM-heavy tests run one at a time (the machine has 2 cores).
+static HEAVY: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Build kv-service once for the whole test binary.
+fn kv_jar() -> &'static Path {
+    static JAR: OnceLock<PathBuf> = OnceLock::new();
+    JAR.get_or_init(|| {
+        let status = Command::new("mvn")
+            .args(["-q", "-f", "samples/kv-service", "package", "-DskipTests"])
+            .current_dir(repo())
+            .status()
+            .expect("mvn runs");
+        assert!(status.success(), "kv-service builds");
+        repo().join("samples/kv-service/target/kv-service.jar")
+    })
+}
+
+/// A plan against kv-service with the given axes and phases (TOML fragments).
+fn plan(dir: &Path, name: &str, axes: &str, phases: &str, extra: &str) -> PathBuf {
+    let text = format!(
+        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
+         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
+         {axes}\n{phases}\n[run]\ncooldown = \"0s\"\n{extra}\n",
+        jar = kv_jar().display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const TWO_BY_TWO: &str = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
+    [[axis]]\nname = \"gc\"\nvalues = [{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }, { label = \"Serial\", jvm = [\"-XX:+UseSerialGC\"] }]\n";
+
+const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+    url = \"http://127.0.0.1:{port}/random_set?keyRange=5000&valueSize=500\"\nconnections = 8\nrequests = 5000\n\
+    [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=5000\"\nconnections = 8\nduration = \"2s\"\n";
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))).unwrap()
+}
+
+/// Java processes whose command line mentions `marker`.
+fn jvms_with(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|bytes| String::from_utf8_lossy(&bytes).contains(marker))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+#[test]
+fn two_by_two_plan_fills_a_consistent_summary() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = plan(&dir, "twobytwo", TWO_BY_TWO, SHORT_PHASES, "repeats = 1\n[slo]\np99 = \"5s\"\n");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "7"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("req/s") && stdout.contains("-Xmx96m G1"), "final table: {stdout}");
+    let summary = json(&out.join("summary.json"));
+    let cells = summary["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    for cell in cells {
+        assert_eq!(cell["status"], "ok", "{cell}");
+        let rep = &cell["reps"][0];
+        let id = cell["id"].as_str().unwrap();
+        let phase_file = out.join("cells").join(id).join("rep-1/get.json");
+        let on_disk = json(&phase_file);
+        assert_eq!(rep["phases"]["get"], on_disk, "summary repeats the phase file of {id}");
+        assert_eq!(rep["phases"]["fill"]["requests"], 5000);
+        assert!(on_disk["requests"].as_u64().unwrap() > 100);
+        assert!(on_disk["jvm"]["ygc"].as_u64().is_some(), "GC counters sampled");
+        assert!(on_disk["jvm"]["pauses"]["count"].as_u64().is_some(), "GC log read");
+        assert_eq!(on_disk["slo_passed"], true);
+        let meta = json(&out.join("cells").join(id).join("rep-1/meta.json"));
+        let flags = &meta["flags"];
+        let expected_heap = if id.contains("64m") { 64 << 20 } else { 96 << 20 };
+        assert_eq!(flags["max_heap_bytes"], expected_heap);
+        assert_eq!(flags["collector"], if id.contains("G1") { "G1" } else { "Serial" });
+        for file in ["gc.log", "gcstat.csv", "get.hlog", "stdout.log", "stderr.log"] {
+            assert!(out.join("cells").join(id).join("rep-1").join(file).is_file(), "{id}: {file}");
+        }
+    }
+    assert!(out.join("plan.toml").is_file() && out.join("env.json").is_file());
+    assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM outlives the run");
+}
+
+#[test]
+fn dry_run_prints_every_cell_and_starts_nothing() {
+    let dir = tempdir();
+    let plan = plan(&dir, "dry", TWO_BY_TWO, SHORT_PHASES, "");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.matches("\nheap=").count(), 4, "{stdout}");
+    assert!(stdout.contains("-Xmx96m -XX:+UseSerialGC"), "{stdout}");
+    assert!(stdout.contains("-XX:+ExitOnOutOfMemoryError"), "{stdout}");
+    assert!(!dir.join("results").exists());
+}
+
+#[test]
+fn preflight_rejects_seed_000s_invalid_heap_flag() {
+    let dir = tempdir();
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xms=25g\"]\n";
+    let plan = plan(&dir, "preflight", axes, SHORT_PHASES, "");
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("heap=-Xms=25g") && stderr.contains("--skip-invalid"), "{stderr}");
+    assert!(!out.exists(), "nothing started");
+}
+
+#[test]
+fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    // maxMemory above the heap: the store keeps everything and the 32m JVM dies during the fill.
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [{ label = \"tiny\", jvm = [\"-Xmx32m\", \"-Dkv.maxMemory=400m\"] }, \"-Xmx96m\"]\n";
+    let phases = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+        url = \"http://127.0.0.1:{port}/random_set?keyRange=200000&valueSize=2000\"\nconnections = 8\nrequests = 60000\nduration = \"40s\"\n\
+        [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=1000\"\nconnections = 4\nduration = \"1s\"\n";
+    let plan = plan(&dir, "oom", axes, phases, "order = \"sequential\"\n");
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = json(&out.join("summary.json"));
+    let tiny = &summary["cells"][0];
+    assert_eq!(tiny["id"], "heap=tiny");
+    assert_eq!(tiny["status"], "crashed");
+    let cause = tiny["reps"][0]["cause"].as_str().unwrap();
+    assert!(cause.contains("OutOfMemoryError"), "{cause}");
+    let meta = json(&out.join("cells/heap=tiny/rep-1/meta.json"));
+    assert_eq!(meta["exit"]["code"], 3, "ExitOnOutOfMemoryError exits with 3");
+    assert_eq!(summary["cells"][1]["status"], "ok", "the next cell still ran");
+}
+
+#[test]
+fn interrupted_sweep_resumes_exactly_the_missing_cells() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx80m\", \"-Xmx96m\"]\n";
+    let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\nconnections = 4\nduration = \"3s\"\n";
+    let plan = plan(&dir, "resume", axes, phases, "order = \"sequential\"\n");
+    let out = dir.join("results");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the first cell is done and the second has started, then press Ctrl-C.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !out.join("cells/heap=-Xmx80m/rep-1/meta.json").exists() {
+        assert!(Instant::now() < deadline, "second cell never started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM outlives an interrupt");
+    let first_meta = std::fs::read(out.join("cells/heap=-Xmx64m/rep-1/meta.json")).unwrap();
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["cells"][0]["status"], "ok");
+    assert_eq!(summary["cells"][1]["status"], "incomplete");
+    let (output, _) = jload(&["run", "--resume", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = json(&out.join("summary.json"));
+    for cell in summary["cells"].as_array().unwrap() {
+        assert_eq!(cell["status"], "ok", "{cell}");
+    }
+    assert_eq!(std::fs::read(out.join("cells/heap=-Xmx64m/rep-1/meta.json")).unwrap(), first_meta, "finished work untouched");
+    assert!(jvms_with(&out.display().to_string()).is_empty());
+}
+
+#[test]
+fn malformed_plans_are_rejected_with_file_line_and_key() {
+    let dir = tempdir();
+    let base = "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/health\"\n";
+    let phase = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\n";
+    let cases: Vec<(String, &str)> = vec![
+        (format!("{base}{phase}colour = \"red\"\n"), "unknown field `colour`"),
+        (format!("{base}startup_timeout = \"soon\"\n{phase}"), "not a duration"),
+        (format!("{base}{phase}[run]\nrepeats = \"three\"\n"), "line 10"),
+        (format!("{base}{phase}[run]\nrepeats = 0\n"), "run.repeats must be at least 1"),
+        (format!("{base}{phase}[run]\norder = \"random\"\n"), "interleaved"),
+        (base.to_string(), "missing field `phase`"),
+        (format!("name = \"p\"\n{phase}"), "missing field `target`"),
+        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\n"), "neither requests nor duration"),
+        (format!("{base}[[phase]]\nname = \"get\"\nduration = \"1s\"\n"), "needs url"),
+        (format!("{base}{phase}{phase}"), "duplicate phase name 'get'"),
+        (format!("{base}[[axis]]\nname = \"heap\"\nvalues = []\n{phase}"), "has no values"),
+        (format!("{base}[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx1g\", \"-Xmx1g\"]\n{phase}"), "duplicate label '-Xmx1g'"),
+        (format!("{base}[[axis]]\nname = \"a\"\nvalues = [\"-X\"]\n[[axis]]\nname = \"a\"\nvalues = [\"-Y\"]\n{phase}"), "duplicate axis name"),
+        (format!("{base}[[axis]]\nname = \"gc\"\nvalues = [{{ label = \"G1\", jvmm = [] }}]\n{phase}"), "line 7"),
+        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"https://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"), "unsupported scheme"),
+        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/?k={{rand:9..1}}\"\nduration = \"1s\"\n"), "malformed placeholder"),
+        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nconnections = 0\n"), "at least 1"),
+        (format!("{base}{phase}[slo]\np99 = \"fast\"\n"), "[slo]"),
+        (format!("{base}{phase}[run]\ncost_axis = \"heap\"\n"), "not an axis"),
+        (format!("name = \"a/b\"\n[target]\ncommand = \"java\"\nready = \"http://x/\"\n{phase}"), "without slashes"),
+        (format!("{base}ready = \"tcp://x\"\n{phase}"), "duplicate key"),
+        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nrate = -3.0\n"), "rate must be a positive"),
+    ];
+    for (index, (text, expected)) in cases.iter().enumerate() {
+        let path = dir.join(format!("bad{index}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let (output, _) = jload(&["run", path.to_str().unwrap(), "--dry-run"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "case {index}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "case {index}: one line: {stderr}");
+        assert!(stderr.contains(&path.display().to_string()), "case {index}: names the file: {stderr}");
+        assert!(stderr.contains(expected), "case {index}: expected '{expected}' in {stderr}");
+    }
+}
