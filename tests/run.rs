@@ -236,3 +236,21 @@ fn malformed_plans_are_rejected_with_file_line_and_key() {
         assert!(stderr.contains(expected), "case {index}: expected '{expected}' in {stderr}");
     }
 }
+
+#[test]
+fn every_example_plan_passes_its_checks_and_preflight() {
+    let plans = std::fs::read_dir(repo().join("plans")).unwrap();
+    let mut checked = 0;
+    for entry in plans {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|extension| extension != "toml") {
+            continue;
+        }
+        let (output, _) = jload(&["run", path.to_str().unwrap(), "--dry-run"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{}: {}", path.display(), String::from_utf8_lossy(&output.stderr));
+        assert!(!stdout.contains("INVALID"), "{}: {stdout}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 10, "quickstart and the seed plans");
+}

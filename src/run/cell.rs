@@ -50,9 +50,12 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     options
 }
 
-/// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{java}` and a leading `java` → the cell's JDK.
+/// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{dir}` (the cell-repeat's folder), `{java}` and a
+/// leading `java` → the cell's JDK.
 pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
-    let fill = |text: &str| text.replace("{port}", port).replace("{java}", &jdk.java().display().to_string());
+    let fill = |text: &str| {
+        text.replace("{port}", port).replace("{java}", &jdk.java().display().to_string()).replace("{dir}", &dir.display().to_string())
+    };
     let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill(option)).collect();
     options.extend(telemetry_options(dir, plan.target.exit_on_oom));
     let mut words = Vec::new();
