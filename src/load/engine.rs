@@ -47,6 +47,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         max_requests: spec.stop.requests,
         duration: spec.stop.duration,
         timeout: spec.timeout,
+        ok_status: spec.ok_status.clone(),
         stop: options.stop.clone(),
         barrier: Barrier::new(threads + 1),
         start: OnceLock::new(),

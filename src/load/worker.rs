@@ -14,6 +14,7 @@ use mio::{Events, Poll, Token};
 use super::conn::{Conn, ReadOutcome, State};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
+use super::status::OkStatus;
 use super::timer::DeadlineTimer;
 
 const TIMER_TOKEN: Token = Token(usize::MAX);
@@ -29,6 +30,7 @@ pub struct Shared {
     pub max_requests: Option<u64>,
     pub duration: Option<Duration>,
     pub timeout: Duration,
+    pub ok_status: OkStatus,
     /// Set by Ctrl-C or by the caller to end the run early.
     pub stop: Arc<AtomicBool>,
     /// Workers connect, meet here, the coordinator sets `start`, and they meet again.
@@ -340,7 +342,8 @@ impl Worker<'_> {
                 let conn = &self.conns[index];
                 let latency = now.saturating_duration_since(conn.intended).as_micros() as u64;
                 let uncorrected = now.saturating_duration_since(conn.sent).as_micros() as u64;
-                self.recorder.response(conn.request, latency, uncorrected, status);
+                let ok = self.shared.ok_status.is_ok(status);
+                self.recorder.response(conn.request, latency, uncorrected, status, ok);
                 if close {
                     self.reconnect(index, now);
                 } else {

@@ -214,6 +214,7 @@ pub fn phase_spec(phase: &Phase, port: u16) -> LoadSpec {
         stop: StopCondition { requests: phase.max_requests, duration: phase.duration },
         rate: phase.rate,
         timeout: phase.timeout,
+        ok_status: phase.ok_status.clone(),
     }
 }
 
