@@ -71,7 +71,7 @@ pub struct BenchArgs {
     /// Status codes that count as success, e.g. 200-299,404 when a 404 is a normal answer [default: 200-399].
     #[arg(long, value_name = "CODES")]
     pub ok_status: Option<String>,
-    /// Write the full result as JSON to this file (schema: docs/bench-json.md).
+    /// Write the full result as JSON to this file (schema: docs/bench.md).
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Write an HdrHistogram interval log (one interval per second, values in microseconds).

@@ -29,12 +29,12 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print a JVM's GC counters exactly like `jstat -gcutil` (or -gc), read from its PerfData, no JDK tool spawned.
     Gcstat(jvm::cli::GcstatArgs),
+    /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
+    Gclog(jvm::gclog::cli::GclogArgs),
     /// List local JVMs (pid, main class or jar, JVM version, arguments) from their PerfData files, like jps.
     Jps(jvm::cli::JpsArgs),
     /// List the installed JDKs jload can use (JAVA_HOME, PATH, /usr/lib/jvm, SDKMAN).
     Jdks(run::cli::JdksArgs),
-    /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
-    Gclog(jvm::gclog::cli::GclogArgs),
 }
 
 fn main() {
