@@ -206,11 +206,10 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
             other => return Err(at(spanned.span(), format!("run.order '{other}' must be \"interleaved\" or \"sequential\""))),
         },
     };
-    if let Some(cost_axis) = &run.cost_axis {
-        if !axis_names.contains(cost_axis.get_ref()) {
+    if let Some(cost_axis) = &run.cost_axis
+        && !axis_names.contains(cost_axis.get_ref()) {
             return Err(at(cost_axis.span(), format!("run.cost_axis '{}' is not an axis of this plan", cost_axis.get_ref())));
         }
-    }
     let run_settings = RunSettings {
         repeats,
         order,

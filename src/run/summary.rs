@@ -114,7 +114,7 @@ pub fn phase_tables(summary: &Summary) -> String {
         if !measured {
             continue;
         }
-        let mut table: Vec<Vec<String>> = vec![std::iter::once(format!("{phase}")).chain(labels.iter().cloned()).collect()];
+        let mut table: Vec<Vec<String>> = vec![std::iter::once(phase.to_string()).chain(labels.iter().cloned()).collect()];
         for (name, compute) in ROWS {
             let mut row = vec![name.to_string()];
             for cell in &summary.cells {
