@@ -41,11 +41,12 @@ public final class BdbStore implements KvStore {
     private final List<Database> databases = new ArrayList<>();
 
     public BdbStore(BdbSettings settings) {
+        EnvironmentConfig environmentConfig = environmentConfig(settings);
         try {
             for (int shard = 0; shard < settings.shards(); shard++) {
                 Path home = settings.dir().resolve("shard-" + shard);
                 Files.createDirectories(home);
-                Environment environment = new Environment(home.toFile(), environmentConfig(settings));
+                Environment environment = new Environment(home.toFile(), environmentConfig);
                 environments.add(environment);
                 DatabaseConfig databaseConfig = new DatabaseConfig().setAllowCreate(true).setTransactional(false);
                 databases.add(environment.openDatabase(null, DATABASE, databaseConfig));
