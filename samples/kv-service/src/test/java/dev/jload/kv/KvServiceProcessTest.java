@@ -11,6 +11,8 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,7 +38,7 @@ class KvServiceProcessTest {
             String line = service.startLine();
             for (String expected : new String[] {"store=heap", "bind=127.0.0.1", "maxMemory=64m",
                     "maxMemorySource=\"50% of heap\"", "maxSize=-1", "maxValueSize=1m", "heapMax=128m",
-                    "gc=\"G1 Young Generation,G1 Old Generation", "java=", "pid="}) {
+                    "gc=\"G1 Young Generation,", "java=", "pid="}) {
                 assertTrue(line.contains(expected), expected + " in " + line);
             }
             assertEquals(200, send(port, "GET", "/health", null).statusCode());
@@ -86,6 +88,29 @@ class KvServiceProcessTest {
             assertEquals(200, response.statusCode());
             assertEquals("still here", response.body());
             restarted.terminate();
+        }
+    }
+
+    @Test
+    void heapStoreAsLargeAsTheHeapHaltsWithCode3InsteadOfHanging() throws Exception {
+        try (ServiceProcess service = new ServiceProcess("-Xmx48m", "-Dkv.port=0", "-Dkv.maxMemory=100%")) {
+            int port = service.port();
+            String value = "v".repeat(512 << 10);
+            ExecutorService writers = Executors.newFixedThreadPool(8);
+            long deadline = System.currentTimeMillis() + 20_000;
+            for (int w = 0; w < 8; w++) {
+                int writer = w;
+                writers.submit(() -> {
+                    for (int key = 0; System.currentTimeMillis() < deadline; key++) {
+                        send(port, "PUT", "/kv/" + writer + "-" + key, value);
+                    }
+                    return null;
+                });
+            }
+            int exit = service.exitCode();
+            writers.shutdownNow();
+            assertEquals(3, exit, service.stderr());
+            assertTrue(service.stderr().contains("halting"), service.stderr());
         }
     }
 

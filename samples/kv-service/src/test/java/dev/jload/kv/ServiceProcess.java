@@ -29,6 +29,9 @@ final class ServiceProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
+        if (Runtime.version().feature() >= 22) {
+            command.add("--enable-native-access=ALL-UNNAMED"); // what the jar's manifest grants; here we run classes
+        }
         command.addAll(List.of(jvmOptions));
         command.add(KvService.class.getName());
         stderr = Files.createTempFile("kv-service", ".err");

@@ -42,6 +42,9 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup acceptor;
     private final EventLoopGroup workers;
     private final EventExecutorGroup storeWorkers;
+    private final ServingThreads acceptThreads = new ServingThreads("kv-accept");
+    private final ServingThreads ioLoopThreads = new ServingThreads("kv-io");
+    private final ServingThreads storeThreads = new ServingThreads("kv-store");
     private final ChannelGroup connections = new DefaultChannelGroup("kv-connections", GlobalEventExecutor.INSTANCE);
     private Channel listener;
 
@@ -49,9 +52,10 @@ public final class HttpServer implements AutoCloseable {
         this.config = config;
         this.handler = new KvHandler(store, config.maxValueSize(), new StatsReport(store, config.describe()));
         int ioThreads = store.blocking() ? Runtime.getRuntime().availableProcessors() : config.threads();
-        this.acceptor = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-        this.workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
-        this.storeWorkers = store.blocking() ? new DefaultEventExecutorGroup(config.threads()) : null;
+        this.acceptor = epoll ? new EpollEventLoopGroup(1, acceptThreads) : new NioEventLoopGroup(1, acceptThreads);
+        this.workers = epoll ? new EpollEventLoopGroup(ioThreads, ioLoopThreads)
+                : new NioEventLoopGroup(ioThreads, ioLoopThreads);
+        this.storeWorkers = store.blocking() ? new DefaultEventExecutorGroup(config.threads(), storeThreads) : null;
     }
 
     /** Binds and starts serving; returns the bound port (useful with kv.port=0). */
@@ -88,6 +92,9 @@ public final class HttpServer implements AutoCloseable {
      */
     @Override
     public void close() {
+        acceptThreads.stopping();
+        ioLoopThreads.stopping();
+        storeThreads.stopping();
         if (listener != null) {
             listener.close().syncUninterruptibly();
         }

@@ -1,5 +1,6 @@
 package dev.jload.kv.http;
 
+import dev.jload.kv.Fatal;
 import dev.jload.kv.store.Key;
 import dev.jload.kv.store.KvStore;
 import dev.jload.kv.store.ValueTooLargeException;
@@ -78,6 +79,7 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Fatal.haltIfHeapExhausted(cause);
         if (!(cause instanceof IOException)) {
             System.err.println("kv-service: closing connection " + ctx.channel().remoteAddress() + ": " + cause);
         }
