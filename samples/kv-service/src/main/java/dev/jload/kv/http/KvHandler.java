@@ -62,6 +62,11 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             response = Responses.text(ctx.alloc(), HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, e.getMessage());
         } catch (IllegalStateException e) {
             response = Responses.text(ctx.alloc(), HttpResponseStatus.SERVICE_UNAVAILABLE, "store busy: " + e.getMessage());
+        } catch (RuntimeException e) {
+            // Not the client's fault (e.g. JE cannot write its log): say so on one line and keep serving.
+            System.err.println("kv-service: " + request.method() + " " + request.uri() + " failed: " + e);
+            response = Responses.text(ctx.alloc(), HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                    "store failure: " + e.toString().lines().findFirst().orElse(""));
         }
         if (keepAlive) {
             Responses.keepAlive(response, request.protocolVersion() == HttpVersion.HTTP_1_0);
