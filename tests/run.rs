@@ -5,31 +5,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{jload, tempdir};
+use common::{jload, kv_jar, repo, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Build kv-service once for the whole test binary.
-fn kv_jar() -> &'static Path {
-    static JAR: OnceLock<PathBuf> = OnceLock::new();
-    JAR.get_or_init(|| {
-        let status = Command::new("mvn")
-            .args(["-q", "-f", "samples/kv-service", "package", "-DskipTests"])
-            .current_dir(repo())
-            .status()
-            .expect("mvn runs");
-        assert!(status.success(), "kv-service builds");
-        repo().join("samples/kv-service/target/kv-service.jar")
-    })
-}
 
 /// A plan against kv-service with the given axes and phases (TOML fragments).
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, extra: &str) -> PathBuf {
