@@ -161,6 +161,9 @@ fn drive_phases(run: &CellRun<'_>, target: &Arc<Mutex<RunningTarget>>, dir: &Pat
         if run.stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
             break;
         }
+        if run.show_progress {
+            eprintln!("jload:        phase {}", phase.name);
+        }
         let phase_stop = Arc::new(AtomicBool::new(false));
         let start_mark = watch.as_ref().and_then(JvmWatch::mark);
         let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
