@@ -116,7 +116,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
             meta.status = Status::Failed;
-            let cause = crash_cause(&launch.stdout, &launch.stderr, &dir);
+            let cause = crash_cause(&launch.stdout, &launch.stderr, &dir).or_else(|| last_line(&launch.stderr)).or_else(|| last_line(&launch.stdout));
             meta.cause = Some(format!("exited before it was ready ({}){}", exit.describe(), cause.map(|c| format!(": {c}")).unwrap_or_default()));
             meta.exit = Some(exit);
         }
@@ -147,6 +147,12 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     meta.finished_unix_s = Some(unix_now());
     write_json(&dir.join("meta.json"), &meta)?;
     Ok(meta)
+}
+
+/// The last non-empty line of a log file (what a service says as it gives up).
+fn last_line(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().rev().map(str::trim).find(|line| !line.is_empty()).map(str::to_string)
 }
 
 /// Run the phases in order while the target is watched; stops at Ctrl-C or when the target dies.
