@@ -44,7 +44,8 @@ pub struct JvmWindow {
     /// Young, full and concurrent collections in the window and their time (None where jstat prints "-").
     #[serde(flatten)]
     pub collections: GcTotals,
-    /// GC time (GCT delta) as % of the window.
+    /// GC time (jstat's GCT delta) as % of the window. For ZGC and Shenandoah GCT includes concurrent cycles, so
+    /// this can pass 100 %; see [`JvmWindow::paused_pct`] for the time the application was stopped.
     pub gc_time_pct: Option<f64>,
     /// Old generation used, % of its capacity (jstat's O column).
     pub old_used_pct: Option<Span>,
@@ -90,6 +91,18 @@ impl JvmWindow {
             cpu_pct,
             threads_max: all.iter().map(|sample| sample.threads).max().unwrap_or(0),
             pauses: None,
+        }
+    }
+}
+
+impl JvmWindow {
+    /// The share of the window the application was stopped by GC pauses (from the GC log), or jstat's GC time share
+    /// when there is no GC log.
+    pub fn paused_pct(&self) -> Option<f64> {
+        let seconds = self.uptime_end_s - self.uptime_start_s;
+        match &self.pauses {
+            Some(pauses) if seconds > 0.0 => Some(pauses.total_ms / 1000.0 / seconds * 100.0),
+            _ => self.gc_time_pct,
         }
     }
 }

@@ -103,7 +103,7 @@ const ROWS: &[Row] = &[
     ("FGC/FGCT s", |r| {
         Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.collections.fgc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.collections.fgct_s)?))
     }),
-    ("GC %", |r| med(r, |x| x.jvm.as_ref()?.gc_time_pct).map(|v| format!("{v:.2}"))),
+    ("GC pause %", |r| med(r, |x| x.jvm.as_ref()?.paused_pct()).map(|v| format!("{v:.2}"))),
 ];
 
 /// One compact table per measured phase: cells as columns, medians over ok repeats.
