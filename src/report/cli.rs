@@ -8,7 +8,9 @@ use super::compare::{compare, parse_threshold, render};
 use crate::error::{bad_input, exit};
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  jload report results/quickstart-20261122-101500\n  open results/quickstart-20261122-101500/report.html")]
+#[command(
+    after_help = "Examples:\n  jload report results/quickstart-20261122-101500\n  open results/quickstart-20261122-101500/report.html"
+)]
 pub struct ReportArgs {
     /// A results directory written by `jload run`.
     pub dir: PathBuf,
@@ -38,7 +40,12 @@ pub struct CompareArgs {
 
 pub fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
     let written = super::write_reports(&args.dir)?;
-    println!("{}\n{}\n{}", written.markdown.display(), written.html.display(), written.json.display());
+    println!(
+        "{}\n{}\n{}",
+        written.markdown.display(),
+        written.html.display(),
+        written.json.display()
+    );
     Ok(exit::OK)
 }
 
@@ -57,5 +64,9 @@ pub fn run_compare(args: CompareArgs) -> anyhow::Result<i32> {
     } else {
         print!("{}", render(&comparison));
     }
-    Ok(if args.fail_on_regression && comparison.regressions() > 0 { exit::THRESHOLDS } else { exit::OK })
+    Ok(if args.fail_on_regression && comparison.regressions() > 0 {
+        exit::THRESHOLDS
+    } else {
+        exit::OK
+    })
 }

@@ -87,7 +87,11 @@ pub struct Comparison {
 
 impl Comparison {
     pub fn regressions(&self) -> usize {
-        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| line.verdict == Verdict::Regression).count()
+        self.phases
+            .iter()
+            .flat_map(|phase| &phase.lines)
+            .filter(|line| line.verdict == Verdict::Regression)
+            .count()
     }
 
     /// Phases where a judged figure could not be tested (a side with one repeat).
@@ -112,7 +116,9 @@ pub fn parse_side(arg: &str) -> anyhow::Result<(PathBuf, Option<String>)> {
             return Ok((dir.to_path_buf(), Some(arg[index + 1..].to_string())));
         }
     }
-    Err(bad_input(format!("{arg}: not a results directory, nor DIR:cell-id with DIR a results directory")))
+    Err(bad_input(format!(
+        "{arg}: not a results directory, nor DIR:cell-id with DIR a results directory"
+    )))
 }
 
 fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
@@ -120,22 +126,47 @@ fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
         return Ok(());
     }
     let ids: Vec<&str> = results.summary.cells.iter().map(|cell| cell.id.as_str()).collect();
-    Err(bad_input(format!("{side} ({}) has no cell '{id}'; its cells: {}", results.root.display(), ids.join(" | "))))
+    Err(bad_input(format!(
+        "{side} ({}) has no cell '{id}'; its cells: {}",
+        results.root.display(),
+        ids.join(" | ")
+    )))
 }
 
 /// The cells to compare: the named ones, or the cells both runs have (a single cell each pairs up anyway).
-fn pairs(a: &Results, a_cell: Option<&str>, b: &Results, b_cell: Option<&str>) -> anyhow::Result<Vec<(String, String)>> {
+fn pairs(
+    a: &Results,
+    a_cell: Option<&str>,
+    b: &Results,
+    b_cell: Option<&str>,
+) -> anyhow::Result<Vec<(String, String)>> {
     let ids = |results: &Results| -> Vec<String> { results.summary.cells.iter().map(|cell| cell.id.clone()).collect() };
     let (a_ids, b_ids) = (ids(a), ids(b));
     let pick_other = |named: &str, other: &[String]| -> Option<String> {
-        if other.iter().any(|id| id == named) { Some(named.to_string()) } else if other.len() == 1 { Some(other[0].clone()) } else { None }
+        if other.iter().any(|id| id == named) {
+            Some(named.to_string())
+        } else if other.len() == 1 {
+            Some(other[0].clone())
+        } else {
+            None
+        }
     };
     let found = match (a_cell, b_cell) {
         (Some(a_id), Some(b_id)) => vec![(a_id.to_string(), b_id.to_string())],
-        (Some(a_id), None) => pick_other(a_id, &b_ids).map(|b_id| (a_id.to_string(), b_id)).into_iter().collect(),
-        (None, Some(b_id)) => pick_other(b_id, &a_ids).map(|a_id| (a_id, b_id.to_string())).into_iter().collect(),
+        (Some(a_id), None) => pick_other(a_id, &b_ids)
+            .map(|b_id| (a_id.to_string(), b_id))
+            .into_iter()
+            .collect(),
+        (None, Some(b_id)) => pick_other(b_id, &a_ids)
+            .map(|a_id| (a_id, b_id.to_string()))
+            .into_iter()
+            .collect(),
         (None, None) => {
-            let common: Vec<(String, String)> = a_ids.iter().filter(|id| b_ids.contains(id)).map(|id| (id.clone(), id.clone())).collect();
+            let common: Vec<(String, String)> = a_ids
+                .iter()
+                .filter(|id| b_ids.contains(id))
+                .map(|id| (id.clone(), id.clone()))
+                .collect();
             if common.is_empty() && a_ids.len() == 1 && b_ids.len() == 1 {
                 vec![(a_ids[0].clone(), b_ids[0].clone())]
             } else {
@@ -161,7 +192,13 @@ fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Est
     let read = metric(key).read;
     let values = usable_records(&results.summary, cell, phase)
         .into_iter()
-        .filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None }))
+        .filter_map(|(rep, record)| {
+            read(&RepFigures {
+                rep,
+                record,
+                alloc_mb_s: None,
+            })
+        })
         .collect();
     Estimate::of(values)
 }
@@ -179,8 +216,16 @@ fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate
         (false, ..) | (_, None, ..) | (_, _, None, ..) | (.., None) => Verdict::Shown,
         (true, _, _, None, Some(_)) => Verdict::Unqualified,
         (true, Some(a), Some(b), Some(test), Some(better)) => {
-            let change = if a.median == 0.0 { if b.median == 0.0 { 0.0 } else { f64::INFINITY } } else { (b.median - a.median).abs() / a.median };
-            match (test.significant(), change > threshold, better.prefers(a.median, b.median)) {
+            let change = if a.median == 0.0 {
+                if b.median == 0.0 { 0.0 } else { f64::INFINITY }
+            } else {
+                (b.median - a.median).abs() / a.median
+            };
+            match (
+                test.significant(),
+                change > threshold,
+                better.prefers(a.median, b.median),
+            ) {
                 (false, ..) => Verdict::NotSignificant,
                 (true, false, _) => Verdict::WithinThreshold,
                 (true, true, true) => Verdict::Regression,
@@ -188,7 +233,14 @@ fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate
             }
         }
     };
-    Line { metric: key, p: test.map(|test| test.p), a, b, ratio, verdict }
+    Line {
+        metric: key,
+        p: test.map(|test| test.p),
+        a,
+        b,
+        ratio,
+        verdict,
+    }
 }
 
 /// Compare every common measured phase of every cell pair.
@@ -199,35 +251,79 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
     let mut phases = Vec::new();
     for (a_id, b_id) in pairs(&a, a_cell.as_deref(), &b, b_cell.as_deref())? {
         for (phase, measured) in &a.summary.phases {
-            if !measured || !b.summary.phases.iter().any(|(name, measured)| name == phase && *measured) {
+            if !measured
+                || !b
+                    .summary
+                    .phases
+                    .iter()
+                    .any(|(name, measured)| name == phase && *measured)
+            {
                 continue;
             }
             let lines = ROWS
                 .iter()
-                .map(|(key, judged)| line(key, *judged, estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key), threshold))
+                .map(|(key, judged)| {
+                    line(
+                        key,
+                        *judged,
+                        estimate(&a, &a_id, phase, key),
+                        estimate(&b, &b_id, phase, key),
+                        threshold,
+                    )
+                })
                 .collect();
-            phases.push(PhaseComparison { a_cell: a_id.clone(), b_cell: b_id.clone(), phase: phase.clone(), lines });
+            phases.push(PhaseComparison {
+                a_cell: a_id.clone(),
+                b_cell: b_id.clone(),
+                phase: phase.clone(),
+                lines,
+            });
         }
     }
     if phases.is_empty() {
-        return Err(bad_input(format!("{a_arg} and {b_arg} have no measured phase in common")));
+        return Err(bad_input(format!(
+            "{a_arg} and {b_arg} have no measured phase in common"
+        )));
     }
-    Ok(Comparison { a: a_arg.to_string(), b: b_arg.to_string(), threshold, phases })
+    Ok(Comparison {
+        a: a_arg.to_string(),
+        b: b_arg.to_string(),
+        threshold,
+        phases,
+    })
 }
 
 fn shown(key: &str, estimate: &Option<Estimate>) -> String {
-    estimate.as_ref().map_or("-".to_string(), |estimate| format!("{} (n={})", metric(key).format.show(estimate.median), estimate.n))
+    estimate.as_ref().map_or("-".to_string(), |estimate| {
+        format!("{} (n={})", metric(key).format.show(estimate.median), estimate.n)
+    })
 }
 
 /// The text tables.
 pub fn render(comparison: &Comparison) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "A: {}\nB: {}\nthreshold {:.1} %, significance: Welch's t-test over repeats, p < 0.05", comparison.a,
-        comparison.b, comparison.threshold * 100.0);
+    let _ = writeln!(
+        out,
+        "A: {}\nB: {}\nthreshold {:.1} %, significance: Welch's t-test over repeats, p < 0.05",
+        comparison.a,
+        comparison.b,
+        comparison.threshold * 100.0
+    );
     for phase in &comparison.phases {
-        let cells = if phase.a_cell == phase.b_cell { phase.a_cell.clone() } else { format!("{} vs {}", phase.a_cell, phase.b_cell) };
+        let cells = if phase.a_cell == phase.b_cell {
+            phase.a_cell.clone()
+        } else {
+            format!("{} vs {}", phase.a_cell, phase.b_cell)
+        };
         let _ = writeln!(out, "\n{cells}, phase {}", phase.phase);
-        let mut rows = vec![["figure".to_string(), "A".to_string(), "B".to_string(), "B/A".to_string(), "p".to_string(), "verdict".to_string()]];
+        let mut rows = vec![[
+            "figure".to_string(),
+            "A".to_string(),
+            "B".to_string(),
+            "B/A".to_string(),
+            "p".to_string(),
+            "verdict".to_string(),
+        ]];
         for line in &phase.lines {
             rows.push([
                 metric(line.metric).label.to_string() + unit(line.metric),
@@ -238,17 +334,27 @@ pub fn render(comparison: &Comparison) -> String {
                 line.verdict.word().to_string(),
             ]);
         }
-        let widths: Vec<usize> = (0..6).map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> = (0..6)
+            .map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0))
+            .collect();
         for row in &rows {
-            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
+            let cells: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .map(|(cell, width)| format!("{cell:<width$}"))
+                .collect();
             let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
         }
     }
     let regressions = comparison.regressions();
-    let _ = writeln!(out, "\n{}", match regressions {
-        0 => "no significant regression beyond the threshold".to_string(),
-        count => format!("{count} significant regression(s) beyond the threshold"),
-    });
+    let _ = writeln!(
+        out,
+        "\n{}",
+        match regressions {
+            0 => "no significant regression beyond the threshold".to_string(),
+            count => format!("{count} significant regression(s) beyond the threshold"),
+        }
+    );
     out
 }
 
@@ -265,7 +371,9 @@ pub fn parse_threshold(text: &str) -> anyhow::Result<f64> {
     let number = text.trim().trim_end_matches('%').trim();
     match number.parse::<f64>() {
         Ok(percent) if percent.is_finite() && percent >= 0.0 => Ok(percent / 100.0),
-        _ => Err(bad_input(format!("--threshold '{text}': write a percentage such as 5% or 2.5%"))),
+        _ => Err(bad_input(format!(
+            "--threshold '{text}': write a percentage such as 5% or 2.5%"
+        ))),
     }
 }
 

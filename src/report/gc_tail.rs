@@ -53,7 +53,10 @@ impl Verdict {
 impl GcTail {
     /// Slowest seconds with a pause against all seconds with one: `3 of 3 (all: 5 of 20)`.
     pub fn overlap(&self) -> String {
-        format!("{} of {} (all: {} of {})", self.slowest_with_pause, self.slowest, self.seconds_with_pause, self.seconds)
+        format!(
+            "{} of {} (all: {} of {})",
+            self.slowest_with_pause, self.slowest, self.seconds_with_pause, self.seconds
+        )
     }
 }
 
@@ -62,13 +65,24 @@ pub fn gc_tail(reps: &[RepFigures]) -> Option<GcTail> {
     let mut seconds: Vec<(f64, bool)> = Vec::new(); // (p99, overlaps a pause)
     let mut longest_pause_ms: Option<f64> = None;
     for figures in reps {
-        let Some(jvm) = figures.record.jvm.as_ref() else { continue };
+        let Some(jvm) = figures.record.jvm.as_ref() else {
+            continue;
+        };
         let Some(pauses) = jvm.pauses.as_ref() else { continue };
         longest_pause_ms = Some(longest_pause_ms.unwrap_or(0.0).max(pauses.max_ms));
-        for row in figures.record.bench.series.iter().filter(|row| row.duration_s >= MIN_SECOND_S && row.requests > 0) {
+        for row in figures
+            .record
+            .bench
+            .series
+            .iter()
+            .filter(|row| row.duration_s >= MIN_SECOND_S && row.requests > 0)
+        {
             let from = jvm.uptime_start_s + row.second as f64;
             let to = from + row.duration_s;
-            let overlaps = pauses.pauses.iter().any(|(start, duration_ms, _)| *start < to && start + duration_ms / 1000.0 > from);
+            let overlaps = pauses
+                .pauses
+                .iter()
+                .any(|(start, duration_ms, _)| *start < to && start + duration_ms / 1000.0 > from);
             seconds.push((row.p99_ms, overlaps));
         }
     }
@@ -125,20 +139,37 @@ mod tests {
         record.bench.series = p99s
             .iter()
             .enumerate()
-            .map(|(second, p99)| SeriesRow { second: second as u64, duration_s: 1.0, requests: 100, p99_ms: *p99, ..SeriesRow::default() })
+            .map(|(second, p99)| SeriesRow {
+                second: second as u64,
+                duration_s: 1.0,
+                requests: 100,
+                p99_ms: *p99,
+                ..SeriesRow::default()
+            })
             .collect();
         let window_pauses = WindowPauses {
             count: pauses.len() as u64,
             max_ms: pauses.iter().map(|pause| pause.1).fold(0.0, f64::max),
-            pauses: pauses.iter().map(|(start, ms)| (*start, *ms, "young".to_string())).collect(),
+            pauses: pauses
+                .iter()
+                .map(|(start, ms)| (*start, *ms, "young".to_string()))
+                .collect(),
             ..WindowPauses::default()
         };
-        record.jvm = Some(JvmWindow { uptime_start_s: 100.0, pauses: Some(window_pauses), ..JvmWindow::default() });
+        record.jvm = Some(JvmWindow {
+            uptime_start_s: 100.0,
+            pauses: Some(window_pauses),
+            ..JvmWindow::default()
+        });
         record
     }
 
     fn tail(record: &PhaseRecord) -> Option<GcTail> {
-        gc_tail(&[RepFigures { rep: 1, record, alloc_mb_s: None }])
+        gc_tail(&[RepFigures {
+            rep: 1,
+            record,
+            alloc_mb_s: None,
+        }])
     }
 
     #[test]
@@ -150,7 +181,15 @@ mod tests {
         }
         let record = record(&p99s, &[(100.2, 5.0), (104.5, 30.0), (109.999, 35.0), (115.1, 20.0)]);
         let tail = tail(&record).unwrap();
-        assert_eq!((tail.seconds, tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause), (20, 3, 3, 5));
+        assert_eq!(
+            (
+                tail.seconds,
+                tail.slowest,
+                tail.slowest_with_pause,
+                tail.seconds_with_pause
+            ),
+            (20, 3, 3, 5)
+        );
         // 109.999 + 35 ms runs into second 10 as well: 5 seconds overlap a pause.
         assert_eq!(tail.longest_pause_ms, 35.0);
         assert_eq!(tail.worst_p99_ms, 40.0);
@@ -167,7 +206,10 @@ mod tests {
         p99s[9] = 9.0;
         let record = record(&p99s, &[(101.5, 3.0), (103.5, 3.0)]);
         let tail = tail(&record).unwrap();
-        assert_eq!((tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause), (3, 0, 2));
+        assert_eq!(
+            (tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause),
+            (3, 0, 2)
+        );
         assert_eq!(tail.verdict, Verdict::Unlikely);
     }
 

@@ -39,14 +39,24 @@ impl Results {
     /// Open `root`; bad input when it is not a results directory jload can read.
     pub fn open(root: &Path) -> anyhow::Result<Results> {
         if !root.is_dir() {
-            return Err(bad_input(format!("{}: no such directory; give the folder `jload run` wrote", root.display())));
+            return Err(bad_input(format!(
+                "{}: no such directory; give the folder `jload run` wrote",
+                root.display()
+            )));
         }
         let summary_path = root.join("summary.json");
         let text = std::fs::read_to_string(&summary_path).map_err(|_| {
-            bad_input(format!("{}: not a jload results directory (no summary.json); give the folder `jload run` wrote", root.display()))
+            bad_input(format!(
+                "{}: not a jload results directory (no summary.json); give the folder `jload run` wrote",
+                root.display()
+            ))
         })?;
-        let summary: Summary = serde_json::from_str(&text)
-            .map_err(|err| bad_input(format!("{}: cannot read it ({err}); was it written by this jload?", summary_path.display())))?;
+        let summary: Summary = serde_json::from_str(&text).map_err(|err| {
+            bad_input(format!(
+                "{}: cannot read it ({err}); was it written by this jload?",
+                summary_path.display()
+            ))
+        })?;
         if summary.version != SUMMARY_VERSION {
             return Err(bad_input(format!(
                 "{}: version {} but this jload reads version {SUMMARY_VERSION}; use the jload that wrote it",
@@ -69,17 +79,23 @@ impl Results {
 
     /// Every request of a phase in one cell-repeat: the intervals of `<phase>.hlog` added up (µs).
     pub fn histogram(&self, cell: &str, rep: u32, phase: &str) -> anyhow::Result<Option<Histogram<u64>>> {
-        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join(format!("{phase}.hlog"))) else { return Ok(None) };
+        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join(format!("{phase}.hlog"))) else {
+            return Ok(None);
+        };
         if !path.is_file() {
             return Ok(None);
         }
         let text = std::fs::read(&path)?;
-        read_hlog(&text).with_context(|| format!("{}", path.display())).map(Some)
+        read_hlog(&text)
+            .with_context(|| format!("{}", path.display()))
+            .map(Some)
     }
 
     /// The JVM's heap occupancy, one sample a second over its whole life (empty without `gcstat.csv`).
     pub fn heap_samples(&self, cell: &str, rep: u32) -> anyhow::Result<Vec<HeapSample>> {
-        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join("gcstat.csv")) else { return Ok(Vec::new()) };
+        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join("gcstat.csv")) else {
+            return Ok(Vec::new());
+        };
         if !path.is_file() {
             return Ok(Vec::new());
         }
@@ -97,9 +113,13 @@ impl Results {
 /// Map every `cells/<dir>/rep-<n>/meta.json` to its cell id and repeat.
 fn find_rep_dirs(root: &Path) -> HashMap<(String, u32), PathBuf> {
     let mut found = HashMap::new();
-    let Ok(cells) = std::fs::read_dir(root.join("cells")) else { return found };
+    let Ok(cells) = std::fs::read_dir(root.join("cells")) else {
+        return found;
+    };
     for cell_dir in cells.flatten() {
-        let Ok(reps) = std::fs::read_dir(cell_dir.path()) else { continue };
+        let Ok(reps) = std::fs::read_dir(cell_dir.path()) else {
+            continue;
+        };
         for rep_dir in reps.flatten() {
             if let Some(meta) = read_json::<RepMeta>(&rep_dir.path().join("meta.json")) {
                 found.insert((meta.cell, meta.rep), rep_dir.path());
@@ -136,7 +156,12 @@ fn read_gcstat(text: &str) -> anyhow::Result<Vec<HeapSample>> {
         let fields: Vec<&str> = line.split(',').collect();
         let number = |index: Option<usize>| index.and_then(|index| fields.get(index)?.trim().parse::<f64>().ok());
         let Some(uptime_s) = number(Some(uptime)) else { continue };
-        samples.push(HeapSample { uptime_s, eden_mb: number(eden), old_mb: number(old), old_capacity_mb: number(capacity) });
+        samples.push(HeapSample {
+            uptime_s,
+            eden_mb: number(eden),
+            old_mb: number(old),
+            old_capacity_mb: number(capacity),
+        });
     }
     Ok(samples)
 }
@@ -144,7 +169,9 @@ fn read_gcstat(text: &str) -> anyhow::Result<Vec<HeapSample>> {
 /// The phase records of a cell that count as measurements: from repeats that ran to the end or crashed later, and
 /// only phases that finished (not the one a crash or Ctrl-C cut short). In repeat order.
 pub fn usable_records<'a>(summary: &'a Summary, cell_id: &str, phase: &str) -> Vec<(u32, &'a PhaseRecord)> {
-    let Some(cell) = summary.cells.iter().find(|cell| cell.id == cell_id) else { return Vec::new() };
+    let Some(cell) = summary.cells.iter().find(|cell| cell.id == cell_id) else {
+        return Vec::new();
+    };
     cell.reps
         .iter()
         .filter(|rep| matches!(rep.status, Status::Ok | Status::Crashed))
@@ -163,7 +190,15 @@ mod tests {
                     2,2.5,0,10,20,-,8.0,16.0\n";
         let samples = read_gcstat(text).unwrap();
         assert_eq!(samples.len(), 2);
-        assert_eq!(samples[0], HeapSample { uptime_s: 1.5, eden_mb: Some(3.5), old_mb: Some(7.25), old_capacity_mb: Some(16.0) });
+        assert_eq!(
+            samples[0],
+            HeapSample {
+                uptime_s: 1.5,
+                eden_mb: Some(3.5),
+                old_mb: Some(7.25),
+                old_capacity_mb: Some(16.0)
+            }
+        );
         assert_eq!(samples[1].eden_mb, None, "jstat's '-' is no value");
         assert!(read_gcstat("a,b\n1,2\n").is_err());
     }

@@ -40,12 +40,18 @@ fn entry(entry: &Entry) -> String {
 /// A Markdown table like seed 000's: left column left-aligned, figures centred.
 pub fn table(table: &Table) -> String {
     let mut out = String::new();
-    let header: Vec<String> = std::iter::once(escape(&table.corner)).chain(table.columns.iter().map(|column| escape(column))).collect();
+    let header: Vec<String> = std::iter::once(escape(&table.corner))
+        .chain(table.columns.iter().map(|column| escape(column)))
+        .collect();
     let _ = writeln!(out, "|{}|", header.join("|"));
-    let align: Vec<&str> = std::iter::once(":---").chain(table.columns.iter().map(|_| ":---:")).collect();
+    let align: Vec<&str> = std::iter::once(":---")
+        .chain(table.columns.iter().map(|_| ":---:"))
+        .collect();
     let _ = writeln!(out, "|{}|", align.join("|"));
     for row in &table.rows {
-        let cells: Vec<String> = std::iter::once(escape(&row.label)).chain(row.entries.iter().map(entry)).collect();
+        let cells: Vec<String> = std::iter::once(escape(&row.label))
+            .chain(row.entries.iter().map(entry))
+            .collect();
         let _ = writeln!(out, "|{}|", cells.join("|"));
     }
     for note in &table.notes {
@@ -54,36 +60,48 @@ pub fn table(table: &Table) -> String {
     out
 }
 
-/// The plan's lines of the header, shared by the HTML: `(label, text)`.
-pub fn header_facts(analysis: &Analysis) -> Vec<(&'static str, String)> {
-    let mut facts = vec![("Results", analysis.results_dir.clone())];
+/// The header's facts, shared by the HTML: `(label, items)`.
+pub fn header_facts(analysis: &Analysis) -> Vec<(&'static str, Vec<String>)> {
+    let mut facts = vec![("Results", vec![analysis.results_dir.clone()])];
     if let Some(env) = &analysis.env {
         facts.push((
             "Machine",
-            format!("{}, {} cores, {:.1} GiB memory, Linux {}", env.host, env.cores, env.memory_bytes as f64 / (1u64 << 30) as f64, env.kernel),
+            vec![format!(
+                "{}, {} cores, {:.1} GiB memory, Linux {}",
+                env.host,
+                env.cores,
+                env.memory_bytes as f64 / (1u64 << 30) as f64,
+                env.kernel
+            )],
         ));
     }
     let mut jdks: Vec<String> = Vec::new();
     for cell in &analysis.cells {
-        if let Some(version) = &cell.java_version {
-            if !jdks.contains(version) {
-                jdks.push(version.clone());
-            }
+        if let Some(version) = &cell.java_version
+            && !jdks.contains(version)
+        {
+            jdks.push(version.clone());
         }
     }
     if !jdks.is_empty() {
-        facts.push(("JDK", jdks.join("; ")));
+        facts.push(("JDK", jdks));
     }
     let axes: Vec<String> = analysis
         .axes
         .iter()
-        .map(|axis| format!("{} = {}{}", axis.name, axis.labels.join(", "), if axis.varies { "" } else { " (same in every cell)" }))
+        .map(|axis| {
+            format!(
+                "{} = {}{}",
+                axis.name,
+                axis.labels.join(", "),
+                if axis.varies { "" } else { " (same in every cell)" }
+            )
+        })
         .collect();
     if !axes.is_empty() {
-        facts.push(("Axes", axes.join("; ")));
+        facts.push(("Axes", axes));
     }
-    let phases: Vec<String> = analysis.phases.iter().map(phase_shape).collect();
-    facts.push(("Phases", phases.join("; ")));
+    facts.push(("Phases", analysis.phases.iter().map(phase_shape).collect()));
     let mut run = format!("{} repeat(s) per cell", analysis.repeats);
     if !analysis.slo.is_empty() {
         run += &format!("; SLO {}", analysis.slo.join(", "));
@@ -91,7 +109,7 @@ pub fn header_facts(analysis: &Analysis) -> Vec<(&'static str, String)> {
     if let Some(axis) = &analysis.cost_axis {
         run += &format!("; cost axis {axis}");
     }
-    facts.push(("Run", run));
+    facts.push(("Run", vec![run]));
     facts
 }
 
@@ -139,34 +157,67 @@ pub fn render(analysis: &Analysis) -> String {
     if !analysis.description.is_empty() {
         let _ = writeln!(out, "{}\n", escape(&analysis.description));
     }
-    for (label, text) in header_facts(analysis) {
-        let _ = writeln!(out, "- {label}: {}", escape(&text));
+    for (label, items) in header_facts(analysis) {
+        match items.as_slice() {
+            [item] => {
+                let _ = writeln!(out, "- {label}: {}", escape(item));
+            }
+            _ => {
+                let _ = writeln!(out, "- {label}:");
+                for item in &items {
+                    let _ = writeln!(out, "  - {}", escape(item));
+                }
+            }
+        }
     }
     let _ = writeln!(out, "\n## Statistics\n\n{}\n", escape(&statistics_note(analysis)));
     let _ = writeln!(out, "## Recommendation\n");
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "### {}\n", escape(&phase.name));
-        for finding in phase.recommendation.iter().flat_map(|recommendation| &recommendation.findings) {
+        for finding in phase
+            .recommendation
+            .iter()
+            .flat_map(|recommendation| &recommendation.findings)
+        {
             let _ = writeln!(out, "- {}", escape(&finding.text));
         }
         let _ = writeln!(out);
     }
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
-        let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
+        let _ = writeln!(
+            out,
+            "## Phase {}\n\n{}\n",
+            escape(&phase.name),
+            escape(&phase_shape(phase))
+        );
         let _ = writeln!(out, "{}", table(&phase_table(analysis, phase)));
     }
     if let Some(gc_tail) = gc_tail_table(analysis) {
-        let _ = writeln!(out, "## GC and tail latency\n\n{}\n\n{}", escape(GC_TAIL_NOTE), table(&gc_tail));
+        let _ = writeln!(
+            out,
+            "## GC and tail latency\n\n{}\n\n{}",
+            escape(GC_TAIL_NOTE),
+            table(&gc_tail)
+        );
     }
     if let Some(unmeasured) = unmeasured_table(analysis) {
-        let _ = writeln!(out, "## Phases not measured\n\nFill and warm-up phases: shown, never compared.\n\n{}", table(&unmeasured));
+        let _ = writeln!(
+            out,
+            "## Phases not measured\n\nFill and warm-up phases: shown, never compared.\n\n{}",
+            table(&unmeasured)
+        );
     }
     let troubled: Vec<_> = analysis.cells.iter().filter(|cell| !cell.problems.is_empty()).collect();
     if !troubled.is_empty() {
         let _ = writeln!(out, "## Crashed, failed and incomplete cells\n");
         for cell in troubled {
             for problem in &cell.problems {
-                let _ = writeln!(out, "- {}: {}", escape(&cell.label), escape(&problem.describe(cell.reps)));
+                let _ = writeln!(
+                    out,
+                    "- {}: {}",
+                    escape(&cell.label),
+                    escape(&problem.describe(cell.reps))
+                );
             }
         }
         let _ = writeln!(out);
@@ -178,7 +229,11 @@ pub fn render(analysis: &Analysis) -> String {
         }
         let _ = writeln!(out);
     }
-    let _ = writeln!(out, "---\nWritten by jload {} from the results directory; regenerate with `jload report DIR`.", escape(&analysis.jload_version));
+    let _ = writeln!(
+        out,
+        "---\nWritten by jload {} from the results directory; regenerate with `jload report DIR`.",
+        escape(&analysis.jload_version)
+    );
     out
 }
 
@@ -188,8 +243,14 @@ mod tests {
 
     #[test]
     fn markup_in_labels_shows_as_text() {
-        assert_eq!(escape("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
-        assert_eq!(escape("a|b *c* _d_ [e](f) `g` #h"), "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\#h");
+        assert_eq!(
+            escape("<script>alert(1)</script>"),
+            "&lt;script&gt;alert(1)&lt;/script&gt;"
+        );
+        assert_eq!(
+            escape("a|b *c* _d_ [e](f) `g` #h"),
+            "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\#h"
+        );
         assert_eq!(escape("-Xmx64m"), "-Xmx64m");
         assert_eq!(escape("two\nlines"), "two lines");
     }

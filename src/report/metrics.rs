@@ -63,31 +63,149 @@ fn jvm<T>(figures: &RepFigures, pick: impl Fn(&crate::jvm::window::JvmWindow) ->
 /// Errors as a share of the attempts (requests sent plus connections refused).
 fn error_pct(record: &PhaseRecord) -> f64 {
     let attempts = record.bench.requests + record.bench.errors.connect;
-    if attempts == 0 { 0.0 } else { record.bench.errors.total as f64 * 100.0 / attempts as f64 }
+    if attempts == 0 {
+        0.0
+    } else {
+        record.bench.errors.total as f64 * 100.0 / attempts as f64
+    }
 }
 
 const LOWER: Option<Better> = Some(Better::Lower);
 
 pub const METRICS: &[Metric] = &[
-    Metric { key: "rps", label: "req/s", format: Format::Count, better: Some(Better::Higher), read: |f| Some(f.record.bench.rps) },
-    Metric { key: "min_ms", label: "min", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.min) },
-    Metric { key: "mean_ms", label: "mean", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.mean) },
-    Metric { key: "p50_ms", label: "median", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.p50) },
-    Metric { key: "p90_ms", label: "P90", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.p90) },
-    Metric { key: "p99_ms", label: "P99", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.p99) },
-    Metric { key: "p999_ms", label: "P99.9", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.p999) },
-    Metric { key: "max_ms", label: "max", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.max) },
-    Metric { key: "stdev_ms", label: "stdev", format: Format::Ms, better: LOWER, read: |f| Some(f.record.bench.latency_ms.stdev) },
-    Metric { key: "errors", label: "errors", format: Format::Count, better: LOWER, read: |f| Some(f.record.bench.errors.total as f64) },
-    Metric { key: "timeouts", label: "timeouts", format: Format::Count, better: LOWER, read: |f| Some(f.record.bench.errors.timeout as f64) },
-    Metric { key: "error_pct", label: "errors %", format: Format::Percent, better: LOWER, read: |f| Some(error_pct(f.record)) },
-    Metric { key: "ygc", label: "YGC", format: Format::Count, better: None, read: |f| jvm(f, |j| j.ygc.map(|v| v as f64)) },
-    Metric { key: "ygct_s", label: "YGCT", format: Format::Seconds, better: None, read: |f| jvm(f, |j| j.ygct_s) },
-    Metric { key: "fgc", label: "FGC", format: Format::Count, better: None, read: |f| jvm(f, |j| j.fgc.map(|v| v as f64)) },
-    Metric { key: "fgct_s", label: "FGCT", format: Format::Seconds, better: None, read: |f| jvm(f, |j| j.fgct_s) },
-    Metric { key: "cgc", label: "CGC", format: Format::Count, better: None, read: |f| jvm(f, |j| j.cgc.map(|v| v as f64)) },
-    Metric { key: "cgct_s", label: "CGCT", format: Format::Seconds, better: None, read: |f| jvm(f, |j| j.cgct_s) },
-    Metric { key: "gc_pct", label: "GC time %", format: Format::Percent, better: LOWER, read: |f| jvm(f, |j| j.gc_time_pct) },
+    Metric {
+        key: "rps",
+        label: "req/s",
+        format: Format::Count,
+        better: Some(Better::Higher),
+        read: |f| Some(f.record.bench.rps),
+    },
+    Metric {
+        key: "min_ms",
+        label: "min",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.min),
+    },
+    Metric {
+        key: "mean_ms",
+        label: "mean",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.mean),
+    },
+    Metric {
+        key: "p50_ms",
+        label: "median",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.p50),
+    },
+    Metric {
+        key: "p90_ms",
+        label: "P90",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.p90),
+    },
+    Metric {
+        key: "p99_ms",
+        label: "P99",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.p99),
+    },
+    Metric {
+        key: "p999_ms",
+        label: "P99.9",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.p999),
+    },
+    Metric {
+        key: "max_ms",
+        label: "max",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.max),
+    },
+    Metric {
+        key: "stdev_ms",
+        label: "stdev",
+        format: Format::Ms,
+        better: LOWER,
+        read: |f| Some(f.record.bench.latency_ms.stdev),
+    },
+    Metric {
+        key: "errors",
+        label: "errors",
+        format: Format::Count,
+        better: LOWER,
+        read: |f| Some(f.record.bench.errors.total as f64),
+    },
+    Metric {
+        key: "timeouts",
+        label: "timeouts",
+        format: Format::Count,
+        better: LOWER,
+        read: |f| Some(f.record.bench.errors.timeout as f64),
+    },
+    Metric {
+        key: "error_pct",
+        label: "errors %",
+        format: Format::Percent,
+        better: LOWER,
+        read: |f| Some(error_pct(f.record)),
+    },
+    Metric {
+        key: "ygc",
+        label: "YGC",
+        format: Format::Count,
+        better: None,
+        read: |f| jvm(f, |j| j.ygc.map(|v| v as f64)),
+    },
+    Metric {
+        key: "ygct_s",
+        label: "YGCT",
+        format: Format::Seconds,
+        better: None,
+        read: |f| jvm(f, |j| j.ygct_s),
+    },
+    Metric {
+        key: "fgc",
+        label: "FGC",
+        format: Format::Count,
+        better: None,
+        read: |f| jvm(f, |j| j.fgc.map(|v| v as f64)),
+    },
+    Metric {
+        key: "fgct_s",
+        label: "FGCT",
+        format: Format::Seconds,
+        better: None,
+        read: |f| jvm(f, |j| j.fgct_s),
+    },
+    Metric {
+        key: "cgc",
+        label: "CGC",
+        format: Format::Count,
+        better: None,
+        read: |f| jvm(f, |j| j.cgc.map(|v| v as f64)),
+    },
+    Metric {
+        key: "cgct_s",
+        label: "CGCT",
+        format: Format::Seconds,
+        better: None,
+        read: |f| jvm(f, |j| j.cgct_s),
+    },
+    Metric {
+        key: "gc_pct",
+        label: "GC time %",
+        format: Format::Percent,
+        better: LOWER,
+        read: |f| jvm(f, |j| j.gc_time_pct),
+    },
     Metric {
         key: "longest_pause_ms",
         label: "longest GC pause",
@@ -95,13 +213,28 @@ pub const METRICS: &[Metric] = &[
         better: LOWER,
         read: |f| jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms)),
     },
-    Metric { key: "alloc_mb_s", label: "allocation rate", format: Format::Rate, better: None, read: |f| f.alloc_mb_s },
-    Metric { key: "rss_peak_mb", label: "RSS peak", format: Format::Megabytes, better: LOWER, read: |f| jvm(f, |j| Some(j.rss_mb.max)) },
+    Metric {
+        key: "alloc_mb_s",
+        label: "allocation rate",
+        format: Format::Rate,
+        better: None,
+        read: |f| f.alloc_mb_s,
+    },
+    Metric {
+        key: "rss_peak_mb",
+        label: "RSS peak",
+        format: Format::Megabytes,
+        better: LOWER,
+        read: |f| jvm(f, |j| Some(j.rss_mb.max)),
+    },
 ];
 
 /// The metric with this key (a programming error when there is none).
 pub fn metric(key: &str) -> &'static Metric {
-    METRICS.iter().find(|metric| metric.key == key).unwrap_or_else(|| panic!("no metric '{key}'"))
+    METRICS
+        .iter()
+        .find(|metric| metric.key == key)
+        .unwrap_or_else(|| panic!("no metric '{key}'"))
 }
 
 /// The headline figures: the best cell and its equals are marked, the recommendation is built on them.

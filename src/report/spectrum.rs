@@ -51,24 +51,29 @@ pub fn from_histogram(histogram: &Histogram<u64>) -> Option<Spectrum> {
             _ => points.push([quantile, ms]),
         }
     }
-    Some(Spectrum { source: Source::Hlog, count: histogram.len(), points })
+    Some(Spectrum {
+        source: Source::Hlog,
+        count: histogram.len(),
+        points,
+    })
 }
+
+/// The quantiles a phase JSON stores between its minimum and maximum.
+const STORED_QUANTILES: [f64; 5] = [0.5, 0.9, 0.95, 0.99, 0.999];
 
 /// From the stored percentiles: the median over repeats of each.
 pub fn from_percentiles(reps: &[RepFigures]) -> Option<Spectrum> {
     let count = median(reps.iter().map(|figures| figures.record.bench.requests as f64).collect())? as u64;
-    let at = |pick: fn(&RepFigures) -> f64| median(reps.iter().map(pick).collect()).unwrap_or(0.0);
+    let stored = |figures: &RepFigures| {
+        let latency = &figures.record.bench.latency_ms;
+        [latency.min, latency.p50, latency.p90, latency.p95, latency.p99, latency.p999, latency.max]
+    };
+    let medians: Vec<f64> =
+        (0..7).map(|index| median(reps.iter().map(|figures| stored(figures)[index]).collect()).unwrap_or(0.0)).collect();
     let top = top_quantile(count);
-    let mut points = vec![[0.0, at(|f| f.record.bench.latency_ms.min)]];
-    let stored: [(f64, fn(&RepFigures) -> f64); 5] = [
-        (0.5, |f| f.record.bench.latency_ms.p50),
-        (0.9, |f| f.record.bench.latency_ms.p90),
-        (0.95, |f| f.record.bench.latency_ms.p95),
-        (0.99, |f| f.record.bench.latency_ms.p99),
-        (0.999, |f| f.record.bench.latency_ms.p999),
-    ];
-    points.extend(stored.iter().filter(|(quantile, _)| *quantile < top).map(|(quantile, pick)| [*quantile, at(*pick)]));
-    points.push([top, at(|f| f.record.bench.latency_ms.max)]);
+    let mut points = vec![[0.0, medians[0]]];
+    points.extend(STORED_QUANTILES.iter().zip(&medians[1..6]).filter(|(quantile, _)| **quantile < top).map(|(q, ms)| [*q, *ms]));
+    points.push([top, medians[6]]);
     (count > 0).then_some(Spectrum { source: Source::Percentiles, count, points })
 }
 
@@ -92,9 +97,18 @@ mod tests {
         }
         let spectrum = from_histogram(&histogram).unwrap();
         assert_eq!(spectrum.count, 1000);
-        assert!(spectrum.points.windows(2).all(|pair| pair[0][0] < pair[1][0] && pair[0][1] <= pair[1][1]), "ascending");
+        assert!(
+            spectrum
+                .points
+                .windows(2)
+                .all(|pair| pair[0][0] < pair[1][0] && pair[0][1] <= pair[1][1]),
+            "ascending"
+        );
         let last = spectrum.points.last().unwrap();
-        assert!((last[0] - 0.999).abs() < 1e-12, "the maximum sits at 1 − 1/count: {last:?}");
+        assert!(
+            (last[0] - 0.999).abs() < 1e-12,
+            "the maximum sits at 1 − 1/count: {last:?}"
+        );
         assert!((last[1] - 1000.0).abs() <= 1.0);
         let near_p90 = spectrum.points.iter().find(|point| point[0] >= 0.9).unwrap();
         assert!((near_p90[1] - near_p90[0] * 1000.0).abs() <= 2.0, "{near_p90:?}");

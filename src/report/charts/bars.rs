@@ -28,7 +28,10 @@ const TOP: f64 = 34.0;
 /// A bar chart titled `title`; `axis` names the unit.
 pub fn bar_chart(kind: &str, title: &str, axis: &str, bars: &[Bar]) -> Markup {
     let height = TOP + ROW * bars.len() as f64 + 44.0;
-    let max = bars.iter().filter_map(|bar| Some(bar.ci.map_or(bar.value?, |ci| ci[1].max(bar.value.unwrap_or(0.0))))).fold(0.0, f64::max);
+    let max = bars
+        .iter()
+        .filter_map(|bar| Some(bar.ci.map_or(bar.value?, |ci| ci[1].max(bar.value.unwrap_or(0.0)))))
+        .fold(0.0, f64::max);
     let ticks = nice_ticks(max, 6);
     let scale = Linear::new((0.0, *ticks.last().unwrap_or(&1.0)), (LEFT, WIDTH - RIGHT));
     let bottom = TOP + ROW * bars.len() as f64;
@@ -42,7 +45,8 @@ pub fn bar_chart(kind: &str, title: &str, axis: &str, bars: &[Bar]) -> Markup {
             text x=(px(LEFT - 8.0)) y=(px(middle + 4.0)) text-anchor="end" class="label" { (bar.label) }
             @match bar.value {
                 Some(value) => {
-                    rect x=(px(LEFT)) y=(px(y + 6.0)) width=(px((scale.at(value) - LEFT).max(1.0))) height=(px(ROW - 12.0))
+                    rect x=(px(LEFT)) y=(px(y + 6.0)) width=(px((scale.at(value) - LEFT).max(1.0)))
+                        height=(px(ROW - 12.0))
                         fill=(bar.color) class="bar" {}
                     @if let Some([low, high]) = bar.ci {
                         @let (x1, x2) = (scale.at(low.max(0.0)), scale.at(high));

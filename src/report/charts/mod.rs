@@ -9,8 +9,9 @@ pub mod timeline;
 use maud::{Markup, html};
 
 /// Tableau 10: distinct, print-safe cell colours (cycled beyond ten cells).
-const PALETTE: [&str; 10] =
-    ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+const PALETTE: [&str; 10] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+];
 
 pub fn cell_color(index: usize) -> &'static str {
     PALETTE[index % PALETTE.len()]
@@ -50,7 +51,9 @@ impl Log {
     pub fn decades(min: f64, max: f64, to: (f64, f64)) -> Log {
         let low = min.max(1e-6).log10().floor();
         let high = max.max(min * 10.0).log10().ceil().max(low + 1.0);
-        Log { linear: Linear::new((low, high), to) }
+        Log {
+            linear: Linear::new((low, high), to),
+        }
     }
 
     pub fn at(&self, value: f64) -> f64 {
@@ -68,7 +71,11 @@ impl Log {
 fn nice_step(span: f64, count: usize) -> f64 {
     let rough = span / count.max(1) as f64;
     let magnitude = 10f64.powf(rough.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().map(|factor| factor * magnitude).find(|step| *step >= rough).unwrap_or(magnitude * 10.0)
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|factor| factor * magnitude)
+        .find(|step| *step >= rough)
+        .unwrap_or(magnitude * 10.0)
 }
 
 /// Round tick values covering `0..=max` (about `count` of them).
@@ -83,7 +90,7 @@ pub fn nice_ticks(max: f64, count: usize) -> Vec<f64> {
 
 /// Round tick values inside `from..=to` (about `count` of them).
 pub fn range_ticks(from: f64, to: f64, count: usize) -> Vec<f64> {
-    if !(to > from) || !from.is_finite() || !to.is_finite() {
+    if to <= from || !from.is_finite() || !to.is_finite() {
         return vec![from];
     }
     let step = nice_step(to - from, count);
@@ -97,8 +104,16 @@ pub fn tick_label(value: f64) -> String {
     if value == 0.0 {
         return "0".to_string();
     }
-    let text = if value.abs() >= 1.0 { format!("{value:.2}") } else { format!("{value:.3}") };
-    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+    let text = if value.abs() >= 1.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.3}")
+    };
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 /// A horizontal axis at `y` with vertical grid lines up to `top`.
@@ -141,7 +156,10 @@ pub fn svg(kind: &str, width: f64, height: f64, title: &str, body: Markup) -> Ma
 
 /// Points as an SVG `points` attribute.
 pub fn points(coordinates: impl Iterator<Item = (f64, f64)>) -> String {
-    coordinates.map(|(x, y)| format!("{},{}", px(x), px(y))).collect::<Vec<_>>().join(" ")
+    coordinates
+        .map(|(x, y)| format!("{},{}", px(x), px(y)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
