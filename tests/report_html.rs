@@ -4,6 +4,7 @@
 //! the console check does catch one. Screenshots are kept in the target directory for a person to look at.
 
 mod common;
+mod results_fixtures;
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;
@@ -12,7 +13,8 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{jload, tempdir};
+use common::tempdir;
+use results_fixtures::{copy_of, edit_summary, write_report};
 use scraper::{ElementRef, Html, Selector};
 
 /// One browser at a time (2 cores, shared).
@@ -68,19 +70,12 @@ fn run_chromium(page: &Path, extra: &[String]) -> (String, String) {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    (
-        std::fs::read_to_string(stdout_path).unwrap(),
-        std::fs::read_to_string(stderr_path).unwrap(),
-    )
+    (std::fs::read_to_string(stdout_path).unwrap(), std::fs::read_to_string(stderr_path).unwrap())
 }
 
 /// Console output the page caused (Chromium logs it as `INFO:CONSOLE…` with --enable-logging).
 fn console_messages(stderr: &str) -> Vec<String> {
-    stderr
-        .lines()
-        .filter(|line| line.contains(":CONSOLE") || line.contains("Uncaught"))
-        .map(str::to_string)
-        .collect()
+    stderr.lines().filter(|line| line.contains(":CONSOLE") || line.contains("Uncaught")).map(str::to_string).collect()
 }
 
 /// Screenshot the page (1200 × 3000) with console logging; panics on console messages; returns the PNG's path.
@@ -97,23 +92,13 @@ fn screenshot(page: &Path, name: &str) -> PathBuf {
         ],
     );
     let console = console_messages(&stderr);
-    assert!(
-        console.is_empty(),
-        "the page wrote to the console:\n{}",
-        console.join("\n")
-    );
+    assert!(console.is_empty(), "the page wrote to the console:\n{}", console.join("\n"));
     let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("no screenshot; chromium said:\n{stderr}"));
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    let (width, height) = (
-        u32::from_be_bytes(png[16..20].try_into().unwrap()),
-        u32::from_be_bytes(png[20..24].try_into().unwrap()),
-    );
+    let (width, height) =
+        (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
     assert_eq!((width, height), (1200, 3000));
-    assert!(
-        png.len() > 50_000,
-        "a page of tables and charts is not a blank image ({} bytes)",
-        png.len()
-    );
+    assert!(png.len() > 50_000, "a page of tables and charts is not a blank image ({} bytes)", png.len());
     eprintln!("screenshot: {}", shot.display());
     shot
 }
@@ -150,75 +135,33 @@ fn check_page(page: &Path, name: &str, expected_charts: &[(&str, usize)]) -> Htm
         loaders.iter().map(|e| e.html()).collect::<Vec<_>>()
     );
     let styles: String = select(root, "style").iter().map(|style| style.inner_html()).collect();
-    assert!(
-        !styles.contains("url(") && !styles.contains("@import"),
-        "no external style resources"
-    );
+    assert!(!styles.contains("url(") && !styles.contains("@import"), "no external style resources");
     let charts = select(root, "svg.chart");
     for (kind, count) in expected_charts {
-        let of_kind: Vec<&ElementRef> = charts
-            .iter()
-            .filter(|chart| chart.value().attr("data-chart") == Some(kind))
-            .collect();
+        let of_kind: Vec<&ElementRef> =
+            charts.iter().filter(|chart| chart.value().attr("data-chart") == Some(kind)).collect();
         assert_eq!(of_kind.len(), *count, "{kind} charts");
     }
     for chart in &charts {
-        let title = select(*chart, "title")
-            .first()
-            .map(|title| title.text().collect::<String>())
-            .unwrap_or_default();
+        let title = select(*chart, "title").first().map(|title| title.text().collect::<String>()).unwrap_or_default();
         assert!(!title.is_empty(), "every chart has a title");
         assert!(drawn_marks(*chart) > 0, "chart '{title}' is empty");
     }
     document
 }
 
-fn report_of(fixture: &str) -> PathBuf {
-    let dir = tempdir().join(fixture);
-    copy_dir(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/results")
-            .join(fixture),
-        &dir,
-    );
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-fn write_report(dir: &Path) -> PathBuf {
-    let (output, _) = jload(&["report", dir.to_str().unwrap()]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+/// The HTML report of a writable copy of a fixture.
+fn report_of(name: &str) -> PathBuf {
+    let dir = copy_of(name);
+    write_report(&dir);
     dir.join("report.html")
 }
 
 #[test]
 fn sweep_report_renders_with_every_chart_drawn() {
-    let page = write_report(&report_of("sweep"));
+    let page = report_of("sweep");
     // Two measured phases × (throughput, p99, spectrum, GC time, longest pause); a timeline per cell.
-    let expected = [
-        ("throughput", 2),
-        ("p99", 2),
-        ("spectrum", 2),
-        ("gc-time", 2),
-        ("gc-pause", 2),
-        ("timeline", 3),
-    ];
+    let expected = [("throughput", 2), ("p99", 2), ("spectrum", 2), ("gc-time", 2), ("gc-pause", 2), ("timeline", 3)];
     let document = check_page(&page, "sweep", &expected);
     let root = document.root_element();
     // Whiskers for the confidence intervals, marks for the best cell, GC pauses on the timelines.
@@ -230,50 +173,30 @@ fn sweep_report_renders_with_every_chart_drawn() {
     );
     assert!(select(root, "svg[data-chart=timeline] rect.pause").len() > 50);
     // The crashed cell says why instead of drawing a bar.
-    let missing: String = select(root, "svg[data-chart=throughput] text.missing")
-        .iter()
-        .flat_map(|text| text.text())
-        .collect();
+    let missing: String =
+        select(root, "svg[data-chart=throughput] text.missing").iter().flat_map(|text| text.text()).collect();
     assert!(missing.contains("OutOfMemoryError"), "{missing}");
 }
 
 #[test]
 fn report_without_logs_still_draws_its_charts() {
-    let page = write_report(&report_of("compare-base"));
-    let expected = [
-        ("throughput", 1),
-        ("p99", 1),
-        ("spectrum", 1),
-        ("gc-time", 1),
-        ("gc-pause", 1),
-        ("timeline", 1),
-    ];
+    let page = report_of("compare-base");
+    let expected = [("throughput", 1), ("p99", 1), ("spectrum", 1), ("gc-time", 1), ("gc-pause", 1), ("timeline", 1)];
     check_page(&page, "compare-base", &expected);
 }
 
 #[test]
 fn a_label_with_markup_stays_text_in_the_browser() {
-    let dir = report_of("sweep");
-    let path = dir.join("summary.json");
-    let mut summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let dir = copy_of("sweep");
     let label = "<script>document.title='pwned'</script><img src=x>";
-    summary["cells"][1]["axes"]["heap"] = serde_json::Value::from(label);
-    std::fs::write(&path, serde_json::to_vec(&summary).unwrap()).unwrap();
-    let page = write_report(&dir);
+    edit_summary(&dir, |summary| summary["cells"][1]["axes"]["heap"] = serde_json::Value::from(label));
+    write_report(&dir);
+    let page = dir.join("report.html");
     let document = check_page(&page, "escaped", &[("timeline", 3)]);
     let root = document.root_element();
-    let headers: Vec<String> = select(root, "table.metrics thead th")
-        .iter()
-        .map(|th| th.text().collect())
-        .collect();
-    assert!(
-        headers.iter().any(|header| header.contains(label)),
-        "the label shows as text: {headers:?}"
-    );
-    let title: String = select(root, "head title")
-        .iter()
-        .flat_map(|title| title.text())
-        .collect();
+    let headers: Vec<String> = select(root, "table.metrics thead th").iter().map(|th| th.text().collect()).collect();
+    assert!(headers.iter().any(|header| header.contains(label)), "the label shows as text: {headers:?}");
+    let title: String = select(root, "head title").iter().flat_map(|title| title.text()).collect();
     assert_eq!(title, "jload report: sweep", "no script ran");
 }
 
@@ -281,11 +204,8 @@ fn a_label_with_markup_stays_text_in_the_browser() {
 fn the_console_check_catches_a_script_error() {
     let dir = tempdir();
     let page = dir.join("broken.html");
-    std::fs::write(
-        &page,
-        "<!DOCTYPE html><html><body><p>x</p><script>undefinedFunction();</script></body></html>",
-    )
-    .unwrap();
+    std::fs::write(&page, "<!DOCTYPE html><html><body><p>x</p><script>undefinedFunction();</script></body></html>")
+        .unwrap();
     let (_, stderr) = run_chromium(
         &page,
         &[
@@ -296,10 +216,5 @@ fn the_console_check_catches_a_script_error() {
         ],
     );
     let console = console_messages(&stderr);
-    assert!(
-        console
-            .iter()
-            .any(|line| line.contains("undefinedFunction is not defined")),
-        "{stderr}"
-    );
+    assert!(console.iter().any(|line| line.contains("undefinedFunction is not defined")), "{stderr}");
 }

@@ -79,11 +79,7 @@ impl Problem {
     /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`
     pub fn describe(&self, total_reps: usize) -> String {
         let status = format!("{:?}", self.status).to_lowercase();
-        let during = self
-            .phase
-            .as_ref()
-            .map(|phase| format!(" during {phase}"))
-            .unwrap_or_default();
+        let during = self.phase.as_ref().map(|phase| format!(" during {phase}")).unwrap_or_default();
         let which = if self.reps.len() == total_reps && total_reps > 1 {
             "in every repeat".to_string()
         } else {
@@ -147,18 +143,12 @@ pub struct SloVerdict {
 
 impl Analysis {
     pub fn cell(&self, id: &str) -> &CellInfo {
-        self.cells
-            .iter()
-            .find(|cell| cell.id == id)
-            .expect("cells come from the summary")
+        self.cells.iter().find(|cell| cell.id == id).expect("cells come from the summary")
     }
 
     /// True when no cell has two repeats of anything: differences are unqualified.
     pub fn single_repeat(&self) -> bool {
-        self.phases
-            .iter()
-            .flat_map(|phase| &phase.cells)
-            .all(|cell| cell.reps.len() < 2)
+        self.phases.iter().flat_map(|phase| &phase.cells).all(|cell| cell.reps.len() < 2)
     }
 }
 
@@ -180,17 +170,11 @@ pub fn analyse(results: &Results) -> Analysis {
         .phases
         .iter()
         .map(|(name, measured)| {
-            let mut cell_phases: Vec<CellPhase> = summary
-                .cells
-                .iter()
-                .map(|cell| cell_phase(results, cell, name, &logs, &mut notes))
-                .collect();
+            let mut cell_phases: Vec<CellPhase> =
+                summary.cells.iter().map(|cell| cell_phase(results, cell, name, &logs, &mut notes)).collect();
             for key in HEADLINE {
                 let estimates: Vec<Option<&Estimate>> = cell_phases.iter().map(|cell| cell.figure(key)).collect();
-                let standings = rank(
-                    &estimates,
-                    metric(key).better.expect("headline metrics have a direction"),
-                );
+                let standings = rank(&estimates, metric(key).better.expect("headline metrics have a direction"));
                 for (cell, standing) in cell_phases.iter_mut().zip(standings) {
                     if let Some(standing) = standing {
                         cell.standing.insert(key, standing);
@@ -198,13 +182,7 @@ pub fn analyse(results: &Results) -> Analysis {
                 }
             }
             let load = load_shape(results, name);
-            PhaseAnalysis {
-                name: name.clone(),
-                measured: *measured,
-                load,
-                cells: cell_phases,
-                recommendation: None,
-            }
+            PhaseAnalysis { name: name.clone(), measured: *measured, load, cells: cell_phases, recommendation: None }
         })
         .collect();
     let mut analysis = Analysis {
@@ -223,11 +201,8 @@ pub fn analyse(results: &Results) -> Analysis {
         phases,
         notes: Vec::new(),
     };
-    let recommendations: Vec<Option<Recommendation>> = analysis
-        .phases
-        .iter()
-        .map(|phase| phase.measured.then(|| recommend(&analysis, phase)))
-        .collect();
+    let recommendations: Vec<Option<Recommendation>> =
+        analysis.phases.iter().map(|phase| phase.measured.then(|| recommend(&analysis, phase))).collect();
     for (phase, recommendation) in analysis.phases.iter_mut().zip(recommendations) {
         phase.recommendation = recommendation;
     }
@@ -251,11 +226,7 @@ fn axes(results: &Results) -> Vec<AxisInfo> {
                     labels.push(label.clone());
                 }
             }
-            AxisInfo {
-                name: name.clone(),
-                varies: labels.len() > 1,
-                labels,
-            }
+            AxisInfo { name: name.clone(), varies: labels.len() > 1, labels }
         })
         .collect()
 }
@@ -264,22 +235,13 @@ fn cell_info(results: &Results, cell: &CellSummary) -> CellInfo {
     let mut problems: Vec<Problem> = Vec::new();
     for rep in cell.reps.iter().filter(|rep| rep.status != Status::Ok) {
         let cause = rep.cause.clone().unwrap_or_else(|| "no cause recorded".to_string());
-        let phase = rep
-            .phases
-            .iter()
-            .find(|(_, record)| record.bench.interrupted)
-            .map(|(name, _)| name.clone());
+        let phase = rep.phases.iter().find(|(_, record)| record.bench.interrupted).map(|(name, _)| name.clone());
         match problems
             .iter_mut()
             .find(|problem| problem.status == rep.status && problem.cause == cause && problem.phase == phase)
         {
             Some(problem) => problem.reps.push(rep.rep),
-            None => problems.push(Problem {
-                status: rep.status,
-                cause,
-                phase,
-                reps: vec![rep.rep],
-            }),
+            None => problems.push(Problem { status: rep.status, cause, phase, reps: vec![rep.rep] }),
         }
     }
     CellInfo {
@@ -292,10 +254,7 @@ fn cell_info(results: &Results, cell: &CellSummary) -> CellInfo {
         problems,
         java_version: cell.flags.as_ref().map(|flags| flags.java_version.clone()),
         collector: cell.flags.as_ref().map(|flags| flags.collector.clone()),
-        max_heap_mb: cell
-            .flags
-            .as_ref()
-            .map(|flags| flags.max_heap_bytes as f64 / (1024.0 * 1024.0)),
+        max_heap_mb: cell.flags.as_ref().map(|flags| flags.max_heap_bytes as f64 / (1024.0 * 1024.0)),
     }
 }
 
@@ -323,26 +282,16 @@ fn cell_phase(
         .into_iter()
         .map(|(rep, record)| {
             let alloc_mb_s = match (logs.get(&(cell.id.clone(), rep)), record.jvm.as_ref()) {
-                (Some(log), Some(jvm)) => {
-                    log.summary(Some((jvm.uptime_start_s, jvm.uptime_end_s)))
-                        .alloc_rate_mb_s
-                }
+                (Some(log), Some(jvm)) => log.summary(Some((jvm.uptime_start_s, jvm.uptime_end_s))).alloc_rate_mb_s,
                 _ => None,
             };
-            RepFigures {
-                rep,
-                record,
-                alloc_mb_s,
-            }
+            RepFigures { rep, record, alloc_mb_s }
         })
         .collect();
     let figures = METRICS
         .iter()
         .filter_map(|metric| {
-            Some((
-                metric.key,
-                Estimate::of(reps.iter().filter_map(|figures| (metric.read)(figures)).collect())?,
-            ))
+            Some((metric.key, Estimate::of(reps.iter().filter_map(|figures| (metric.read)(figures)).collect())?))
         })
         .collect();
     let judged: Vec<bool> = reps.iter().filter_map(|figures| figures.record.slo_passed).collect();
@@ -390,27 +339,18 @@ fn cell_spectrum(
                 break;
             }
             Err(err) => {
-                notes.push(format!(
-                    "{err:#}: unreadable; the {cell} {phase} spectrum uses the stored percentiles"
-                ));
+                notes.push(format!("{err:#}: unreadable; the {cell} {phase} spectrum uses the stored percentiles"));
                 merged = None;
                 break;
             }
         }
     }
-    merged
-        .as_ref()
-        .and_then(spectrum::from_histogram)
-        .or_else(|| spectrum::from_percentiles(reps))
+    merged.as_ref().and_then(spectrum::from_histogram).or_else(|| spectrum::from_percentiles(reps))
 }
 
 fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
-    let records: Vec<_> = results
-        .summary
-        .cells
-        .iter()
-        .flat_map(|cell| usable_records(&results.summary, &cell.id, phase))
-        .collect();
+    let records: Vec<_> =
+        results.summary.cells.iter().flat_map(|cell| usable_records(&results.summary, &cell.id, phase)).collect();
     let (_, first) = records.first()?;
     let durations: Vec<f64> = records.iter().map(|(_, record)| record.bench.duration_s).collect();
     let requests: Vec<f64> = records.iter().map(|(_, record)| record.bench.requests as f64).collect();

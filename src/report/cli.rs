@@ -20,7 +20,8 @@ pub struct ReportArgs {
 #[command(after_help = "Examples:\n  jload compare results/before results/after\n  \
     jload compare 'results/sweep:heap=-Xmx64m,gc=G1' 'results/sweep:heap=-Xmx256m,gc=G1'\n  \
     jload compare results/main results/branch --threshold 5% --fail-on-regression\n\n\
-    Exit codes: 0 compared; 99 with --fail-on-regression when B is worse than A beyond the threshold with significance; \
+    Exit codes: 0 compared; 99 with --fail-on-regression when B is worse than A beyond the threshold with significance, \
+    or B has no measurement of a phase A measured (crashed); \
     2 bad input (also: --fail-on-regression with a side of one repeat, which nothing can qualify).")]
 pub struct CompareArgs {
     /// Baseline: a results directory, or DIR:cell-id for one cell.
@@ -30,7 +31,7 @@ pub struct CompareArgs {
     /// Smallest relative change that counts as a regression or improvement.
     #[arg(long, default_value = "5%")]
     pub threshold: String,
-    /// Exit 99 when B is worse than A beyond the threshold with significance (p < 0.05).
+    /// Exit 99 when B is worse than A beyond the threshold with significance (p < 0.05), or crashed where A measured.
     #[arg(long)]
     pub fail_on_regression: bool,
     /// Print the comparison as JSON.
@@ -40,12 +41,7 @@ pub struct CompareArgs {
 
 pub fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
     let written = super::write_reports(&args.dir)?;
-    println!(
-        "{}\n{}\n{}",
-        written.markdown.display(),
-        written.html.display(),
-        written.json.display()
-    );
+    println!("{}\n{}\n{}", written.markdown.display(), written.html.display(), written.json.display());
     Ok(exit::OK)
 }
 
@@ -64,9 +60,5 @@ pub fn run_compare(args: CompareArgs) -> anyhow::Result<i32> {
     } else {
         print!("{}", render(&comparison));
     }
-    Ok(if args.fail_on_regression && comparison.regressions() > 0 {
-        exit::THRESHOLDS
-    } else {
-        exit::OK
-    })
+    Ok(if args.fail_on_regression && comparison.regressions() > 0 { exit::THRESHOLDS } else { exit::OK })
 }

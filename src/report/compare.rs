@@ -39,6 +39,8 @@ pub enum Verdict {
     NotSignificant,
     /// Fewer than two repeats on a side: no test possible.
     Unqualified,
+    /// A measured it, B did not (B crashed or failed before or during the phase): counts as a regression.
+    MissingInB,
     /// Not judged (shown for context).
     Shown,
 }
@@ -51,6 +53,7 @@ impl Verdict {
             Verdict::WithinThreshold => "within threshold",
             Verdict::NotSignificant => "not significant",
             Verdict::Unqualified => "unqualified (1 repeat)",
+            Verdict::MissingInB => "MISSING in B (crashed or failed)",
             Verdict::Shown => "",
         }
     }
@@ -87,11 +90,8 @@ pub struct Comparison {
 
 impl Comparison {
     pub fn regressions(&self) -> usize {
-        self.phases
-            .iter()
-            .flat_map(|phase| &phase.lines)
-            .filter(|line| line.verdict == Verdict::Regression)
-            .count()
+        let failing = |verdict: Verdict| matches!(verdict, Verdict::Regression | Verdict::MissingInB);
+        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| failing(line.verdict)).count()
     }
 
     /// Phases where a judged figure could not be tested (a side with one repeat).
@@ -116,9 +116,7 @@ pub fn parse_side(arg: &str) -> anyhow::Result<(PathBuf, Option<String>)> {
             return Ok((dir.to_path_buf(), Some(arg[index + 1..].to_string())));
         }
     }
-    Err(bad_input(format!(
-        "{arg}: not a results directory, nor DIR:cell-id with DIR a results directory"
-    )))
+    Err(bad_input(format!("{arg}: not a results directory, nor DIR:cell-id with DIR a results directory")))
 }
 
 fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
@@ -126,11 +124,7 @@ fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
         return Ok(());
     }
     let ids: Vec<&str> = results.summary.cells.iter().map(|cell| cell.id.as_str()).collect();
-    Err(bad_input(format!(
-        "{side} ({}) has no cell '{id}'; its cells: {}",
-        results.root.display(),
-        ids.join(" | ")
-    )))
+    Err(bad_input(format!("{side} ({}) has no cell '{id}'; its cells: {}", results.root.display(), ids.join(" | "))))
 }
 
 /// The cells to compare: the named ones, or the cells both runs have (a single cell each pairs up anyway).
@@ -153,20 +147,11 @@ fn pairs(
     };
     let found = match (a_cell, b_cell) {
         (Some(a_id), Some(b_id)) => vec![(a_id.to_string(), b_id.to_string())],
-        (Some(a_id), None) => pick_other(a_id, &b_ids)
-            .map(|b_id| (a_id.to_string(), b_id))
-            .into_iter()
-            .collect(),
-        (None, Some(b_id)) => pick_other(b_id, &a_ids)
-            .map(|a_id| (a_id, b_id.to_string()))
-            .into_iter()
-            .collect(),
+        (Some(a_id), None) => pick_other(a_id, &b_ids).map(|b_id| (a_id.to_string(), b_id)).into_iter().collect(),
+        (None, Some(b_id)) => pick_other(b_id, &a_ids).map(|a_id| (a_id, b_id.to_string())).into_iter().collect(),
         (None, None) => {
-            let common: Vec<(String, String)> = a_ids
-                .iter()
-                .filter(|id| b_ids.contains(id))
-                .map(|id| (id.clone(), id.clone()))
-                .collect();
+            let common: Vec<(String, String)> =
+                a_ids.iter().filter(|id| b_ids.contains(id)).map(|id| (id.clone(), id.clone())).collect();
             if common.is_empty() && a_ids.len() == 1 && b_ids.len() == 1 {
                 vec![(a_ids[0].clone(), b_ids[0].clone())]
             } else {
@@ -192,13 +177,7 @@ fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Est
     let read = metric(key).read;
     let values = usable_records(&results.summary, cell, phase)
         .into_iter()
-        .filter_map(|(rep, record)| {
-            read(&RepFigures {
-                rep,
-                record,
-                alloc_mb_s: None,
-            })
-        })
+        .filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None }))
         .collect();
     Estimate::of(values)
 }
@@ -213,7 +192,8 @@ fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate
         _ => None,
     };
     let verdict = match (judged, &a, &b, test, metric(key).better) {
-        (false, ..) | (_, None, ..) | (_, _, None, ..) | (.., None) => Verdict::Shown,
+        (true, Some(_), None, ..) => Verdict::MissingInB,
+        (false, ..) | (_, None, ..) | (.., None) => Verdict::Shown,
         (true, _, _, None, Some(_)) => Verdict::Unqualified,
         (true, Some(a), Some(b), Some(test), Some(better)) => {
             let change = if a.median == 0.0 {
@@ -221,11 +201,7 @@ fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate
             } else {
                 (b.median - a.median).abs() / a.median
             };
-            match (
-                test.significant(),
-                change > threshold,
-                better.prefers(a.median, b.median),
-            ) {
+            match (test.significant(), change > threshold, better.prefers(a.median, b.median)) {
                 (false, ..) => Verdict::NotSignificant,
                 (true, false, _) => Verdict::WithinThreshold,
                 (true, true, true) => Verdict::Regression,
@@ -233,14 +209,7 @@ fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate
             }
         }
     };
-    Line {
-        metric: key,
-        p: test.map(|test| test.p),
-        a,
-        b,
-        ratio,
-        verdict,
-    }
+    Line { metric: key, p: test.map(|test| test.p), a, b, ratio, verdict }
 }
 
 /// Compare every common measured phase of every cell pair.
@@ -251,52 +220,28 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
     let mut phases = Vec::new();
     for (a_id, b_id) in pairs(&a, a_cell.as_deref(), &b, b_cell.as_deref())? {
         for (phase, measured) in &a.summary.phases {
-            if !measured
-                || !b
-                    .summary
-                    .phases
-                    .iter()
-                    .any(|(name, measured)| name == phase && *measured)
-            {
+            if !measured || !b.summary.phases.iter().any(|(name, measured)| name == phase && *measured) {
                 continue;
             }
             let lines = ROWS
                 .iter()
                 .map(|(key, judged)| {
-                    line(
-                        key,
-                        *judged,
-                        estimate(&a, &a_id, phase, key),
-                        estimate(&b, &b_id, phase, key),
-                        threshold,
-                    )
+                    line(key, *judged, estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key), threshold)
                 })
                 .collect();
-            phases.push(PhaseComparison {
-                a_cell: a_id.clone(),
-                b_cell: b_id.clone(),
-                phase: phase.clone(),
-                lines,
-            });
+            phases.push(PhaseComparison { a_cell: a_id.clone(), b_cell: b_id.clone(), phase: phase.clone(), lines });
         }
     }
     if phases.is_empty() {
-        return Err(bad_input(format!(
-            "{a_arg} and {b_arg} have no measured phase in common"
-        )));
+        return Err(bad_input(format!("{a_arg} and {b_arg} have no measured phase in common")));
     }
-    Ok(Comparison {
-        a: a_arg.to_string(),
-        b: b_arg.to_string(),
-        threshold,
-        phases,
-    })
+    Ok(Comparison { a: a_arg.to_string(), b: b_arg.to_string(), threshold, phases })
 }
 
 fn shown(key: &str, estimate: &Option<Estimate>) -> String {
-    estimate.as_ref().map_or("-".to_string(), |estimate| {
-        format!("{} (n={})", metric(key).format.show(estimate.median), estimate.n)
-    })
+    estimate
+        .as_ref()
+        .map_or("-".to_string(), |estimate| format!("{} (n={})", metric(key).format.show(estimate.median), estimate.n))
 }
 
 /// The text tables.
@@ -304,10 +249,11 @@ pub fn render(comparison: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "A: {}\nB: {}\nthreshold {:.1} %, significance: Welch's t-test over repeats, p < 0.05",
+        "A: {}\nB: {}\nthreshold {:.1} %, significance: Welch's t-test over repeats, p < 0.05; judged: {}",
         comparison.a,
         comparison.b,
-        comparison.threshold * 100.0
+        comparison.threshold * 100.0,
+        ROWS.iter().filter(|(_, judged)| *judged).map(|(key, _)| metric(key).label).collect::<Vec<_>>().join(", ")
     );
     for phase in &comparison.phases {
         let cells = if phase.a_cell == phase.b_cell {
@@ -334,15 +280,10 @@ pub fn render(comparison: &Comparison) -> String {
                 line.verdict.word().to_string(),
             ]);
         }
-        let widths: Vec<usize> = (0..6)
-            .map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0))
-            .collect();
+        let widths: Vec<usize> =
+            (0..6).map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0)).collect();
         for row in &rows {
-            let cells: Vec<String> = row
-                .iter()
-                .zip(&widths)
-                .map(|(cell, width)| format!("{cell:<width$}"))
-                .collect();
+            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
             let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
         }
     }
@@ -371,9 +312,7 @@ pub fn parse_threshold(text: &str) -> anyhow::Result<f64> {
     let number = text.trim().trim_end_matches('%').trim();
     match number.parse::<f64>() {
         Ok(percent) if percent.is_finite() && percent >= 0.0 => Ok(percent / 100.0),
-        _ => Err(bad_input(format!(
-            "--threshold '{text}': write a percentage such as 5% or 2.5%"
-        ))),
+        _ => Err(bad_input(format!("--threshold '{text}': write a percentage such as 5% or 2.5%"))),
     }
 }
 
@@ -404,6 +343,8 @@ mod tests {
         assert_eq!(noise.verdict, Verdict::NotSignificant);
         let single = line("p99_ms", true, of(&[10.0]), of(&[20.0]), 0.05);
         assert_eq!(single.verdict, Verdict::Unqualified);
+        let crashed = line("rps", true, of(&[100.0, 101.0]), None, 0.05);
+        assert_eq!(crashed.verdict, Verdict::MissingInB);
         let context = line("max_ms", false, of(&[10.0, 11.0]), of(&[90.0, 91.0]), 0.05);
         assert_eq!(context.verdict, Verdict::Shown);
         // Higher latency is worse: a regression.

@@ -70,19 +70,11 @@ pub fn gc_tail(reps: &[RepFigures]) -> Option<GcTail> {
         };
         let Some(pauses) = jvm.pauses.as_ref() else { continue };
         longest_pause_ms = Some(longest_pause_ms.unwrap_or(0.0).max(pauses.max_ms));
-        for row in figures
-            .record
-            .bench
-            .series
-            .iter()
-            .filter(|row| row.duration_s >= MIN_SECOND_S && row.requests > 0)
-        {
+        for row in figures.record.bench.series.iter().filter(|row| row.duration_s >= MIN_SECOND_S && row.requests > 0) {
             let from = jvm.uptime_start_s + row.second as f64;
             let to = from + row.duration_s;
-            let overlaps = pauses
-                .pauses
-                .iter()
-                .any(|(start, duration_ms, _)| *start < to && start + duration_ms / 1000.0 > from);
+            let overlaps =
+                pauses.pauses.iter().any(|(start, duration_ms, _)| *start < to && start + duration_ms / 1000.0 > from);
             seconds.push((row.p99_ms, overlaps));
         }
     }
@@ -150,26 +142,15 @@ mod tests {
         let window_pauses = WindowPauses {
             count: pauses.len() as u64,
             max_ms: pauses.iter().map(|pause| pause.1).fold(0.0, f64::max),
-            pauses: pauses
-                .iter()
-                .map(|(start, ms)| (*start, *ms, "young".to_string()))
-                .collect(),
+            pauses: pauses.iter().map(|(start, ms)| (*start, *ms, "young".to_string())).collect(),
             ..WindowPauses::default()
         };
-        record.jvm = Some(JvmWindow {
-            uptime_start_s: 100.0,
-            pauses: Some(window_pauses),
-            ..JvmWindow::default()
-        });
+        record.jvm = Some(JvmWindow { uptime_start_s: 100.0, pauses: Some(window_pauses), ..JvmWindow::default() });
         record
     }
 
     fn tail(record: &PhaseRecord) -> Option<GcTail> {
-        gc_tail(&[RepFigures {
-            rep: 1,
-            record,
-            alloc_mb_s: None,
-        }])
+        gc_tail(&[RepFigures { rep: 1, record, alloc_mb_s: None }])
     }
 
     #[test]
@@ -181,15 +162,7 @@ mod tests {
         }
         let record = record(&p99s, &[(100.2, 5.0), (104.5, 30.0), (109.999, 35.0), (115.1, 20.0)]);
         let tail = tail(&record).unwrap();
-        assert_eq!(
-            (
-                tail.seconds,
-                tail.slowest,
-                tail.slowest_with_pause,
-                tail.seconds_with_pause
-            ),
-            (20, 3, 3, 5)
-        );
+        assert_eq!((tail.seconds, tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause), (20, 3, 3, 5));
         // 109.999 + 35 ms runs into second 10 as well: 5 seconds overlap a pause.
         assert_eq!(tail.longest_pause_ms, 35.0);
         assert_eq!(tail.worst_p99_ms, 40.0);
@@ -206,10 +179,7 @@ mod tests {
         p99s[9] = 9.0;
         let record = record(&p99s, &[(101.5, 3.0), (103.5, 3.0)]);
         let tail = tail(&record).unwrap();
-        assert_eq!(
-            (tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause),
-            (3, 0, 2)
-        );
+        assert_eq!((tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause), (3, 0, 2));
         assert_eq!(tail.verdict, Verdict::Unlikely);
     }
 

@@ -185,10 +185,7 @@ fn headline_bars(analysis: &Analysis, phase: &PhaseAnalysis, key: &str) -> Vec<B
 }
 
 fn plain_bars(analysis: &Analysis, phase: &PhaseAnalysis, key: &str) -> Vec<Bar> {
-    headline_bars(analysis, phase, key)
-        .into_iter()
-        .map(|bar| Bar { mark: None, ..bar })
-        .collect()
+    headline_bars(analysis, phase, key).into_iter().map(|bar| Bar { mark: None, ..bar }).collect()
 }
 
 fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Markup {
@@ -210,11 +207,8 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
             })
         })
         .collect();
-    let whiskers = if analysis.single_repeat() {
-        "one repeat: no interval"
-    } else {
-        "whiskers: 95 % confidence interval"
-    };
+    let whiskers =
+        if analysis.single_repeat() { "one repeat: no interval" } else { "whiskers: 95 % confidence interval" };
     html! {
         h2 id=(format!("phase-{index}")) { "Phase " (phase.name) }
         p.note { (phase_shape(phase)) }
@@ -256,20 +250,12 @@ fn typical_rep(analysis: &Analysis, results: &Results, cell: &str) -> Option<u32
         if let Some(middle) = median(records.iter().map(|(_, record)| record.bench.rps).collect()) {
             return records
                 .iter()
-                .min_by(|a, b| {
-                    (a.1.bench.rps - middle)
-                        .abs()
-                        .total_cmp(&(b.1.bench.rps - middle).abs())
-                })
+                .min_by(|a, b| (a.1.bench.rps - middle).abs().total_cmp(&(b.1.bench.rps - middle).abs()))
                 .map(|(rep, _)| *rep);
         }
     }
     let summary = results.summary.cells.iter().find(|summary| summary.id == cell)?;
-    summary
-        .reps
-        .iter()
-        .find(|rep| !rep.phases.is_empty())
-        .map(|rep| rep.rep)
+    summary.reps.iter().find(|rep| !rep.phases.is_empty()).map(|rep| rep.rep)
 }
 
 fn span(name: &str, record: &PhaseRecord) -> PhaseSpan {
@@ -313,21 +299,13 @@ fn timelines(analysis: &Analysis, results: &Results) -> Markup {
         else {
             continue;
         };
-        let phases: Vec<PhaseSpan> = results
-            .summary
-            .phases
-            .iter()
-            .filter_map(|(name, _)| Some(span(name, summary.phases.get(name)?)))
-            .collect();
+        let phases: Vec<PhaseSpan> =
+            results.summary.phases.iter().filter_map(|(name, _)| Some(span(name, summary.phases.get(name)?))).collect();
         let heap = results.heap_samples(&info.id, rep).unwrap_or_else(|err| {
             notes.push(format!("{err:#}: unreadable; the {} timeline has no heap", info.label));
             Vec::new()
         });
-        let crashed = if summary.status == Status::Crashed {
-            " (crashed)"
-        } else {
-            ""
-        };
+        let crashed = if summary.status == Status::Crashed { " (crashed)" } else { "" };
         let timeline = Timeline {
             title: format!("{}, repeat {rep}{crashed}", info.label),
             color: cell_color(index),

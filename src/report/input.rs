@@ -39,10 +39,7 @@ impl Results {
     /// Open `root`; bad input when it is not a results directory jload can read.
     pub fn open(root: &Path) -> anyhow::Result<Results> {
         if !root.is_dir() {
-            return Err(bad_input(format!(
-                "{}: no such directory; give the folder `jload run` wrote",
-                root.display()
-            )));
+            return Err(bad_input(format!("{}: no such directory; give the folder `jload run` wrote", root.display())));
         }
         let summary_path = root.join("summary.json");
         let text = std::fs::read_to_string(&summary_path).map_err(|_| {
@@ -52,10 +49,7 @@ impl Results {
             ))
         })?;
         let summary: Summary = serde_json::from_str(&text).map_err(|err| {
-            bad_input(format!(
-                "{}: cannot read it ({err}); was it written by this jload?",
-                summary_path.display()
-            ))
+            bad_input(format!("{}: cannot read it ({err}); was it written by this jload?", summary_path.display()))
         })?;
         if summary.version != SUMMARY_VERSION {
             return Err(bad_input(format!(
@@ -86,9 +80,7 @@ impl Results {
             return Ok(None);
         }
         let text = std::fs::read(&path)?;
-        read_hlog(&text)
-            .with_context(|| format!("{}", path.display()))
-            .map(Some)
+        read_hlog(&text).with_context(|| format!("{}", path.display())).map(Some)
     }
 
     /// The JVM's heap occupancy, one sample a second over its whole life (empty without `gcstat.csv`).
@@ -192,12 +184,7 @@ mod tests {
         assert_eq!(samples.len(), 2);
         assert_eq!(
             samples[0],
-            HeapSample {
-                uptime_s: 1.5,
-                eden_mb: Some(3.5),
-                old_mb: Some(7.25),
-                old_capacity_mb: Some(16.0)
-            }
+            HeapSample { uptime_s: 1.5, eden_mb: Some(3.5), old_mb: Some(7.25), old_capacity_mb: Some(16.0) }
         );
         assert_eq!(samples[1].eden_mb, None, "jstat's '-' is no value");
         assert!(read_gcstat("a,b\n1,2\n").is_err());

@@ -40,18 +40,13 @@ fn entry(entry: &Entry) -> String {
 /// A Markdown table like seed 000's: left column left-aligned, figures centred.
 pub fn table(table: &Table) -> String {
     let mut out = String::new();
-    let header: Vec<String> = std::iter::once(escape(&table.corner))
-        .chain(table.columns.iter().map(|column| escape(column)))
-        .collect();
+    let header: Vec<String> =
+        std::iter::once(escape(&table.corner)).chain(table.columns.iter().map(|column| escape(column))).collect();
     let _ = writeln!(out, "|{}|", header.join("|"));
-    let align: Vec<&str> = std::iter::once(":---")
-        .chain(table.columns.iter().map(|_| ":---:"))
-        .collect();
+    let align: Vec<&str> = std::iter::once(":---").chain(table.columns.iter().map(|_| ":---:")).collect();
     let _ = writeln!(out, "|{}|", align.join("|"));
     for row in &table.rows {
-        let cells: Vec<String> = std::iter::once(escape(&row.label))
-            .chain(row.entries.iter().map(entry))
-            .collect();
+        let cells: Vec<String> = std::iter::once(escape(&row.label)).chain(row.entries.iter().map(entry)).collect();
         let _ = writeln!(out, "|{}|", cells.join("|"));
     }
     for note in &table.notes {
@@ -174,31 +169,17 @@ pub fn render(analysis: &Analysis) -> String {
     let _ = writeln!(out, "## Recommendation\n");
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "### {}\n", escape(&phase.name));
-        for finding in phase
-            .recommendation
-            .iter()
-            .flat_map(|recommendation| &recommendation.findings)
-        {
+        for finding in phase.recommendation.iter().flat_map(|recommendation| &recommendation.findings) {
             let _ = writeln!(out, "- {}", escape(&finding.text));
         }
         let _ = writeln!(out);
     }
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
-        let _ = writeln!(
-            out,
-            "## Phase {}\n\n{}\n",
-            escape(&phase.name),
-            escape(&phase_shape(phase))
-        );
+        let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
         let _ = writeln!(out, "{}", table(&phase_table(analysis, phase)));
     }
     if let Some(gc_tail) = gc_tail_table(analysis) {
-        let _ = writeln!(
-            out,
-            "## GC and tail latency\n\n{}\n\n{}",
-            escape(GC_TAIL_NOTE),
-            table(&gc_tail)
-        );
+        let _ = writeln!(out, "## GC and tail latency\n\n{}\n\n{}", escape(GC_TAIL_NOTE), table(&gc_tail));
     }
     if let Some(unmeasured) = unmeasured_table(analysis) {
         let _ = writeln!(
@@ -212,12 +193,7 @@ pub fn render(analysis: &Analysis) -> String {
         let _ = writeln!(out, "## Crashed, failed and incomplete cells\n");
         for cell in troubled {
             for problem in &cell.problems {
-                let _ = writeln!(
-                    out,
-                    "- {}: {}",
-                    escape(&cell.label),
-                    escape(&problem.describe(cell.reps))
-                );
+                let _ = writeln!(out, "- {}: {}", escape(&cell.label), escape(&problem.describe(cell.reps)));
             }
         }
         let _ = writeln!(out);
@@ -243,14 +219,8 @@ mod tests {
 
     #[test]
     fn markup_in_labels_shows_as_text() {
-        assert_eq!(
-            escape("<script>alert(1)</script>"),
-            "&lt;script&gt;alert(1)&lt;/script&gt;"
-        );
-        assert_eq!(
-            escape("a|b *c* _d_ [e](f) `g` #h"),
-            "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\#h"
-        );
+        assert_eq!(escape("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
+        assert_eq!(escape("a|b *c* _d_ [e](f) `g` #h"), "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\#h");
         assert_eq!(escape("-Xmx64m"), "-Xmx64m");
         assert_eq!(escape("two\nlines"), "two lines");
     }

@@ -63,178 +63,54 @@ fn jvm<T>(figures: &RepFigures, pick: impl Fn(&crate::jvm::window::JvmWindow) ->
 /// Errors as a share of the attempts (requests sent plus connections refused).
 fn error_pct(record: &PhaseRecord) -> f64 {
     let attempts = record.bench.requests + record.bench.errors.connect;
-    if attempts == 0 {
-        0.0
-    } else {
-        record.bench.errors.total as f64 * 100.0 / attempts as f64
+    if attempts == 0 { 0.0 } else { record.bench.errors.total as f64 * 100.0 / attempts as f64 }
+}
+
+const HIGHER: Option<Better> = Some(Better::Higher);
+const LOWER: Option<Better> = Some(Better::Lower);
+
+impl Metric {
+    const fn new(
+        key: &'static str,
+        label: &'static str,
+        format: Format,
+        better: Option<Better>,
+        read: fn(&RepFigures) -> Option<f64>,
+    ) -> Metric {
+        Metric { key, label, format, better, read }
     }
 }
 
-const LOWER: Option<Better> = Some(Better::Lower);
-
 pub const METRICS: &[Metric] = &[
-    Metric {
-        key: "rps",
-        label: "req/s",
-        format: Format::Count,
-        better: Some(Better::Higher),
-        read: |f| Some(f.record.bench.rps),
-    },
-    Metric {
-        key: "min_ms",
-        label: "min",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.min),
-    },
-    Metric {
-        key: "mean_ms",
-        label: "mean",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.mean),
-    },
-    Metric {
-        key: "p50_ms",
-        label: "median",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.p50),
-    },
-    Metric {
-        key: "p90_ms",
-        label: "P90",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.p90),
-    },
-    Metric {
-        key: "p99_ms",
-        label: "P99",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.p99),
-    },
-    Metric {
-        key: "p999_ms",
-        label: "P99.9",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.p999),
-    },
-    Metric {
-        key: "max_ms",
-        label: "max",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.max),
-    },
-    Metric {
-        key: "stdev_ms",
-        label: "stdev",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| Some(f.record.bench.latency_ms.stdev),
-    },
-    Metric {
-        key: "errors",
-        label: "errors",
-        format: Format::Count,
-        better: LOWER,
-        read: |f| Some(f.record.bench.errors.total as f64),
-    },
-    Metric {
-        key: "timeouts",
-        label: "timeouts",
-        format: Format::Count,
-        better: LOWER,
-        read: |f| Some(f.record.bench.errors.timeout as f64),
-    },
-    Metric {
-        key: "error_pct",
-        label: "errors %",
-        format: Format::Percent,
-        better: LOWER,
-        read: |f| Some(error_pct(f.record)),
-    },
-    Metric {
-        key: "ygc",
-        label: "YGC",
-        format: Format::Count,
-        better: None,
-        read: |f| jvm(f, |j| j.ygc.map(|v| v as f64)),
-    },
-    Metric {
-        key: "ygct_s",
-        label: "YGCT",
-        format: Format::Seconds,
-        better: None,
-        read: |f| jvm(f, |j| j.ygct_s),
-    },
-    Metric {
-        key: "fgc",
-        label: "FGC",
-        format: Format::Count,
-        better: None,
-        read: |f| jvm(f, |j| j.fgc.map(|v| v as f64)),
-    },
-    Metric {
-        key: "fgct_s",
-        label: "FGCT",
-        format: Format::Seconds,
-        better: None,
-        read: |f| jvm(f, |j| j.fgct_s),
-    },
-    Metric {
-        key: "cgc",
-        label: "CGC",
-        format: Format::Count,
-        better: None,
-        read: |f| jvm(f, |j| j.cgc.map(|v| v as f64)),
-    },
-    Metric {
-        key: "cgct_s",
-        label: "CGCT",
-        format: Format::Seconds,
-        better: None,
-        read: |f| jvm(f, |j| j.cgct_s),
-    },
-    Metric {
-        key: "gc_pct",
-        label: "GC time %",
-        format: Format::Percent,
-        better: LOWER,
-        read: |f| jvm(f, |j| j.gc_time_pct),
-    },
-    Metric {
-        key: "longest_pause_ms",
-        label: "longest GC pause",
-        format: Format::Ms,
-        better: LOWER,
-        read: |f| jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms)),
-    },
-    Metric {
-        key: "alloc_mb_s",
-        label: "allocation rate",
-        format: Format::Rate,
-        better: None,
-        read: |f| f.alloc_mb_s,
-    },
-    Metric {
-        key: "rss_peak_mb",
-        label: "RSS peak",
-        format: Format::Megabytes,
-        better: LOWER,
-        read: |f| jvm(f, |j| Some(j.rss_mb.max)),
-    },
+    Metric::new("rps", "req/s", Format::Count, HIGHER, |f| Some(f.record.bench.rps)),
+    Metric::new("min_ms", "min", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.min)),
+    Metric::new("mean_ms", "mean", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.mean)),
+    Metric::new("p50_ms", "median", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.p50)),
+    Metric::new("p90_ms", "P90", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.p90)),
+    Metric::new("p99_ms", "P99", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.p99)),
+    Metric::new("p999_ms", "P99.9", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.p999)),
+    Metric::new("max_ms", "max", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.max)),
+    Metric::new("stdev_ms", "stdev", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.stdev)),
+    Metric::new("errors", "errors", Format::Count, LOWER, |f| Some(f.record.bench.errors.total as f64)),
+    Metric::new("timeouts", "timeouts", Format::Count, LOWER, |f| Some(f.record.bench.errors.timeout as f64)),
+    Metric::new("error_pct", "errors %", Format::Percent, LOWER, |f| Some(error_pct(f.record))),
+    Metric::new("ygc", "YGC", Format::Count, None, |f| jvm(f, |j| j.ygc.map(|v| v as f64))),
+    Metric::new("ygct_s", "YGCT", Format::Seconds, None, |f| jvm(f, |j| j.ygct_s)),
+    Metric::new("fgc", "FGC", Format::Count, None, |f| jvm(f, |j| j.fgc.map(|v| v as f64))),
+    Metric::new("fgct_s", "FGCT", Format::Seconds, None, |f| jvm(f, |j| j.fgct_s)),
+    Metric::new("cgc", "CGC", Format::Count, None, |f| jvm(f, |j| j.cgc.map(|v| v as f64))),
+    Metric::new("cgct_s", "CGCT", Format::Seconds, None, |f| jvm(f, |j| j.cgct_s)),
+    Metric::new("gc_pct", "GC time %", Format::Percent, LOWER, |f| jvm(f, |j| j.gc_time_pct)),
+    Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, |f| {
+        jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms))
+    }),
+    Metric::new("alloc_mb_s", "allocation rate", Format::Rate, None, |f| f.alloc_mb_s),
+    Metric::new("rss_peak_mb", "RSS peak", Format::Megabytes, LOWER, |f| jvm(f, |j| Some(j.rss_mb.max))),
 ];
 
 /// The metric with this key (a programming error when there is none).
 pub fn metric(key: &str) -> &'static Metric {
-    METRICS
-        .iter()
-        .find(|metric| metric.key == key)
-        .unwrap_or_else(|| panic!("no metric '{key}'"))
+    METRICS.iter().find(|metric| metric.key == key).unwrap_or_else(|| panic!("no metric '{key}'"))
 }
 
 /// The headline figures: the best cell and its equals are marked, the recommendation is built on them.

@@ -38,11 +38,8 @@ pub struct Written {
 pub fn write_reports(dir: &Path) -> anyhow::Result<Written> {
     let results = input::Results::open(dir)?;
     let analysis = analysis::analyse(&results);
-    let written = Written {
-        markdown: dir.join("report.md"),
-        html: dir.join("report.html"),
-        json: dir.join("report.json"),
-    };
+    let written =
+        Written { markdown: dir.join("report.md"), html: dir.join("report.html"), json: dir.join("report.json") };
     write_atomically(&written.markdown, markdown::render(&analysis).as_bytes())?;
     write_atomically(&written.html, html::render(&analysis, &results).as_bytes())?;
     write_json(&written.json, &analysis)?;

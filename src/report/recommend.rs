@@ -48,82 +48,47 @@ fn with_ci(estimate: &Estimate, key: &str, unit: &str) -> String {
 
 pub fn recommend(analysis: &Analysis, phase: &PhaseAnalysis) -> Recommendation {
     let mut findings = Vec::new();
-    findings.extend(best(
-        analysis,
-        phase,
-        "rps",
-        Kind::Throughput,
-        "Best throughput",
-        " req/s",
-    ));
+    findings.extend(best(analysis, phase, "rps", Kind::Throughput, "Best throughput", " req/s"));
     findings.extend(best(analysis, phase, "p99_ms", Kind::P99, "Best P99", " ms"));
     findings.push(cheapest(analysis, phase));
     let slo = analysis.slo.join(", ");
-    for cell in phase
-        .cells
-        .iter()
-        .filter(|cell| cell.slo.is_some_and(|verdict| !verdict.met) && !cell.reps.is_empty())
+    for cell in phase.cells.iter().filter(|cell| cell.slo.is_some_and(|verdict| !verdict.met) && !cell.reps.is_empty())
     {
         let verdict = cell.slo.expect("filtered");
         let info = analysis.cell(&cell.cell);
-        let mut text = format!(
-            "Failed the SLO ({slo}): {} — P99 {}",
-            info.label,
-            figure(cell, "p99_ms", " ms")
-        );
+        let mut text = format!("Failed the SLO ({slo}): {} — P99 {}", info.label, figure(cell, "p99_ms", " ms"));
         text += &format!(", errors {}", figure(cell, "error_pct", " %"));
         text += &format!("; passed in {} of {} repeats", verdict.reps_passed, verdict.reps_judged);
         if info.status != Status::Ok {
             text += &format!("; {} of {} repeats ran to the end", info.reps_ok, info.reps);
         }
-        findings.push(Finding {
-            kind: Kind::FailedSlo,
-            cell: Some(cell.cell.clone()),
-            text,
-        });
+        findings.push(Finding { kind: Kind::FailedSlo, cell: Some(cell.cell.clone()), text });
     }
-    for info in analysis
-        .cells
-        .iter()
-        .filter(|info| matches!(info.status, Status::Crashed | Status::Failed))
-    {
+    for info in analysis.cells.iter().filter(|info| matches!(info.status, Status::Crashed | Status::Failed)) {
         for problem in &info.problems {
             let text = format!("{}: {}", info.label, problem.describe(info.reps));
-            findings.push(Finding {
-                kind: Kind::Crashed,
-                cell: Some(info.id.clone()),
-                text,
-            });
+            findings.push(Finding { kind: Kind::Crashed, cell: Some(info.id.clone()), text });
         }
     }
     Recommendation { findings }
 }
 
 fn figure(cell: &CellPhase, key: &str, unit: &str) -> String {
-    cell.figure(key)
-        .map_or("-".to_string(), |estimate| with_ci(estimate, key, unit))
+    cell.figure(key).map_or("-".to_string(), |estimate| with_ci(estimate, key, unit))
 }
 
 fn best(analysis: &Analysis, phase: &PhaseAnalysis, key: &str, kind: Kind, title: &str, unit: &str) -> Option<Finding> {
-    let winner = phase
-        .cells
-        .iter()
-        .find(|cell| cell.standing.get(key) == Some(&Standing::Best))?;
+    let winner = phase.cells.iter().find(|cell| cell.standing.get(key) == Some(&Standing::Best))?;
     let label = &analysis.cell(&winner.cell).label;
     let mut text = format!("{title}: {label}, {}", figure(winner, key, unit));
-    let others: Vec<&CellPhase> = phase
-        .cells
-        .iter()
-        .filter(|cell| cell.standing.contains_key(key) && cell.cell != winner.cell)
-        .collect();
+    let others: Vec<&CellPhase> =
+        phase.cells.iter().filter(|cell| cell.standing.contains_key(key) && cell.cell != winner.cell).collect();
     let equals: Vec<String> = others
         .iter()
         .filter_map(|cell| match cell.standing[key] {
-            Standing::Indistinguishable { p } => Some(format!(
-                "{} ({}, p = {p:.2})",
-                analysis.cell(&cell.cell).label,
-                figure(cell, key, unit)
-            )),
+            Standing::Indistinguishable { p } => {
+                Some(format!("{} ({}, p = {p:.2})", analysis.cell(&cell.cell).label, figure(cell, key, unit)))
+            }
             _ => None,
         })
         .collect();
@@ -137,34 +102,18 @@ fn best(analysis: &Analysis, phase: &PhaseAnalysis, key: &str, kind: Kind, title
     } else {
         text += &format!("; not distinguishable from it: {}", equals.join(", "));
     }
-    Some(Finding {
-        kind,
-        cell: Some(winner.cell.clone()),
-        text,
-    })
+    Some(Finding { kind, cell: Some(winner.cell.clone()), text })
 }
 
 fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
-    let none = |text: String| Finding {
-        kind: Kind::Cheapest,
-        cell: None,
-        text,
-    };
-    let Some(axis) = analysis
-        .cost_axis
-        .as_ref()
-        .and_then(|name| analysis.axes.iter().find(|axis| &axis.name == name))
+    let none = |text: String| Finding { kind: Kind::Cheapest, cell: None, text };
+    let Some(axis) = analysis.cost_axis.as_ref().and_then(|name| analysis.axes.iter().find(|axis| &axis.name == name))
     else {
         return none("No axis to economise on.".to_string());
     };
     let order = cost_order(&axis.labels);
     let rank_of = |cell: &CellPhase| {
-        let label = analysis
-            .cell(&cell.cell)
-            .axes
-            .get(&axis.name)
-            .cloned()
-            .unwrap_or_default();
+        let label = analysis.cell(&cell.cell).axes.get(&axis.name).cloned().unwrap_or_default();
         order.iter().position(|ordered| *ordered == label).unwrap_or(usize::MAX)
     };
     let no_slo = analysis.slo.is_empty();
@@ -181,32 +130,19 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
         })
         .collect();
     let rps = |cell: &CellPhase| cell.figure("rps").map_or(0.0, |estimate| estimate.median);
-    let choice = eligible
-        .iter()
-        .min_by(|a, b| rank_of(a).cmp(&rank_of(b)).then(rps(b).total_cmp(&rps(a))));
+    let choice = eligible.iter().min_by(|a, b| rank_of(a).cmp(&rank_of(b)).then(rps(b).total_cmp(&rps(a))));
     let slo = analysis.slo.join(", ");
     let Some(choice) = choice else {
         return none(if no_slo {
             format!("Cheapest {}: none; every cell crashed or failed.", axis.name)
         } else {
-            format!(
-                "Cheapest {} meeting the SLO ({slo}): none; no cell met it in every repeat.",
-                axis.name
-            )
+            format!("Cheapest {} meeting the SLO ({slo}): none; no cell met it in every repeat.", axis.name)
         });
     };
     let info = analysis.cell(&choice.cell);
     let value = info.axes.get(&axis.name).cloned().unwrap_or_default();
-    let value = if value == info.label {
-        value
-    } else {
-        format!("{value} ({})", info.label)
-    };
-    let numbers = format!(
-        "P99 {}, {}",
-        figure(choice, "p99_ms", " ms"),
-        figure(choice, "rps", " req/s")
-    );
+    let value = if value == info.label { value } else { format!("{value} ({})", info.label) };
+    let numbers = format!("P99 {}, {}", figure(choice, "p99_ms", " ms"), figure(choice, "rps", " req/s"));
     let text = if no_slo {
         format!(
             "Cheapest {} that ran without crashing: {value}: {numbers}. The plan has no [slo]; add one to have cells judged.",
@@ -219,11 +155,7 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
             axis.name, verdict.reps_passed, verdict.reps_judged
         )
     };
-    Finding {
-        kind: Kind::Cheapest,
-        cell: Some(choice.cell.clone()),
-        text,
-    }
+    Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text }
 }
 
 /// The labels cheapest first: by JVM size when every label names one, else as listed.
@@ -289,10 +221,7 @@ mod tests {
             strings(&["-Xmx64m", "-Xmx256m", "-Xmx1g"])
         );
         // Not every label is a size: plan order.
-        assert_eq!(
-            cost_order(&strings(&["tiny", "-Xmx64m", "-Xmx32m"])),
-            strings(&["tiny", "-Xmx64m", "-Xmx32m"])
-        );
+        assert_eq!(cost_order(&strings(&["tiny", "-Xmx64m", "-Xmx32m"])), strings(&["tiny", "-Xmx64m", "-Xmx32m"]));
         assert_eq!(cost_order(&strings(&["Serial", "G1"])), strings(&["Serial", "G1"]));
     }
 }

@@ -51,11 +51,7 @@ pub fn from_histogram(histogram: &Histogram<u64>) -> Option<Spectrum> {
             _ => points.push([quantile, ms]),
         }
     }
-    Some(Spectrum {
-        source: Source::Hlog,
-        count: histogram.len(),
-        points,
-    })
+    Some(Spectrum { source: Source::Hlog, count: histogram.len(), points })
 }
 
 /// The quantiles a phase JSON stores between its minimum and maximum.
@@ -68,11 +64,14 @@ pub fn from_percentiles(reps: &[RepFigures]) -> Option<Spectrum> {
         let latency = &figures.record.bench.latency_ms;
         [latency.min, latency.p50, latency.p90, latency.p95, latency.p99, latency.p999, latency.max]
     };
-    let medians: Vec<f64> =
-        (0..7).map(|index| median(reps.iter().map(|figures| stored(figures)[index]).collect()).unwrap_or(0.0)).collect();
+    let medians: Vec<f64> = (0..7)
+        .map(|index| median(reps.iter().map(|figures| stored(figures)[index]).collect()).unwrap_or(0.0))
+        .collect();
     let top = top_quantile(count);
     let mut points = vec![[0.0, medians[0]]];
-    points.extend(STORED_QUANTILES.iter().zip(&medians[1..6]).filter(|(quantile, _)| **quantile < top).map(|(q, ms)| [*q, *ms]));
+    points.extend(
+        STORED_QUANTILES.iter().zip(&medians[1..6]).filter(|(quantile, _)| **quantile < top).map(|(q, ms)| [*q, *ms]),
+    );
     points.push([top, medians[6]]);
     (count > 0).then_some(Spectrum { source: Source::Percentiles, count, points })
 }
@@ -98,17 +97,11 @@ mod tests {
         let spectrum = from_histogram(&histogram).unwrap();
         assert_eq!(spectrum.count, 1000);
         assert!(
-            spectrum
-                .points
-                .windows(2)
-                .all(|pair| pair[0][0] < pair[1][0] && pair[0][1] <= pair[1][1]),
+            spectrum.points.windows(2).all(|pair| pair[0][0] < pair[1][0] && pair[0][1] <= pair[1][1]),
             "ascending"
         );
         let last = spectrum.points.last().unwrap();
-        assert!(
-            (last[0] - 0.999).abs() < 1e-12,
-            "the maximum sits at 1 − 1/count: {last:?}"
-        );
+        assert!((last[0] - 0.999).abs() < 1e-12, "the maximum sits at 1 − 1/count: {last:?}");
         assert!((last[1] - 1000.0).abs() <= 1.0);
         let near_p90 = spectrum.points.iter().find(|point| point[0] >= 0.9).unwrap();
         assert!((near_p90[1] - near_p90[0] * 1000.0).abs() <= 2.0, "{near_p90:?}");

@@ -39,13 +39,7 @@ impl Estimate {
             let half = t_quantile(n as f64 - 1.0, 1.0 - ALPHA / 2.0) * sd / (n as f64).sqrt();
             [mean - half, mean + half]
         });
-        Some(Estimate {
-            n,
-            median,
-            mean,
-            ci,
-            values,
-        })
+        Some(Estimate { n, median, mean, ci, values })
     }
 }
 
@@ -96,16 +90,8 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
     let se2 = va + vb;
     if se2 == 0.0 {
         let differ = mean_a != mean_b;
-        let t = if differ {
-            (mean_b - mean_a).signum() * f64::INFINITY
-        } else {
-            0.0
-        };
-        return Some(Welch {
-            t,
-            df: (a.len() + b.len() - 2) as f64,
-            p: if differ { 0.0 } else { 1.0 },
-        });
+        let t = if differ { (mean_b - mean_a).signum() * f64::INFINITY } else { 0.0 };
+        return Some(Welch { t, df: (a.len() + b.len() - 2) as f64, p: if differ { 0.0 } else { 1.0 } });
     }
     let t = (mean_b - mean_a) / se2.sqrt();
     let df = se2.powi(2) / (va.powi(2) / (a.len() as f64 - 1.0) + vb.powi(2) / (b.len() as f64 - 1.0));
@@ -151,13 +137,7 @@ pub fn rank(estimates: &[Option<&Estimate>], better: Better) -> Vec<Option<Stand
         .iter()
         .enumerate()
         .filter_map(|(index, estimate)| estimate.map(|estimate| (index, estimate)))
-        .reduce(|best, candidate| {
-            if better.prefers(candidate.1.median, best.1.median) {
-                candidate
-            } else {
-                best
-            }
-        });
+        .reduce(|best, candidate| if better.prefers(candidate.1.median, best.1.median) { candidate } else { best });
     let Some((best_index, best)) = best else {
         return vec![None; estimates.len()];
     };
@@ -183,10 +163,7 @@ mod tests {
     use super::*;
 
     fn close(actual: f64, expected: f64, tolerance: f64) {
-        assert!(
-            (actual - expected).abs() <= tolerance,
-            "{actual} is not {expected} ± {tolerance}"
-        );
+        assert!((actual - expected).abs() <= tolerance, "{actual} is not {expected} ± {tolerance}");
     }
 
     #[test]
@@ -220,12 +197,8 @@ mod tests {
     fn welch_matches_the_textbook_example() {
         // Example 1 of Wikipedia's "Welch's t-test" article: published t = 2.46 (positive: the second sample is
         // larger) and p = 0.021; ν by the Welch–Satterthwaite formula (checked by hand) = 24.99.
-        let a1 = [
-            27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4,
-        ];
-        let a2 = [
-            27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4,
-        ];
+        let a1 = [27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4];
+        let a2 = [27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4];
         let test = welch(&a1, &a2).unwrap();
         close(test.t, 2.46, 0.005);
         close(test.df, 24.99, 0.01);

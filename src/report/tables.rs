@@ -40,10 +40,7 @@ pub struct Entry {
 
 impl Entry {
     fn plain(text: impl Into<String>) -> Entry {
-        Entry {
-            text: text.into(),
-            ..Entry::default()
-        }
+        Entry { text: text.into(), ..Entry::default() }
     }
 }
 
@@ -70,104 +67,37 @@ struct RowSpec {
     headline: bool,
 }
 
+impl RowSpec {
+    const fn new(label: &'static str, keys: &'static [&'static str], headline: bool) -> RowSpec {
+        RowSpec { label, keys, headline }
+    }
+}
+
 const PHASE_ROWS: &[RowSpec] = &[
-    RowSpec {
-        label: "req/s",
-        keys: &["rps"],
-        headline: true,
-    },
-    RowSpec {
-        label: "P99 (ms)",
-        keys: &["p99_ms"],
-        headline: true,
-    },
-    RowSpec {
-        label: "RT (min/P90/P99/P99.9/max) (ms)",
-        keys: &["min_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"],
-        headline: false,
-    },
-    RowSpec {
-        label: "RT (mean/median) (ms)",
-        keys: &["mean_ms", "p50_ms"],
-        headline: false,
-    },
-    RowSpec {
-        label: "stdev (ms)",
-        keys: &["stdev_ms"],
-        headline: false,
-    },
-    RowSpec {
-        label: "error/timeout",
-        keys: &["errors", "timeouts"],
-        headline: false,
-    },
-    RowSpec {
-        label: "YGC/YGCT (s)",
-        keys: &["ygc", "ygct_s"],
-        headline: false,
-    },
-    RowSpec {
-        label: "FGC/FGCT (s)",
-        keys: &["fgc", "fgct_s"],
-        headline: false,
-    },
-    RowSpec {
-        label: "CGC/CGCT (s)",
-        keys: &["cgc", "cgct_s"],
-        headline: false,
-    },
-    RowSpec {
-        label: "GC time %",
-        keys: &["gc_pct"],
-        headline: false,
-    },
-    RowSpec {
-        label: "longest GC pause (ms)",
-        keys: &["longest_pause_ms"],
-        headline: false,
-    },
-    RowSpec {
-        label: "allocation rate (MB/s)",
-        keys: &["alloc_mb_s"],
-        headline: false,
-    },
-    RowSpec {
-        label: "RSS peak (MB)",
-        keys: &["rss_peak_mb"],
-        headline: false,
-    },
+    RowSpec::new("req/s", &["rps"], true),
+    RowSpec::new("P99 (ms)", &["p99_ms"], true),
+    RowSpec::new("RT (min/P90/P99/P99.9/max) (ms)", &["min_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"], false),
+    RowSpec::new("RT (mean/median) (ms)", &["mean_ms", "p50_ms"], false),
+    RowSpec::new("stdev (ms)", &["stdev_ms"], false),
+    RowSpec::new("error/timeout", &["errors", "timeouts"], false),
+    RowSpec::new("YGC/YGCT (s)", &["ygc", "ygct_s"], false),
+    RowSpec::new("FGC/FGCT (s)", &["fgc", "fgct_s"], false),
+    RowSpec::new("CGC/CGCT (s)", &["cgc", "cgct_s"], false),
+    RowSpec::new("GC time %", &["gc_pct"], false),
+    RowSpec::new("longest GC pause (ms)", &["longest_pause_ms"], false),
+    RowSpec::new("allocation rate (MB/s)", &["alloc_mb_s"], false),
+    RowSpec::new("RSS peak (MB)", &["rss_peak_mb"], false),
 ];
 
 const UNMEASURED_ROWS: &[RowSpec] = &[
-    RowSpec {
-        label: "req/s",
-        keys: &["rps"],
-        headline: false,
-    },
-    RowSpec {
-        label: "P99 (ms)",
-        keys: &["p99_ms"],
-        headline: false,
-    },
-    RowSpec {
-        label: "error/timeout",
-        keys: &["errors", "timeouts"],
-        headline: false,
-    },
+    RowSpec::new("req/s", &["rps"], false),
+    RowSpec::new("P99 (ms)", &["p99_ms"], false),
+    RowSpec::new("error/timeout", &["errors", "timeouts"], false),
 ];
 
 fn corner(analysis: &Analysis) -> String {
-    let varying: Vec<&str> = analysis
-        .axes
-        .iter()
-        .filter(|axis| axis.varies)
-        .map(|axis| axis.name.as_str())
-        .collect();
-    let axes = if varying.is_empty() {
-        "cell".to_string()
-    } else {
-        varying.join(" ")
-    };
+    let varying: Vec<&str> = analysis.axes.iter().filter(|axis| axis.varies).map(|axis| axis.name.as_str()).collect();
+    let axes = if varying.is_empty() { "cell".to_string() } else { varying.join(" ") };
     format!("metrics \\ {axes}")
 }
 
@@ -197,10 +127,7 @@ fn figures_entry(analysis: &Analysis, cell: &CellPhase, spec: &RowSpec) -> Entry
     let parts: Vec<String> = spec
         .keys
         .iter()
-        .map(|key| {
-            cell.figure(key)
-                .map_or("-".to_string(), |estimate| metric(key).format.show(estimate.median))
-        })
+        .map(|key| cell.figure(key).map_or("-".to_string(), |estimate| metric(key).format.show(estimate.median)))
         .collect();
     let details: Vec<String> = spec
         .keys
@@ -212,17 +139,12 @@ fn figures_entry(analysis: &Analysis, cell: &CellPhase, spec: &RowSpec) -> Entry
                 metric(key).label,
                 metric(key).format.show(estimate.median),
                 estimate.n,
-                interval(key, estimate.ci)
-                    .map(|ci| format!(", 95 % CI {ci}"))
-                    .unwrap_or_default()
+                interval(key, estimate.ci).map(|ci| format!(", 95 % CI {ci}")).unwrap_or_default()
             ))
         })
         .collect();
-    let mut entry = Entry {
-        text: parts.join("/"),
-        detail: (!details.is_empty()).then(|| details.join("; ")),
-        ..Entry::default()
-    };
+    let mut entry =
+        Entry { text: parts.join("/"), detail: (!details.is_empty()).then(|| details.join("; ")), ..Entry::default() };
     if spec.headline {
         let key = spec.keys[0];
         entry.ci = cell.figure(key).and_then(|estimate| interval(key, estimate.ci));
@@ -234,11 +156,8 @@ fn figures_entry(analysis: &Analysis, cell: &CellPhase, spec: &RowSpec) -> Entry
 /// What a cell without figures for the phase shows: its crash or failure in the first row, `/` below (the seeds'
 /// way), or `-` when it simply has no data.
 fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
-    let Some(problem) = info
-        .problems
-        .iter()
-        .find(|problem| problem.phase.as_deref() == Some(phase))
-        .or(info.problems.first())
+    let Some(problem) =
+        info.problems.iter().find(|problem| problem.phase.as_deref() == Some(phase)).or(info.problems.first())
     else {
         return Entry::plain("-");
     };
@@ -250,11 +169,7 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
         Some(during) if during != phase => format!(" during {during}"),
         _ => String::new(),
     };
-    Entry {
-        text: format!("{status}{during}: {}", problem.cause),
-        problem: true,
-        ..Entry::default()
-    }
+    Entry { text: format!("{status}{during}: {}", problem.cause), problem: true, ..Entry::default() }
 }
 
 fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str) -> Vec<Row> {
@@ -297,10 +212,7 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
                 _ => Entry::plain(if cell.reps.is_empty() { "/" } else { "-" }),
             })
             .collect();
-        rows.push(Row {
-            label: format!("SLO ({})", analysis.slo.join(", ")),
-            entries,
-        });
+        rows.push(Row { label: format!("SLO ({})", analysis.slo.join(", ")), entries });
     }
     let notes = phase
         .cells
@@ -310,21 +222,11 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
             let info = analysis.cell(&cell.cell);
             info.problems.iter().map(move |problem| {
                 let reps: Vec<String> = cell.reps.iter().map(u32::to_string).collect();
-                format!(
-                    "{}: {}; figures from repeat(s) {}",
-                    info.label,
-                    problem.describe(info.reps),
-                    reps.join(", ")
-                )
+                format!("{}: {}; figures from repeat(s) {}", info.label, problem.describe(info.reps), reps.join(", "))
             })
         })
         .collect();
-    Table {
-        corner: corner(analysis),
-        columns: columns(analysis),
-        rows,
-        notes,
-    }
+    Table { corner: corner(analysis), columns: columns(analysis), rows, notes }
 }
 
 /// Fill and warm-up phases: throughput, P99 and errors only, never compared.
@@ -333,16 +235,9 @@ pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
     if phases.is_empty() {
         return None;
     }
-    let rows = phases
-        .iter()
-        .flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name)))
-        .collect();
-    Some(Table {
-        corner: corner(analysis),
-        columns: columns(analysis),
-        rows,
-        notes: Vec::new(),
-    })
+    let rows =
+        phases.iter().flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name))).collect();
+    Some(Table { corner: corner(analysis), columns: columns(analysis), rows, notes: Vec::new() })
 }
 
 /// Per measured phase: slowest seconds overlapping a pause, longest pause against worst p99, verdict.
@@ -355,10 +250,7 @@ pub fn gc_tail_table(analysis: &Analysis) -> Option<Table> {
         }
         let row = |label: &str, show: &dyn Fn(&super::gc_tail::GcTail) -> String| Row {
             label: format!("{}: {label}", phase.name),
-            entries: tails
-                .iter()
-                .map(|tail| Entry::plain(tail.map_or("-".to_string(), show)))
-                .collect(),
+            entries: tails.iter().map(|tail| Entry::plain(tail.map_or("-".to_string(), show))).collect(),
         };
         rows.push(row("slowest seconds (P99) with a GC pause", &|tail| tail.overlap()));
         rows.push(row("longest pause / worst 1-s P99, all repeats (ms)", &|tail| {
@@ -366,10 +258,5 @@ pub fn gc_tail_table(analysis: &Analysis) -> Option<Table> {
         }));
         rows.push(row("verdict", &|tail| tail.verdict.describe().to_string()));
     }
-    (!rows.is_empty()).then(|| Table {
-        corner: corner(analysis),
-        columns: columns(analysis),
-        rows,
-        notes: Vec::new(),
-    })
+    (!rows.is_empty()).then(|| Table { corner: corner(analysis), columns: columns(analysis), rows, notes: Vec::new() })
 }

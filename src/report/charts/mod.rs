@@ -9,9 +9,8 @@ pub mod timeline;
 use maud::{Markup, html};
 
 /// Tableau 10: distinct, print-safe cell colours (cycled beyond ten cells).
-const PALETTE: [&str; 10] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
-];
+const PALETTE: [&str; 10] =
+    ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 
 pub fn cell_color(index: usize) -> &'static str {
     PALETTE[index % PALETTE.len()]
@@ -51,9 +50,7 @@ impl Log {
     pub fn decades(min: f64, max: f64, to: (f64, f64)) -> Log {
         let low = min.max(1e-6).log10().floor();
         let high = max.max(min * 10.0).log10().ceil().max(low + 1.0);
-        Log {
-            linear: Linear::new((low, high), to),
-        }
+        Log { linear: Linear::new((low, high), to) }
     }
 
     pub fn at(&self, value: f64) -> f64 {
@@ -104,16 +101,8 @@ pub fn tick_label(value: f64) -> String {
     if value == 0.0 {
         return "0".to_string();
     }
-    let text = if value.abs() >= 1.0 {
-        format!("{value:.2}")
-    } else {
-        format!("{value:.3}")
-    };
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
+    let text = if value.abs() >= 1.0 { format!("{value:.2}") } else { format!("{value:.3}") };
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
 }
 
 /// A horizontal axis at `y` with vertical grid lines up to `top`.
@@ -156,10 +145,7 @@ pub fn svg(kind: &str, width: f64, height: f64, title: &str, body: Markup) -> Ma
 
 /// Points as an SVG `points` attribute.
 pub fn points(coordinates: impl Iterator<Item = (f64, f64)>) -> String {
-    coordinates
-        .map(|(x, y)| format!("{},{}", px(x), px(y)))
-        .collect::<Vec<_>>()
-        .join(" ")
+    coordinates.map(|(x, y)| format!("{},{}", px(x), px(y))).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -32,23 +32,14 @@ fn nines_label(nines: u32) -> String {
 }
 
 pub fn spectrum_chart(title: &str, lines: &[Line]) -> Markup {
-    let values = lines
-        .iter()
-        .flat_map(|line| line.points.iter().map(|point| point[1]))
-        .filter(|ms| *ms > 0.0);
+    let values = lines.iter().flat_map(|line| line.points.iter().map(|point| point[1])).filter(|ms| *ms > 0.0);
     let (min, max) = values.fold((f64::INFINITY, 0.0f64), |(min, max), ms| (min.min(ms), max.max(ms)));
     let (min, max) = if min.is_finite() { (min, max) } else { (0.1, 1.0) };
-    let top_nines = lines
-        .iter()
-        .filter_map(|line| line.points.last())
-        .map(|point| nines(point[0]))
-        .fold(2.0f64, f64::max)
-        .ceil();
+    let top_nines =
+        lines.iter().filter_map(|line| line.points.last()).map(|point| nines(point[0])).fold(2.0f64, f64::max).ceil();
     let x = Linear::new((0.0, top_nines), (LEFT, WIDTH - RIGHT));
     let y = Log::decades(min, max, (HEIGHT - BOTTOM, TOP));
-    let x_ticks: Vec<(f64, String)> = (0..=top_nines as u32)
-        .map(|n| (x.at(n as f64), nines_label(n)))
-        .collect();
+    let x_ticks: Vec<(f64, String)> = (0..=top_nines as u32).map(|n| (x.at(n as f64), nines_label(n))).collect();
     let y_ticks: Vec<(f64, String)> = y.ticks().into_iter().map(|ms| (y.at(ms), tick_label(ms))).collect();
     let body = html! {
         text x=(px(LEFT)) y="20" class="heading" { (title) }

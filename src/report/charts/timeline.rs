@@ -60,67 +60,35 @@ fn legend(x: f64, y: f64, entries: &[(&str, &str)]) -> Markup {
 }
 
 pub fn timeline_chart(timeline: &Timeline) -> Markup {
-    let from = timeline
-        .phases
-        .iter()
-        .map(|phase| phase.from_s)
-        .fold(f64::INFINITY, f64::min);
-    let to = timeline
-        .phases
-        .iter()
-        .map(|phase| phase.to_s)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let (from, to) = if from.is_finite() && to > from {
-        (from, to)
-    } else {
-        (0.0, 1.0)
-    };
+    let from = timeline.phases.iter().map(|phase| phase.from_s).fold(f64::INFINITY, f64::min);
+    let to = timeline.phases.iter().map(|phase| phase.to_s).fold(f64::NEG_INFINITY, f64::max);
+    let (from, to) = if from.is_finite() && to > from { (from, to) } else { (0.0, 1.0) };
     let x = Linear::new((from, to), (LEFT, WIDTH - RIGHT));
-    let time_ticks: Vec<(f64, String)> = range_ticks(from, to, 8)
-        .into_iter()
-        .map(|tick| (x.at(tick), tick_label(tick)))
-        .collect();
+    let time_ticks: Vec<(f64, String)> =
+        range_ticks(from, to, 8).into_iter().map(|tick| (x.at(tick), tick_label(tick))).collect();
     let seconds = || timeline.phases.iter().flat_map(|phase| phase.seconds.iter());
     let (rps, rps_ticks) = linear_ticks(seconds().map(|second| second.1).fold(0.0, f64::max), RPS);
-    let latencies = seconds().map(|second| second.2).chain(
-        timeline
-            .phases
-            .iter()
-            .flat_map(|phase| phase.pauses.iter().map(|pause| pause.1)),
-    );
-    let (low, high) = latencies
-        .filter(|ms| *ms > 0.0)
-        .fold((f64::INFINITY, 0.0f64), |(low, high), ms| (low.min(ms), high.max(ms)));
+    let latencies = seconds()
+        .map(|second| second.2)
+        .chain(timeline.phases.iter().flat_map(|phase| phase.pauses.iter().map(|pause| pause.1)));
+    let (low, high) =
+        latencies.filter(|ms| *ms > 0.0).fold((f64::INFINITY, 0.0f64), |(low, high), ms| (low.min(ms), high.max(ms)));
     let latency = if low.is_finite() {
         Log::decades(low, high, (LATENCY.1, LATENCY.0))
     } else {
         Log::decades(0.1, 10.0, (LATENCY.1, LATENCY.0))
     };
-    let latency_ticks: Vec<(f64, String)> = latency
-        .ticks()
-        .into_iter()
-        .map(|ms| (latency.at(ms), tick_label(ms)))
-        .collect();
-    let heap: Vec<&HeapSample> = timeline
-        .heap
-        .iter()
-        .filter(|sample| sample.uptime_s >= from - 1.0 && sample.uptime_s <= to + 1.0)
-        .collect();
+    let latency_ticks: Vec<(f64, String)> =
+        latency.ticks().into_iter().map(|ms| (latency.at(ms), tick_label(ms))).collect();
+    let heap: Vec<&HeapSample> =
+        timeline.heap.iter().filter(|sample| sample.uptime_s >= from - 1.0 && sample.uptime_s <= to + 1.0).collect();
     let used = |sample: &HeapSample| sample.old_mb.unwrap_or(0.0) + sample.eden_mb.unwrap_or(0.0);
-    let heap_top = heap
-        .iter()
-        .map(|sample| used(sample))
-        .fold(timeline.max_heap_mb.unwrap_or(0.0), f64::max);
+    let heap_top = heap.iter().map(|sample| used(sample)).fold(timeline.max_heap_mb.unwrap_or(0.0), f64::max);
     let (heap_scale, heap_ticks) = linear_ticks(heap_top, HEAP);
     let clamp = |uptime: f64| x.at(uptime.clamp(from, to));
     let area = |top: &dyn Fn(&HeapSample) -> f64, bottom: &dyn Fn(&HeapSample) -> f64| {
-        let upper = heap
-            .iter()
-            .map(|sample| (clamp(sample.uptime_s), heap_scale.at(top(sample))));
-        let lower = heap
-            .iter()
-            .rev()
-            .map(|sample| (clamp(sample.uptime_s), heap_scale.at(bottom(sample))));
+        let upper = heap.iter().map(|sample| (clamp(sample.uptime_s), heap_scale.at(top(sample))));
+        let lower = heap.iter().rev().map(|sample| (clamp(sample.uptime_s), heap_scale.at(bottom(sample))));
         points(upper.chain(lower))
     };
     let body = html! {
