@@ -3,7 +3,7 @@
 
 use maud::{Markup, html};
 
-use super::{Linear, nice_ticks, px, svg, tick_label, x_axis};
+use super::{Linear, fit, nice_ticks, px, svg, tick_label, x_axis};
 use crate::report::tables::Mark;
 
 /// One bar.
@@ -42,7 +42,9 @@ pub fn bar_chart(kind: &str, title: &str, axis: &str, bars: &[Bar]) -> Markup {
         @for (index, bar) in bars.iter().enumerate() {
             @let y = TOP + ROW * index as f64;
             @let middle = y + ROW / 2.0;
-            text x=(px(LEFT - 8.0)) y=(px(middle + 4.0)) text-anchor="end" class="label" { (bar.label) }
+            text x=(px(LEFT - 8.0)) y=(px(middle + 4.0)) text-anchor="end" class="label" {
+                title { (bar.label) } (fit(&bar.label, 27))
+            }
             @match bar.value {
                 Some(value) => {
                     rect x=(px(LEFT)) y=(px(y + 6.0)) width=(px((scale.at(value) - LEFT).max(1.0)))

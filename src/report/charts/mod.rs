@@ -16,6 +16,15 @@ pub fn cell_color(index: usize) -> &'static str {
     PALETTE[index % PALETTE.len()]
 }
 
+/// A label cut to `max` characters (with an ellipsis) so it fits its column; charts give the full label as a tooltip.
+pub fn fit(label: &str, max: usize) -> String {
+    if label.chars().count() <= max {
+        return label.to_string();
+    }
+    let kept: String = label.chars().take(max.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
 /// An SVG coordinate with one decimal.
 pub fn px(value: f64) -> String {
     format!("{value:.1}")
@@ -174,5 +183,7 @@ mod tests {
         assert_eq!(tick_label(20000.0), "20000");
         assert_eq!(tick_label(0.01), "0.01");
         assert_eq!(tick_label(1.5), "1.5");
+        assert_eq!(fit("-Xmx64m", 8), "-Xmx64m");
+        assert_eq!(fit("-Xmx64m -XX:+UseG1GC", 8), "-Xmx64m…");
     }
 }

@@ -3,7 +3,7 @@
 
 use maud::{Markup, html};
 
-use super::{Linear, Log, points, px, svg, tick_label, x_axis, y_axis};
+use super::{Linear, Log, fit, points, px, svg, tick_label, x_axis, y_axis};
 use crate::report::spectrum::nines;
 
 pub struct Line {
@@ -53,7 +53,9 @@ pub fn spectrum_chart(title: &str, lines: &[Line]) -> Markup {
             @for (index, line) in lines.iter().enumerate() {
                 @let row = TOP + 10.0 + index as f64 * 34.0;
                 rect x=(px(WIDTH - RIGHT + 20.0)) y=(px(row - 9.0)) width="14" height="4" fill=(line.color) {}
-                text x=(px(WIDTH - RIGHT + 40.0)) y=(px(row - 3.0)) class="label" { (line.label) }
+                text x=(px(WIDTH - RIGHT + 40.0)) y=(px(row - 3.0)) class="label" {
+                    title { (line.label) } (fit(&line.label, 27))
+                }
                 text x=(px(WIDTH - RIGHT + 40.0)) y=(px(row + 11.0)) class="note" { (line.note) }
             }
         }
