@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # jload bench against wrk (and oha when installed) on a single-worker nginx on loopback: alternate runs
-# (wrk, jload, oha, wrk, jload, oha, …), then the median req/s and generator CPU µs per request of each, and ratios.
+# (wrk, jload, oha, wrk, jload, oha, …), then the median req/s and generator CPU µs per request of each, and the
+# median of the per-round ratios (the machine drifts between rounds; tools in one round ran back to back).
 # Usage: bench/vs-wrk.sh [PAIRS (3)] [SECONDS (10)]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -28,7 +29,7 @@ run_tool() {  # prints "req/s cpu_us_per_request"
       requests=$(jq .requests "$WORK/j.json")
       rps=$(jq .rps "$WORK/j.json") ;;
     oha)
-      timed oha --no-tui -j -c 50 -z "${SECONDS_PER_RUN}s" "$URL" > "$WORK/o.json"
+      timed oha --no-tui --output-format json -c 50 -z "${SECONDS_PER_RUN}s" "$URL" > "$WORK/o.json"
       rps=$(jq .summary.requestsPerSec "$WORK/o.json")
       requests=$(jq '[.statusCodeDistribution[]] | add' "$WORK/o.json") ;;
   esac
@@ -50,11 +51,12 @@ printf "%-8s %12s %18s\n" tool "median req/s" "median µs CPU/req"
 for tool in "${tools[@]}"; do
   printf "%-8s %12.0f %18.2f\n" "$tool" "$(median < "$WORK/$tool.rps")" "$(median < "$WORK/$tool.cpu")"
 done
-jload_rps=$(median < "$WORK/jload.rps"); jload_cpu=$(median < "$WORK/jload.cpu")
+# The machine drifts: compare within each round (the tools ran back to back), then take the median of those ratios.
 echo
 for tool in "${tools[@]}"; do
   [ "$tool" = jload ] && continue
-  printf "jload / %-4s  req/s ratio %.3f   CPU-per-request ratio %.3f\n" "$tool" \
-    "$(echo "$jload_rps / $(median < "$WORK/$tool.rps")" | bc -l)" \
-    "$(echo "$jload_cpu / $(median < "$WORK/$tool.cpu")" | bc -l)"
+  rps_ratio=$(paste "$WORK/jload.rps" "$WORK/$tool.rps" | awk '{ print $1 / $2 }' | median)
+  cpu_ratio=$(paste "$WORK/jload.cpu" "$WORK/$tool.cpu" | awk '{ print $1 / $2 }' | median)
+  printf "jload / %-4s  req/s ratio %.3f   CPU-per-request ratio %.3f   (medians of the per-round ratios)\n" \
+    "$tool" "$rps_ratio" "$cpu_ratio"
 done

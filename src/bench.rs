@@ -16,6 +16,7 @@ use crate::load::mix::load_mix;
 use crate::load::request::{RequestSpec, parse_url};
 use crate::load::result::BenchResult;
 use crate::load::spec::{LoadSpec, StopCondition};
+use crate::load::status::OkStatus;
 use crate::load::summary;
 use crate::load::threshold::Threshold;
 use crate::atomic_file::write_json;
@@ -67,7 +68,10 @@ pub struct BenchArgs {
     /// A TOML file of weighted requests ([[request]] name, weight, method, url, headers, body).
     #[arg(long, conflicts_with_all = ["body", "body_file"])]
     pub mix: Option<PathBuf>,
-    /// Write the full result as JSON to this file (schema: docs/bench-json.md).
+    /// Status codes that count as success, e.g. 200-299,404 when a 404 is a normal answer [default: 200-399].
+    #[arg(long, value_name = "CODES")]
+    pub ok_status: Option<String>,
+    /// Write the full result as JSON to this file (schema: docs/bench.md).
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Write an HdrHistogram interval log (one interval per second, values in microseconds).
@@ -210,5 +214,6 @@ pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
         stop: StopCondition { requests: args.requests, duration },
         rate: args.rate,
         timeout: parse_duration("--timeout", &args.timeout)?,
+        ok_status: args.ok_status.as_deref().map(OkStatus::parse).transpose()?.unwrap_or_default(),
     })
 }

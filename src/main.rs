@@ -27,9 +27,11 @@ enum Command {
     /// Run a plan: a matrix of JVM configurations, each started fresh and driven through load phases.
     Run(run::cli::RunArgs),
     /// Load-test one HTTP endpoint (wrk / ab style), with HdrHistogram latency and thresholds.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Print a JVM's GC counters exactly like `jstat -gcutil` (or -gc), read from its PerfData, no JDK tool spawned.
     Gcstat(jvm::cli::GcstatArgs),
+    /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
+    Gclog(jvm::gclog::cli::GclogArgs),
     /// List local JVMs (pid, main class or jar, JVM version, arguments) from their PerfData files, like jps.
     Jps(jvm::cli::JpsArgs),
     /// List the installed JDKs jload can use (JAVA_HOME, PATH, /usr/lib/jvm, SDKMAN).
@@ -38,15 +40,13 @@ enum Command {
     Report(report::cli::ReportArgs),
     /// Compare two runs (or two cells, DIR:cell-id) per phase: ratios and significance; CI mode exits 99 on regression.
     Compare(report::cli::CompareArgs),
-    /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
-    Gclog(jvm::gclog::cli::GclogArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Run(args) => run::cli::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => bench::run(*args),
         Command::Jdks(args) => run::cli::run_jdks(args),
         Command::Gcstat(args) => jvm::cli::run_gcstat(args),
         Command::Jps(args) => jvm::cli::run_jps(args),

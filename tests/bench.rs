@@ -239,3 +239,24 @@ fn bad_input_exits_2_with_one_line() {
         assert!(stderr.contains(expected), "{args:?}: '{expected}' in {stderr}");
     }
 }
+
+#[test]
+fn ok_status_decides_which_codes_are_errors() {
+    let server = serve(|seen| if seen.index % 2 == 0 { status(404, "miss") } else { ok("hit") });
+    let (code, result, _) = bench_json(&["-n", "400", "-c", "2", "--ok-status", "200-299,404", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["errors"]["status"], 0, "a 404 is a normal answer here");
+    assert_eq!(result["status_codes"]["404"], 200);
+    let (_, result, _) = bench_json(&["-n", "400", "-c", "2", &server.url("/")]);
+    assert_eq!(result["errors"]["status"], 200, "by default a 404 is an error");
+}
+
+#[test]
+fn an_unreachable_target_ends_the_run_after_one_timeout() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let (code, result, elapsed) = bench_json(&["-d", "30s", "-c", "4", "--timeout", "1s", &url]);
+    assert_eq!(code, 1);
+    assert!(result["errors"]["connect"].as_u64().unwrap() > 4);
+    assert!(elapsed < Duration::from_secs(5), "gave up after about one timeout, not 30 s: {elapsed:?}");
+}

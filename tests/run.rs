@@ -5,31 +5,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{jload, tempdir};
+use common::{jload, kv_jar, repo, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Build kv-service once for the whole test binary.
-fn kv_jar() -> &'static Path {
-    static JAR: OnceLock<PathBuf> = OnceLock::new();
-    JAR.get_or_init(|| {
-        let status = Command::new("mvn")
-            .args(["-q", "-f", "samples/kv-service", "package", "-DskipTests"])
-            .current_dir(repo())
-            .status()
-            .expect("mvn runs");
-        assert!(status.success(), "kv-service builds");
-        repo().join("samples/kv-service/target/kv-service.jar")
-    })
-}
 
 /// A plan against kv-service with the given axes and phases (TOML fragments).
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, extra: &str) -> PathBuf {
@@ -240,4 +222,22 @@ fn malformed_plans_are_rejected_with_file_line_and_key() {
         assert!(stderr.contains(&path.display().to_string()), "case {index}: names the file: {stderr}");
         assert!(stderr.contains(expected), "case {index}: expected '{expected}' in {stderr}");
     }
+}
+
+#[test]
+fn every_example_plan_passes_its_checks_and_preflight() {
+    let plans = std::fs::read_dir(repo().join("plans")).unwrap();
+    let mut checked = 0;
+    for entry in plans {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|extension| extension != "toml") {
+            continue;
+        }
+        let (output, _) = jload(&["run", path.to_str().unwrap(), "--dry-run"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{}: {}", path.display(), String::from_utf8_lossy(&output.stderr));
+        assert!(!stdout.contains("INVALID"), "{}: {stdout}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 10, "quickstart and the seed plans");
 }

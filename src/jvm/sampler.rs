@@ -4,14 +4,14 @@
 //! ```ignore
 //! let mut sampler = JvmSampler::open(jvm::target::resolve("port:8088")?)?;
 //! while let Some(sample) = sampler.sample()? {   // None: the JVM has exited
-//!     println!("{} young GCs, old gen {:?} % used", sample.ygc.unwrap_or(0), sample.old.used_pct);
+//!     println!("{} young GCs, old gen {:?} % used", sample.collections.ygc.unwrap_or(0), sample.old.used_pct);
 //! }
 //! ```
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::gcutil::{GcCounterHandles, GcCounters, Space};
 use super::perfdata::{Counter, PerfData, Snapshot};
@@ -25,6 +25,38 @@ pub struct SpaceSample {
     pub used_bytes: Option<u64>,
     /// jstat -gcutil's percentage; None where jstat prints "-".
     pub used_pct: Option<f64>,
+}
+
+/// GC counts and total times as jstat shows them: young (collector 0), full (collector 1), concurrent-cycle pauses
+/// (collector 2: G1 remark/cleanup, ZGC, …); None where jstat prints "-". Used for one sample and for the difference
+/// between two samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct GcTotals {
+    pub ygc: Option<u64>,
+    pub ygct_s: Option<f64>,
+    pub fgc: Option<u64>,
+    pub fgct_s: Option<f64>,
+    pub cgc: Option<u64>,
+    pub cgct_s: Option<f64>,
+    /// Total GC time (missing collectors count as 0, like jstat's GCT).
+    pub gct_s: Option<f64>,
+}
+
+impl GcTotals {
+    /// What happened between `earlier` and `self`.
+    pub fn since(&self, earlier: &GcTotals) -> GcTotals {
+        let count = |now: Option<u64>, then: Option<u64>| Some(now?.saturating_sub(then?));
+        let time = |now: Option<f64>, then: Option<f64>| Some((now? - then?).max(0.0));
+        GcTotals {
+            ygc: count(self.ygc, earlier.ygc),
+            ygct_s: time(self.ygct_s, earlier.ygct_s),
+            fgc: count(self.fgc, earlier.fgc),
+            fgct_s: time(self.fgct_s, earlier.fgct_s),
+            cgc: count(self.cgc, earlier.cgc),
+            cgct_s: time(self.cgct_s, earlier.cgct_s),
+            gct_s: time(self.gct_s, earlier.gct_s),
+        }
+    }
 }
 
 /// One sample of a JVM: GC counters and memory as jstat -gcutil / -gc compute them, plus /proc figures.
@@ -42,17 +74,9 @@ pub struct JvmSample {
     pub uptime_s: f64,
     /// sun.rt.createVmBeginTime: when HotSpot started (ms since the Unix epoch), the origin of GC-log uptimes.
     pub vm_start_unix_ms: Option<i64>,
-    /// Young collections (collector 0) and their total time; None where jstat prints "-".
-    pub ygc: Option<u64>,
-    pub ygct_s: Option<f64>,
-    /// Full collections (collector 1).
-    pub fgc: Option<u64>,
-    pub fgct_s: Option<f64>,
-    /// Concurrent-cycle pauses (collector 2: G1 remark/cleanup, ZGC, …).
-    pub cgc: Option<u64>,
-    pub cgct_s: Option<f64>,
-    /// Total GC time (missing collectors count as 0, like jstat's GCT).
-    pub gct_s: Option<f64>,
+    /// GC counts and times (jstat's YGC … GCT).
+    #[serde(flatten)]
+    pub collections: GcTotals,
     pub survivor0: SpaceSample,
     pub survivor1: SpaceSample,
     pub eden: SpaceSample,
@@ -163,13 +187,15 @@ impl JvmSampler {
             pid: self.pid,
             uptime_s,
             vm_start_unix_ms,
-            ygc: count(0),
-            ygct_s: non_nan(gc.seconds(0)),
-            fgc: count(1),
-            fgct_s: non_nan(gc.seconds(1)),
-            cgc: count(2),
-            cgct_s: non_nan(gc.seconds(2)),
-            gct_s: non_nan(gc.total_seconds()),
+            collections: GcTotals {
+                ygc: count(0),
+                ygct_s: non_nan(gc.seconds(0)),
+                fgc: count(1),
+                fgct_s: non_nan(gc.seconds(1)),
+                cgc: count(2),
+                cgct_s: non_nan(gc.seconds(2)),
+                gct_s: non_nan(gc.total_seconds()),
+            },
             survivor0: space_sample(&gc, Space::Survivor0),
             survivor1: space_sample(&gc, Space::Survivor1),
             eden: space_sample(&gc, Space::Eden),
@@ -260,10 +286,11 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(100));
         let second = sampler.sample().unwrap().expect("the JVM is running");
 
-        assert!(second.ygc.unwrap() > 0 && second.fgc.unwrap() >= 1, "Alloc allocates 128 MB then calls System.gc()");
-        let gct = second.ygct_s.unwrap() + second.fgct_s.unwrap();
-        assert!((second.gct_s.unwrap() - gct).abs() < 1e-9, "Parallel has no collector 2: GCT = YGCT + FGCT");
-        assert_eq!(second.cgc, None);
+        let gc = &second.collections;
+        assert!(gc.ygc.unwrap() > 0 && gc.fgc.unwrap() >= 1, "Alloc allocates 128 MB then calls System.gc()");
+        let gct = gc.ygct_s.unwrap() + gc.fgct_s.unwrap();
+        assert!((gc.gct_s.unwrap() - gct).abs() < 1e-9, "Parallel has no collector 2: GCT = YGCT + FGCT");
+        assert_eq!(gc.cgc, None);
         let old = second.old;
         let expected_pct = old.used_bytes.unwrap() as f64 / old.capacity_bytes.unwrap() as f64 * 100.0;
         assert!((old.used_pct.unwrap() - expected_pct).abs() < 1e-9);

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::gclog::GcLog;
 use super::procfs::ticks_per_second;
-use super::sampler::JvmSample;
+use super::sampler::{GcTotals, JvmSample};
 
 /// Start, end and extreme of a figure over the window.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
@@ -42,13 +42,8 @@ pub struct JvmWindow {
     pub uptime_start_s: f64,
     pub uptime_end_s: f64,
     /// Young, full and concurrent collections in the window and their time (None where jstat prints "-").
-    pub ygc: Option<u64>,
-    pub ygct_s: Option<f64>,
-    pub fgc: Option<u64>,
-    pub fgct_s: Option<f64>,
-    pub cgc: Option<u64>,
-    pub cgct_s: Option<f64>,
-    pub gct_s: Option<f64>,
+    #[serde(flatten)]
+    pub collections: GcTotals,
     /// GC time (GCT delta) as % of the window.
     pub gc_time_pct: Option<f64>,
     /// Old generation used, % of its capacity (jstat's O column).
@@ -64,14 +59,6 @@ pub struct JvmWindow {
 
 const MB: f64 = 1024.0 * 1024.0;
 
-fn delta_u64(start: Option<u64>, end: Option<u64>) -> Option<u64> {
-    Some(end?.saturating_sub(start?))
-}
-
-fn delta_f64(start: Option<f64>, end: Option<f64>) -> Option<f64> {
-    Some((end? - start?).max(0.0))
-}
-
 fn span(values: impl Iterator<Item = Option<f64>> + Clone, start: Option<f64>, end: Option<f64>) -> Option<Span> {
     let max = values.flatten().fold(f64::NEG_INFINITY, f64::max);
     Some(Span { start: start?, end: end?, max: max.max(start?).max(end?) })
@@ -82,7 +69,7 @@ impl JvmWindow {
     pub fn between(start: &JvmSample, end: &JvmSample, during: &[JvmSample]) -> JvmWindow {
         let all: Vec<&JvmSample> = std::iter::once(start).chain(during.iter()).chain(std::iter::once(end)).collect();
         let seconds = end.timestamp.saturating_duration_since(start.timestamp).as_secs_f64();
-        let gct_s = delta_f64(start.gct_s, end.gct_s);
+        let collections = end.collections.since(&start.collections);
         let old_mb = |sample: &JvmSample| sample.old.used_bytes.map(|bytes| bytes as f64 / MB);
         let rss_mb = |sample: &JvmSample| sample.rss_bytes as f64 / MB;
         let cpu_pct = (seconds > 0.0).then(|| {
@@ -94,14 +81,8 @@ impl JvmWindow {
             samples: all.len(),
             uptime_start_s: start.uptime_s,
             uptime_end_s: end.uptime_s,
-            ygc: delta_u64(start.ygc, end.ygc),
-            ygct_s: delta_f64(start.ygct_s, end.ygct_s),
-            fgc: delta_u64(start.fgc, end.fgc),
-            fgct_s: delta_f64(start.fgct_s, end.fgct_s),
-            cgc: delta_u64(start.cgc, end.cgc),
-            cgct_s: delta_f64(start.cgct_s, end.cgct_s),
-            gct_s,
-            gc_time_pct: gct_s.filter(|_| seconds > 0.0).map(|gct| gct / seconds * 100.0),
+            gc_time_pct: collections.gct_s.filter(|_| seconds > 0.0).map(|gct| gct / seconds * 100.0),
+            collections,
             old_used_pct: span(all.iter().map(|sample| sample.old.used_pct), start.old.used_pct, end.old.used_pct),
             old_used_mb: span(all.iter().map(|sample| old_mb(sample)), old_mb(start), old_mb(end)),
             rss_mb: span(all.iter().map(|sample| Some(rss_mb(sample))), Some(rss_mb(start)), Some(rss_mb(end)))
@@ -149,8 +130,9 @@ impl JvmWindow {
             (Some(count), Some(seconds)) => format!("{count} ({seconds:.3} s)"),
             _ => "-".to_string(),
         };
-        let _ = writeln!(out, "  JVM pid {}     YGC {}  FGC {}  CGC {}  GC time {}", self.pid, gc(self.ygc, self.ygct_s),
-            gc(self.fgc, self.fgct_s), gc(self.cgc, self.cgct_s),
+        let totals = &self.collections;
+        let _ = writeln!(out, "  JVM pid {}     YGC {}  FGC {}  CGC {}  GC time {}", self.pid, gc(totals.ygc, totals.ygct_s),
+            gc(totals.fgc, totals.fgct_s), gc(totals.cgc, totals.cgct_s),
             self.gc_time_pct.map_or("-".to_string(), |pct| format!("{pct:.2} % of the run")));
         let old = self.old_used_pct.map_or("-".to_string(), |span| format!("{:.1} → {:.1} % (max {:.1} %)", span.start, span.end, span.max));
         let _ = writeln!(out, "                 old gen {old}   RSS {:.0} → {:.0} MB (peak {:.0})   CPU {}   threads {}",

@@ -47,6 +47,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         max_requests: spec.stop.requests,
         duration: spec.stop.duration,
         timeout: spec.timeout,
+        ok_status: spec.ok_status.clone(),
         stop: options.stop.clone(),
         barrier: Barrier::new(threads + 1),
         start: OnceLock::new(),
@@ -122,11 +123,10 @@ fn validate(spec: &LoadSpec) -> anyhow::Result<()> {
     if spec.timeout.is_zero() {
         return Err(bad_input("--timeout must be longer than 0s"));
     }
-    if let Some(rate) = spec.rate {
-        if !(rate.is_finite() && rate > 0.0) {
+    if let Some(rate) = spec.rate
+        && !(rate.is_finite() && rate > 0.0) {
             return Err(bad_input(format!("-R/--rate must be a positive number of requests per second, not {rate}")));
         }
-    }
     if spec.stop.requests.is_none() && spec.stop.duration.is_none() {
         return Err(bad_input("give -n/--requests or -d/--duration to bound the run"));
     }

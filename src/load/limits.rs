@@ -22,7 +22,7 @@ pub fn ensure_open_files(connections: usize, threads: usize) -> anyhow::Result<(
         }
     }
     let needed = descriptors_needed(connections, threads);
-    if needed > limit.rlim_cur as u64 {
+    if needed > limit.rlim_cur {
         return Err(bad_input(format!(
             "-c {connections} needs about {needed} open files but the limit is {} (hard limit {}); raise it with \
              `ulimit -Hn {needed}; ulimit -n {needed}` as root or in /etc/security/limits.conf, or use fewer connections",

@@ -11,6 +11,7 @@ pub mod recorder;
 pub mod request;
 pub mod result;
 pub mod spec;
+pub mod status;
 pub mod summary;
 pub mod template;
 pub mod threshold;

@@ -12,7 +12,7 @@ pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_US, SIGNIFICANT_DIGITS).expect("valid histogram bounds")
 }
 
-/// Errors by class. `status` counts responses with a 4xx/5xx code.
+/// Errors by class. `status` counts responses whose code is not a success (4xx/5xx by default).
 #[derive(Debug, Default, Clone, Copy, Serialize, PartialEq)]
 pub struct ErrorCounts {
     pub connect: u64,
@@ -71,11 +71,11 @@ impl Tally {
         }
     }
 
-    fn record_response(&mut self, latency_us: u64, status: u16) {
+    fn record_response(&mut self, latency_us: u64, status: u16, ok: bool) {
         self.latency.saturating_record(latency_us.max(1));
         self.requests += 1;
         self.status_codes[usize::from(status).min(999)] += 1;
-        if status >= 400 {
+        if !ok {
             self.errors.status += 1;
         }
     }
@@ -145,18 +145,18 @@ impl Recorder {
         }
     }
 
-    /// A complete response to request `request` (index in the set).
-    pub fn response(&mut self, request: usize, latency_us: u64, uncorrected_us: u64, status: u16) {
-        self.total.record_response(latency_us, status);
+    /// A complete response to request `request` (index in the set); `ok` when its status counts as success.
+    pub fn response(&mut self, request: usize, latency_us: u64, uncorrected_us: u64, status: u16, ok: bool) {
+        self.total.record_response(latency_us, status, ok);
         if let Some(tally) = self.per_request.get_mut(request) {
-            tally.record_response(latency_us, status);
+            tally.record_response(latency_us, status, ok);
         }
         if let Some(uncorrected) = &mut self.uncorrected {
             uncorrected.saturating_record(uncorrected_us.max(1));
         }
         self.interval.latency.saturating_record(latency_us.max(1));
         self.interval.requests += 1;
-        if status >= 400 {
+        if !ok {
             self.interval.errors += 1;
         }
     }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::request::RequestSpec;
+use super::status::OkStatus;
 
 /// When a run ends: after a number of requests, after a duration, or whichever comes first.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,4 +22,6 @@ pub struct LoadSpec {
     /// Open model: total requests per second on an even schedule. `None`: closed model.
     pub rate: Option<f64>,
     pub timeout: Duration,
+    /// Status codes that count as success (others are `status` errors).
+    pub ok_status: OkStatus,
 }

@@ -42,7 +42,7 @@ impl Template {
             };
             match placeholder {
                 Some((segment, length)) => {
-                    literal.extend_from_slice(rest[..open].as_bytes());
+                    literal.extend_from_slice(&rest.as_bytes()[..open]);
                     if !literal.is_empty() {
                         segments.push(Segment::Literal(std::mem::take(&mut literal)));
                     }
@@ -50,7 +50,7 @@ impl Template {
                     rest = &rest[open + length..];
                 }
                 None => {
-                    literal.extend_from_slice(rest[..=open].as_bytes());
+                    literal.extend_from_slice(&rest.as_bytes()[..=open]);
                     rest = &rest[open + 1..];
                 }
             }

@@ -14,6 +14,7 @@ use mio::{Events, Poll, Token};
 use super::conn::{Conn, ReadOutcome, State};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
+use super::status::OkStatus;
 use super::timer::DeadlineTimer;
 
 const TIMER_TOKEN: Token = Token(usize::MAX);
@@ -29,6 +30,7 @@ pub struct Shared {
     pub max_requests: Option<u64>,
     pub duration: Option<Duration>,
     pub timeout: Duration,
+    pub ok_status: OkStatus,
     /// Set by Ctrl-C or by the caller to end the run early.
     pub stop: Arc<AtomicBool>,
     /// Workers connect, meet here, the coordinator sets `start`, and they meet again.
@@ -70,6 +72,8 @@ struct Worker<'a> {
     scan_interval: Duration,
     /// The last successful connect or complete response.
     last_progress: Instant,
+    /// Connects that failed since then.
+    refused_since_progress: u64,
 }
 
 /// Run one worker to the end of the load; returns everything it recorded.
@@ -90,6 +94,7 @@ pub fn run_worker(shared: &Shared, assignment: Assignment, messages: Sender<Work
         start: now,
         scan_interval: (shared.timeout / 10).clamp(Duration::from_millis(1), Duration::from_millis(100)),
         last_progress: now,
+        refused_since_progress: 0,
         assignment,
     };
     worker.connect_all();
@@ -203,8 +208,8 @@ impl Worker<'_> {
     /// True when nothing has connected or answered for a whole timeout while connects keep failing: the target is
     /// down, and retrying until the end of the run would only count more connect errors.
     fn unreachable(&self, now: Instant) -> bool {
-        let failing = self.conns.iter().any(|conn| matches!(conn.state, State::Backoff(_) | State::Connecting(_)));
-        failing && now.duration_since(self.last_progress) >= self.shared.timeout
+        let none_connected = self.conns.iter().all(|conn| matches!(conn.state, State::Backoff(_) | State::Connecting(_) | State::Done));
+        self.refused_since_progress > 0 && none_connected && now.duration_since(self.last_progress) >= self.shared.timeout
     }
 
     /// True when this worker has nothing left to send and nothing in flight.
@@ -234,6 +239,7 @@ impl Worker<'_> {
         let connected = self.conns[index].finish_connect(self.poll.registry(), Token(index));
         if connected.is_ok() {
             self.last_progress = now;
+            self.refused_since_progress = 0;
         }
         match connected {
             Ok(()) if running => self.start_next(index, now),
@@ -245,6 +251,7 @@ impl Worker<'_> {
     /// A failed or timed-out connect: counted, and (so that `-n` always ends) it uses up the request it was for.
     fn connect_failed(&mut self, index: usize, now: Instant) {
         self.recorder.connect_failure();
+        self.refused_since_progress += 1;
         self.conns[index].close(self.poll.registry());
         if self.shared.rate.is_some() {
             if self.next_send_time(index).is_some_and(|at| at <= now) {
@@ -337,10 +344,12 @@ impl Worker<'_> {
             ReadOutcome::Pending => {}
             ReadOutcome::Complete { status, close } => {
                 self.last_progress = now;
+                self.refused_since_progress = 0;
                 let conn = &self.conns[index];
                 let latency = now.saturating_duration_since(conn.intended).as_micros() as u64;
                 let uncorrected = now.saturating_duration_since(conn.sent).as_micros() as u64;
-                self.recorder.response(conn.request, latency, uncorrected, status);
+                let ok = self.shared.ok_status.is_ok(status);
+                self.recorder.response(conn.request, latency, uncorrected, status, ok);
                 if close {
                     self.reconnect(index, now);
                 } else {

@@ -73,11 +73,10 @@ fn java_on_path() -> Option<PathBuf> {
 /// Every JDK found, the default one (`java` on PATH) first when known, without duplicates.
 pub fn discover() -> Vec<Jdk> {
     let mut candidates: Vec<(PathBuf, &str)> = Vec::new();
-    if let Some(java) = java_on_path() {
-        if let Some(home) = home_of_java(&java) {
+    if let Some(java) = java_on_path()
+        && let Some(home) = home_of_java(&java) {
             candidates.push((home, "PATH"));
         }
-    }
     if let Some(home) = std::env::var_os("JAVA_HOME") {
         candidates.push((PathBuf::from(home), "JAVA_HOME"));
     }
@@ -93,11 +92,10 @@ pub fn discover() -> Vec<Jdk> {
     }
     let mut found: Vec<Jdk> = Vec::new();
     for (home, label) in candidates {
-        if let Some(jdk) = inspect(&home, label) {
-            if !found.iter().any(|known| known.home == jdk.home) {
+        if let Some(jdk) = inspect(&home, label)
+            && !found.iter().any(|known| known.home == jdk.home) {
                 found.push(jdk);
             }
-        }
     }
     found
 }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::bad_input;
 use crate::load::request::{RequestSet, RequestSpec};
+use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
 use crate::tomlfile::{error_at, parse_toml};
 use crate::units::parse_duration;
@@ -62,6 +63,7 @@ pub struct Phase {
     pub duration: Option<Duration>,
     pub timeout: Duration,
     pub rate: Option<f64>,
+    pub ok_status: OkStatus,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -204,11 +206,10 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
             other => return Err(at(spanned.span(), format!("run.order '{other}' must be \"interleaved\" or \"sequential\""))),
         },
     };
-    if let Some(cost_axis) = &run.cost_axis {
-        if !axis_names.contains(cost_axis.get_ref()) {
+    if let Some(cost_axis) = &run.cost_axis
+        && !axis_names.contains(cost_axis.get_ref()) {
             return Err(at(cost_axis.span(), format!("run.cost_axis '{}' is not an axis of this plan", cost_axis.get_ref())));
         }
-    }
     let run_settings = RunSettings {
         repeats,
         order,
@@ -271,7 +272,12 @@ fn parse_phase(origin: &str, text: &str, base: &Path, phase: &PhaseFile) -> anyh
         Some(spanned) => parse_duration(&format!("phase '{name}' timeout"), spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string()))?,
         None => Duration::from_secs(5),
     };
+    let ok_status = match &phase.ok_status {
+        Some(spanned) => OkStatus::parse(spanned.get_ref()).map_err(|err| at(spanned.span(), format!("phase '{name}': {err}")))?,
+        None => OkStatus::default(),
+    };
     Ok(Phase {
+        ok_status,
         name,
         measure: phase.measure,
         requests,

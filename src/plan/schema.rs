@@ -95,6 +95,8 @@ pub struct PhaseFile {
     #[serde(default)]
     pub headers: Vec<String>,
     pub body: Option<String>,
+    /// Status codes that count as success, e.g. "200-299,404".
+    pub ok_status: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize, Default)]

@@ -94,12 +94,12 @@ pub const METRICS: &[Metric] = &[
     Metric::new("errors", "errors", Format::Count, LOWER, |f| Some(f.record.bench.errors.total as f64)),
     Metric::new("timeouts", "timeouts", Format::Count, LOWER, |f| Some(f.record.bench.errors.timeout as f64)),
     Metric::new("error_pct", "errors %", Format::Percent, LOWER, |f| Some(error_pct(f.record))),
-    Metric::new("ygc", "YGC", Format::Count, None, |f| jvm(f, |j| j.ygc.map(|v| v as f64))),
-    Metric::new("ygct_s", "YGCT", Format::Seconds, None, |f| jvm(f, |j| j.ygct_s)),
-    Metric::new("fgc", "FGC", Format::Count, None, |f| jvm(f, |j| j.fgc.map(|v| v as f64))),
-    Metric::new("fgct_s", "FGCT", Format::Seconds, None, |f| jvm(f, |j| j.fgct_s)),
-    Metric::new("cgc", "CGC", Format::Count, None, |f| jvm(f, |j| j.cgc.map(|v| v as f64))),
-    Metric::new("cgct_s", "CGCT", Format::Seconds, None, |f| jvm(f, |j| j.cgct_s)),
+    Metric::new("ygc", "YGC", Format::Count, None, |f| jvm(f, |j| j.collections.ygc.map(|v| v as f64))),
+    Metric::new("ygct_s", "YGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.ygct_s)),
+    Metric::new("fgc", "FGC", Format::Count, None, |f| jvm(f, |j| j.collections.fgc.map(|v| v as f64))),
+    Metric::new("fgct_s", "FGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.fgct_s)),
+    Metric::new("cgc", "CGC", Format::Count, None, |f| jvm(f, |j| j.collections.cgc.map(|v| v as f64))),
+    Metric::new("cgct_s", "CGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.cgct_s)),
     Metric::new("gc_pct", "GC time %", Format::Percent, LOWER, |f| jvm(f, |j| j.gc_time_pct)),
     Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, |f| {
         jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms))

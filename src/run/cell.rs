@@ -50,9 +50,12 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     options
 }
 
-/// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{java}` and a leading `java` → the cell's JDK.
+/// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{dir}` (the cell-repeat's folder), `{java}` and a
+/// leading `java` → the cell's JDK.
 pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
-    let fill = |text: &str| text.replace("{port}", port).replace("{java}", &jdk.java().display().to_string());
+    let fill = |text: &str| {
+        text.replace("{port}", port).replace("{java}", &jdk.java().display().to_string()).replace("{dir}", &dir.display().to_string())
+    };
     let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill(option)).collect();
     options.extend(telemetry_options(dir, plan.target.exit_on_oom));
     let mut words = Vec::new();
@@ -158,6 +161,9 @@ fn drive_phases(run: &CellRun<'_>, target: &Arc<Mutex<RunningTarget>>, dir: &Pat
         if run.stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
             break;
         }
+        if run.show_progress {
+            eprintln!("jload:        phase {}", phase.name);
+        }
         let phase_stop = Arc::new(AtomicBool::new(false));
         let start_mark = watch.as_ref().and_then(JvmWatch::mark);
         let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
@@ -211,6 +217,7 @@ pub fn phase_spec(phase: &Phase, port: u16) -> LoadSpec {
         stop: StopCondition { requests: phase.max_requests, duration: phase.duration },
         rate: phase.rate,
         timeout: phase.timeout,
+        ok_status: phase.ok_status.clone(),
     }
 }
 

@@ -105,7 +105,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         return Ok(exit::OK);
     }
     check_preflight(&prepared, args.skip_invalid)?;
-    let seed = args.seed.unwrap_or_else(|| super::cell::unix_now());
+    let seed = args.seed.unwrap_or_else(super::cell::unix_now);
     if !resuming {
         if results.root.exists() && std::fs::read_dir(&results.root)?.next().is_some() {
             return Err(bad_input(format!("--out {} exists and is not empty; choose another directory or use --resume", results.root.display())));

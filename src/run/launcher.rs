@@ -107,11 +107,10 @@ impl RunningTarget {
 
     /// The exit, if the process has ended.
     pub fn exited(&mut self) -> Option<ExitInfo> {
-        if self.exit.is_none() {
-            if let Ok(Some(status)) = self.child.try_wait() {
+        if self.exit.is_none()
+            && let Ok(Some(status)) = self.child.try_wait() {
                 self.exit = Some(ExitInfo { code: status.code(), signal: status.signal(), stopped_by_jload: false });
             }
-        }
         self.exit.clone()
     }
 

@@ -32,7 +32,8 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>) -> anyhow::Result<Vec<PreparedCell
     let mut prepared = Vec::new();
     for cell in cells {
         let jdk = jdks::choose(cell.jdk.as_deref().or(plan.target.jdk.as_deref()), &installed)?;
-        let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| option.replace("{port}", "1")).collect();
+        let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| option.replace("{port}", "1").replace("{dir}", &std::env::temp_dir().display().to_string()))
+            .collect();
         options.extend(telemetry_options(&std::env::temp_dir(), plan.target.exit_on_oom).into_iter().filter(|option| !option.starts_with("-Xlog")));
         let key = (jdk.home.clone(), options.clone());
         let outcome = checked.entry(key).or_insert_with(|| preflight::check(&jdk.java(), &options)).clone();

@@ -98,10 +98,10 @@ const ROWS: &[Row] = &[
     ("max ms", |r| med(r, |x| Some(x.bench.latency_ms.max)).map(format_ms)),
     ("errors", |r| med(r, |x| Some(x.bench.errors.total as f64)).map(|v| format!("{v:.0}"))),
     ("YGC/YGCT s", |r| {
-        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.ygc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.ygct_s)?))
+        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.collections.ygc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.collections.ygct_s)?))
     }),
     ("FGC/FGCT s", |r| {
-        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.fgc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.fgct_s)?))
+        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.collections.fgc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.collections.fgct_s)?))
     }),
     ("GC %", |r| med(r, |x| x.jvm.as_ref()?.gc_time_pct).map(|v| format!("{v:.2}"))),
 ];
@@ -114,7 +114,7 @@ pub fn phase_tables(summary: &Summary) -> String {
         if !measured {
             continue;
         }
-        let mut table: Vec<Vec<String>> = vec![std::iter::once(format!("{phase}")).chain(labels.iter().cloned()).collect()];
+        let mut table: Vec<Vec<String>> = vec![std::iter::once(phase.to_string()).chain(labels.iter().cloned()).collect()];
         for (name, compute) in ROWS {
             let mut row = vec![name.to_string()];
             for cell in &summary.cells {

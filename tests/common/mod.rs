@@ -7,7 +7,8 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -199,4 +200,22 @@ pub fn tempdir() -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Build kv-service once per test binary; the path of its jar.
+pub fn kv_jar() -> &'static Path {
+    static JAR: OnceLock<PathBuf> = OnceLock::new();
+    JAR.get_or_init(|| {
+        let status = Command::new("mvn")
+            .args(["-q", "-f", "samples/kv-service", "package", "-DskipTests"])
+            .current_dir(repo())
+            .status()
+            .expect("mvn runs");
+        assert!(status.success(), "kv-service builds");
+        repo().join("samples/kv-service/target/kv-service.jar")
+    })
 }

@@ -8,8 +8,8 @@ SECONDS_PER_RUN=${1:-10}
 PORT=${KV_BENCH_PORT:-18088}
 JAR=target/kv-service.jar
 BASE="http://127.0.0.1:$PORT"
-KEYS=100000
-VALUE=100
+KEYS=${KV_BENCH_KEYS:-100000}
+VALUE=${KV_BENCH_VALUE:-100}
 [ -f "$JAR" ] || { echo "build first: mvn -q -f samples/kv-service package" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 2; }
 

@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
  * configuration on one line, and on SIGTERM (or any JVM exit) stops the server and closes the store.
  *
  * <p>Exit codes: 2 for an invalid property or argument (one line on stderr naming it), 1 when the service cannot
- * start for another reason (port taken, kv.dir locked).
+ * start for another reason (port taken, kv.dir locked), 3 when it ran out of Java heap or lost a serving thread ({@link Fatal}),
+ * 143 after SIGTERM.
  */
 public final class KvService {
     private KvService() {
@@ -28,6 +29,7 @@ public final class KvService {
             fail(2, "kv-service takes no arguments (got " + args[0] + "): configure it with -Dkv.* system properties,"
                     + " e.g. java -Dkv.store=offheap -jar kv-service.jar");
         }
+        Fatal.installUncaughtHandler();
         KvConfig config = null;
         KvStore store = null;
         try {

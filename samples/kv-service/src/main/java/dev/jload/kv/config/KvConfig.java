@@ -96,7 +96,7 @@ public record KvConfig(StoreKind store, String bind, int port, int threads, int 
         String source;
         if (raw == null || raw.endsWith("%")) {
             long percent = raw == null ? DEFAULT_HEAP_PERCENT : percent(raw);
-            maxMemory = Math.max(1L << 20, (maxHeapBytes / 100 * percent) >> 20 << 20);
+            maxMemory = Math.max(1L << 20, (maxHeapBytes * percent / 100) >> 20 << 20);
             source = percent + "% of heap";
         } else {
             maxMemory = read.bytes("kv.maxMemory", 0, 1 << 20, 1L << 40);

@@ -9,6 +9,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -18,6 +20,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
@@ -39,15 +42,20 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup acceptor;
     private final EventLoopGroup workers;
     private final EventExecutorGroup storeWorkers;
+    private final ServingThreads acceptThreads = new ServingThreads("kv-accept");
+    private final ServingThreads ioLoopThreads = new ServingThreads("kv-io");
+    private final ServingThreads storeThreads = new ServingThreads("kv-store");
+    private final ChannelGroup connections = new DefaultChannelGroup("kv-connections", GlobalEventExecutor.INSTANCE);
     private Channel listener;
 
     public HttpServer(KvConfig config, KvStore store) {
         this.config = config;
         this.handler = new KvHandler(store, config.maxValueSize(), new StatsReport(store, config.describe()));
         int ioThreads = store.blocking() ? Runtime.getRuntime().availableProcessors() : config.threads();
-        this.acceptor = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-        this.workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
-        this.storeWorkers = store.blocking() ? new DefaultEventExecutorGroup(config.threads()) : null;
+        this.acceptor = epoll ? new EpollEventLoopGroup(1, acceptThreads) : new NioEventLoopGroup(1, acceptThreads);
+        this.workers = epoll ? new EpollEventLoopGroup(ioThreads, ioLoopThreads)
+                : new NioEventLoopGroup(ioThreads, ioLoopThreads);
+        this.storeWorkers = store.blocking() ? new DefaultEventExecutorGroup(config.threads(), storeThreads) : null;
     }
 
     /** Binds and starts serving; returns the bound port (useful with kv.port=0). */
@@ -62,6 +70,7 @@ public final class HttpServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
+                        connections.add(channel);
                         ChannelPipeline pipeline = channel.pipeline();
                         pipeline.addLast(new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADER_BYTES, MAX_CHUNK));
                         pipeline.addLast(new ValueSizeAggregator(config.maxValueSize()));
@@ -77,12 +86,19 @@ public final class HttpServer implements AutoCloseable {
         return epoll ? "epoll" : "nio";
     }
 
-    /** Stops accepting, closes connections and stops all threads, waiting at most a few seconds. */
+    /**
+     * Stops accepting, closes open connections (a request being handled completes first on its thread), then stops
+     * all threads; waits at most a few seconds.
+     */
     @Override
     public void close() {
+        acceptThreads.stopping();
+        ioLoopThreads.stopping();
+        storeThreads.stopping();
         if (listener != null) {
             listener.close().syncUninterruptibly();
         }
+        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         if (storeWorkers != null) {

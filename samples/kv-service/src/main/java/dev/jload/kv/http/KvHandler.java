@@ -1,5 +1,6 @@
 package dev.jload.kv.http;
 
+import dev.jload.kv.Fatal;
 import dev.jload.kv.store.Key;
 import dev.jload.kv.store.KvStore;
 import dev.jload.kv.store.ValueTooLargeException;
@@ -61,6 +62,11 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             response = Responses.text(ctx.alloc(), HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, e.getMessage());
         } catch (IllegalStateException e) {
             response = Responses.text(ctx.alloc(), HttpResponseStatus.SERVICE_UNAVAILABLE, "store busy: " + e.getMessage());
+        } catch (RuntimeException e) {
+            // Not the client's fault (e.g. JE cannot write its log): say so on one line and keep serving.
+            System.err.println("kv-service: " + request.method() + " " + request.uri() + " failed: " + e);
+            response = Responses.text(ctx.alloc(), HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                    "store failure: " + e.toString().lines().findFirst().orElse(""));
         }
         if (keepAlive) {
             Responses.keepAlive(response, request.protocolVersion() == HttpVersion.HTTP_1_0);
@@ -78,6 +84,7 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Fatal.haltIfHeapExhausted(cause);
         if (!(cause instanceof IOException)) {
             System.err.println("kv-service: closing connection " + ctx.channel().remoteAddress() + ": " + cause);
         }

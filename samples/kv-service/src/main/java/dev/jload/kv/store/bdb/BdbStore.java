@@ -17,6 +17,7 @@ import dev.jload.kv.config.KvConfig.BdbSettings;
 import dev.jload.kv.store.AccessCounters;
 import dev.jload.kv.store.Key;
 import dev.jload.kv.store.KvStore;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -41,11 +42,12 @@ public final class BdbStore implements KvStore {
     private final List<Database> databases = new ArrayList<>();
 
     public BdbStore(BdbSettings settings) {
+        EnvironmentConfig environmentConfig = environmentConfig(settings);
         try {
             for (int shard = 0; shard < settings.shards(); shard++) {
                 Path home = settings.dir().resolve("shard-" + shard);
                 Files.createDirectories(home);
-                Environment environment = new Environment(home.toFile(), environmentConfig(settings));
+                Environment environment = new Environment(home.toFile(), environmentConfig);
                 environments.add(environment);
                 DatabaseConfig databaseConfig = new DatabaseConfig().setAllowCreate(true).setTransactional(false);
                 databases.add(environment.openDatabase(null, DATABASE, databaseConfig));
@@ -135,25 +137,26 @@ public final class BdbStore implements KvStore {
     /** Closes databases, then environments (which checkpoints them). Safe to call on a partly opened store. */
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (Database database : databases) {
-            try {
-                database.close();
-            } catch (RuntimeException e) {
-                failure = failure == null ? e : failure;
-            }
-        }
-        databases.clear();
-        for (Environment environment : environments) {
-            try {
-                environment.close();
-            } catch (RuntimeException e) {
-                failure = failure == null ? e : failure;
-            }
-        }
-        environments.clear();
+        RuntimeException failure = closeAll(databases, null);
+        failure = closeAll(environments, failure);
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /** Closes every handle even if some fail; returns the first failure seen (including {@code earlier}). */
+    private static RuntimeException closeAll(List<? extends Closeable> handles, RuntimeException earlier) {
+        RuntimeException failure = earlier;
+        for (Closeable handle : handles) {
+            try {
+                handle.close();
+            } catch (IOException e) {
+                failure = failure != null ? failure : new UncheckedIOException(e);
+            } catch (RuntimeException e) {
+                failure = failure != null ? failure : e;
+            }
+        }
+        handles.clear();
+        return failure;
     }
 }
