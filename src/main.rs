@@ -6,6 +6,7 @@ mod error;
 mod jvm;
 mod load;
 mod plan;
+mod report;
 mod run;
 mod tomlfile;
 mod units;
@@ -35,6 +36,10 @@ enum Command {
     Jps(jvm::cli::JpsArgs),
     /// List the installed JDKs jload can use (JAVA_HOME, PATH, /usr/lib/jvm, SDKMAN).
     Jdks(run::cli::JdksArgs),
+    /// Write report.md, report.html and report.json for a results directory: tables, charts, statistics, advice.
+    Report(report::cli::ReportArgs),
+    /// Compare two runs (or two cells, DIR:cell-id) per phase: ratios and significance; CI mode exits 99 on regression.
+    Compare(report::cli::CompareArgs),
 }
 
 fn main() {
@@ -46,6 +51,8 @@ fn main() {
         Command::Gcstat(args) => jvm::cli::run_gcstat(args),
         Command::Jps(args) => jvm::cli::run_jps(args),
         Command::Gclog(args) => jvm::gclog::cli::run(args),
+        Command::Report(args) => report::cli::run_report(args),
+        Command::Compare(args) => report::cli::run_compare(args),
     };
     let code = match outcome {
         Ok(code) => code,

@@ -61,6 +61,11 @@ fn two_by_two_plan_fills_a_consistent_summary() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("req/s") && stdout.contains("-Xmx96m G1"), "final table: {stdout}");
+    // The run ends with the reports (tests/report.rs checks their content).
+    assert!(stderr.contains(&format!("jload: report in {}", out.join("report.html").display())), "{stderr}");
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(markdown.contains("|metrics \\\\ heap gc|-Xmx64m G1|-Xmx64m Serial|-Xmx96m G1|-Xmx96m Serial|"), "{markdown}");
+    assert!(json(&out.join("report.json"))["phases"].as_array().is_some());
     let summary = json(&out.join("summary.json"));
     let cells = summary["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 4);

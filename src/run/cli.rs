@@ -125,7 +125,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         return Ok(130);
     }
     eprintln!("jload: results in {}", results.root.display());
+    write_reports(&results);
     Ok(exit::OK)
+}
+
+/// Write the reports into the results directory; a failure is printed and never costs the run.
+fn write_reports(results: &ResultsDir) {
+    match crate::report::write_reports(&results.root) {
+        Ok(written) => eprintln!(
+            "jload: report in {} (and {}, {})",
+            written.html.display(),
+            written.markdown.display(),
+            written.json.display()
+        ),
+        Err(err) => eprintln!(
+            "jload: the results are kept, but the report failed: {err:#}; retry with: jload report {}",
+            results.root.display()
+        ),
+    }
 }
 
 fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {

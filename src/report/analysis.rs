@@ -1,0 +1,365 @@
+//! What a report says, computed once from a results directory: per cell its status and what went wrong; per phase
+//! and cell every figure over the repeats with its confidence interval, the standings on the headline figures, the
+//! SLO verdict, the GC-and-tail numbers and the latency spectrum; per measured phase the recommendation.
+//! Serialised as report.json; the markdown and the HTML render it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::gc_tail::{GcTail, gc_tail};
+use super::input::{Results, usable_records};
+use super::metrics::{HEADLINE, METRICS, RepFigures, metric};
+use super::recommend::{Recommendation, recommend};
+use super::spectrum::{self, Spectrum};
+use super::stats::{CONFIDENCE, Estimate, Standing, rank};
+use crate::jvm::gclog::GcLog;
+use crate::run::store::{CellSummary, Env, Status};
+use crate::run::summary::cell_label;
+
+pub const REPORT_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize)]
+pub struct Analysis {
+    pub version: u32,
+    pub plan: String,
+    pub description: String,
+    pub results_dir: String,
+    pub jload_version: String,
+    /// How the figures and intervals are computed, in one sentence.
+    pub statistics: String,
+    /// Repeats per cell the plan asked for.
+    pub repeats: usize,
+    pub env: Option<Env>,
+    pub slo: Vec<String>,
+    /// The axis the recommendation economises on.
+    pub cost_axis: Option<String>,
+    pub axes: Vec<AxisInfo>,
+    pub cells: Vec<CellInfo>,
+    pub phases: Vec<PhaseAnalysis>,
+    /// Files that could not be read, and what the report did instead.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AxisInfo {
+    pub name: String,
+    /// In plan order.
+    pub labels: Vec<String>,
+    /// False when every cell has the same label (then column labels leave it out).
+    pub varies: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CellInfo {
+    pub id: String,
+    /// Column label: the labels of the axes that vary.
+    pub label: String,
+    pub axes: BTreeMap<String, String>,
+    pub status: Status,
+    pub reps: usize,
+    pub reps_ok: usize,
+    /// Repeats that crashed, failed or are incomplete, grouped by cause.
+    pub problems: Vec<Problem>,
+    pub java_version: Option<String>,
+    pub collector: Option<String>,
+    pub max_heap_mb: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    pub status: Status,
+    pub cause: String,
+    /// The phase running when it happened.
+    pub phase: Option<String>,
+    pub reps: Vec<u32>,
+}
+
+impl Problem {
+    /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`
+    pub fn describe(&self, total_reps: usize) -> String {
+        let status = format!("{:?}", self.status).to_lowercase();
+        let during = self.phase.as_ref().map(|phase| format!(" during {phase}")).unwrap_or_default();
+        let which = if self.reps.len() == total_reps && total_reps > 1 {
+            "in every repeat".to_string()
+        } else {
+            let reps: Vec<String> = self.reps.iter().map(u32::to_string).collect();
+            format!("in repeat{} {}", if reps.len() > 1 { "s" } else { "" }, reps.join(", "))
+        };
+        format!("{status}{during} {which}: {}", self.cause)
+    }
+}
+
+/// How the phase drove the target (from its first record).
+#[derive(Debug, Serialize)]
+pub struct LoadShape {
+    pub url: String,
+    pub model: String,
+    pub connections: usize,
+    pub rate: Option<f64>,
+    pub duration_s: f64,
+    pub requests: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PhaseAnalysis {
+    pub name: String,
+    pub measured: bool,
+    pub load: Option<LoadShape>,
+    /// In cell order.
+    pub cells: Vec<CellPhase>,
+    /// Measured phases only.
+    pub recommendation: Option<Recommendation>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CellPhase {
+    pub cell: String,
+    /// Repeats whose figures count (finished phases of repeats that ran or crashed later).
+    pub reps: Vec<u32>,
+    /// Metric key → estimate over `reps`.
+    pub figures: BTreeMap<&'static str, Estimate>,
+    /// Headline metric key → standing against the best cell.
+    pub standing: BTreeMap<&'static str, Standing>,
+    pub slo: Option<SloVerdict>,
+    pub gc_tail: Option<GcTail>,
+    pub spectrum: Option<Spectrum>,
+}
+
+impl CellPhase {
+    pub fn figure(&self, key: &str) -> Option<&Estimate> {
+        self.figures.get(key)
+    }
+}
+
+/// The plan's SLO on one cell and phase.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SloVerdict {
+    pub reps_judged: usize,
+    pub reps_passed: usize,
+    /// Every judged repeat passed and the cell never crashed or failed.
+    pub met: bool,
+}
+
+impl Analysis {
+    pub fn cell(&self, id: &str) -> &CellInfo {
+        self.cells.iter().find(|cell| cell.id == id).expect("cells come from the summary")
+    }
+
+    /// True when no cell has two repeats of anything: differences are unqualified.
+    pub fn single_repeat(&self) -> bool {
+        self.phases.iter().flat_map(|phase| &phase.cells).all(|cell| cell.reps.len() < 2)
+    }
+}
+
+pub fn statistics_statement() -> String {
+    format!(
+        "Each figure is the median over a cell's repeats; intervals are {:.0} % Student's t confidence intervals of the mean \
+         over repeats; 'not distinguishable from the best' means Welch's t-test against the best cell gives p ≥ {:.2}.",
+        CONFIDENCE * 100.0,
+        1.0 - CONFIDENCE
+    )
+}
+
+pub fn analyse(results: &Results) -> Analysis {
+    let summary = &results.summary;
+    let mut notes = Vec::new();
+    let cells: Vec<CellInfo> = summary.cells.iter().map(|cell| cell_info(results, cell)).collect();
+    let logs = gc_logs(results);
+    let phases = summary
+        .phases
+        .iter()
+        .map(|(name, measured)| {
+            let mut cell_phases: Vec<CellPhase> =
+                summary.cells.iter().map(|cell| cell_phase(results, cell, name, &logs, &mut notes)).collect();
+            for key in HEADLINE {
+                let estimates: Vec<Option<&Estimate>> = cell_phases.iter().map(|cell| cell.figure(key)).collect();
+                let standings = rank(&estimates, metric(key).better.expect("headline metrics have a direction"));
+                for (cell, standing) in cell_phases.iter_mut().zip(standings) {
+                    if let Some(standing) = standing {
+                        cell.standing.insert(key, standing);
+                    }
+                }
+            }
+            let load = load_shape(results, name);
+            PhaseAnalysis { name: name.clone(), measured: *measured, load, cells: cell_phases, recommendation: None }
+        })
+        .collect();
+    let mut analysis = Analysis {
+        version: REPORT_VERSION,
+        plan: summary.plan.clone(),
+        description: summary.description.clone(),
+        results_dir: results.root.display().to_string(),
+        jload_version: env!("CARGO_PKG_VERSION").to_string(),
+        statistics: statistics_statement(),
+        repeats: summary.cells.iter().map(|cell| cell.reps.len()).max().unwrap_or(0),
+        env: results.env.clone(),
+        slo: summary.slo.clone(),
+        cost_axis: summary.cost_axis.clone().or_else(|| summary.axes.first().cloned()),
+        axes: axes(results),
+        cells,
+        phases,
+        notes: Vec::new(),
+    };
+    let recommendations: Vec<Option<Recommendation>> =
+        analysis.phases.iter().map(|phase| phase.measured.then(|| recommend(&analysis, phase))).collect();
+    for (phase, recommendation) in analysis.phases.iter_mut().zip(recommendations) {
+        phase.recommendation = recommendation;
+    }
+    notes.sort();
+    notes.dedup();
+    analysis.notes = notes;
+    analysis
+}
+
+fn axes(results: &Results) -> Vec<AxisInfo> {
+    results
+        .summary
+        .axes
+        .iter()
+        .map(|name| {
+            let mut labels: Vec<String> = Vec::new();
+            for cell in &results.summary.cells {
+                if let Some(label) = cell.axes.get(name)
+                    && !labels.contains(label)
+                {
+                    labels.push(label.clone());
+                }
+            }
+            AxisInfo { name: name.clone(), varies: labels.len() > 1, labels }
+        })
+        .collect()
+}
+
+fn cell_info(results: &Results, cell: &CellSummary) -> CellInfo {
+    let mut problems: Vec<Problem> = Vec::new();
+    for rep in cell.reps.iter().filter(|rep| rep.status != Status::Ok) {
+        let cause = rep.cause.clone().unwrap_or_else(|| "no cause recorded".to_string());
+        let phase = rep.phases.iter().find(|(_, record)| record.bench.interrupted).map(|(name, _)| name.clone());
+        match problems
+            .iter_mut()
+            .find(|problem| problem.status == rep.status && problem.cause == cause && problem.phase == phase)
+        {
+            Some(problem) => problem.reps.push(rep.rep),
+            None => problems.push(Problem { status: rep.status, cause, phase, reps: vec![rep.rep] }),
+        }
+    }
+    CellInfo {
+        id: cell.id.clone(),
+        label: cell_label(&results.summary, cell),
+        axes: cell.axes.clone(),
+        status: cell.status,
+        reps: cell.reps.len(),
+        reps_ok: cell.reps.iter().filter(|rep| rep.status == Status::Ok).count(),
+        problems,
+        java_version: cell.flags.as_ref().map(|flags| flags.java_version.clone()),
+        collector: cell.flags.as_ref().map(|flags| flags.collector.clone()),
+        max_heap_mb: cell.flags.as_ref().map(|flags| flags.max_heap_bytes as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+/// The GC log of every repeat that has phases, parsed once.
+fn gc_logs(results: &Results) -> HashMap<(String, u32), GcLog> {
+    let mut logs = HashMap::new();
+    for cell in &results.summary.cells {
+        for rep in cell.reps.iter().filter(|rep| !rep.phases.is_empty()) {
+            if let Some(log) = results.gc_log(&cell.id, rep.rep) {
+                logs.insert((cell.id.clone(), rep.rep), log);
+            }
+        }
+    }
+    logs
+}
+
+fn cell_phase(
+    results: &Results,
+    cell: &CellSummary,
+    phase: &str,
+    logs: &HashMap<(String, u32), GcLog>,
+    notes: &mut Vec<String>,
+) -> CellPhase {
+    let reps: Vec<RepFigures> = usable_records(&results.summary, &cell.id, phase)
+        .into_iter()
+        .map(|(rep, record)| {
+            let alloc_mb_s = match (logs.get(&(cell.id.clone(), rep)), record.jvm.as_ref()) {
+                (Some(log), Some(jvm)) => log.summary(Some((jvm.uptime_start_s, jvm.uptime_end_s))).alloc_rate_mb_s,
+                _ => None,
+            };
+            RepFigures { rep, record, alloc_mb_s }
+        })
+        .collect();
+    let figures = METRICS
+        .iter()
+        .filter_map(|metric| {
+            Some((metric.key, Estimate::of(reps.iter().filter_map(|figures| (metric.read)(figures)).collect())?))
+        })
+        .collect();
+    let judged: Vec<bool> = reps.iter().filter_map(|figures| figures.record.slo_passed).collect();
+    let slo = (!judged.is_empty()).then(|| {
+        let reps_passed = judged.iter().filter(|passed| **passed).count();
+        SloVerdict {
+            reps_judged: judged.len(),
+            reps_passed,
+            met: reps_passed == judged.len() && cell.status == Status::Ok,
+        }
+    });
+    CellPhase {
+        cell: cell.id.clone(),
+        reps: reps.iter().map(|figures| figures.rep).collect(),
+        figures,
+        standing: BTreeMap::new(),
+        slo,
+        gc_tail: gc_tail(&reps),
+        spectrum: cell_spectrum(results, &cell.id, phase, &reps, notes),
+    }
+}
+
+/// Every request's latency when each repeat has its interval log, else the stored percentiles.
+fn cell_spectrum(
+    results: &Results,
+    cell: &str,
+    phase: &str,
+    reps: &[RepFigures],
+    notes: &mut Vec<String>,
+) -> Option<Spectrum> {
+    let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
+    for figures in reps {
+        match results.histogram(cell, figures.rep, phase) {
+            Ok(Some(histogram)) => match merged.as_mut() {
+                None => merged = Some(histogram),
+                Some(total) => {
+                    if total.add(&histogram).is_err() {
+                        merged = None;
+                        break;
+                    }
+                }
+            },
+            Ok(None) => {
+                merged = None;
+                break;
+            }
+            Err(err) => {
+                notes.push(format!("{err:#}: unreadable; the {cell} {phase} spectrum uses the stored percentiles"));
+                merged = None;
+                break;
+            }
+        }
+    }
+    merged.as_ref().and_then(spectrum::from_histogram).or_else(|| spectrum::from_percentiles(reps))
+}
+
+fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
+    let records: Vec<_> =
+        results.summary.cells.iter().flat_map(|cell| usable_records(&results.summary, &cell.id, phase)).collect();
+    let (_, first) = records.first()?;
+    let durations: Vec<f64> = records.iter().map(|(_, record)| record.bench.duration_s).collect();
+    let requests: Vec<f64> = records.iter().map(|(_, record)| record.bench.requests as f64).collect();
+    Some(LoadShape {
+        url: first.bench.url.clone(),
+        model: first.bench.model.clone(),
+        connections: first.bench.connections,
+        rate: first.bench.rate,
+        duration_s: super::stats::median(durations).unwrap_or(0.0),
+        requests: super::stats::median(requests).unwrap_or(0.0) as u64,
+    })
+}

@@ -1,0 +1,357 @@
+//! `jload compare A B`: two results directories (cells matched by id), or two cells (`DIR:cell-id`), side by side per
+//! common measured phase: both medians, the ratio, Welch's test over the repeats, and a verdict. A regression is a
+//! figure worse in B by more than the threshold with significance (p < 0.05); only req/s, P50, P99, P99.9 and the
+//! error share are judged (a maximum is one request, GC figures are causes, not outcomes).
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::input::{Results, usable_records};
+use super::metrics::{RepFigures, metric};
+use super::stats::{Estimate, welch};
+use crate::error::bad_input;
+
+/// The figures shown, in order; `true` for the judged ones.
+const ROWS: &[(&str, bool)] = &[
+    ("rps", true),
+    ("p50_ms", true),
+    ("p90_ms", false),
+    ("p99_ms", true),
+    ("p999_ms", true),
+    ("max_ms", false),
+    ("error_pct", true),
+    ("gc_pct", false),
+    ("longest_pause_ms", false),
+    ("rss_peak_mb", false),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Worse in B beyond the threshold, with significance.
+    Regression,
+    /// Better in B beyond the threshold, with significance.
+    Improvement,
+    /// Significant but within the threshold.
+    WithinThreshold,
+    NotSignificant,
+    /// Fewer than two repeats on a side: no test possible.
+    Unqualified,
+    /// A measured it, B did not (B crashed or failed before or during the phase): counts as a regression.
+    MissingInB,
+    /// Not judged (shown for context).
+    Shown,
+}
+
+impl Verdict {
+    fn word(self) -> &'static str {
+        match self {
+            Verdict::Regression => "REGRESSION",
+            Verdict::Improvement => "improvement",
+            Verdict::WithinThreshold => "within threshold",
+            Verdict::NotSignificant => "not significant",
+            Verdict::Unqualified => "unqualified (1 repeat)",
+            Verdict::MissingInB => "MISSING in B (crashed or failed)",
+            Verdict::Shown => "",
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Line {
+    pub metric: &'static str,
+    pub a: Option<Estimate>,
+    pub b: Option<Estimate>,
+    /// B median / A median.
+    pub ratio: Option<f64>,
+    /// Two-sided p of Welch's test.
+    pub p: Option<f64>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PhaseComparison {
+    pub a_cell: String,
+    pub b_cell: String,
+    pub phase: String,
+    pub lines: Vec<Line>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Comparison {
+    pub a: String,
+    pub b: String,
+    /// Relative change that counts, e.g. 0.05.
+    pub threshold: f64,
+    pub phases: Vec<PhaseComparison>,
+}
+
+impl Comparison {
+    pub fn regressions(&self) -> usize {
+        let failing = |verdict: Verdict| matches!(verdict, Verdict::Regression | Verdict::MissingInB);
+        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| failing(line.verdict)).count()
+    }
+
+    /// Phases where a judged figure could not be tested (a side with one repeat).
+    pub fn unqualified(&self) -> Vec<String> {
+        self.phases
+            .iter()
+            .filter(|phase| phase.lines.iter().any(|line| line.verdict == Verdict::Unqualified))
+            .map(|phase| format!("{} vs {} phase {}", phase.a_cell, phase.b_cell, phase.phase))
+            .collect()
+    }
+}
+
+/// `DIR` or `DIR:cell-id` (a cell id may itself hold colons: `gc=-XX:+UseG1GC`, so the directory is the shortest
+/// prefix that is a results directory).
+pub fn parse_side(arg: &str) -> anyhow::Result<(PathBuf, Option<String>)> {
+    if Path::new(arg).join("summary.json").is_file() || Path::new(arg).is_dir() {
+        return Ok((PathBuf::from(arg), None));
+    }
+    for (index, _) in arg.match_indices(':') {
+        let dir = Path::new(&arg[..index]);
+        if dir.join("summary.json").is_file() {
+            return Ok((dir.to_path_buf(), Some(arg[index + 1..].to_string())));
+        }
+    }
+    Err(bad_input(format!("{arg}: not a results directory, nor DIR:cell-id with DIR a results directory")))
+}
+
+fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
+    if results.summary.cells.iter().any(|cell| cell.id == id) {
+        return Ok(());
+    }
+    let ids: Vec<&str> = results.summary.cells.iter().map(|cell| cell.id.as_str()).collect();
+    Err(bad_input(format!("{side} ({}) has no cell '{id}'; its cells: {}", results.root.display(), ids.join(" | "))))
+}
+
+/// The cells to compare: the named ones, or the cells both runs have (a single cell each pairs up anyway).
+fn pairs(
+    a: &Results,
+    a_cell: Option<&str>,
+    b: &Results,
+    b_cell: Option<&str>,
+) -> anyhow::Result<Vec<(String, String)>> {
+    let ids = |results: &Results| -> Vec<String> { results.summary.cells.iter().map(|cell| cell.id.clone()).collect() };
+    let (a_ids, b_ids) = (ids(a), ids(b));
+    let pick_other = |named: &str, other: &[String]| -> Option<String> {
+        if other.iter().any(|id| id == named) {
+            Some(named.to_string())
+        } else if other.len() == 1 {
+            Some(other[0].clone())
+        } else {
+            None
+        }
+    };
+    let found = match (a_cell, b_cell) {
+        (Some(a_id), Some(b_id)) => vec![(a_id.to_string(), b_id.to_string())],
+        (Some(a_id), None) => pick_other(a_id, &b_ids).map(|b_id| (a_id.to_string(), b_id)).into_iter().collect(),
+        (None, Some(b_id)) => pick_other(b_id, &a_ids).map(|a_id| (a_id, b_id.to_string())).into_iter().collect(),
+        (None, None) => {
+            let common: Vec<(String, String)> =
+                a_ids.iter().filter(|id| b_ids.contains(id)).map(|id| (id.clone(), id.clone())).collect();
+            if common.is_empty() && a_ids.len() == 1 && b_ids.len() == 1 {
+                vec![(a_ids[0].clone(), b_ids[0].clone())]
+            } else {
+                common
+            }
+        }
+    };
+    for (a_id, b_id) in &found {
+        check_cell(a, "A", a_id)?;
+        check_cell(b, "B", b_id)?;
+    }
+    if found.is_empty() {
+        return Err(bad_input(format!(
+            "A and B have no cell in common (A: {}; B: {}); name the cells as DIR:cell-id",
+            a_ids.join(" | "),
+            b_ids.join(" | ")
+        )));
+    }
+    Ok(found)
+}
+
+fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
+    let read = metric(key).read;
+    let values = usable_records(&results.summary, cell, phase)
+        .into_iter()
+        .filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None }))
+        .collect();
+    Estimate::of(values)
+}
+
+fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate>, threshold: f64) -> Line {
+    let ratio = match (&a, &b) {
+        (Some(a), Some(b)) if a.median != 0.0 => Some(b.median / a.median),
+        _ => None,
+    };
+    let test = match (&a, &b) {
+        (Some(a), Some(b)) => welch(&a.values, &b.values),
+        _ => None,
+    };
+    let verdict = match (judged, &a, &b, test, metric(key).better) {
+        (true, Some(_), None, ..) => Verdict::MissingInB,
+        (false, ..) | (_, None, ..) | (.., None) => Verdict::Shown,
+        (true, _, _, None, Some(_)) => Verdict::Unqualified,
+        (true, Some(a), Some(b), Some(test), Some(better)) => {
+            let change = if a.median == 0.0 {
+                if b.median == 0.0 { 0.0 } else { f64::INFINITY }
+            } else {
+                (b.median - a.median).abs() / a.median
+            };
+            match (test.significant(), change > threshold, better.prefers(a.median, b.median)) {
+                (false, ..) => Verdict::NotSignificant,
+                (true, false, _) => Verdict::WithinThreshold,
+                (true, true, true) => Verdict::Regression,
+                (true, true, false) => Verdict::Improvement,
+            }
+        }
+    };
+    Line { metric: key, p: test.map(|test| test.p), a, b, ratio, verdict }
+}
+
+/// Compare every common measured phase of every cell pair.
+pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Comparison> {
+    let (a_dir, a_cell) = parse_side(a_arg)?;
+    let (b_dir, b_cell) = parse_side(b_arg)?;
+    let (a, b) = (Results::open(&a_dir)?, Results::open(&b_dir)?);
+    let mut phases = Vec::new();
+    for (a_id, b_id) in pairs(&a, a_cell.as_deref(), &b, b_cell.as_deref())? {
+        for (phase, measured) in &a.summary.phases {
+            if !measured || !b.summary.phases.iter().any(|(name, measured)| name == phase && *measured) {
+                continue;
+            }
+            let lines = ROWS
+                .iter()
+                .map(|(key, judged)| {
+                    line(key, *judged, estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key), threshold)
+                })
+                .collect();
+            phases.push(PhaseComparison { a_cell: a_id.clone(), b_cell: b_id.clone(), phase: phase.clone(), lines });
+        }
+    }
+    if phases.is_empty() {
+        return Err(bad_input(format!("{a_arg} and {b_arg} have no measured phase in common")));
+    }
+    Ok(Comparison { a: a_arg.to_string(), b: b_arg.to_string(), threshold, phases })
+}
+
+fn shown(key: &str, estimate: &Option<Estimate>) -> String {
+    estimate
+        .as_ref()
+        .map_or("-".to_string(), |estimate| format!("{} (n={})", metric(key).format.show(estimate.median), estimate.n))
+}
+
+/// The text tables.
+pub fn render(comparison: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "A: {}\nB: {}\nthreshold {:.1} %, significance: Welch's t-test over repeats, p < 0.05; judged: {}",
+        comparison.a,
+        comparison.b,
+        comparison.threshold * 100.0,
+        ROWS.iter().filter(|(_, judged)| *judged).map(|(key, _)| metric(key).label).collect::<Vec<_>>().join(", ")
+    );
+    for phase in &comparison.phases {
+        let cells = if phase.a_cell == phase.b_cell {
+            phase.a_cell.clone()
+        } else {
+            format!("{} vs {}", phase.a_cell, phase.b_cell)
+        };
+        let _ = writeln!(out, "\n{cells}, phase {}", phase.phase);
+        let mut rows = vec![[
+            "figure".to_string(),
+            "A".to_string(),
+            "B".to_string(),
+            "B/A".to_string(),
+            "p".to_string(),
+            "verdict".to_string(),
+        ]];
+        for line in &phase.lines {
+            rows.push([
+                metric(line.metric).label.to_string() + unit(line.metric),
+                shown(line.metric, &line.a),
+                shown(line.metric, &line.b),
+                line.ratio.map_or("-".to_string(), |ratio| format!("{ratio:.3}")),
+                line.p.map_or("-".to_string(), |p| format!("{p:.3}")),
+                line.verdict.word().to_string(),
+            ]);
+        }
+        let widths: Vec<usize> =
+            (0..6).map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0)).collect();
+        for row in &rows {
+            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
+            let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
+        }
+    }
+    let regressions = comparison.regressions();
+    let _ = writeln!(
+        out,
+        "\n{}",
+        match regressions {
+            0 => "no significant regression beyond the threshold".to_string(),
+            count => format!("{count} significant regression(s) beyond the threshold"),
+        }
+    );
+    out
+}
+
+fn unit(key: &str) -> &'static str {
+    match metric(key).format {
+        super::metrics::Format::Ms => " (ms)",
+        super::metrics::Format::Megabytes => " (MB)",
+        _ => "",
+    }
+}
+
+/// `5%`, `5` or `2.5 %` → 0.05 / 0.025.
+pub fn parse_threshold(text: &str) -> anyhow::Result<f64> {
+    let number = text.trim().trim_end_matches('%').trim();
+    match number.parse::<f64>() {
+        Ok(percent) if percent.is_finite() && percent >= 0.0 => Ok(percent / 100.0),
+        _ => Err(bad_input(format!("--threshold '{text}': write a percentage such as 5% or 2.5%"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds() {
+        assert_eq!(parse_threshold("5%").unwrap(), 0.05);
+        assert_eq!(parse_threshold("2.5 %").unwrap(), 0.025);
+        assert_eq!(parse_threshold("10").unwrap(), 0.1);
+        assert!(parse_threshold("five").is_err());
+        assert!(parse_threshold("-5%").is_err());
+    }
+
+    #[test]
+    fn verdicts() {
+        let of = |values: &[f64]| Estimate::of(values.to_vec());
+        let slower = line("rps", true, of(&[100.0, 101.0, 99.0]), of(&[80.0, 81.0, 79.0]), 0.05);
+        assert_eq!(slower.verdict, Verdict::Regression);
+        assert!((slower.ratio.unwrap() - 0.8).abs() < 1e-12);
+        let faster = line("rps", true, of(&[80.0, 81.0, 79.0]), of(&[100.0, 101.0, 99.0]), 0.05);
+        assert_eq!(faster.verdict, Verdict::Improvement);
+        let small = line("rps", true, of(&[100.0, 100.1, 99.9]), of(&[98.0, 98.1, 97.9]), 0.05);
+        assert_eq!(small.verdict, Verdict::WithinThreshold, "2 % is real but under 5 %");
+        let noise = line("p99_ms", true, of(&[10.0, 14.0, 12.0]), of(&[13.0, 9.0, 15.0]), 0.05);
+        assert_eq!(noise.verdict, Verdict::NotSignificant);
+        let single = line("p99_ms", true, of(&[10.0]), of(&[20.0]), 0.05);
+        assert_eq!(single.verdict, Verdict::Unqualified);
+        let crashed = line("rps", true, of(&[100.0, 101.0]), None, 0.05);
+        assert_eq!(crashed.verdict, Verdict::MissingInB);
+        let context = line("max_ms", false, of(&[10.0, 11.0]), of(&[90.0, 91.0]), 0.05);
+        assert_eq!(context.verdict, Verdict::Shown);
+        // Higher latency is worse: a regression.
+        let slower_p99 = line("p99_ms", true, of(&[10.0, 10.5, 9.5]), of(&[20.0, 21.0, 19.0]), 0.05);
+        assert_eq!(slower_p99.verdict, Verdict::Regression);
+        // From no errors to some, consistently: a regression with no finite ratio.
+        let errors = line("error_pct", true, of(&[0.0, 0.0, 0.0]), of(&[1.0, 1.2, 0.9]), 0.05);
+        assert_eq!((errors.verdict, errors.ratio), (Verdict::Regression, None));
+    }
+}

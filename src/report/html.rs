@@ -1,0 +1,345 @@
+//! report.html: one self-contained page that opens offline — no script, no external style, font or image; the
+//! markdown's content plus charts as inline SVG: per measured phase throughput and P99 per cell with confidence
+//! whiskers, the latency percentile spectrum and a GC summary; per cell a timeline of its run. Built with maud, so
+//! every string from the plan or the results is HTML-escaped.
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+use super::analysis::{Analysis, CellPhase, PhaseAnalysis};
+use super::charts::bars::{Bar, bar_chart};
+use super::charts::cell_color;
+use super::charts::spectrum::{Line, spectrum_chart};
+use super::charts::timeline::{PhaseSpan, Timeline, timeline_chart};
+use super::input::{Results, usable_records};
+use super::markdown::{GC_TAIL_NOTE, header_facts, phase_shape, statistics_note};
+use super::metrics::metric;
+use super::spectrum::Source;
+use super::stats::median;
+use super::tables::{Entry, Mark, Table, gc_tail_table, mark_of, phase_table, unmeasured_table};
+use crate::run::store::{PhaseRecord, Status};
+
+const STYLE: &str = r#"
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;
+  color: #222; background: #fafafa; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 1.7em; margin: 0 0 6px; } h2 { margin-top: 2em; border-bottom: 2px solid #e5e5e5; padding-bottom: 4px; }
+h3 { margin-bottom: 0.4em; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; font-size: 0.92em; }
+dl.facts dt { font-weight: 600; color: #555; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+nav { font-size: 0.9em; margin: 14px 0; } nav a { margin-right: 14px; color: #2a5db0; }
+.callout { background: #f3f6fb; border-left: 4px solid #4e79a7; padding: 8px 14px; }
+.callout.warn { background: #fff6e5; border-color: #f28e2b; font-weight: 600; }
+ul.findings li { margin: 4px 0; }
+.scroll { overflow-x: auto; }
+table.metrics { border-collapse: collapse; font-size: 0.86em; margin: 10px 0; font-variant-numeric: tabular-nums; }
+table.metrics th, table.metrics td { border: 1px solid #ddd; padding: 4px 8px; text-align: center;
+  vertical-align: top; }
+table.metrics th:first-child { text-align: left; background: #f5f5f5; white-space: nowrap; }
+table.metrics thead th { background: #eef1f6; }
+table.metrics td.best { background: #e6f4e6; font-weight: 600; } table.metrics td.equal { background: #f1f8ee; }
+table.metrics td.problem { color: #b3261e; font-style: italic; max-width: 240px; }
+.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px; border-radius: 2px; }
+small.ci { display: block; color: #666; font-weight: normal; font-size: 0.85em; }
+p.note { font-size: 0.88em; color: #555; }
+figure { margin: 18px 0; } figcaption { font-size: 0.85em; color: #555; }
+svg.chart { max-width: 100%; height: auto; font-size: 12px; background: #fff; }
+svg.chart .heading { font-size: 15px; font-weight: 600; fill: #222; }
+svg.chart .grid { stroke: #e8e8e8; } svg.chart text { fill: #444; } svg.chart .title { fill: #666; }
+svg.chart .whisker line { stroke: #222; stroke-width: 1.5; } svg.chart .value { fill: #222; font-weight: 600; }
+svg.chart .missing, svg.chart .note { fill: #888; font-style: italic; }
+svg.chart .series { fill: none; stroke-width: 2; stroke-linejoin: round; }
+svg.chart .pause { opacity: 0.65; } svg.chart .area { opacity: 0.85; }
+svg.chart .band.even { fill: #f4f6fa; } svg.chart .band.odd { fill: #fbf7f0; }
+svg.chart .phase { font-weight: 600; fill: #555; }
+svg.chart .limit { stroke: #555; stroke-dasharray: 5 4; }
+pre.plan { background: #f5f5f5; padding: 12px; overflow-x: auto; font-size: 0.85em; }
+footer { font-size: 0.8em; color: #777; margin-top: 3em; }
+"#;
+
+pub fn render(analysis: &Analysis, results: &Results) -> String {
+    let title = format!("jload report: {}", analysis.plan);
+    let measured: Vec<&PhaseAnalysis> = analysis.phases.iter().filter(|phase| phase.measured).collect();
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body { main {
+                h1 { (title) }
+                @if !analysis.description.is_empty() { p { (analysis.description) } }
+                dl.facts {
+                    @for (label, items) in header_facts(analysis) {
+                        dt { (label) }
+                        dd { @for item in &items { div { (item) } } }
+                    }
+                }
+                nav {
+                    a href="#recommendation" { "Recommendation" }
+                    @for (index, phase) in measured.iter().enumerate() {
+                        a href=(format!("#phase-{index}")) { "Phase " (phase.name) }
+                    }
+                    a href="#timelines" { "Timelines" } a href="#gc-tail" { "GC and tail" } a href="#plan" { "Plan" }
+                }
+                p.callout.warn[analysis.single_repeat()].callout { (statistics_note(analysis)) }
+                h2 #recommendation { "Recommendation" }
+                @for phase in &measured {
+                    h3 { "Phase " (phase.name) }
+                    ul.findings {
+                        @for finding in phase.recommendation.iter().flat_map(|r| &r.findings) { li { (finding.text) } }
+                    }
+                }
+                @for (index, phase) in measured.iter().enumerate() { (phase_section(analysis, phase, index)) }
+                (timelines(analysis, results))
+                h2 #gc-tail { "GC and tail latency" }
+                p.note { (GC_TAIL_NOTE) }
+                @match gc_tail_table(analysis) {
+                    Some(table) => (table_html(analysis, &table)),
+                    None => p { "No cell has a GC log with pauses to compare with." },
+                }
+                @if let Some(table) = unmeasured_table(analysis) {
+                    h2 { "Phases not measured" }
+                    p.note { "Fill and warm-up phases: shown, never compared." }
+                    (table_html(analysis, &table))
+                }
+                (problems(analysis))
+                h2 #plan { "Plan" }
+                @match &results.plan_text {
+                    Some(text) => details { summary { "plan.toml as run" } pre.plan { (text) } },
+                    None => p { "No plan.toml in the results directory." },
+                }
+                footer { "Written by jload " (analysis.jload_version) " from " (analysis.results_dir)
+                    "; regenerate with jload report DIR. Figures for every repeat are in report.json." }
+            } }
+        }
+    };
+    page.into_string()
+}
+
+fn entry_html(entry: &Entry) -> Markup {
+    let class = match (entry.mark, entry.problem) {
+        (Some(Mark::Best), _) => "best",
+        (Some(Mark::Equal), _) => "equal",
+        (None, true) => "problem",
+        (None, false) => "",
+    };
+    html! {
+        td class=(class) title=[entry.detail.as_ref()] {
+            // Compound figures (min/P90/P99/…) may wrap after each slash.
+            @for (index, part) in entry.text.split('/').enumerate() { @if index > 0 { "/" wbr; } (part) }
+            @if let Some(mark) = entry.mark { " " (mark.symbol()) }
+            @if let Some(ci) = &entry.ci { small.ci { "CI " (ci) } }
+        }
+    }
+}
+
+fn table_html(analysis: &Analysis, table: &Table) -> Markup {
+    html! {
+        div.scroll { table.metrics {
+            thead { tr {
+                th { (table.corner) }
+                @for (index, column) in table.columns.iter().enumerate() {
+                    th title=(analysis.cells[index].id) {
+                        span.swatch style=(format!("background:{}", cell_color(index))) {} (column)
+                    }
+                }
+            } }
+            tbody {
+                @for row in &table.rows { tr { th { (row.label) } @for entry in &row.entries { (entry_html(entry)) } } }
+            }
+        } }
+        @for note in &table.notes { p.note { (note) } }
+    }
+}
+
+/// Why a cell has no bar: its crash or failure, or no data.
+fn missing_text(analysis: &Analysis, cell: &CellPhase) -> String {
+    let info = analysis.cell(&cell.cell);
+    match info.problems.first() {
+        Some(problem) => format!("{}: {}", format!("{:?}", problem.status).to_lowercase(), problem.cause),
+        None => "no data".to_string(),
+    }
+}
+
+fn headline_bars(analysis: &Analysis, phase: &PhaseAnalysis, key: &str) -> Vec<Bar> {
+    phase
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(index, cell)| {
+            let estimate = cell.figure(key);
+            Bar {
+                label: analysis.cell(&cell.cell).label.clone(),
+                color: cell_color(index),
+                value: estimate.map(|estimate| estimate.median),
+                ci: estimate.and_then(|estimate| estimate.ci),
+                mark: mark_of(analysis, cell, key),
+                text: estimate.map_or(String::new(), |estimate| metric(key).format.show(estimate.median)),
+                missing: missing_text(analysis, cell),
+            }
+        })
+        .collect()
+}
+
+fn plain_bars(analysis: &Analysis, phase: &PhaseAnalysis, key: &str) -> Vec<Bar> {
+    headline_bars(analysis, phase, key).into_iter().map(|bar| Bar { mark: None, ..bar }).collect()
+}
+
+fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Markup {
+    let lines: Vec<Line> = phase
+        .cells
+        .iter()
+        .enumerate()
+        .filter_map(|(index, cell)| {
+            let spectrum = cell.spectrum.as_ref()?;
+            let note = match spectrum.source {
+                Source::Hlog => format!("{} requests", spectrum.count),
+                Source::Percentiles => "stored percentiles".to_string(),
+            };
+            Some(Line {
+                label: analysis.cell(&cell.cell).label.clone(),
+                color: cell_color(index),
+                points: spectrum.points.clone(),
+                note,
+            })
+        })
+        .collect();
+    let whiskers =
+        if analysis.single_repeat() { "one repeat: no interval" } else { "whiskers: 95 % confidence interval" };
+    html! {
+        h2 id=(format!("phase-{index}")) { "Phase " (phase.name) }
+        p.note { (phase_shape(phase)) }
+        (table_html(analysis, &phase_table(analysis, phase)))
+        figure {
+            (bar_chart("throughput", &format!("{}: throughput per cell", phase.name), "req/s (median over repeats)",
+                &headline_bars(analysis, phase, "rps")))
+            figcaption { "★ best, ≈ not distinguishable from the best; " (whiskers) }
+        }
+        figure {
+            (bar_chart("p99", &format!("{}: P99 latency per cell", phase.name), "P99 ms (median over repeats)",
+                &headline_bars(analysis, phase, "p99_ms")))
+            figcaption { "Lower is better. " (whiskers) }
+        }
+        @if !lines.is_empty() {
+            figure {
+                (spectrum_chart(&format!("{}: latency percentile spectrum", phase.name), &lines))
+                figcaption {
+                    "Every request of every repeat (HdrHistogram interval logs), or the medians of the stored "
+                    "percentiles where a log is missing."
+                }
+            }
+        }
+        figure {
+            (bar_chart("gc-time", &format!("{}: GC summary — time in GC", phase.name), "GC time % of the phase",
+                &plain_bars(analysis, phase, "gc_pct")))
+        }
+        figure {
+            (bar_chart("gc-pause", &format!("{}: GC summary — longest pause", phase.name), "longest GC pause, ms (GC log)",
+                &plain_bars(analysis, phase, "longest_pause_ms")))
+        }
+    }
+}
+
+/// The repeat a cell's timeline shows: the one with the median req/s in the first measured phase it has.
+fn typical_rep(analysis: &Analysis, results: &Results, cell: &str) -> Option<u32> {
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        let records = usable_records(&results.summary, cell, &phase.name);
+        if let Some(middle) = median(records.iter().map(|(_, record)| record.bench.rps).collect()) {
+            return records
+                .iter()
+                .min_by(|a, b| (a.1.bench.rps - middle).abs().total_cmp(&(b.1.bench.rps - middle).abs()))
+                .map(|(rep, _)| *rep);
+        }
+    }
+    let summary = results.summary.cells.iter().find(|summary| summary.id == cell)?;
+    summary.reps.iter().find(|rep| !rep.phases.is_empty()).map(|rep| rep.rep)
+}
+
+fn span(name: &str, record: &PhaseRecord) -> PhaseSpan {
+    let (from_s, to_s) = match &record.jvm {
+        Some(jvm) => (jvm.uptime_start_s, jvm.uptime_end_s),
+        None => (record.start_s, record.start_s + record.bench.duration_s),
+    };
+    PhaseSpan {
+        name: name.to_string(),
+        from_s,
+        to_s,
+        seconds: record
+            .bench
+            .series
+            .iter()
+            .filter(|row| row.requests > 0)
+            .map(|row| (from_s + row.second as f64 + row.duration_s / 2.0, row.rps, row.p99_ms))
+            .collect(),
+        pauses: record
+            .jvm
+            .iter()
+            .flat_map(|jvm| jvm.pauses.iter())
+            .flat_map(|pauses| pauses.pauses.iter().map(|(start, ms, _)| (*start, *ms)))
+            .collect(),
+    }
+}
+
+fn timelines(analysis: &Analysis, results: &Results) -> Markup {
+    let mut figures = Vec::new();
+    let mut notes = Vec::new();
+    for (index, info) in analysis.cells.iter().enumerate() {
+        let Some(rep) = typical_rep(analysis, results, &info.id) else {
+            continue;
+        };
+        let Some(summary) = results
+            .summary
+            .cells
+            .iter()
+            .find(|cell| cell.id == info.id)
+            .and_then(|cell| cell.reps.iter().find(|r| r.rep == rep))
+        else {
+            continue;
+        };
+        let phases: Vec<PhaseSpan> =
+            results.summary.phases.iter().filter_map(|(name, _)| Some(span(name, summary.phases.get(name)?))).collect();
+        let heap = results.heap_samples(&info.id, rep).unwrap_or_else(|err| {
+            notes.push(format!("{err:#}: unreadable; the {} timeline has no heap", info.label));
+            Vec::new()
+        });
+        let crashed = if summary.status == Status::Crashed { " (crashed)" } else { "" };
+        let timeline = Timeline {
+            title: format!("{}, repeat {rep}{crashed}", info.label),
+            color: cell_color(index),
+            phases,
+            heap,
+            max_heap_mb: info.max_heap_mb,
+        };
+        figures.push(timeline_chart(&timeline));
+    }
+    html! {
+        h2 #timelines { "Timelines" }
+        p.note {
+            "Per cell, its repeat with the median req/s: req/s and p99 per second, every GC pause as a red bar as tall "
+            "as it lasted (same ms scale as p99), and the heap beneath, on the JVM's uptime."
+        }
+        @for note in &notes { p.note { (note) } }
+        @for figure in figures { figure { (figure) } }
+    }
+}
+
+fn problems(analysis: &Analysis) -> Markup {
+    let troubled: Vec<_> = analysis.cells.iter().filter(|cell| !cell.problems.is_empty()).collect();
+    html! {
+        @if !troubled.is_empty() {
+            h2 { "Crashed, failed and incomplete cells" }
+            ul {
+                @for cell in troubled {
+                    @for problem in &cell.problems { li { (cell.label) ": " (problem.describe(cell.reps)) } }
+                }
+            }
+        }
+        @if !analysis.notes.is_empty() {
+            h2 { "Notes" }
+            ul { @for note in &analysis.notes { li { (note) } } }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Reading a results directory back: `summary.json` (what every report is built from), `env.json`, the plan copy,
+//! and per cell-repeat the files beside the JSON: the phase's HdrHistogram interval log, `gcstat.csv` and `gc.log`.
+//! Only reads; a missing optional file is `None`, an unreadable one an error the caller turns into a note.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use base64::Engine;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+
+use crate::error::bad_input;
+use crate::jvm::gclog::{self, GcLog};
+use crate::run::store::{Env, PhaseRecord, RepMeta, SUMMARY_VERSION, Status, Summary, read_json};
+
+/// A results directory, opened.
+#[derive(Debug)]
+pub struct Results {
+    pub root: PathBuf,
+    pub summary: Summary,
+    pub env: Option<Env>,
+    pub plan_text: Option<String>,
+    /// (cell id, repeat) → its folder, from the `meta.json` files found.
+    rep_dirs: HashMap<(String, u32), PathBuf>,
+}
+
+/// One row of `gcstat.csv`: heap occupancy at a moment of JVM uptime.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeapSample {
+    pub uptime_s: f64,
+    pub eden_mb: Option<f64>,
+    pub old_mb: Option<f64>,
+    pub old_capacity_mb: Option<f64>,
+}
+
+impl Results {
+    /// Open `root`; bad input when it is not a results directory jload can read.
+    pub fn open(root: &Path) -> anyhow::Result<Results> {
+        if !root.is_dir() {
+            return Err(bad_input(format!("{}: no such directory; give the folder `jload run` wrote", root.display())));
+        }
+        let summary_path = root.join("summary.json");
+        let text = std::fs::read_to_string(&summary_path).map_err(|_| {
+            bad_input(format!(
+                "{}: not a jload results directory (no summary.json); give the folder `jload run` wrote",
+                root.display()
+            ))
+        })?;
+        let summary: Summary = serde_json::from_str(&text).map_err(|err| {
+            bad_input(format!("{}: cannot read it ({err}); was it written by this jload?", summary_path.display()))
+        })?;
+        if summary.version != SUMMARY_VERSION {
+            return Err(bad_input(format!(
+                "{}: version {} but this jload reads version {SUMMARY_VERSION}; use the jload that wrote it",
+                summary_path.display(),
+                summary.version
+            )));
+        }
+        Ok(Results {
+            root: root.to_path_buf(),
+            env: read_json(&root.join("env.json")),
+            plan_text: std::fs::read_to_string(root.join("plan.toml")).ok(),
+            rep_dirs: find_rep_dirs(root),
+            summary,
+        })
+    }
+
+    pub fn rep_dir(&self, cell: &str, rep: u32) -> Option<&Path> {
+        self.rep_dirs.get(&(cell.to_string(), rep)).map(PathBuf::as_path)
+    }
+
+    /// Every request of a phase in one cell-repeat: the intervals of `<phase>.hlog` added up (µs).
+    pub fn histogram(&self, cell: &str, rep: u32, phase: &str) -> anyhow::Result<Option<Histogram<u64>>> {
+        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join(format!("{phase}.hlog"))) else {
+            return Ok(None);
+        };
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read(&path)?;
+        read_hlog(&text).with_context(|| format!("{}", path.display())).map(Some)
+    }
+
+    /// The JVM's heap occupancy, one sample a second over its whole life (empty without `gcstat.csv`).
+    pub fn heap_samples(&self, cell: &str, rep: u32) -> anyhow::Result<Vec<HeapSample>> {
+        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join("gcstat.csv")) else {
+            return Ok(Vec::new());
+        };
+        if !path.is_file() {
+            return Ok(Vec::new());
+        }
+        let text = std::fs::read_to_string(&path)?;
+        read_gcstat(&text).with_context(|| format!("{}", path.display()))
+    }
+
+    /// The cell-repeat's GC log, parsed (None when there is none).
+    pub fn gc_log(&self, cell: &str, rep: u32) -> Option<GcLog> {
+        let path = self.rep_dir(cell, rep)?.join("gc.log");
+        path.is_file().then(|| gclog::parse_path(&path).ok()).flatten()
+    }
+}
+
+/// Map every `cells/<dir>/rep-<n>/meta.json` to its cell id and repeat.
+fn find_rep_dirs(root: &Path) -> HashMap<(String, u32), PathBuf> {
+    let mut found = HashMap::new();
+    let Ok(cells) = std::fs::read_dir(root.join("cells")) else {
+        return found;
+    };
+    for cell_dir in cells.flatten() {
+        let Ok(reps) = std::fs::read_dir(cell_dir.path()) else {
+            continue;
+        };
+        for rep_dir in reps.flatten() {
+            if let Some(meta) = read_json::<RepMeta>(&rep_dir.path().join("meta.json")) {
+                found.insert((meta.cell, meta.rep), rep_dir.path());
+            }
+        }
+    }
+    found
+}
+
+/// Add up every interval of an HdrHistogram interval log.
+fn read_hlog(text: &[u8]) -> anyhow::Result<Histogram<u64>> {
+    let mut total: Histogram<u64> = Histogram::new(3)?;
+    let mut deserializer = Deserializer::new();
+    for entry in IntervalLogIterator::new(text) {
+        let entry = entry.map_err(|err| anyhow::anyhow!("not an HdrHistogram interval log: {err:?}"))?;
+        if let LogEntry::Interval(interval) = entry {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(interval.encoded_histogram())?;
+            let histogram: Histogram<u64> = deserializer.deserialize(&mut bytes.as_slice())?;
+            total.add(&histogram)?;
+        }
+    }
+    Ok(total)
+}
+
+/// The heap columns of `gcstat.csv`, found by their header names.
+fn read_gcstat(text: &str) -> anyhow::Result<Vec<HeapSample>> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let column = |name: &str| header.iter().position(|column| *column == name);
+    let uptime = column("uptime_s").ok_or_else(|| anyhow::anyhow!("no uptime_s column"))?;
+    let (eden, old, capacity) = (column("eden_used_mb"), column("old_used_mb"), column("old_capacity_mb"));
+    let mut samples = Vec::new();
+    for line in lines.filter(|line| !line.trim().is_empty()) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let number = |index: Option<usize>| index.and_then(|index| fields.get(index)?.trim().parse::<f64>().ok());
+        let Some(uptime_s) = number(Some(uptime)) else { continue };
+        samples.push(HeapSample {
+            uptime_s,
+            eden_mb: number(eden),
+            old_mb: number(old),
+            old_capacity_mb: number(capacity),
+        });
+    }
+    Ok(samples)
+}
+
+/// The phase records of a cell that count as measurements: from repeats that ran to the end or crashed later, and
+/// only phases that finished (not the one a crash or Ctrl-C cut short). In repeat order.
+pub fn usable_records<'a>(summary: &'a Summary, cell_id: &str, phase: &str) -> Vec<(u32, &'a PhaseRecord)> {
+    let Some(cell) = summary.cells.iter().find(|cell| cell.id == cell_id) else {
+        return Vec::new();
+    };
+    cell.reps
+        .iter()
+        .filter(|rep| matches!(rep.status, Status::Ok | Status::Crashed))
+        .filter_map(|rep| rep.phases.get(phase).map(|record| (rep.rep, record)))
+        .filter(|(_, record)| !record.bench.interrupted)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gcstat_columns_are_found_by_name() {
+        let text = "unix_ms,uptime_s,S0,E,O,eden_used_mb,old_used_mb,old_capacity_mb\n1,1.5,0,10,20,3.5,7.25,16.0\n\
+                    2,2.5,0,10,20,-,8.0,16.0\n";
+        let samples = read_gcstat(text).unwrap();
+        assert_eq!(samples.len(), 2);
+        assert_eq!(
+            samples[0],
+            HeapSample { uptime_s: 1.5, eden_mb: Some(3.5), old_mb: Some(7.25), old_capacity_mb: Some(16.0) }
+        );
+        assert_eq!(samples[1].eden_mb, None, "jstat's '-' is no value");
+        assert!(read_gcstat("a,b\n1,2\n").is_err());
+    }
+
+    #[test]
+    fn garbage_is_not_an_hlog() {
+        assert!(read_hlog(b"0.000,1.000,3.0,not-base64!!\n").is_err());
+        assert_eq!(read_hlog(b"#just a comment\n").unwrap().len(), 0);
+    }
+}

@@ -1,0 +1,227 @@
+//! report.md: pasteable into a wiki like the seeds — a header with the plan, machine and JDKs, how to read the
+//! statistics, the recommendation, one table per measured phase, GC and tail latency, the phases not measured, and
+//! what crashed. Every string from the plan or the results is escaped so it shows as text.
+
+use std::fmt::Write;
+
+use super::analysis::{Analysis, PhaseAnalysis};
+use super::tables::{Entry, Table, gc_tail_table, phase_table, unmeasured_table};
+
+/// Make text show literally in Markdown (table pipes, emphasis, links, inline HTML).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn entry(entry: &Entry) -> String {
+    let mut text = escape(&entry.text);
+    if let Some(mark) = entry.mark {
+        text = format!("{text} {}", mark.symbol());
+    }
+    if let Some(ci) = &entry.ci {
+        text = format!("{text} ({})", escape(ci));
+    }
+    text
+}
+
+/// A Markdown table like seed 000's: left column left-aligned, figures centred.
+pub fn table(table: &Table) -> String {
+    let mut out = String::new();
+    let header: Vec<String> =
+        std::iter::once(escape(&table.corner)).chain(table.columns.iter().map(|column| escape(column))).collect();
+    let _ = writeln!(out, "|{}|", header.join("|"));
+    let align: Vec<&str> = std::iter::once(":---").chain(table.columns.iter().map(|_| ":---:")).collect();
+    let _ = writeln!(out, "|{}|", align.join("|"));
+    for row in &table.rows {
+        let cells: Vec<String> = std::iter::once(escape(&row.label)).chain(row.entries.iter().map(entry)).collect();
+        let _ = writeln!(out, "|{}|", cells.join("|"));
+    }
+    for note in &table.notes {
+        let _ = writeln!(out, "\n{}", escape(note));
+    }
+    out
+}
+
+/// The header's facts, shared by the HTML: `(label, items)`.
+pub fn header_facts(analysis: &Analysis) -> Vec<(&'static str, Vec<String>)> {
+    let mut facts = vec![("Results", vec![analysis.results_dir.clone()])];
+    if let Some(env) = &analysis.env {
+        facts.push((
+            "Machine",
+            vec![format!(
+                "{}, {} cores, {:.1} GiB memory, Linux {}",
+                env.host,
+                env.cores,
+                env.memory_bytes as f64 / (1u64 << 30) as f64,
+                env.kernel
+            )],
+        ));
+    }
+    let mut jdks: Vec<String> = Vec::new();
+    for cell in &analysis.cells {
+        if let Some(version) = &cell.java_version
+            && !jdks.contains(version)
+        {
+            jdks.push(version.clone());
+        }
+    }
+    if !jdks.is_empty() {
+        facts.push(("JDK", jdks));
+    }
+    let axes: Vec<String> = analysis
+        .axes
+        .iter()
+        .map(|axis| {
+            format!(
+                "{} = {}{}",
+                axis.name,
+                axis.labels.join(", "),
+                if axis.varies { "" } else { " (same in every cell)" }
+            )
+        })
+        .collect();
+    if !axes.is_empty() {
+        facts.push(("Axes", axes));
+    }
+    facts.push(("Phases", analysis.phases.iter().map(phase_shape).collect()));
+    let mut run = format!("{} repeat(s) per cell", analysis.repeats);
+    if !analysis.slo.is_empty() {
+        run += &format!("; SLO {}", analysis.slo.join(", "));
+    }
+    if let Some(axis) = &analysis.cost_axis {
+        run += &format!("; cost axis {axis}");
+    }
+    facts.push(("Run", vec![run]));
+    facts
+}
+
+/// `set: 16 connections, closed model, 3.0 s, 114000 requests, http://…`
+pub fn phase_shape(phase: &PhaseAnalysis) -> String {
+    let measured = if phase.measured { "" } else { " (not measured)" };
+    match &phase.load {
+        Some(load) => {
+            let model = match load.rate {
+                Some(rate) => format!("open model at {rate} req/s"),
+                None => format!("{} model", load.model),
+            };
+            format!(
+                "{}{measured}: {} connections, {model}, {:.1} s, {} requests (medians), {}",
+                phase.name, load.connections, load.duration_s, load.requests, load.url
+            )
+        }
+        None => format!("{}{measured}: no cell measured it", phase.name),
+    }
+}
+
+/// How to read the figures, or the plain warning that one repeat qualifies nothing.
+pub fn statistics_note(analysis: &Analysis) -> String {
+    if analysis.single_repeat() {
+        "One repeat per cell: the differences between cells are unqualified — there is no interval and no test, so a \
+         difference may be noise. Run with --repeats 3 (or more) to tell real differences from noise."
+            .to_string()
+    } else {
+        format!(
+            "{} ★ marks the best cell on req/s and on P99, ≈ every cell not distinguishable from it; an unmarked \
+             figure is worse with significance. Ranges in parentheses are the 95 % confidence intervals.",
+            analysis.statistics
+        )
+    }
+}
+
+pub const GC_TAIL_NOTE: &str = "The slowest seconds are the worst 10 % of a phase's seconds by P99 (at least 3), over \
+    all repeats; a second overlaps a pause when the pause (GC log, JVM uptime) intersects it. Compare their share with \
+    the share of all seconds: GC drives the tail when the slow seconds hold pauses much more often than seconds do in \
+    general.";
+
+pub fn render(analysis: &Analysis) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# jload report: {}\n", escape(&analysis.plan));
+    if !analysis.description.is_empty() {
+        let _ = writeln!(out, "{}\n", escape(&analysis.description));
+    }
+    for (label, items) in header_facts(analysis) {
+        match items.as_slice() {
+            [item] => {
+                let _ = writeln!(out, "- {label}: {}", escape(item));
+            }
+            _ => {
+                let _ = writeln!(out, "- {label}:");
+                for item in &items {
+                    let _ = writeln!(out, "  - {}", escape(item));
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "\n## Statistics\n\n{}\n", escape(&statistics_note(analysis)));
+    let _ = writeln!(out, "## Recommendation\n");
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        let _ = writeln!(out, "### {}\n", escape(&phase.name));
+        for finding in phase.recommendation.iter().flat_map(|recommendation| &recommendation.findings) {
+            let _ = writeln!(out, "- {}", escape(&finding.text));
+        }
+        let _ = writeln!(out);
+    }
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
+        let _ = writeln!(out, "{}", table(&phase_table(analysis, phase)));
+    }
+    if let Some(gc_tail) = gc_tail_table(analysis) {
+        let _ = writeln!(out, "## GC and tail latency\n\n{}\n\n{}", escape(GC_TAIL_NOTE), table(&gc_tail));
+    }
+    if let Some(unmeasured) = unmeasured_table(analysis) {
+        let _ = writeln!(
+            out,
+            "## Phases not measured\n\nFill and warm-up phases: shown, never compared.\n\n{}",
+            table(&unmeasured)
+        );
+    }
+    let troubled: Vec<_> = analysis.cells.iter().filter(|cell| !cell.problems.is_empty()).collect();
+    if !troubled.is_empty() {
+        let _ = writeln!(out, "## Crashed, failed and incomplete cells\n");
+        for cell in troubled {
+            for problem in &cell.problems {
+                let _ = writeln!(out, "- {}: {}", escape(&cell.label), escape(&problem.describe(cell.reps)));
+            }
+        }
+        let _ = writeln!(out);
+    }
+    if !analysis.notes.is_empty() {
+        let _ = writeln!(out, "## Notes\n");
+        for note in &analysis.notes {
+            let _ = writeln!(out, "- {}", escape(note));
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(
+        out,
+        "---\nWritten by jload {} from the results directory; regenerate with `jload report DIR`.",
+        escape(&analysis.jload_version)
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markup_in_labels_shows_as_text() {
+        assert_eq!(escape("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
+        assert_eq!(escape("a|b *c* _d_ [e](f) `g` #h"), "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\#h");
+        assert_eq!(escape("-Xmx64m"), "-Xmx64m");
+        assert_eq!(escape("two\nlines"), "two lines");
+    }
+}

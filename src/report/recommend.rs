@@ -1,0 +1,227 @@
+//! The recommendation of a measured phase, each line with the numbers that justify it: the best cell for
+//! throughput and for p99 (with the cells not distinguishable from it), the cheapest configuration on the plan's
+//! cost axis that meets the SLO, the cells that failed the SLO and the cells that crashed.
+//!
+//! "Cheapest" follows the cost axis (`run.cost_axis`, default the first axis): when every label on it names a JVM
+//! size (`-Xmx64m`, `512m`, `2g`) the smallest size, otherwise the label listed first in the plan.
+
+use serde::Serialize;
+
+use super::analysis::{Analysis, CellPhase, PhaseAnalysis};
+use super::metrics::metric;
+use super::stats::{Estimate, Standing};
+use crate::run::store::Status;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Throughput,
+    P99,
+    Cheapest,
+    FailedSlo,
+    Crashed,
+}
+
+/// One line of the recommendation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub kind: Kind,
+    /// The cell it names, when it names one.
+    pub cell: Option<String>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Recommendation {
+    pub findings: Vec<Finding>,
+}
+
+/// `12345 req/s (95 % CI 12000–12700)` or `12345 req/s` with one repeat.
+fn with_ci(estimate: &Estimate, key: &str, unit: &str) -> String {
+    let format = metric(key).format;
+    let ci = estimate
+        .ci
+        .map(|[low, high]| format!(" (95 % CI {}–{})", format.show(low.max(0.0)), format.show(high)))
+        .unwrap_or_default();
+    format!("{}{unit}{ci}", format.show(estimate.median))
+}
+
+pub fn recommend(analysis: &Analysis, phase: &PhaseAnalysis) -> Recommendation {
+    let mut findings = Vec::new();
+    findings.extend(best(analysis, phase, "rps", Kind::Throughput, "Best throughput", " req/s"));
+    findings.extend(best(analysis, phase, "p99_ms", Kind::P99, "Best P99", " ms"));
+    findings.push(cheapest(analysis, phase));
+    let slo = analysis.slo.join(", ");
+    for cell in phase.cells.iter().filter(|cell| cell.slo.is_some_and(|verdict| !verdict.met) && !cell.reps.is_empty())
+    {
+        let verdict = cell.slo.expect("filtered");
+        let info = analysis.cell(&cell.cell);
+        let mut text = format!("Failed the SLO ({slo}): {} — P99 {}", info.label, figure(cell, "p99_ms", " ms"));
+        text += &format!(", errors {}", figure(cell, "error_pct", " %"));
+        text += &format!("; passed in {} of {} repeats", verdict.reps_passed, verdict.reps_judged);
+        if info.status != Status::Ok {
+            text += &format!("; {} of {} repeats ran to the end", info.reps_ok, info.reps);
+        }
+        findings.push(Finding { kind: Kind::FailedSlo, cell: Some(cell.cell.clone()), text });
+    }
+    for info in analysis.cells.iter().filter(|info| matches!(info.status, Status::Crashed | Status::Failed)) {
+        for problem in &info.problems {
+            let text = format!("{}: {}", info.label, problem.describe(info.reps));
+            findings.push(Finding { kind: Kind::Crashed, cell: Some(info.id.clone()), text });
+        }
+    }
+    Recommendation { findings }
+}
+
+fn figure(cell: &CellPhase, key: &str, unit: &str) -> String {
+    cell.figure(key).map_or("-".to_string(), |estimate| with_ci(estimate, key, unit))
+}
+
+fn best(analysis: &Analysis, phase: &PhaseAnalysis, key: &str, kind: Kind, title: &str, unit: &str) -> Option<Finding> {
+    let winner = phase.cells.iter().find(|cell| cell.standing.get(key) == Some(&Standing::Best))?;
+    let label = &analysis.cell(&winner.cell).label;
+    let mut text = format!("{title}: {label}, {}", figure(winner, key, unit));
+    let others: Vec<&CellPhase> =
+        phase.cells.iter().filter(|cell| cell.standing.contains_key(key) && cell.cell != winner.cell).collect();
+    let equals: Vec<String> = others
+        .iter()
+        .filter_map(|cell| match cell.standing[key] {
+            Standing::Indistinguishable { p } => {
+                Some(format!("{} ({}, p = {p:.2})", analysis.cell(&cell.cell).label, figure(cell, key, unit)))
+            }
+            _ => None,
+        })
+        .collect();
+    let unqualified = others.iter().any(|cell| cell.standing[key] == Standing::Unqualified);
+    if others.is_empty() {
+        text += "; the only cell measured";
+    } else if unqualified {
+        text += "; too few repeats to tell whether the other cells differ";
+    } else if equals.is_empty() {
+        text += "; every other cell is worse with significance";
+    } else {
+        text += &format!("; not distinguishable from it: {}", equals.join(", "));
+    }
+    Some(Finding { kind, cell: Some(winner.cell.clone()), text })
+}
+
+fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
+    let none = |text: String| Finding { kind: Kind::Cheapest, cell: None, text };
+    let Some(axis) = analysis.cost_axis.as_ref().and_then(|name| analysis.axes.iter().find(|axis| &axis.name == name))
+    else {
+        return none("No axis to economise on.".to_string());
+    };
+    let order = cost_order(&axis.labels);
+    let rank_of = |cell: &CellPhase| {
+        let label = analysis.cell(&cell.cell).axes.get(&axis.name).cloned().unwrap_or_default();
+        order.iter().position(|ordered| *ordered == label).unwrap_or(usize::MAX)
+    };
+    let no_slo = analysis.slo.is_empty();
+    let eligible: Vec<&CellPhase> = phase
+        .cells
+        .iter()
+        .filter(|cell| !cell.reps.is_empty())
+        .filter(|cell| {
+            if no_slo {
+                analysis.cell(&cell.cell).status == Status::Ok
+            } else {
+                cell.slo.is_some_and(|verdict| verdict.met)
+            }
+        })
+        .collect();
+    let rps = |cell: &CellPhase| cell.figure("rps").map_or(0.0, |estimate| estimate.median);
+    let choice = eligible.iter().min_by(|a, b| rank_of(a).cmp(&rank_of(b)).then(rps(b).total_cmp(&rps(a))));
+    let slo = analysis.slo.join(", ");
+    let Some(choice) = choice else {
+        return none(if no_slo {
+            format!("Cheapest {}: none; every cell crashed or failed.", axis.name)
+        } else {
+            format!("Cheapest {} meeting the SLO ({slo}): none; no cell met it in every repeat.", axis.name)
+        });
+    };
+    let info = analysis.cell(&choice.cell);
+    let value = info.axes.get(&axis.name).cloned().unwrap_or_default();
+    let value = if value == info.label { value } else { format!("{value} ({})", info.label) };
+    let numbers = format!("P99 {}, {}", figure(choice, "p99_ms", " ms"), figure(choice, "rps", " req/s"));
+    let text = if no_slo {
+        format!(
+            "Cheapest {} that ran without crashing: {value}: {numbers}. The plan has no [slo]; add one to have cells judged.",
+            axis.name
+        )
+    } else {
+        let verdict = choice.slo.expect("eligible cells have a verdict");
+        format!(
+            "Cheapest {} meeting the SLO ({slo}): {value}: {numbers}; met in {} of {} repeats.",
+            axis.name, verdict.reps_passed, verdict.reps_judged
+        )
+    };
+    Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text }
+}
+
+/// The labels cheapest first: by JVM size when every label names one, else as listed.
+pub fn cost_order(labels: &[String]) -> Vec<String> {
+    let sizes: Option<Vec<f64>> = labels.iter().map(|label| jvm_size_bytes(label)).collect();
+    let mut ordered: Vec<(usize, &String)> = labels.iter().enumerate().collect();
+    if let Some(sizes) = sizes {
+        ordered.sort_by(|a, b| sizes[a.0].total_cmp(&sizes[b.0]));
+    }
+    ordered.into_iter().map(|(_, label)| label.clone()).collect()
+}
+
+/// The first JVM-style size in a label (`-Xmx512m`, `je.maxOffHeapMemory=2g`, `64k`), in bytes.
+fn jvm_size_bytes(label: &str) -> Option<f64> {
+    let bytes = label.as_bytes();
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index].is_ascii_digit() {
+            let start = index;
+            while index < bytes.len() && (bytes[index].is_ascii_digit() || bytes[index] == b'.') {
+                index += 1;
+            }
+            let unit = bytes.get(index).map(u8::to_ascii_lowercase);
+            let after_unit = bytes.get(index + 1).copied();
+            let scale = match unit {
+                Some(b'k') => 1024f64,
+                Some(b'm') => 1024f64.powi(2),
+                Some(b'g') => 1024f64.powi(3),
+                Some(b't') => 1024f64.powi(4),
+                _ => 0.0,
+            };
+            if scale > 0.0 && !after_unit.is_some_and(|next| next.is_ascii_alphanumeric()) {
+                return Some(label[start..index].parse::<f64>().ok()? * scale);
+            }
+        }
+        index += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(labels: &[&str]) -> Vec<String> {
+        labels.iter().map(|label| label.to_string()).collect()
+    }
+
+    #[test]
+    fn sizes_in_labels() {
+        assert_eq!(jvm_size_bytes("-Xmx64m"), Some(64.0 * 1024.0 * 1024.0));
+        assert_eq!(jvm_size_bytes("je.maxOffHeapMemory=2g"), Some(2.0 * 1024f64.powi(3)));
+        assert_eq!(jvm_size_bytes("512K"), Some(512.0 * 1024.0));
+        assert_eq!(jvm_size_bytes("G1"), None);
+        assert_eq!(jvm_size_bytes("5%"), None);
+        assert_eq!(jvm_size_bytes("-Xmx64mb2"), None, "a size must end the word");
+    }
+
+    #[test]
+    fn cheapest_first() {
+        assert_eq!(
+            cost_order(&strings(&["-Xmx1g", "-Xmx64m", "-Xmx256m"])),
+            strings(&["-Xmx64m", "-Xmx256m", "-Xmx1g"])
+        );
+        // Not every label is a size: plan order.
+        assert_eq!(cost_order(&strings(&["tiny", "-Xmx64m", "-Xmx32m"])), strings(&["tiny", "-Xmx64m", "-Xmx32m"]));
+        assert_eq!(cost_order(&strings(&["Serial", "G1"])), strings(&["Serial", "G1"]));
+    }
+}

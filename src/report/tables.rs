@@ -1,0 +1,262 @@
+//! The report's tables as plain values, in seed 000's shape — metrics as rows, one column per cell labelled by the
+//! axes that vary — for the markdown and the HTML to render: one per measured phase, one for the phases that are
+//! not measured, one for GC and tail latency.
+
+use super::analysis::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
+use super::metrics::metric;
+use super::stats::Standing;
+use crate::load::summary::format_ms;
+
+/// Marks on headline figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// The best median.
+    Best,
+    /// Not distinguishable from the best.
+    Equal,
+}
+
+impl Mark {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Mark::Best => "★",
+            Mark::Equal => "≈",
+        }
+    }
+}
+
+/// One table cell.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Entry {
+    pub text: String,
+    pub mark: Option<Mark>,
+    /// The 95 % interval, shown next to headline figures.
+    pub ci: Option<String>,
+    /// Every part's interval, for a hover text.
+    pub detail: Option<String>,
+    /// A crash or failure instead of numbers.
+    pub problem: bool,
+}
+
+impl Entry {
+    fn plain(text: impl Into<String>) -> Entry {
+        Entry { text: text.into(), ..Entry::default() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub label: String,
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Top-left cell: `metrics \ heap gc`.
+    pub corner: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Row>,
+    /// Lines under the table (partial crashes).
+    pub notes: Vec<String>,
+}
+
+/// A row of one or more metrics joined by `/`, as the seeds write `min/P90/P99/max`.
+struct RowSpec {
+    label: &'static str,
+    keys: &'static [&'static str],
+    headline: bool,
+}
+
+impl RowSpec {
+    const fn new(label: &'static str, keys: &'static [&'static str], headline: bool) -> RowSpec {
+        RowSpec { label, keys, headline }
+    }
+}
+
+const PHASE_ROWS: &[RowSpec] = &[
+    RowSpec::new("req/s", &["rps"], true),
+    RowSpec::new("P99 (ms)", &["p99_ms"], true),
+    RowSpec::new("RT (min/P90/P99/P99.9/max) (ms)", &["min_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"], false),
+    RowSpec::new("RT (mean/median) (ms)", &["mean_ms", "p50_ms"], false),
+    RowSpec::new("stdev (ms)", &["stdev_ms"], false),
+    RowSpec::new("error/timeout", &["errors", "timeouts"], false),
+    RowSpec::new("YGC/YGCT (s)", &["ygc", "ygct_s"], false),
+    RowSpec::new("FGC/FGCT (s)", &["fgc", "fgct_s"], false),
+    RowSpec::new("CGC/CGCT (s)", &["cgc", "cgct_s"], false),
+    RowSpec::new("GC time %", &["gc_pct"], false),
+    RowSpec::new("longest GC pause (ms)", &["longest_pause_ms"], false),
+    RowSpec::new("allocation rate (MB/s)", &["alloc_mb_s"], false),
+    RowSpec::new("RSS peak (MB)", &["rss_peak_mb"], false),
+];
+
+const UNMEASURED_ROWS: &[RowSpec] = &[
+    RowSpec::new("req/s", &["rps"], false),
+    RowSpec::new("P99 (ms)", &["p99_ms"], false),
+    RowSpec::new("error/timeout", &["errors", "timeouts"], false),
+];
+
+fn corner(analysis: &Analysis) -> String {
+    let varying: Vec<&str> = analysis.axes.iter().filter(|axis| axis.varies).map(|axis| axis.name.as_str()).collect();
+    let axes = if varying.is_empty() { "cell".to_string() } else { varying.join(" ") };
+    format!("metrics \\ {axes}")
+}
+
+fn columns(analysis: &Analysis) -> Vec<String> {
+    analysis.cells.iter().map(|cell| cell.label.clone()).collect()
+}
+
+fn interval(key: &str, ci: Option<[f64; 2]>) -> Option<String> {
+    let format = metric(key).format;
+    ci.map(|[low, high]| format!("{}–{}", format.show(low.max(0.0)), format.show(high)))
+}
+
+/// The mark of a cell on a headline figure; none with one repeat, which qualifies nothing.
+pub fn mark_of(analysis: &Analysis, cell: &CellPhase, key: &str) -> Option<Mark> {
+    if analysis.single_repeat() {
+        return None;
+    }
+    match cell.standing.get(key) {
+        Some(Standing::Best) => Some(Mark::Best),
+        Some(Standing::Indistinguishable { .. }) => Some(Mark::Equal),
+        _ => None,
+    }
+}
+
+/// The entry of a row for a cell that measured the phase.
+fn figures_entry(analysis: &Analysis, cell: &CellPhase, spec: &RowSpec) -> Entry {
+    let parts: Vec<String> = spec
+        .keys
+        .iter()
+        .map(|key| cell.figure(key).map_or("-".to_string(), |estimate| metric(key).format.show(estimate.median)))
+        .collect();
+    let details: Vec<String> = spec
+        .keys
+        .iter()
+        .filter_map(|key| {
+            let estimate = cell.figure(key)?;
+            Some(format!(
+                "{}: {} over {} repeat(s){}",
+                metric(key).label,
+                metric(key).format.show(estimate.median),
+                estimate.n,
+                interval(key, estimate.ci).map(|ci| format!(", 95 % CI {ci}")).unwrap_or_default()
+            ))
+        })
+        .collect();
+    let mut entry =
+        Entry { text: parts.join("/"), detail: (!details.is_empty()).then(|| details.join("; ")), ..Entry::default() };
+    if spec.headline {
+        let key = spec.keys[0];
+        entry.ci = cell.figure(key).and_then(|estimate| interval(key, estimate.ci));
+        entry.mark = mark_of(analysis, cell, key);
+    }
+    entry
+}
+
+/// What a cell without figures for the phase shows: its crash or failure in the first row, `/` below (the seeds'
+/// way), or `-` when it simply has no data.
+fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
+    let Some(problem) =
+        info.problems.iter().find(|problem| problem.phase.as_deref() == Some(phase)).or(info.problems.first())
+    else {
+        return Entry::plain("-");
+    };
+    if !first_row {
+        return Entry::plain("/");
+    }
+    let status = format!("{:?}", problem.status).to_lowercase();
+    let during = match &problem.phase {
+        Some(during) if during != phase => format!(" during {during}"),
+        _ => String::new(),
+    };
+    Entry { text: format!("{status}{during}: {}", problem.cause), problem: true, ..Entry::default() }
+}
+
+fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str) -> Vec<Row> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(index, spec)| Row {
+            label: format!("{prefix}{}", spec.label),
+            entries: phase
+                .cells
+                .iter()
+                .map(|cell| {
+                    if cell.reps.is_empty() {
+                        missing_entry(analysis.cell(&cell.cell), &phase.name, index == 0)
+                    } else {
+                        figures_entry(analysis, cell, spec)
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Seed 000's table for a measured phase, with the SLO verdict when the plan has one.
+pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
+    let mut rows = rows(analysis, phase, PHASE_ROWS, "");
+    if !analysis.slo.is_empty() {
+        let entries = phase
+            .cells
+            .iter()
+            .map(|cell| match cell.slo {
+                Some(verdict) if !cell.reps.is_empty() => {
+                    let word = if verdict.met { "met" } else { "FAILED" };
+                    Entry {
+                        text: format!("{word} {}/{}", verdict.reps_passed, verdict.reps_judged),
+                        problem: !verdict.met,
+                        ..Entry::default()
+                    }
+                }
+                _ => Entry::plain(if cell.reps.is_empty() { "/" } else { "-" }),
+            })
+            .collect();
+        rows.push(Row { label: format!("SLO ({})", analysis.slo.join(", ")), entries });
+    }
+    let notes = phase
+        .cells
+        .iter()
+        .filter(|cell| !cell.reps.is_empty())
+        .flat_map(|cell| {
+            let info = analysis.cell(&cell.cell);
+            info.problems.iter().map(move |problem| {
+                let reps: Vec<String> = cell.reps.iter().map(u32::to_string).collect();
+                format!("{}: {}; figures from repeat(s) {}", info.label, problem.describe(info.reps), reps.join(", "))
+            })
+        })
+        .collect();
+    Table { corner: corner(analysis), columns: columns(analysis), rows, notes }
+}
+
+/// Fill and warm-up phases: throughput, P99 and errors only, never compared.
+pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
+    let phases: Vec<&PhaseAnalysis> = analysis.phases.iter().filter(|phase| !phase.measured).collect();
+    if phases.is_empty() {
+        return None;
+    }
+    let rows =
+        phases.iter().flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name))).collect();
+    Some(Table { corner: corner(analysis), columns: columns(analysis), rows, notes: Vec::new() })
+}
+
+/// Per measured phase: slowest seconds overlapping a pause, longest pause against worst p99, verdict.
+pub fn gc_tail_table(analysis: &Analysis) -> Option<Table> {
+    let mut rows = Vec::new();
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        let tails: Vec<_> = phase.cells.iter().map(|cell| cell.gc_tail.as_ref()).collect();
+        if tails.iter().all(Option::is_none) {
+            continue;
+        }
+        let row = |label: &str, show: &dyn Fn(&super::gc_tail::GcTail) -> String| Row {
+            label: format!("{}: {label}", phase.name),
+            entries: tails.iter().map(|tail| Entry::plain(tail.map_or("-".to_string(), show))).collect(),
+        };
+        rows.push(row("slowest seconds (P99) with a GC pause", &|tail| tail.overlap()));
+        rows.push(row("longest pause / worst 1-s P99, all repeats (ms)", &|tail| {
+            format!("{}/{}", format_ms(tail.longest_pause_ms), format_ms(tail.worst_p99_ms))
+        }));
+        rows.push(row("verdict", &|tail| tail.verdict.describe().to_string()));
+    }
+    (!rows.is_empty()).then(|| Table { corner: corner(analysis), columns: columns(analysis), rows, notes: Vec::new() })
+}

@@ -1,0 +1,378 @@
+//! `jload report` and `jload compare` on results directories written by real `jload run`s against kv-service
+//! (tests/fixtures/results, see capture.sh there): exact table cells, cross-checked against the per-repeat phase
+//! JSONs; report.json; a crashed cell; one repeat; missing optional files; escaping; nothing else written to the
+//! directory; compare with a real regression, with noise, and with two cells of one run; bad input.
+
+mod common;
+mod results_fixtures;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use common::{jload, tempdir};
+use results_fixtures::{copy_of, edit_summary, fixture, read_json, write_report};
+use serde_json::Value;
+
+fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut found = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.insert(path);
+        }
+    }
+    found
+}
+
+/// Run `jload report DIR`, expect success, return report.md.
+fn report(dir: &Path) -> String {
+    write_report(dir);
+    std::fs::read_to_string(dir.join("report.md")).unwrap()
+}
+
+fn line_starting<'a>(markdown: &'a str, start: &str) -> &'a str {
+    markdown
+        .lines()
+        .find(|line| line.starts_with(start))
+        .unwrap_or_else(|| panic!("no line starting with {start:?} in\n{markdown}"))
+}
+
+/// Milliseconds as the report prints them (three significant decimals at most), written independently here.
+fn ms(value: f64) -> String {
+    let decimals = if value >= 1000.0 {
+        0
+    } else if value >= 100.0 {
+        1
+    } else if value >= 10.0 {
+        2
+    } else {
+        3
+    };
+    format!("{value:.decimals$}")
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 }
+}
+
+#[test]
+fn sweep_report_has_the_seeds_tables_with_exact_cells() {
+    let dir = copy_of("sweep");
+    let before = files_under(&dir);
+    let markdown = report(&dir);
+    let added: Vec<PathBuf> = files_under(&dir).difference(&before).cloned().collect();
+    assert_eq!(
+        added,
+        ["report.html", "report.json", "report.md"].map(|name| dir.join(name)),
+        "only the reports are written"
+    );
+
+    // The set phase's table in seed 000's shape: columns are the varying axis only (gc is G1 everywhere); the
+    // crashed cell shows its cause instead of numbers, `/` below it; the best cell ★, the indistinguishable one ≈.
+    let oom = "OutOfMemoryError: Terminating due to java.lang.OutOfMemoryError: Java heap space";
+    let expected = [
+        "|metrics \\\\ heap|tiny|-Xmx64m|-Xmx256m|".to_string(),
+        format!("|req/s|crashed during fill: {oom}|19730 ≈ (0–52418)|50511 ★ (12753–74095)|"),
+        "|P99 (ms)|/|11.96 ≈ (1.900–18.42)|4.049 ★ (3.074–5.529)|".to_string(),
+        "|RT (min/P90/P99/P99.9/max) (ms)|/|0.024/0.706/11.96/36.32/103.0|0.023/0.438/4.049/12.22/44.48|".to_string(),
+        "|RT (mean/median) (ms)|/|0.806/0.295|0.316/0.136|".to_string(),
+        "|error/timeout|/|0/0|0/0|".to_string(),
+        "|YGC/YGCT (s)|/|41/0.418|13/0.127|".to_string(),
+        "|FGC/FGCT (s)|/|0/0.000|0/0.000|".to_string(),
+        "|CGC/CGCT (s)|/|10/0.062|2/0.004|".to_string(),
+        "|GC time %|/|15.38|4.35|".to_string(),
+        "|longest GC pause (ms)|/|40.97|18.80|".to_string(),
+        "|allocation rate (MB/s)|/|80.2|160.0|".to_string(),
+        "|RSS peak (MB)|/|164|266|".to_string(),
+        "|SLO (p99&lt;=15ms)|/|met 3/3|met 3/3|".to_string(),
+        // The phases not measured have their own short table.
+        format!("|fill: req/s|crashed: {oom}|16980|19362|"),
+        // GC against tail latency, with the base rate.
+        "|set: slowest seconds (P99) with a GC pause|-|3 of 3 (all: 9 of 9)|3 of 3 (all: 9 of 9)|".to_string(),
+    ];
+    for line in expected {
+        let row_label = &line[..line[1..].find('|').unwrap() + 2];
+        assert_eq!(line_starting(&markdown, row_label), line);
+    }
+    assert!(markdown.contains("\n## Phases not measured\n"));
+    assert!(!markdown.contains("## Phase fill"), "fill is not measured");
+    // Recommendation with its numbers; the cheapest heap that meets the SLO (tiny crashed).
+    for finding in [
+        "- Best throughput: -Xmx256m, 50511 req/s (95 % CI 12753–74095); not distinguishable from it: -Xmx64m \
+         (19730 req/s (95 % CI 0–52418), p = 0.13)"
+            .to_string(),
+        "- Cheapest heap meeting the SLO (p99&lt;=15ms): -Xmx64m: P99 11.96 ms (95 % CI 1.900–18.42), 19730 req/s \
+         (95 % CI 0–52418); met in 3 of 3 repeats."
+            .to_string(),
+        format!("- tiny: crashed during fill in every repeat: {oom}"),
+    ] {
+        assert!(markdown.contains(&finding), "{finding}\n{markdown}");
+    }
+    assert!(markdown.contains("Student's t") && markdown.contains("Welch's t-test"), "the method is named");
+}
+
+#[test]
+fn table_cells_agree_with_the_per_repeat_phase_files() {
+    // Recompute two cells of the set table from cells/<cell>/rep-N/set.json, not from summary.json.
+    let dir = copy_of("sweep");
+    let markdown = report(&dir);
+    let reps: Vec<Value> = (1..=3)
+        .map(|rep| read_json(&fixture("sweep").join(format!("cells/heap=-Xmx64m,gc=G1/rep-{rep}/set.json"))))
+        .collect();
+    let figure = |pick: &dyn Fn(&Value) -> f64| median(reps.iter().map(pick).collect());
+    let latency = |key: &'static str| move |rep: &Value| rep["latency_ms"][key].as_f64().unwrap();
+    let expected_rt = ["min", "p90", "p99", "p999", "max"].map(|key| ms(figure(&latency(key)))).join("/");
+    let set_rt = markdown.lines().find(|line| line.starts_with("|RT (min/P90/P99/P99.9/max)")).unwrap();
+    assert_eq!(set_rt.split('|').nth(3).unwrap(), expected_rt);
+    // req/s: median, and the t interval mean ± 4.303 · s/√3 (t table, 2 degrees of freedom).
+    let rps: Vec<f64> = reps.iter().map(|rep| rep["rps"].as_f64().unwrap()).collect();
+    let mean = rps.iter().sum::<f64>() / 3.0;
+    let sd = (rps.iter().map(|value| (value - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = 4.302653 * sd / 3f64.sqrt();
+    let expected = format!("{:.0} ≈ ({:.0}–{:.0})", median(rps.clone()), (mean - half).max(0.0), mean + half);
+    assert_eq!(line_starting(&markdown, "|req/s|").split('|').nth(3).unwrap(), expected);
+}
+
+#[test]
+fn report_json_holds_every_figure_with_its_interval() {
+    let dir = copy_of("sweep");
+    report(&dir);
+    let json = read_json(&dir.join("report.json"));
+    assert_eq!(json["plan"], "sweep");
+    assert!(json["statistics"].as_str().unwrap().contains("Student's t"));
+    let set = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "set").unwrap();
+    assert_eq!(set["measured"], true);
+    let cells = set["cells"].as_array().unwrap();
+    assert_eq!(cells[0]["cell"], "heap=tiny,gc=G1");
+    assert_eq!(cells[0]["reps"].as_array().unwrap().len(), 0, "the crashed cell measured nothing");
+    let big = &cells[2];
+    assert_eq!(big["reps"], serde_json::json!([1, 2, 3]));
+    let rps = &big["figures"]["rps"];
+    assert_eq!(rps["n"], 3);
+    assert_eq!(rps["values"].as_array().unwrap().len(), 3);
+    let ci = rps["ci"].as_array().unwrap();
+    assert!(
+        ci[0].as_f64().unwrap() < rps["median"].as_f64().unwrap()
+            && rps["median"].as_f64().unwrap() < ci[1].as_f64().unwrap()
+    );
+    assert_eq!(big["standing"]["rps"]["standing"], "best");
+    assert_eq!(cells[1]["standing"]["rps"]["standing"], "indistinguishable");
+    assert_eq!(big["spectrum"]["source"], "hlog", "the sweep fixture keeps its interval logs");
+    assert_eq!(big["slo"]["met"], true);
+    let kinds: Vec<&str> = set["recommendation"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["throughput", "p99", "cheapest", "crashed"]);
+    let tiny = &json["cells"][0];
+    assert_eq!((tiny["status"].as_str(), tiny["problems"][0]["phase"].as_str()), (Some("crashed"), Some("fill")));
+}
+
+#[test]
+fn one_repeat_says_plainly_that_differences_are_unqualified() {
+    let dir = copy_of("sweep");
+    edit_summary(&dir, |summary| {
+        for cell in summary["cells"].as_array_mut().unwrap() {
+            cell["reps"].as_array_mut().unwrap().truncate(1);
+        }
+    });
+    let markdown = report(&dir);
+    assert!(markdown.contains("One repeat per cell: the differences between cells are unqualified"), "{markdown}");
+    let rps = line_starting(&markdown, "|req/s|");
+    assert!(!rps.contains('★') && !rps.contains('≈') && !rps.contains('('), "no marks, no intervals: {rps}");
+    assert!(markdown.contains("too few repeats to tell whether the other cells differ"));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("One repeat per cell") && html.contains("one repeat: no interval"));
+}
+
+#[test]
+fn a_report_from_json_alone_copes_with_missing_logs() {
+    // The compare fixtures have no .hlog, gc.log or gcstat.csv.
+    let dir = copy_of("compare-base");
+    let markdown = report(&dir);
+    assert_eq!(line_starting(&markdown, "|allocation rate (MB/s)|"), "|allocation rate (MB/s)|-|");
+    assert_eq!(
+        line_starting(&markdown, "|metrics"),
+        "|metrics \\\\ cell|-Xmx128m|",
+        "one cell: its label, no varying axis"
+    );
+    assert!(markdown.contains("## GC and tail latency"), "the pauses are in the phase JSONs, not only in gc.log");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("heap not sampled (no gcstat.csv)"));
+    assert!(html.contains("stored percentiles"));
+    assert_eq!(read_json(&dir.join("report.json"))["phases"][1]["cells"][0]["spectrum"]["source"], "percentiles");
+}
+
+#[test]
+fn every_string_from_the_plan_is_escaped() {
+    let dir = copy_of("sweep");
+    let label = "<script>alert(\"x\")</script>|*";
+    edit_summary(&dir, |summary| {
+        summary["plan"] = Value::from("sweep<img src=x onerror=alert(1)>");
+        summary["description"] = Value::from("<b>bold</b> & co");
+        summary["cells"][1]["axes"]["heap"] = Value::from(label);
+    });
+    let markdown = report(&dir);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    for raw in ["<script", "<img", "<b>"] {
+        assert!(!html.to_lowercase().contains(raw), "{raw} reached the HTML unescaped");
+        assert!(!markdown.contains(raw), "{raw} reached the markdown unescaped");
+    }
+    assert!(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;|*"));
+    assert!(html.contains("&lt;b&gt;bold&lt;/b&gt; &amp; co"));
+    assert!(markdown.contains("|&lt;script&gt;alert(\"x\")&lt;/script&gt;\\|\\*|"), "escaped column label: {markdown}");
+    assert!(markdown.starts_with("# jload report: sweep&lt;img src=x onerror=alert(1)&gt;\n"));
+}
+
+#[test]
+fn report_rejects_what_is_not_a_results_directory() {
+    let empty = tempdir();
+    for (dir, expected) in [
+        (empty.join("missing"), "no such directory"),
+        (empty.clone(), "not a jload results directory (no summary.json)"),
+    ] {
+        let (output, _) = jload(&["report", dir.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+    std::fs::write(empty.join("summary.json"), "{\"version\": 1}").unwrap();
+    let (output, _) = jload(&["report", empty.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("summary.json: cannot read it"));
+}
+
+fn compare(args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["compare"];
+    all.extend_from_slice(args);
+    let (output, _) = jload(&all);
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).to_string(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+    )
+}
+
+fn path(name: &str) -> String {
+    fixture(name).display().to_string()
+}
+
+fn verdict_of<'a>(stdout: &'a str, figure: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with(figure))
+        .unwrap_or_else(|| panic!("no {figure} row in\n{stdout}"))
+}
+
+#[test]
+fn compare_finds_a_real_regression_and_fails_on_it_when_asked() {
+    // compare-slow is the same plan run with -Xint: about a tenth of the throughput.
+    let (code, stdout, stderr) = compare(&[&path("compare-base"), &path("compare-slow")]);
+    assert_eq!(code, 0, "without --fail-on-regression compare only reports: {stderr}");
+    let rps = verdict_of(&stdout, "req/s");
+    assert!(
+        rps.contains("34329 (n=3)")
+            && rps.contains("3502 (n=3)")
+            && rps.contains("0.102")
+            && rps.ends_with("REGRESSION"),
+        "{rps}"
+    );
+    assert!(verdict_of(&stdout, "P99 (ms)").ends_with("REGRESSION"));
+    assert!(stdout.contains("2 significant regression(s) beyond the threshold"));
+    let (code, _, _) =
+        compare(&[&path("compare-base"), &path("compare-slow"), "--fail-on-regression", "--threshold", "5%"]);
+    assert_eq!(code, 99);
+    // The other way round it is an improvement, not a regression.
+    let (code, stdout, _) = compare(&[&path("compare-slow"), &path("compare-base"), "--fail-on-regression"]);
+    assert_eq!(code, 0);
+    assert!(verdict_of(&stdout, "req/s").ends_with("improvement"));
+    // A threshold above the change: significant but within it.
+    let (code, stdout, _) =
+        compare(&[&path("compare-base"), &path("compare-slow"), "--threshold", "1000%", "--fail-on-regression"]);
+    assert_eq!(code, 0);
+    assert!(verdict_of(&stdout, "req/s").ends_with("within threshold"));
+}
+
+#[test]
+fn compare_calls_noise_noise() {
+    // compare-rerun is the very same plan run again.
+    let (code, stdout, stderr) =
+        compare(&[&path("compare-base"), &path("compare-rerun"), "--fail-on-regression", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["threshold"], 0.05);
+    let lines = json["phases"][0]["lines"].as_array().unwrap();
+    let judged: Vec<&Value> = lines.iter().filter(|line| line["verdict"] != "shown").collect();
+    assert_eq!(judged.len(), 5);
+    for line in judged {
+        assert_eq!(line["verdict"], "not_significant", "{line}");
+        assert!(line["p"].as_f64().unwrap() >= 0.05);
+    }
+    assert_eq!(json["phases"][0]["phase"], "get", "only measured phases are compared");
+}
+
+#[test]
+fn compare_two_cells_of_one_run() {
+    let sweep = path("sweep");
+    let (code, stdout, stderr) =
+        compare(&[&format!("{sweep}:heap=-Xmx64m,gc=G1"), &format!("{sweep}:heap=-Xmx256m,gc=G1")]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("heap=-Xmx64m,gc=G1 vs heap=-Xmx256m,gc=G1, phase set"));
+    assert!(stdout.contains("heap=-Xmx64m,gc=G1 vs heap=-Xmx256m,gc=G1, phase get"));
+    assert!(verdict_of(&stdout, "req/s").contains("19730 (n=3)  50511 (n=3)"));
+    // A cell that is not there is named, with the cells that are.
+    let (code, _, stderr) = compare(&[&format!("{sweep}:heap=-Xmx1g"), &format!("{sweep}:heap=tiny,gc=G1")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("has no cell 'heap=-Xmx1g'") && stderr.contains("heap=-Xmx64m,gc=G1"), "{stderr}");
+}
+
+#[test]
+fn compare_fails_when_b_lost_a_phase_a_measured() {
+    // As if every repeat of B had died with OutOfMemoryError during get.
+    let crashed = copy_of("compare-rerun");
+    edit_summary(&crashed, |summary| {
+        summary["cells"][0]["status"] = Value::from("crashed");
+        for rep in summary["cells"][0]["reps"].as_array_mut().unwrap() {
+            rep["status"] = Value::from("crashed");
+            rep["cause"] = Value::from("OutOfMemoryError: Java heap space");
+            rep["phases"]["get"]["interrupted"] = Value::from(true);
+        }
+    });
+    let (code, stdout, _) = compare(&[&path("compare-base"), crashed.to_str().unwrap(), "--fail-on-regression"]);
+    assert_eq!(code, 99, "{stdout}");
+    assert!(verdict_of(&stdout, "req/s").ends_with("MISSING in B (crashed or failed)"), "{stdout}");
+}
+
+#[test]
+fn compare_refuses_what_it_cannot_judge() {
+    let one_repeat = copy_of("compare-rerun");
+    edit_summary(&one_repeat, |summary| summary["cells"][0]["reps"].as_array_mut().unwrap().truncate(1));
+    let one = one_repeat.display().to_string();
+    let (code, stdout, _) = compare(&[&path("compare-base"), &one]);
+    assert_eq!(code, 0);
+    assert!(verdict_of(&stdout, "req/s").ends_with("unqualified (1 repeat)"));
+    let (code, _, stderr) = compare(&[&path("compare-base"), &one, "--fail-on-regression"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--fail-on-regression needs at least 2 repeats on each side"), "{stderr}");
+    for (args, expected) in [
+        (vec![path("compare-base"), "/nowhere".to_string()], "not a results directory"),
+        (
+            vec![path("compare-base"), path("compare-rerun"), "--threshold".to_string(), "lots".to_string()],
+            "--threshold 'lots'",
+        ),
+        (vec![path("compare-base"), path("sweep")], "no cell in common"),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, stderr) = compare(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}

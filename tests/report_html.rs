@@ -1,0 +1,220 @@
+//! report.html in a real browser: headless Chromium (Debian's `chromium` package) renders the reports of the
+//! fixtures. The test fails on any console message (a script error), on a chart without drawn data, on anything the
+//! page would load from elsewhere, and when no screenshot comes out. A control page with a script error shows that
+//! the console check does catch one. Screenshots are kept in the target directory for a person to look at.
+
+mod common;
+mod results_fixtures;
+
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use common::tempdir;
+use results_fixtures::{copy_of, edit_summary, write_report};
+use scraper::{ElementRef, Html, Selector};
+
+/// One browser at a time (2 cores, shared).
+static BROWSER: Mutex<()> = Mutex::new(());
+
+fn chromium() -> PathBuf {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return PathBuf::from(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("chromium"))
+        .find(|candidate| candidate.is_file())
+        .expect(
+            "headless Chromium is needed for this test: apt-get install chromium (or set CHROMIUM=/path/to/chromium)",
+        )
+}
+
+/// Run Chromium headless on `page` with `extra` flags; returns (stdout, stderr). Killed (its process group) after
+/// 60 s.
+fn run_chromium(page: &Path, extra: &[String]) -> (String, String) {
+    let _one = BROWSER.lock().unwrap_or_else(|poison| poison.into_inner());
+    let scratch = tempdir();
+    let (stdout_path, stderr_path) = (scratch.join("stdout"), scratch.join("stderr"));
+    let mut child = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", scratch.join("profile").display()))
+        .args(extra)
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout_path).unwrap())
+        .stderr(File::create(&stderr_path).unwrap())
+        .process_group(0)
+        .spawn()
+        .expect("chromium starts");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+            panic!("chromium did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (std::fs::read_to_string(stdout_path).unwrap(), std::fs::read_to_string(stderr_path).unwrap())
+}
+
+/// Console output the page caused (Chromium logs it as `INFO:CONSOLE…` with --enable-logging).
+fn console_messages(stderr: &str) -> Vec<String> {
+    stderr.lines().filter(|line| line.contains(":CONSOLE") || line.contains("Uncaught")).map(str::to_string).collect()
+}
+
+/// Screenshot the page (1200 × 3000) with console logging; panics on console messages; returns the PNG's path.
+fn screenshot(page: &Path, name: &str) -> PathBuf {
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("report-{name}.png"));
+    let _ = std::fs::remove_file(&shot);
+    let (_, stderr) = run_chromium(
+        page,
+        &[
+            "--enable-logging=stderr".to_string(),
+            "--v=0".to_string(),
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1200,3000".to_string(),
+        ],
+    );
+    let console = console_messages(&stderr);
+    assert!(console.is_empty(), "the page wrote to the console:\n{}", console.join("\n"));
+    let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("no screenshot; chromium said:\n{stderr}"));
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let (width, height) =
+        (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
+    assert_eq!((width, height), (1200, 3000));
+    assert!(png.len() > 50_000, "a page of tables and charts is not a blank image ({} bytes)", png.len());
+    eprintln!("screenshot: {}", shot.display());
+    shot
+}
+
+fn dom(page: &Path) -> Html {
+    let (stdout, stderr) = run_chromium(page, &["--dump-dom".to_string()]);
+    assert!(stdout.contains("</html>"), "no DOM dumped; chromium said:\n{stderr}");
+    Html::parse_document(&stdout)
+}
+
+fn select<'a>(scope: ElementRef<'a>, css: &str) -> Vec<ElementRef<'a>> {
+    scope.select(&Selector::parse(css).unwrap()).collect()
+}
+
+/// Drawn data in a chart: bars, pause bars, heap areas, and lines with at least two points.
+fn drawn_marks(chart: ElementRef) -> usize {
+    let shapes = select(chart, "rect.bar, rect.pause, polygon.area").len();
+    let lines = select(chart, "polyline.series")
+        .iter()
+        .filter(|line| line.value().attr("points").unwrap_or("").split(' ').count() >= 2)
+        .count();
+    shapes + lines
+}
+
+/// The checks every report page must pass in the browser; returns the DOM.
+fn check_page(page: &Path, name: &str, expected_charts: &[(&str, usize)]) -> Html {
+    screenshot(page, name);
+    let document = dom(page);
+    let root = document.root_element();
+    let loaders = select(root, "script, link, img, iframe, object, embed, [src]");
+    assert!(
+        loaders.is_empty(),
+        "the page must be self-contained: {:?}",
+        loaders.iter().map(|e| e.html()).collect::<Vec<_>>()
+    );
+    let styles: String = select(root, "style").iter().map(|style| style.inner_html()).collect();
+    assert!(!styles.contains("url(") && !styles.contains("@import"), "no external style resources");
+    let charts = select(root, "svg.chart");
+    for (kind, count) in expected_charts {
+        let of_kind: Vec<&ElementRef> =
+            charts.iter().filter(|chart| chart.value().attr("data-chart") == Some(kind)).collect();
+        assert_eq!(of_kind.len(), *count, "{kind} charts");
+    }
+    for chart in &charts {
+        let title = select(*chart, "title").first().map(|title| title.text().collect::<String>()).unwrap_or_default();
+        assert!(!title.is_empty(), "every chart has a title");
+        assert!(drawn_marks(*chart) > 0, "chart '{title}' is empty");
+    }
+    document
+}
+
+/// The HTML report of a writable copy of a fixture.
+fn report_of(name: &str) -> PathBuf {
+    let dir = copy_of(name);
+    write_report(&dir);
+    dir.join("report.html")
+}
+
+#[test]
+fn sweep_report_renders_with_every_chart_drawn() {
+    let page = report_of("sweep");
+    // Two measured phases × (throughput, p99, spectrum, GC time, longest pause); a timeline per cell.
+    let expected = [("throughput", 2), ("p99", 2), ("spectrum", 2), ("gc-time", 2), ("gc-pause", 2), ("timeline", 3)];
+    let document = check_page(&page, "sweep", &expected);
+    let root = document.root_element();
+    // Whiskers for the confidence intervals, marks for the best cell, GC pauses on the timelines.
+    assert!(select(root, "svg[data-chart=throughput] g.whisker").len() >= 2);
+    assert!(
+        select(root, "svg[data-chart=throughput] text.value")
+            .iter()
+            .any(|text| text.text().collect::<String>().contains('★'))
+    );
+    assert!(select(root, "svg[data-chart=timeline] rect.pause").len() > 50);
+    // The crashed cell says why instead of drawing a bar.
+    let missing: String =
+        select(root, "svg[data-chart=throughput] text.missing").iter().flat_map(|text| text.text()).collect();
+    assert!(missing.contains("OutOfMemoryError"), "{missing}");
+}
+
+#[test]
+fn report_without_logs_still_draws_its_charts() {
+    let page = report_of("compare-base");
+    let expected = [("throughput", 1), ("p99", 1), ("spectrum", 1), ("gc-time", 1), ("gc-pause", 1), ("timeline", 1)];
+    check_page(&page, "compare-base", &expected);
+}
+
+#[test]
+fn a_label_with_markup_stays_text_in_the_browser() {
+    let dir = copy_of("sweep");
+    let label = "<script>document.title='pwned'</script><img src=x>";
+    edit_summary(&dir, |summary| summary["cells"][1]["axes"]["heap"] = serde_json::Value::from(label));
+    write_report(&dir);
+    let page = dir.join("report.html");
+    let document = check_page(&page, "escaped", &[("timeline", 3)]);
+    let root = document.root_element();
+    let headers: Vec<String> = select(root, "table.metrics thead th").iter().map(|th| th.text().collect()).collect();
+    assert!(headers.iter().any(|header| header.contains(label)), "the label shows as text: {headers:?}");
+    let title: String = select(root, "head title").iter().flat_map(|title| title.text()).collect();
+    assert_eq!(title, "jload report: sweep", "no script ran");
+}
+
+#[test]
+fn the_console_check_catches_a_script_error() {
+    let dir = tempdir();
+    let page = dir.join("broken.html");
+    std::fs::write(&page, "<!DOCTYPE html><html><body><p>x</p><script>undefinedFunction();</script></body></html>")
+        .unwrap();
+    let (_, stderr) = run_chromium(
+        &page,
+        &[
+            "--enable-logging=stderr".to_string(),
+            "--v=0".to_string(),
+            format!("--screenshot={}", dir.join("broken.png").display()),
+            "--window-size=400,300".to_string(),
+        ],
+    );
+    let console = console_messages(&stderr);
+    assert!(console.iter().any(|line| line.contains("undefinedFunction is not defined")), "{stderr}");
+}

@@ -1,0 +1,54 @@
+//! Test helpers for the results-directory fixtures (tests/fixtures/results): writable copies, summary edits, and
+//! running `jload report` on them.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{jload, tempdir};
+
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results").join(name)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A writable copy of a fixture (reports are written into the directory).
+pub fn copy_of(name: &str) -> PathBuf {
+    let dir = tempdir().join(name);
+    copy_dir(&fixture(name), &dir);
+    dir
+}
+
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display())))
+        .unwrap()
+}
+
+/// Change a copy's summary.json (as if the run had recorded something else).
+pub fn edit_summary(dir: &Path, edit: impl FnOnce(&mut Value)) {
+    let path = dir.join("summary.json");
+    let mut summary = read_json(&path);
+    edit(&mut summary);
+    std::fs::write(&path, serde_json::to_vec_pretty(&summary).unwrap()).unwrap();
+}
+
+/// Run `jload report DIR` and expect success within seconds.
+pub fn write_report(dir: &Path) {
+    let (output, elapsed) = jload(&["report", dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(elapsed.as_secs() < 10, "a report takes seconds, took {elapsed:?}");
+}
