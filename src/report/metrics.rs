@@ -101,6 +101,8 @@ pub const METRICS: &[Metric] = &[
     Metric::new("cgc", "CGC", Format::Count, None, |f| jvm(f, |j| j.collections.cgc.map(|v| v as f64))),
     Metric::new("cgct_s", "CGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.cgct_s)),
     Metric::new("gc_pct", "GC time %", Format::Percent, LOWER, |f| jvm(f, |j| j.gc_time_pct)),
+    // jstat's GCT counts ZGC's and Shenandoah's concurrent cycles too; this is the stop-the-world share.
+    Metric::new("pause_pct", "GC pause %", Format::Percent, LOWER, |f| jvm(f, |j| j.paused_pct())),
     Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, |f| {
         jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms))
     }),
