@@ -233,8 +233,9 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
             }
         }
         figure {
-            (bar_chart("gc-time", &format!("{}: GC summary — time in GC", phase.name), "GC time % of the phase",
-                &plain_bars(analysis, phase, "gc_pct")))
+            (bar_chart("gc-time", &format!("{}: GC summary — time stopped by GC", phase.name),
+                "GC pause % of the phase (GC log; jstat's GC time where there is no log)",
+                &plain_bars(analysis, phase, "pause_pct")))
         }
         figure {
             (bar_chart("gc-pause", &format!("{}: GC summary — longest pause", phase.name), "longest GC pause, ms (GC log)",

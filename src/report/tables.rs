@@ -84,6 +84,7 @@ const PHASE_ROWS: &[RowSpec] = &[
     RowSpec::new("FGC/FGCT (s)", &["fgc", "fgct_s"], false),
     RowSpec::new("CGC/CGCT (s)", &["cgc", "cgct_s"], false),
     RowSpec::new("GC time %", &["gc_pct"], false),
+    RowSpec::new("GC pause %", &["pause_pct"], false),
     RowSpec::new("longest GC pause (ms)", &["longest_pause_ms"], false),
     RowSpec::new("allocation rate (MB/s)", &["alloc_mb_s"], false),
     RowSpec::new("RSS peak (MB)", &["rss_peak_mb"], false),
