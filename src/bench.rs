@@ -11,6 +11,12 @@ use clap::Args;
 use serde::Serialize;
 use signal_hook::consts::SIGINT;
 
+use crate::atomic_file::write_json;
+use crate::error::{bad_input, exit};
+use crate::jvm;
+use crate::jvm::sampler::JvmSample;
+use crate::jvm::watch::JvmWatch;
+use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::load::engine::{self, RunOptions};
 use crate::load::mix::load_mix;
 use crate::load::request::{RequestSpec, parse_url};
@@ -19,19 +25,15 @@ use crate::load::spec::{LoadSpec, StopCondition};
 use crate::load::status::OkStatus;
 use crate::load::summary;
 use crate::load::threshold::Threshold;
-use crate::atomic_file::write_json;
-use crate::error::{bad_input, exit};
-use crate::jvm;
-use crate::jvm::sampler::JvmSample;
-use crate::jvm::watch::JvmWatch;
-use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::units::parse_duration;
 
 /// How long a run lasts when neither -n nor -d is given (like wrk).
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json")]
+#[command(
+    after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json"
+)]
 pub struct BenchArgs {
     /// Target URL (http:// only). May contain {rand:LO..HI} and {seq} placeholders. Optional with --mix.
     pub url: Option<String>,
@@ -145,7 +147,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     // A first Ctrl-C ends the run and prints what was measured; a second one exits at once.
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
-    let options = RunOptions { progress: !args.quiet && std::io::stderr().is_terminal(), hlog: args.hlog.clone(), stop };
+    let options =
+        RunOptions { progress: !args.quiet && std::io::stderr().is_terminal(), hlog: args.hlog.clone(), stop };
     let watched = match &args.jvm {
         Some(target) => Some(WatchedJvm::start(target, &spec.requests[0].url, &args.jvm_interval)?),
         None => None,
@@ -180,13 +183,18 @@ pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
         (Some(_), Some(_)) => return Err(bad_input("give either a URL or --mix FILE, not both")),
         (Some(path), None) => {
             if !args.headers.is_empty() || args.method != "GET" {
-                return Err(bad_input("-H and -m do not apply with --mix; set headers and method per [[request]] in the mix file"));
+                return Err(bad_input(
+                    "-H and -m do not apply with --mix; set headers and method per [[request]] in the mix file",
+                ));
             }
             load_mix(path)?
         }
         (None, Some(url)) => {
             let raw_body = match &args.body_file {
-                Some(path) => Some(std::fs::read(path).map_err(|err| bad_input(format!("cannot read --body-file {}: {err}", path.display())))?),
+                Some(path) => Some(
+                    std::fs::read(path)
+                        .map_err(|err| bad_input(format!("cannot read --body-file {}: {err}", path.display())))?,
+                ),
                 None => None,
             };
             vec![RequestSpec {

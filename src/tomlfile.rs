@@ -20,6 +20,11 @@ pub fn parse_toml<T: DeserializeOwned>(origin: &str, text: &str, hint: &str) -> 
 }
 
 /// An error about a value at a known place in the file.
-pub fn error_at(origin: &str, text: &str, span: std::ops::Range<usize>, message: impl std::fmt::Display) -> anyhow::Error {
+pub fn error_at(
+    origin: &str,
+    text: &str,
+    span: std::ops::Range<usize>,
+    message: impl std::fmt::Display,
+) -> anyhow::Error {
     bad_input(format!("{origin}: line {}: {message}", line_of(text, span.start)))
 }

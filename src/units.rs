@@ -10,9 +10,7 @@ pub fn parse_duration(what: &str, text: &str) -> anyhow::Result<Duration> {
     let parsed = humantime::parse_duration(trimmed).ok().or_else(|| parse_decimal_seconds(trimmed));
     match parsed {
         Some(duration) => Ok(duration),
-        None => Err(bad_input(format!(
-            "{what}: '{text}' is not a duration; write it like 10s, 2m, 1h, 500ms or 1.5s"
-        ))),
+        None => Err(bad_input(format!("{what}: '{text}' is not a duration; write it like 10s, 2m, 1h, 500ms or 1.5s"))),
     }
 }
 

@@ -19,7 +19,10 @@ fn exact_count_with_n() {
     assert_eq!(result["status_codes"]["200"], 1000);
     assert_eq!(result["errors"]["total"], 0);
     assert_eq!(server.requests.load(Ordering::SeqCst), 1000, "the server saw exactly -n requests");
-    assert_eq!(result["bytes_received"].as_u64().unwrap(), 1000 * "HTTP/1.1 200 X\r\nContent-Length: 5\r\n\r\nhello".len() as u64);
+    assert_eq!(
+        result["bytes_received"].as_u64().unwrap(),
+        1000 * "HTTP/1.1 200 X\r\nContent-Length: 5\r\n\r\nhello".len() as u64
+    );
 }
 
 #[test]
@@ -41,7 +44,8 @@ fn status_codes_are_counted_per_code() {
 
 #[test]
 fn chunked_bodies_are_read() {
-    let body = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\n0\r\nTrailer: t\r\n\r\n";
+    let body =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\n0\r\nTrailer: t\r\n\r\n";
     let server = serve(move |_| Reply::Bytes(body.as_bytes().to_vec()));
     let (code, result, _) = bench_json(&["-n", "500", "-c", "5", &server.url("/")]);
     assert_eq!(code, 0);
@@ -155,7 +159,8 @@ fn a_stall_shows_in_corrected_but_not_uncorrected_latency() {
 fn thresholds_decide_the_exit_code() {
     let server = serve(|_| ok("x"));
     let url = server.url("/");
-    let (output, _) = jload(&["bench", "-n", "200", "-c", "2", "--threshold", "p99<0.001ms", "--threshold", "errors<1%", &url]);
+    let (output, _) =
+        jload(&["bench", "-n", "200", "-c", "2", "--threshold", "p99<0.001ms", "--threshold", "errors<1%", &url]);
     assert_eq!(output.status.code(), Some(99));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("FAIL p99<0.001ms"), "{stdout}");

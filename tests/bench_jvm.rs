@@ -58,7 +58,10 @@ fn bench_with_jvm_reports_gc_activity_and_pauses_of_the_run() {
     let in_log = pauses["count"].as_u64().unwrap();
     let full = window["fgc"].as_u64().unwrap();
     // Serial logs one pause line per collection; a sample can fall a few ms before the last pause is logged.
-    assert!(in_log + 2 >= young + full && in_log <= young + full + 2, "GC log pauses {in_log} vs PerfData {young}+{full}");
+    assert!(
+        in_log + 2 >= young + full && in_log <= young + full + 2,
+        "GC log pauses {in_log} vs PerfData {young}+{full}"
+    );
     assert!(pauses["max_ms"].as_f64().unwrap() > 0.0);
     assert!(pauses["safepoint_total_ms"].as_f64().unwrap() >= pauses["total_ms"].as_f64().unwrap() * 0.9);
     assert!(window["rss_mb"]["max"].as_f64().unwrap() > 20.0);

@@ -11,18 +11,11 @@ const JDK17_JAVA: &str = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
 const JDK25_JAVA: &str = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
 
 fn jload(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jload"))
-        .args(args)
-        .output()
-        .expect("run jload")
+    Command::new(env!("CARGO_BIN_EXE_jload")).args(args).output().expect("run jload")
 }
 
 fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/gclog")
-        .join(name)
-        .display()
-        .to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog").join(name).display().to_string()
 }
 
 fn json_of(args: &[&str]) -> Value {
@@ -43,34 +36,15 @@ fn json_has_the_documented_schema() {
     let pauses = report["pauses"].as_array().unwrap();
     assert_eq!(pauses.len(), 26);
     for pause in pauses {
-        for key in [
-            "start_s",
-            "duration_ms",
-            "kind",
-            "cause",
-            "before_mb",
-            "after_mb",
-            "total_mb",
-        ] {
+        for key in ["start_s", "duration_ms", "kind", "cause", "before_mb", "after_mb", "total_mb"] {
             assert!(pause.get(key).is_some(), "pause without {key}: {pause}");
         }
         assert!(pause["duration_ms"].is_f64() && pause["kind"].is_string());
     }
     assert_eq!(pauses[0]["kind"], "young");
     assert_eq!(pauses[0]["cause"], "G1 Evacuation Pause");
-    for key in [
-        "start_s",
-        "duration_ms",
-        "name",
-        "cause",
-        "before_mb",
-        "after_mb",
-        "aborted",
-    ] {
-        assert!(
-            report["concurrent"][0].get(key).is_some(),
-            "concurrent cycle without {key}"
-        );
+    for key in ["start_s", "duration_ms", "name", "cause", "before_mb", "after_mb", "aborted"] {
+        assert!(report["concurrent"][0].get(key).is_some(), "concurrent cycle without {key}");
     }
     for key in ["start_s", "operation", "total_ms", "reaching_ms", "at_safepoint_ms"] {
         assert!(report["safepoints"][0].get(key).is_some(), "safepoint without {key}");
@@ -104,24 +78,12 @@ fn json_has_the_documented_schema() {
 fn human_output_tables_kinds_percentiles_and_rates() {
     let text = stdout_of(&["gclog", &fixture("serial-jdk17.log")]);
     assert!(text.contains("(Serial): "), "{text}");
-    let young = text
-        .lines()
-        .find(|line| line.trim_start().starts_with("young"))
-        .unwrap();
+    let young = text.lines().find(|line| line.trim_start().starts_with("young")).unwrap();
     assert_eq!(young.split_whitespace().nth(1), Some("16"), "{young}");
     let all = text.lines().find(|line| line.trim_start().starts_with("all ")).unwrap();
-    assert_eq!(
-        all.split_whitespace().take(3).collect::<Vec<_>>(),
-        ["all", "21", "36.933"]
-    );
-    assert!(
-        text.contains("p50 0.989 ms, p90 6.056 ms, p99 6.870 ms, max 6.870 ms"),
-        "{text}"
-    );
-    assert!(
-        text.contains("Safepoints (the whole stop the application felt): 17 stops"),
-        "{text}"
-    );
+    assert_eq!(all.split_whitespace().take(3).collect::<Vec<_>>(), ["all", "21", "36.933"]);
+    assert!(text.contains("p50 0.989 ms, p90 6.056 ms, p99 6.870 ms, max 6.870 ms"), "{text}");
+    assert!(text.contains("Safepoints (the whole stop the application felt): 17 stops"), "{text}");
     assert!(text.contains("GC throughput        79.71 % of 0.182 s"), "{text}");
     assert!(text.contains("Promotion rate       233.8 MB/s"), "{text}");
 }
@@ -130,30 +92,13 @@ fn human_output_tables_kinds_percentiles_and_rates() {
 fn pauses_flag_lists_every_pause_in_the_window() {
     let text = stdout_of(&["gclog", &fixture("serial-jdk17.log"), "--pauses"]);
     let listed = |text: &str| {
-        text.lines()
-            .filter(|line| line.contains("Allocation Failure") || line.contains("System.gc()"))
-            .count()
+        text.lines().filter(|line| line.contains("Allocation Failure") || line.contains("System.gc()")).count()
     };
     assert_eq!(listed(&text), 21);
-    let window = json_of(&[
-        "gclog",
-        &fixture("serial-jdk17.log"),
-        "--json",
-        "--from",
-        "0.1",
-        "--to",
-        "0.15",
-    ]);
-    let starts: Vec<f64> = window["pauses"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["start_s"].as_f64().unwrap())
-        .collect();
-    assert!(
-        !starts.is_empty() && starts.iter().all(|s| (0.1..=0.15).contains(s)),
-        "{starts:?}"
-    );
+    let window = json_of(&["gclog", &fixture("serial-jdk17.log"), "--json", "--from", "0.1", "--to", "0.15"]);
+    let starts: Vec<f64> =
+        window["pauses"].as_array().unwrap().iter().map(|p| p["start_s"].as_f64().unwrap()).collect();
+    assert!(!starts.is_empty() && starts.iter().all(|s| (0.1..=0.15).contains(s)), "{starts:?}");
     assert_eq!(window["summary"]["count"].as_u64().unwrap() as usize, starts.len());
     assert_eq!(window["summary"]["window"]["from_s"], 0.1);
 }
@@ -186,19 +131,13 @@ fn assert_one_line_error(output: &Output, needle: &str) {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    assert_one_line_error(
-        &jload(&["gclog", "/nonexistent/gc.log"]),
-        "cannot read GC log /nonexistent/gc.log",
-    );
+    assert_one_line_error(&jload(&["gclog", "/nonexistent/gc.log"]), "cannot read GC log /nonexistent/gc.log");
     assert_one_line_error(&jload(&["gclog", env!("CARGO_MANIFEST_DIR")]), "it is a directory");
     assert_one_line_error(
         &jload(&["gclog", &fixture("g1-jdk17.log"), "--from", "5", "--to", "1"]),
         "--from 5 is after --to 1",
     );
-    assert_one_line_error(
-        &jload(&["gclog", "--pid", "4000000000"]),
-        "cannot read the command line of pid 4000000000",
-    );
+    assert_one_line_error(&jload(&["gclog", "--pid", "4000000000"]), "cannot read the command line of pid 4000000000");
     let own_pid = std::process::id().to_string();
     assert_one_line_error(&jload(&["gclog", "--pid", &own_pid]), "writes no GC log file");
 }
@@ -209,20 +148,14 @@ fn start_churn(java: &str, collector: &str, directory: &Path, log: &str, idle_ms
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/GcChurn.java");
     let mut child = Command::new(java)
         .current_dir(directory)
-        .args([
-            "-Xmx64m",
-            collector,
-            &format!("-Xlog:gc*,safepoint:file={log}:time,uptime,level,tags"),
-        ])
+        .args(["-Xmx64m", collector, &format!("-Xlog:gc*,safepoint:file={log}:time,uptime,level,tags")])
         .arg(source)
         .args(["1", &idle_ms.to_string()])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap_or_else(|err| panic!("cannot start {java}: {err}"));
     let mut first_line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first_line)
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
     assert_eq!(first_line.trim(), "GcChurn done");
     child
 }
@@ -275,15 +208,8 @@ fn live_generational_zgc_log_on_jdk25() {
     let pauses = report["pauses"].as_array().unwrap();
     assert_eq!(pauses.len(), expected);
     let kinds = ["mark_start", "mark_end", "relocate_start"];
-    assert!(
-        pauses
-            .iter()
-            .all(|pause| kinds.contains(&pause["kind"].as_str().unwrap()))
-    );
-    assert!(
-        pauses.iter().all(|pause| pause["generation"].is_string()),
-        "generational on JDK 25"
-    );
+    assert!(pauses.iter().all(|pause| kinds.contains(&pause["kind"].as_str().unwrap())));
+    assert!(pauses.iter().all(|pause| pause["generation"].is_string()), "generational on JDK 25");
     assert!(report["summary"]["safepoints"]["count"].as_u64().unwrap() as usize >= expected);
     std::fs::remove_dir_all(&directory).unwrap();
 }

@@ -34,7 +34,8 @@ const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
     [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=5000\"\nconnections = 8\nduration = \"2s\"\n";
 
 fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display())))
+        .unwrap()
 }
 
 /// Java processes whose command line mentions `marker`.
@@ -64,7 +65,10 @@ fn two_by_two_plan_fills_a_consistent_summary() {
     // The run ends with the reports (tests/report.rs checks their content).
     assert!(stderr.contains(&format!("jload: report in {}", out.join("report.html").display())), "{stderr}");
     let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(markdown.contains("|metrics \\\\ heap gc|-Xmx64m G1|-Xmx64m Serial|-Xmx96m G1|-Xmx96m Serial|"), "{markdown}");
+    assert!(
+        markdown.contains("|metrics \\\\ heap gc|-Xmx64m G1|-Xmx64m Serial|-Xmx96m G1|-Xmx96m Serial|"),
+        "{markdown}"
+    );
     assert!(json(&out.join("report.json"))["phases"].as_array().is_some());
     let summary = json(&out.join("summary.json"));
     let cells = summary["cells"].as_array().unwrap();
@@ -179,14 +183,19 @@ fn interrupted_sweep_resumes_exactly_the_missing_cells() {
     for cell in summary["cells"].as_array().unwrap() {
         assert_eq!(cell["status"], "ok", "{cell}");
     }
-    assert_eq!(std::fs::read(out.join("cells/heap=-Xmx64m/rep-1/meta.json")).unwrap(), first_meta, "finished work untouched");
+    assert_eq!(
+        std::fs::read(out.join("cells/heap=-Xmx64m/rep-1/meta.json")).unwrap(),
+        first_meta,
+        "finished work untouched"
+    );
     assert!(jvms_with(&out.display().to_string()).is_empty());
 }
 
 #[test]
 fn malformed_plans_are_rejected_with_file_line_and_key() {
     let dir = tempdir();
-    let base = "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/health\"\n";
+    let base =
+        "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/health\"\n";
     let phase = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\n";
     let cases: Vec<(String, &str)> = vec![
         (format!("{base}{phase}colour = \"red\"\n"), "unknown field `colour`"),
@@ -196,21 +205,50 @@ fn malformed_plans_are_rejected_with_file_line_and_key() {
         (format!("{base}{phase}[run]\norder = \"random\"\n"), "interleaved"),
         (base.to_string(), "missing field `phase`"),
         (format!("name = \"p\"\n{phase}"), "missing field `target`"),
-        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\n"), "neither requests nor duration"),
+        (
+            format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\n"),
+            "neither requests nor duration",
+        ),
         (format!("{base}[[phase]]\nname = \"get\"\nduration = \"1s\"\n"), "needs url"),
         (format!("{base}{phase}{phase}"), "duplicate phase name 'get'"),
         (format!("{base}[[axis]]\nname = \"heap\"\nvalues = []\n{phase}"), "has no values"),
-        (format!("{base}[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx1g\", \"-Xmx1g\"]\n{phase}"), "duplicate label '-Xmx1g'"),
-        (format!("{base}[[axis]]\nname = \"a\"\nvalues = [\"-X\"]\n[[axis]]\nname = \"a\"\nvalues = [\"-Y\"]\n{phase}"), "duplicate axis name"),
+        (
+            format!("{base}[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx1g\", \"-Xmx1g\"]\n{phase}"),
+            "duplicate label '-Xmx1g'",
+        ),
+        (
+            format!(
+                "{base}[[axis]]\nname = \"a\"\nvalues = [\"-X\"]\n[[axis]]\nname = \"a\"\nvalues = [\"-Y\"]\n{phase}"
+            ),
+            "duplicate axis name",
+        ),
         (format!("{base}[[axis]]\nname = \"gc\"\nvalues = [{{ label = \"G1\", jvmm = [] }}]\n{phase}"), "line 7"),
-        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"https://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"), "unsupported scheme"),
-        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/?k={{rand:9..1}}\"\nduration = \"1s\"\n"), "malformed placeholder"),
-        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nconnections = 0\n"), "at least 1"),
+        (
+            format!("{base}[[phase]]\nname = \"get\"\nurl = \"https://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"),
+            "unsupported scheme",
+        ),
+        (
+            format!(
+                "{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/?k={{rand:9..1}}\"\nduration = \"1s\"\n"
+            ),
+            "malformed placeholder",
+        ),
+        (
+            format!(
+                "{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nconnections = 0\n"
+            ),
+            "at least 1",
+        ),
         (format!("{base}{phase}[slo]\np99 = \"fast\"\n"), "[slo]"),
         (format!("{base}{phase}[run]\ncost_axis = \"heap\"\n"), "not an axis"),
         (format!("name = \"a/b\"\n[target]\ncommand = \"java\"\nready = \"http://x/\"\n{phase}"), "without slashes"),
         (format!("{base}ready = \"tcp://x\"\n{phase}"), "duplicate key"),
-        (format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nrate = -3.0\n"), "rate must be a positive"),
+        (
+            format!(
+                "{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nrate = -3.0\n"
+            ),
+            "rate must be a positive",
+        ),
     ];
     for (index, (text, expected)) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{index}.toml"));

@@ -31,7 +31,12 @@ pub struct JvmWatch {
 impl JvmWatch {
     /// Open JVM `pid` (retrying for up to `open_timeout` while its PerfData file appears) and sample it every
     /// `interval` until [`JvmWatch::finish`].
-    pub fn start(pid: u32, interval: Duration, csv: Option<PathBuf>, open_timeout: Duration) -> anyhow::Result<JvmWatch> {
+    pub fn start(
+        pid: u32,
+        interval: Duration,
+        csv: Option<PathBuf>,
+        open_timeout: Duration,
+    ) -> anyhow::Result<JvmWatch> {
         let deadline = Instant::now() + open_timeout;
         let sampler = loop {
             match JvmSampler::open(pid) {
@@ -82,7 +87,11 @@ impl JvmWatch {
     /// The samples taken strictly between two marks.
     pub fn samples_between(&self, start: &JvmSample, end: &JvmSample) -> Vec<JvmSample> {
         let samples = self.shared.samples.lock().expect("samples lock");
-        samples.iter().filter(|sample| sample.timestamp > start.timestamp && sample.timestamp < end.timestamp).cloned().collect()
+        samples
+            .iter()
+            .filter(|sample| sample.timestamp > start.timestamp && sample.timestamp < end.timestamp)
+            .cloned()
+            .collect()
     }
 
     fn stop_thread(&mut self) {

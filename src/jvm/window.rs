@@ -144,24 +144,44 @@ impl JvmWindow {
             _ => "-".to_string(),
         };
         let totals = &self.collections;
-        let _ = writeln!(out, "  JVM pid {}     YGC {}  FGC {}  CGC {}  GC time {}", self.pid, gc(totals.ygc, totals.ygct_s),
-            gc(totals.fgc, totals.fgct_s), gc(totals.cgc, totals.cgct_s),
-            self.gc_time_pct.map_or("-".to_string(), |pct| format!("{pct:.2} % of the run")));
-        let old = self.old_used_pct.map_or("-".to_string(), |span| format!("{:.1} → {:.1} % (max {:.1} %)", span.start, span.end, span.max));
-        let _ = writeln!(out, "                 old gen {old}   RSS {:.0} → {:.0} MB (peak {:.0})   CPU {}   threads {}",
-            self.rss_mb.start, self.rss_mb.end, self.rss_mb.max,
-            self.cpu_pct.map_or("-".to_string(), |pct| format!("{pct:.0} %")), self.threads_max);
+        let _ = writeln!(
+            out,
+            "  JVM pid {}     YGC {}  FGC {}  CGC {}  GC time {}",
+            self.pid,
+            gc(totals.ygc, totals.ygct_s),
+            gc(totals.fgc, totals.fgct_s),
+            gc(totals.cgc, totals.cgct_s),
+            self.gc_time_pct.map_or("-".to_string(), |pct| format!("{pct:.2} % of the run"))
+        );
+        let old = self
+            .old_used_pct
+            .map_or("-".to_string(), |span| format!("{:.1} → {:.1} % (max {:.1} %)", span.start, span.end, span.max));
+        let _ = writeln!(
+            out,
+            "                 old gen {old}   RSS {:.0} → {:.0} MB (peak {:.0})   CPU {}   threads {}",
+            self.rss_mb.start,
+            self.rss_mb.end,
+            self.rss_mb.max,
+            self.cpu_pct.map_or("-".to_string(), |pct| format!("{pct:.0} %")),
+            self.threads_max
+        );
         match &self.pauses {
             Some(pauses) => {
                 let safepoints = match (pauses.safepoint_total_ms, pauses.safepoint_max_ms) {
                     (Some(total), Some(max)) => format!("; safepoint stops {total:.1} ms in all, longest {max:.2} ms"),
                     _ => String::new(),
                 };
-                let _ = writeln!(out, "                 GC pauses {} (GC log): total {:.1} ms, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms{safepoints}",
-                    pauses.count, pauses.total_ms, pauses.p50_ms, pauses.p99_ms, pauses.max_ms);
+                let _ = writeln!(
+                    out,
+                    "                 GC pauses {} (GC log): total {:.1} ms, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms{safepoints}",
+                    pauses.count, pauses.total_ms, pauses.p50_ms, pauses.p99_ms, pauses.max_ms
+                );
             }
             None => {
-                let _ = writeln!(out, "                 GC pauses: no GC log named in the target's command line (-Xlog:gc*:file=…)");
+                let _ = writeln!(
+                    out,
+                    "                 GC pauses: no GC log named in the target's command line (-Xlog:gc*:file=…)"
+                );
             }
         }
         out

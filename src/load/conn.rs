@@ -32,7 +32,10 @@ pub enum State {
 pub enum ReadOutcome {
     /// Response not complete yet; wait for the next event.
     Pending,
-    Complete { status: u16, close: bool },
+    Complete {
+        status: u16,
+        close: bool,
+    },
     /// The peer closed the connection before a (complete) response.
     Closed,
     /// A socket error, or bytes that are not a valid HTTP response.
@@ -108,7 +111,13 @@ impl Conn {
     }
 
     /// Write as much of `bytes[write_offset..]` as the socket takes. Ok(true) when all is written.
-    pub fn write_request(&mut self, registry: &Registry, token: Token, bytes: &[u8], bytes_sent: &mut u64) -> io::Result<bool> {
+    pub fn write_request(
+        &mut self,
+        registry: &Registry,
+        token: Token,
+        bytes: &[u8],
+        bytes_sent: &mut u64,
+    ) -> io::Result<bool> {
         let stream = self.stream.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))?;
         while self.write_offset < bytes.len() {
             match stream.write(&bytes[self.write_offset..]) {

@@ -124,9 +124,10 @@ fn validate(spec: &LoadSpec) -> anyhow::Result<()> {
         return Err(bad_input("--timeout must be longer than 0s"));
     }
     if let Some(rate) = spec.rate
-        && !(rate.is_finite() && rate > 0.0) {
-            return Err(bad_input(format!("-R/--rate must be a positive number of requests per second, not {rate}")));
-        }
+        && !(rate.is_finite() && rate > 0.0)
+    {
+        return Err(bad_input(format!("-R/--rate must be a positive number of requests per second, not {rate}")));
+    }
     if spec.stop.requests.is_none() && spec.stop.duration.is_none() {
         return Err(bad_input("give -n/--requests or -d/--duration to bound the run"));
     }
@@ -182,7 +183,8 @@ fn collect(
             Err(RecvTimeoutError::Disconnected) => break,
         }
         while let Some((&second, _)) = pending.first_key_value() {
-            let complete = (0..workers).all(|worker| done[worker] || reported[worker].is_some_and(|upto| upto >= second));
+            let complete =
+                (0..workers).all(|worker| done[worker] || reported[worker].is_some_and(|upto| upto >= second));
             if !complete {
                 break;
             }
@@ -282,7 +284,12 @@ impl HlogFile {
         Ok(hlog)
     }
 
-    fn write(&mut self, histogram: &hdrhistogram::Histogram<u64>, start: Duration, length: Duration) -> anyhow::Result<()> {
+    fn write(
+        &mut self,
+        histogram: &hdrhistogram::Histogram<u64>,
+        start: Duration,
+        length: Duration,
+    ) -> anyhow::Result<()> {
         let Some((_, _, file)) = &mut self.target else { return Ok(()) };
         // A builder with no headers writes nothing itself: this just appends one interval line.
         let mut writer: IntervalLogWriter<'_, '_, BufWriter<File>, V2DeflateSerializer> =

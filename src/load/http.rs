@@ -239,7 +239,8 @@ mod tests {
             let mut parser = ResponseParser::default();
             parser.reset(no_body);
             let first = parser.feed(&response[..split]).unwrap();
-            let result = if let Progress::Complete { .. } = first { first } else { parser.feed(&response[split..]).unwrap() };
+            let result =
+                if let Progress::Complete { .. } = first { first } else { parser.feed(&response[split..]).unwrap() };
             if let Some(previous) = outcome {
                 assert_eq!(previous, result, "split at {split}");
             }

@@ -132,7 +132,8 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(request_count: usize, open_model: bool) -> Recorder {
-        let per_request = if request_count > 1 { (0..request_count).map(|_| Tally::new()).collect() } else { Vec::new() };
+        let per_request =
+            if request_count > 1 { (0..request_count).map(|_| Tally::new()).collect() } else { Vec::new() };
         Recorder {
             total: Tally::new(),
             per_request,
@@ -179,7 +180,11 @@ impl Recorder {
 
     /// Hand over the second just finished and start a new one.
     pub fn take_interval(&mut self) -> IntervalCounts {
-        let fresh = IntervalCounts { latency: self.interval.latency.clone(), requests: self.interval.requests, errors: self.interval.errors };
+        let fresh = IntervalCounts {
+            latency: self.interval.latency.clone(),
+            requests: self.interval.requests,
+            errors: self.interval.errors,
+        };
         self.interval.latency.reset();
         self.interval.requests = 0;
         self.interval.errors = 0;

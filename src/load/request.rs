@@ -111,7 +111,12 @@ impl RequestSet {
         if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
             return Err(bad_input(format!("two requests are named '{}'; give each a distinct name", pair[0])));
         }
-        Ok(RequestSet { endpoint: endpoint.expect("at least one request"), requests, cumulative_weights, seq: AtomicU64::new(0) })
+        Ok(RequestSet {
+            endpoint: endpoint.expect("at least one request"),
+            requests,
+            cumulative_weights,
+            seq: AtomicU64::new(0),
+        })
     }
 
     /// Pick a request index according to the weights.
@@ -180,12 +185,16 @@ pub fn parse_url(url: &str) -> anyhow::Result<(Endpoint, String)> {
         target.insert(0, '/');
     }
     if authority.contains(['{', '}']) {
-        return Err(bad_input(format!("invalid URL '{url}': placeholders are allowed in the path and query, not the host")));
+        return Err(bad_input(format!(
+            "invalid URL '{url}': placeholders are allowed in the path and query, not the host"
+        )));
     }
     // Let the url crate validate host and port; placeholders are not part of the authority.
     let parsed = url::Url::parse(&format!("http://{authority}/"))
         .map_err(|err| bad_input(format!("invalid URL '{url}': {err}")))?;
-    let host = parsed.host_str().filter(|host| !host.is_empty())
+    let host = parsed
+        .host_str()
+        .filter(|host| !host.is_empty())
         .ok_or_else(|| bad_input(format!("invalid URL '{url}': no host")))?;
     let port = parsed.port_or_known_default().unwrap_or(80);
     if target.contains([' ', '\r', '\n']) {
@@ -260,7 +269,15 @@ mod tests {
     use super::*;
 
     fn spec(url: &str) -> RequestSpec {
-        RequestSpec { name: None, weight: 1, method: "GET".into(), url: url.into(), headers: vec![], body: None, raw_body: None }
+        RequestSpec {
+            name: None,
+            weight: 1,
+            method: "GET".into(),
+            url: url.into(),
+            headers: vec![],
+            body: None,
+            raw_body: None,
+        }
     }
 
     #[test]
@@ -286,7 +303,10 @@ mod tests {
         let mut scratch = Vec::new();
         set.render_if_dynamic(0, &mut rng, &mut scratch);
         let text = String::from_utf8(set.request_bytes(0, &scratch).to_vec()).unwrap();
-        assert_eq!(text, "PUT /kv/0 HTTP/1.1\r\nHost: localhost:9\r\nX-Test: yes\r\nContent-Length: 9\r\n\r\nvalue-100");
+        assert_eq!(
+            text,
+            "PUT /kv/0 HTTP/1.1\r\nHost: localhost:9\r\nX-Test: yes\r\nContent-Length: 9\r\n\r\nvalue-100"
+        );
     }
 
     #[test]

@@ -152,12 +152,7 @@ pub struct RunFacts {
 }
 
 fn status_map(codes: &[u64]) -> BTreeMap<String, u64> {
-    codes
-        .iter()
-        .enumerate()
-        .filter(|(_, count)| **count > 0)
-        .map(|(code, count)| (code.to_string(), *count))
-        .collect()
+    codes.iter().enumerate().filter(|(_, count)| **count > 0).map(|(code, count)| (code.to_string(), *count)).collect()
 }
 
 fn per_second(count: u64, seconds: f64) -> f64 {

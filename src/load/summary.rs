@@ -9,12 +9,22 @@ use super::threshold::Threshold;
 const LATENCY_HEADER: &str = "min      mean     stdev    p50      p90      p95      p99      p99.9    max";
 
 fn latency_row(latency: &LatencySummary) -> String {
-    [latency.min, latency.mean, latency.stdev, latency.p50, latency.p90, latency.p95, latency.p99, latency.p999, latency.max]
-        .iter()
-        .map(|value| format!("{:<8} ", format_ms(*value)))
-        .collect::<String>()
-        .trim_end()
-        .to_string()
+    [
+        latency.min,
+        latency.mean,
+        latency.stdev,
+        latency.p50,
+        latency.p90,
+        latency.p95,
+        latency.p99,
+        latency.p999,
+        latency.max,
+    ]
+    .iter()
+    .map(|value| format!("{:<8} ", format_ms(*value)))
+    .collect::<String>()
+    .trim_end()
+    .to_string()
 }
 
 /// Milliseconds with three significant decimals at most.
@@ -50,11 +60,27 @@ pub fn render(result: &BenchResult) -> String {
         None => "closed model".to_string(),
     };
     let _ = writeln!(out, "jload bench {}", result.url);
-    let _ = writeln!(out, "  {model}, {} connections, {} threads{}", result.connections, result.threads,
-        if result.interrupted { "  (interrupted)" } else { "" });
+    let _ = writeln!(
+        out,
+        "  {model}, {} connections, {} threads{}",
+        result.connections,
+        result.threads,
+        if result.interrupted { "  (interrupted)" } else { "" }
+    );
     let kb_per_s = |bytes: u64| if result.duration_s > 0.0 { bytes as f64 / 1024.0 / result.duration_s } else { 0.0 };
-    let _ = writeln!(out, "  Requests      {} in {:.2}s, {:.1} req/s", grouped(result.requests), result.duration_s, result.rps);
-    let _ = writeln!(out, "  Transfer      in {:.1} KB/s, out {:.1} KB/s", kb_per_s(result.bytes_received), kb_per_s(result.bytes_sent));
+    let _ = writeln!(
+        out,
+        "  Requests      {} in {:.2}s, {:.1} req/s",
+        grouped(result.requests),
+        result.duration_s,
+        result.rps
+    );
+    let _ = writeln!(
+        out,
+        "  Transfer      in {:.1} KB/s, out {:.1} KB/s",
+        kb_per_s(result.bytes_received),
+        kb_per_s(result.bytes_sent)
+    );
     let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
     let corrected_label = if result.rate.is_some() { "  corrected     " } else { "                " };
     let _ = writeln!(out, "{corrected_label}{}", latency_row(&result.latency_ms));
@@ -63,7 +89,11 @@ pub fn render(result: &BenchResult) -> String {
     }
     if let Some(late) = result.late {
         let share = if result.requests > 0 { late as f64 * 100.0 / result.requests as f64 } else { 0.0 };
-        let _ = writeln!(out, "  Late sends    {} ({share:.2} %): sent after their intended time, connection busy", grouped(late));
+        let _ = writeln!(
+            out,
+            "  Late sends    {} ({share:.2} %): sent after their intended time, connection busy",
+            grouped(late)
+        );
     }
     let errors = &result.errors;
     if errors.total == 0 {
@@ -71,11 +101,20 @@ pub fn render(result: &BenchResult) -> String {
     } else {
         let attempts = result.requests + errors.connect;
         let share = if attempts > 0 { errors.total as f64 * 100.0 / attempts as f64 } else { 100.0 };
-        let _ = writeln!(out, "  Errors        {} ({share:.2} %): connect {}, timeout {}, read {}, write {}, status {}",
-            grouped(errors.total), errors.connect, errors.timeout, errors.read, errors.write, errors.status);
+        let _ = writeln!(
+            out,
+            "  Errors        {} ({share:.2} %): connect {}, timeout {}, read {}, write {}, status {}",
+            grouped(errors.total),
+            errors.connect,
+            errors.timeout,
+            errors.read,
+            errors.write,
+            errors.status
+        );
     }
     if !result.status_codes.is_empty() {
-        let codes: Vec<String> = result.status_codes.iter().map(|(code, count)| format!("{code}: {}", grouped(*count))).collect();
+        let codes: Vec<String> =
+            result.status_codes.iter().map(|(code, count)| format!("{code}: {}", grouped(*count))).collect();
         let _ = writeln!(out, "  Status codes  {}", codes.join(", "));
     }
     if result.reconnects > 0 {
@@ -83,11 +122,24 @@ pub fn render(result: &BenchResult) -> String {
     }
     if !result.per_request.is_empty() {
         let width = result.per_request.iter().map(|request| request.name.len()).max().unwrap_or(4).max(4);
-        let _ = writeln!(out, "  Per request   {:<width$}  {:>10}  {:>10}  {:>8}  {:>8}  {:>8}  {:>8}", "name", "requests", "req/s", "p50", "p99", "max", "errors");
+        let _ = writeln!(
+            out,
+            "  Per request   {:<width$}  {:>10}  {:>10}  {:>8}  {:>8}  {:>8}  {:>8}",
+            "name", "requests", "req/s", "p50", "p99", "max", "errors"
+        );
         for request in &result.per_request {
             let latency = &request.latency_ms;
-            let _ = writeln!(out, "                {:<width$}  {:>10}  {:>10.1}  {:>8}  {:>8}  {:>8}  {:>8}", request.name,
-                grouped(request.requests), request.rps, format_ms(latency.p50), format_ms(latency.p99), format_ms(latency.max), request.errors.total);
+            let _ = writeln!(
+                out,
+                "                {:<width$}  {:>10}  {:>10.1}  {:>8}  {:>8}  {:>8}  {:>8}",
+                request.name,
+                grouped(request.requests),
+                request.rps,
+                format_ms(latency.p50),
+                format_ms(latency.p99),
+                format_ms(latency.max),
+                request.errors.total
+            );
         }
     }
     for outcome in &result.thresholds {

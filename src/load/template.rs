@@ -9,7 +9,10 @@ use crate::error::bad_input;
 enum Segment {
     Literal(Vec<u8>),
     /// A uniformly distributed integer in `lo..=hi`.
-    Rand { lo: i64, hi: i64 },
+    Rand {
+        lo: i64,
+        hi: i64,
+    },
     /// The run-wide request counter (0, 1, 2, … across all threads).
     Seq,
 }
@@ -91,9 +94,7 @@ fn push_integer(out: &mut Vec<u8>, value: i64) {
 
 fn malformed(what: &str, text: &str) -> anyhow::Error {
     let shown: String = text.chars().take(40).collect();
-    bad_input(format!(
-        "{what}: malformed placeholder '{shown}'; use {{rand:LO..HI}} (integers, LO <= HI) or {{seq}}"
-    ))
+    bad_input(format!("{what}: malformed placeholder '{shown}'; use {{rand:LO..HI}} (integers, LO <= HI) or {{seq}}"))
 }
 
 /// Parse the inside of `{…}` that starts with `rand:` or `seq`.

@@ -30,7 +30,8 @@ pub struct Threshold {
     value: f64,
 }
 
-const HELP: &str = "write it like p99<50ms, p999<=200ms, mean<10ms, max<1s, errors<0.1%, errors<=5, rps>10000 or requests>=1000";
+const HELP: &str =
+    "write it like p99<50ms, p999<=200ms, mean<10ms, max<1s, errors<0.1%, errors<=5, rps>10000 or requests>=1000";
 
 fn latency_metric(name: &str) -> Option<fn(&LatencySummary) -> f64> {
     Some(match name {
@@ -77,7 +78,8 @@ impl Threshold {
         } else {
             (Comparison::Greater, &rest[1..])
         };
-        let unknown_value = || bad_input(format!("threshold '{expression}': cannot read the value '{value_text}'; {HELP}"));
+        let unknown_value =
+            || bad_input(format!("threshold '{expression}': cannot read the value '{value_text}'; {HELP}"));
         let name = name.to_ascii_lowercase();
         let (metric, value) = if let Some(metric) = latency_metric(&name) {
             (Metric::Latency(metric), parse_latency_ms(value_text).ok_or_else(unknown_value)?)
@@ -143,7 +145,16 @@ mod tests {
 
     #[test]
     fn forms_from_the_issue_parse() {
-        for text in ["p99<50ms", "p999<=200ms", "errors<0.1%", "rps>10000", "mean < 1s", "max<800us", "requests>=5", "errors<=3"] {
+        for text in [
+            "p99<50ms",
+            "p999<=200ms",
+            "errors<0.1%",
+            "rps>10000",
+            "mean < 1s",
+            "max<800us",
+            "requests>=5",
+            "errors<=3",
+        ] {
             Threshold::parse(text).unwrap_or_else(|err| panic!("{text}: {err}"));
         }
     }

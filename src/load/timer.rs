@@ -34,7 +34,10 @@ impl DeadlineTimer {
         let wait = deadline.saturating_duration_since(now).max(Duration::from_nanos(1));
         let spec = libc::itimerspec {
             it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: libc::timespec { tv_sec: wait.as_secs() as libc::time_t, tv_nsec: wait.subsec_nanos() as libc::c_long },
+            it_value: libc::timespec {
+                tv_sec: wait.as_secs() as libc::time_t,
+                tv_nsec: wait.subsec_nanos() as libc::c_long,
+            },
         };
         // SAFETY: valid descriptor and a fully initialised itimerspec.
         if unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } < 0 {

@@ -77,7 +77,11 @@ struct Worker<'a> {
 }
 
 /// Run one worker to the end of the load; returns everything it recorded.
-pub fn run_worker(shared: &Shared, assignment: Assignment, messages: Sender<WorkerMessage>) -> std::io::Result<Recorder> {
+pub fn run_worker(
+    shared: &Shared,
+    assignment: Assignment,
+    messages: Sender<WorkerMessage>,
+) -> std::io::Result<Recorder> {
     let poll = Poll::new()?;
     let timer = DeadlineTimer::new(poll.registry(), TIMER_TOKEN)?;
     let now = Instant::now();
@@ -164,7 +168,8 @@ impl Worker<'_> {
                 }
                 // While connections are refused, check more often than the timeouts need, to retry them sooner.
                 let backing_off = self.conns.iter().any(|conn| matches!(conn.state, State::Backoff(_)));
-                next_scan = now + if backing_off { self.scan_interval.min(CONNECT_BACKOFF) } else { self.scan_interval };
+                next_scan =
+                    now + if backing_off { self.scan_interval.min(CONNECT_BACKOFF) } else { self.scan_interval };
             }
             while let Some(&Reverse((at, index))) = self.schedule.peek() {
                 if at > now {
@@ -208,8 +213,11 @@ impl Worker<'_> {
     /// True when nothing has connected or answered for a whole timeout while connects keep failing: the target is
     /// down, and retrying until the end of the run would only count more connect errors.
     fn unreachable(&self, now: Instant) -> bool {
-        let none_connected = self.conns.iter().all(|conn| matches!(conn.state, State::Backoff(_) | State::Connecting(_) | State::Done));
-        self.refused_since_progress > 0 && none_connected && now.duration_since(self.last_progress) >= self.shared.timeout
+        let none_connected =
+            self.conns.iter().all(|conn| matches!(conn.state, State::Backoff(_) | State::Connecting(_) | State::Done));
+        self.refused_since_progress > 0
+            && none_connected
+            && now.duration_since(self.last_progress) >= self.shared.timeout
     }
 
     /// True when this worker has nothing left to send and nothing in flight.

@@ -55,7 +55,10 @@ fn inspect(home: &Path, found_in: &str) -> Option<Jdk> {
     if version.is_empty() {
         return None;
     }
-    let implementor = [field("IMPLEMENTOR_VERSION"), field("IMPLEMENTOR")].into_iter().find(|text| !text.is_empty()).unwrap_or_default();
+    let implementor = [field("IMPLEMENTOR_VERSION"), field("IMPLEMENTOR")]
+        .into_iter()
+        .find(|text| !text.is_empty())
+        .unwrap_or_default();
     Some(Jdk { home, version, implementor, found_in: found_in.to_string() })
 }
 
@@ -74,9 +77,10 @@ fn java_on_path() -> Option<PathBuf> {
 pub fn discover() -> Vec<Jdk> {
     let mut candidates: Vec<(PathBuf, &str)> = Vec::new();
     if let Some(java) = java_on_path()
-        && let Some(home) = home_of_java(&java) {
-            candidates.push((home, "PATH"));
-        }
+        && let Some(home) = home_of_java(&java)
+    {
+        candidates.push((home, "PATH"));
+    }
     if let Some(home) = std::env::var_os("JAVA_HOME") {
         candidates.push((PathBuf::from(home), "JAVA_HOME"));
     }
@@ -93,9 +97,10 @@ pub fn discover() -> Vec<Jdk> {
     let mut found: Vec<Jdk> = Vec::new();
     for (home, label) in candidates {
         if let Some(jdk) = inspect(&home, label)
-            && !found.iter().any(|known| known.home == jdk.home) {
-                found.push(jdk);
-            }
+            && !found.iter().any(|known| known.home == jdk.home)
+        {
+            found.push(jdk);
+        }
     }
     found
 }
@@ -107,12 +112,11 @@ pub fn choose(wanted: Option<&str>, installed: &[Jdk]) -> anyhow::Result<Jdk> {
         installed.iter().map(|jdk| format!("{} ({})", jdk.version, jdk.home.display())).collect::<Vec<_>>().join(", ")
     };
     match wanted.map(str::trim) {
-        None | Some("") => installed
-            .iter()
-            .find(|jdk| jdk.found_in == "PATH")
-            .or_else(|| installed.first())
-            .cloned()
-            .ok_or_else(|| bad_input("no JDK found: install one (apt-get install openjdk-17-jdk-headless) or set JAVA_HOME")),
+        None | Some("") => {
+            installed.iter().find(|jdk| jdk.found_in == "PATH").or_else(|| installed.first()).cloned().ok_or_else(
+                || bad_input("no JDK found: install one (apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"),
+            )
+        }
         Some(text) if text.chars().all(|c| c.is_ascii_digit()) => {
             let major: u32 = text.parse().map_err(|_| bad_input(format!("jdk '{text}' is not a version number")))?;
             installed
@@ -120,20 +124,24 @@ pub fn choose(wanted: Option<&str>, installed: &[Jdk]) -> anyhow::Result<Jdk> {
                 .filter(|jdk| jdk.major() == major)
                 .max_by(|a, b| compare_versions(&a.version, &b.version))
                 .cloned()
-                .ok_or_else(|| bad_input(format!("no JDK {major} installed (found: {}); install it or give a JDK path", listing())))
+                .ok_or_else(|| {
+                    bad_input(format!("no JDK {major} installed (found: {}); install it or give a JDK path", listing()))
+                })
         }
         Some(text) => {
             let path = Path::new(text);
             let home = if path.is_file() { home_of_java(path) } else { Some(path.to_path_buf()) };
-            home.and_then(|home| inspect(&home, "plan"))
-                .ok_or_else(|| bad_input(format!("jdk '{text}' is not a JDK home (no bin/java and release file there)")))
+            home.and_then(|home| inspect(&home, "plan")).ok_or_else(|| {
+                bad_input(format!("jdk '{text}' is not a JDK home (no bin/java and release file there)"))
+            })
         }
     }
 }
 
 /// Order version strings numerically (`17.0.9` < `17.0.15`).
 fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
-    let numbers = |text: &str| -> Vec<u64> { text.split(['.', '_', '+', '-']).map(|part| part.parse().unwrap_or(0)).collect() };
+    let numbers =
+        |text: &str| -> Vec<u64> { text.split(['.', '_', '+', '-']).map(|part| part.parse().unwrap_or(0)).collect() };
     numbers(a).cmp(&numbers(b))
 }
 

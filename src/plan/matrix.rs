@@ -59,11 +59,8 @@ pub fn cells(plan: &Plan) -> Vec<Cell> {
         if cell.id.is_empty() {
             cell.id = "default".to_string();
         }
-        let safe: String = cell
-            .id
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || "._=,+-:".contains(c) { c } else { '_' })
-            .collect();
+        let safe: String =
+            cell.id.chars().map(|c| if c.is_ascii_alphanumeric() || "._=,+-:".contains(c) { c } else { '_' }).collect();
         let mut dir = safe.clone();
         let mut suffix = 2;
         while !used.insert(dir.clone()) {
@@ -89,12 +86,12 @@ pub fn select(cells: Vec<Cell>, only: &str, plan: &Plan) -> anyhow::Result<Vec<C
         })?;
         if !known.values.iter().any(|value| value.label == label) {
             let labels: Vec<&str> = known.values.iter().map(|value| value.label.as_str()).collect();
-            return Err(bad_input(format!("--only: axis '{axis}' has no label '{label}' (labels: {})", labels.join(", "))));
+            return Err(bad_input(format!(
+                "--only: axis '{axis}' has no label '{label}' (labels: {})",
+                labels.join(", ")
+            )));
         }
         wanted.insert(axis.to_string(), label.to_string());
     }
-    Ok(cells
-        .into_iter()
-        .filter(|cell| wanted.iter().all(|(axis, label)| cell.axes.get(axis) == Some(label)))
-        .collect())
+    Ok(cells.into_iter().filter(|cell| wanted.iter().all(|(axis, label)| cell.axes.get(axis) == Some(label))).collect())
 }

@@ -110,9 +110,15 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
     let at = |span: std::ops::Range<usize>, message: String| error_at(origin, text, span, message);
     let name = file.name.get_ref().trim().to_string();
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-        return Err(at(file.name.span(), format!("name '{name}' must be non-empty, without slashes (it names the results directory)")));
+        return Err(at(
+            file.name.span(),
+            format!("name '{name}' must be non-empty, without slashes (it names the results directory)"),
+        ));
     }
-    let duration_of = |value: &Option<toml::Spanned<String>>, key: &str, default: Duration| -> anyhow::Result<Duration> {
+    let duration_of = |value: &Option<toml::Spanned<String>>,
+                       key: &str,
+                       default: Duration|
+     -> anyhow::Result<Duration> {
         match value {
             None => Ok(default),
             Some(spanned) => parse_duration(key, spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string())),
@@ -125,7 +131,10 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
         return Err(at(target.command.span(), "target.command is empty".to_string()));
     }
     if !target.ready.get_ref().starts_with("http://") {
-        return Err(at(target.ready.span(), "target.ready must be an http:// URL that answers 2xx when ready".to_string()));
+        return Err(at(
+            target.ready.span(),
+            "target.ready must be an http:// URL that answers 2xx when ready".to_string(),
+        ));
     }
     let workdir = match &target.workdir {
         Some(dir) => base.join(dir),
@@ -171,7 +180,10 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
                 },
             };
             if parsed.label.trim().is_empty() || parsed.label.contains(',') {
-                return Err(at(value.span(), format!("axis '{axis_name}': label '{}' must be non-empty without ','", parsed.label)));
+                return Err(at(
+                    value.span(),
+                    format!("axis '{axis_name}': label '{}' must be non-empty without ','", parsed.label),
+                ));
             }
             if !labels.insert(parsed.label.clone()) {
                 return Err(at(value.span(), format!("axis '{axis_name}': duplicate label '{}'", parsed.label)));
@@ -194,7 +206,9 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
     }
     let run = &file.run;
     let repeats = match &run.repeats {
-        Some(spanned) if *spanned.get_ref() == 0 => return Err(at(spanned.span(), "run.repeats must be at least 1".to_string())),
+        Some(spanned) if *spanned.get_ref() == 0 => {
+            return Err(at(spanned.span(), "run.repeats must be at least 1".to_string()));
+        }
         Some(spanned) => *spanned.get_ref(),
         None => 1,
     };
@@ -203,13 +217,22 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
         Some(spanned) => match spanned.get_ref().as_str() {
             "interleaved" => Order::Interleaved,
             "sequential" => Order::Sequential,
-            other => return Err(at(spanned.span(), format!("run.order '{other}' must be \"interleaved\" or \"sequential\""))),
+            other => {
+                return Err(at(
+                    spanned.span(),
+                    format!("run.order '{other}' must be \"interleaved\" or \"sequential\""),
+                ));
+            }
         },
     };
     if let Some(cost_axis) = &run.cost_axis
-        && !axis_names.contains(cost_axis.get_ref()) {
-            return Err(at(cost_axis.span(), format!("run.cost_axis '{}' is not an axis of this plan", cost_axis.get_ref())));
-        }
+        && !axis_names.contains(cost_axis.get_ref())
+    {
+        return Err(at(
+            cost_axis.span(),
+            format!("run.cost_axis '{}' is not an axis of this plan", cost_axis.get_ref()),
+        ));
+    }
     let run_settings = RunSettings {
         repeats,
         order,
@@ -244,16 +267,23 @@ fn parse_phase(origin: &str, text: &str, base: &Path, phase: &PhaseFile) -> anyh
         }],
         (None, Some(mix)) => {
             if phase.method.is_some() || !phase.headers.is_empty() || phase.body.is_some() {
-                return Err(at(name_span, format!("phase '{name}': method, headers and body go into the mix file's [[request]]s")));
+                return Err(at(
+                    name_span,
+                    format!("phase '{name}': method, headers and body go into the mix file's [[request]]s"),
+                ));
             }
-            crate::load::mix::load_mix(&base.join(mix)).map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?
+            crate::load::mix::load_mix(&base.join(mix))
+                .map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?
         }
     };
     // Compile once with a stand-in port so bad URLs, headers and templates are caught before anything starts.
     let probe: Vec<RequestSpec> = requests.iter().map(|request| with_port(request, 1)).collect();
     RequestSet::compile(&probe).map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?;
     let duration = match &phase.duration {
-        Some(spanned) => Some(parse_duration(&format!("phase '{name}' duration"), spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string()))?),
+        Some(spanned) => Some(
+            parse_duration(&format!("phase '{name}' duration"), spanned.get_ref())
+                .map_err(|err| at(spanned.span(), err.to_string()))?,
+        ),
         None => None,
     };
     if phase.requests.is_none() && duration.is_none() {
@@ -269,11 +299,14 @@ fn parse_phase(origin: &str, text: &str, base: &Path, phase: &PhaseFile) -> anyh
         return Err(at(name_span, format!("phase '{name}': rate must be a positive number of requests per second")));
     }
     let timeout = match &phase.timeout {
-        Some(spanned) => parse_duration(&format!("phase '{name}' timeout"), spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string()))?,
+        Some(spanned) => parse_duration(&format!("phase '{name}' timeout"), spanned.get_ref())
+            .map_err(|err| at(spanned.span(), err.to_string()))?,
         None => Duration::from_secs(5),
     };
     let ok_status = match &phase.ok_status {
-        Some(spanned) => OkStatus::parse(spanned.get_ref()).map_err(|err| at(spanned.span(), format!("phase '{name}': {err}")))?,
+        Some(spanned) => {
+            OkStatus::parse(spanned.get_ref()).map_err(|err| at(spanned.span(), format!("phase '{name}': {err}")))?
+        }
         None => OkStatus::default(),
     };
     Ok(Phase {
@@ -303,7 +336,14 @@ pub fn with_port(request: &RequestSpec, port: u16) -> RequestSpec {
 
 fn slo_expressions(origin: &str, text: &str, slo: &SloFile) -> anyhow::Result<Vec<String>> {
     let mut expressions = Vec::new();
-    let latency = [("p50", &slo.p50), ("p90", &slo.p90), ("p99", &slo.p99), ("p999", &slo.p999), ("max", &slo.max), ("mean", &slo.mean)];
+    let latency = [
+        ("p50", &slo.p50),
+        ("p90", &slo.p90),
+        ("p99", &slo.p99),
+        ("p999", &slo.p999),
+        ("max", &slo.max),
+        ("mean", &slo.mean),
+    ];
     for (metric, value) in latency {
         if let Some(value) = value {
             expressions.push((format!("{metric}<={}", value.get_ref()), value.span()));

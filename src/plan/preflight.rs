@@ -48,7 +48,8 @@ pub fn check(java: &Path, options: &[String]) -> Preflight {
             .filter(|line| !line.starts_with("Error: A fatal exception has occurred"))
             .take(3)
             .collect();
-        let message = if message.is_empty() { format!("the JVM exited with {}", output.status) } else { message.join("; ") };
+        let message =
+            if message.is_empty() { format!("the JVM exited with {}", output.status) } else { message.join("; ") };
         return Preflight::Invalid(message);
     }
     let flags = parse_flags(&stdout);
@@ -60,7 +61,9 @@ pub fn check(java: &Path, options: &[String]) -> Preflight {
         "Parallel"
     } else if enabled("UseG1GC") {
         "G1"
-    } else if enabled("UseZGC") && (enabled("ZGenerational") || !flags.contains_key("ZGenerational") && java_major(&stderr) >= 23) {
+    } else if enabled("UseZGC")
+        && (enabled("ZGenerational") || !flags.contains_key("ZGenerational") && java_major(&stderr) >= 23)
+    {
         "ZGC (generational)"
     } else if enabled("UseZGC") {
         "ZGC"

@@ -54,7 +54,9 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
 /// leading `java` → the cell's JDK.
 pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
     let fill = |text: &str| {
-        text.replace("{port}", port).replace("{java}", &jdk.java().display().to_string()).replace("{dir}", &dir.display().to_string())
+        text.replace("{port}", port)
+            .replace("{java}", &jdk.java().display().to_string())
+            .replace("{dir}", &dir.display().to_string())
     };
     let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill(option)).collect();
     options.extend(telemetry_options(dir, plan.target.exit_on_oom));
@@ -116,8 +118,14 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
             meta.status = Status::Failed;
-            let cause = crash_cause(&launch.stdout, &launch.stderr, &dir).or_else(|| last_line(&launch.stderr)).or_else(|| last_line(&launch.stdout));
-            meta.cause = Some(format!("exited before it was ready ({}){}", exit.describe(), cause.map(|c| format!(": {c}")).unwrap_or_default()));
+            let cause = crash_cause(&launch.stdout, &launch.stderr, &dir)
+                .or_else(|| last_line(&launch.stderr))
+                .or_else(|| last_line(&launch.stdout));
+            meta.cause = Some(format!(
+                "exited before it was ready ({}){}",
+                exit.describe(),
+                cause.map(|c| format!(": {c}")).unwrap_or_default()
+            ));
             meta.exit = Some(exit);
         }
         Readiness::TimedOut => {
@@ -156,7 +164,13 @@ fn last_line(path: &Path) -> Option<String> {
 }
 
 /// Run the phases in order while the target is watched; stops at Ctrl-C or when the target dies.
-fn drive_phases(run: &CellRun<'_>, target: &Arc<Mutex<RunningTarget>>, dir: &Path, port: u16, meta: &mut RepMeta) -> anyhow::Result<()> {
+fn drive_phases(
+    run: &CellRun<'_>,
+    target: &Arc<Mutex<RunningTarget>>,
+    dir: &Path,
+    port: u16,
+    meta: &mut RepMeta,
+) -> anyhow::Result<()> {
     let pid = target.lock().expect("target").pid;
     let watch = JvmWatch::start(pid, Duration::from_secs(1), Some(dir.join("gcstat.csv")), Duration::from_secs(5)).ok();
     if watch.is_none() {

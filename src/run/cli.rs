@@ -17,7 +17,9 @@ use crate::plan::preflight::Preflight;
 use crate::plan::{Plan, load_plan};
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  jload run plans/quickstart.toml\n  jload run plans/heap-sweep.toml --only 'gc=G1' --repeats 1\n  jload run --resume results/heap-sweep-20261122-101500")]
+#[command(
+    after_help = "Examples:\n  jload run plans/quickstart.toml\n  jload run plans/heap-sweep.toml --only 'gc=G1' --repeats 1\n  jload run --resume results/heap-sweep-20261122-101500"
+)]
 pub struct RunArgs {
     /// The plan file (TOML, see docs/plan.md).
     #[arg(required_unless_present = "resume")]
@@ -75,7 +77,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         Some(dir) => {
             let copy = dir.join("plan.toml");
             if !copy.is_file() {
-                return Err(bad_input(format!("--resume {}: not a jload results directory (no plan.toml)", dir.display())));
+                return Err(bad_input(format!(
+                    "--resume {}: not a jload results directory (no plan.toml)",
+                    dir.display()
+                )));
             }
             (load_plan(&copy)?, ResultsDir::new(dir.clone()), true)
         }
@@ -88,7 +93,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
                 }
                 plan.run.repeats = repeats;
             }
-            let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{}", plan.name, timestamp())));
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{}", plan.name, timestamp())));
             (plan, ResultsDir::new(out), false)
         }
     };
@@ -108,7 +116,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let seed = args.seed.unwrap_or_else(super::cell::unix_now);
     if !resuming {
         if results.root.exists() && std::fs::read_dir(&results.root)?.next().is_some() {
-            return Err(bad_input(format!("--out {} exists and is not empty; choose another directory or use --resume", results.root.display())));
+            return Err(bad_input(format!(
+                "--out {} exists and is not empty; choose another directory or use --resume",
+                results.root.display()
+            )));
         }
         std::fs::create_dir_all(&results.root)?;
         let source = std::fs::read(args.plan.as_ref().expect("plan"))?;
@@ -121,7 +132,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     signal_hook::flag::register(SIGINT, stop.clone())?;
     let interrupted = sweep(&plan, &prepared, &results, seed, &stop)?;
     if interrupted {
-        eprintln!("jload: interrupted; finished work is kept. Continue with: jload run --resume {}", results.root.display());
+        eprintln!(
+            "jload: interrupted; finished work is kept. Continue with: jload run --resume {}",
+            results.root.display()
+        );
         return Ok(130);
     }
     eprintln!("jload: results in {}", results.root.display());
@@ -146,7 +160,13 @@ fn write_reports(results: &ResultsDir) {
 }
 
 fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
-    println!("plan '{}': {} cell(s) × {} repeat(s), {:?} order", plan.name, prepared.len(), plan.run.repeats, plan.run.order);
+    println!(
+        "plan '{}': {} cell(s) × {} repeat(s), {:?} order",
+        plan.name,
+        prepared.len(),
+        plan.run.repeats,
+        plan.run.order
+    );
     if let Some(build) = &plan.target.build {
         println!("build: {build}");
     }
@@ -174,7 +194,12 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
             (None, None) => String::new(),
         };
         let model = phase.rate.map(|rate| format!(" at {rate} req/s")).unwrap_or_default();
-        println!("\nphase {}{}: {} × {} connections, {bound}{model}", phase.name, if phase.measure { "" } else { " (not measured)" },
-            phase.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "), phase.connections);
+        println!(
+            "\nphase {}{}: {} × {} connections, {bound}{model}",
+            phase.name,
+            if phase.measure { "" } else { " (not measured)" },
+            phase.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "),
+            phase.connections
+        );
     }
 }

@@ -79,9 +79,7 @@ impl RunningTarget {
                 Ok(())
             });
         }
-        let child = command
-            .spawn()
-            .map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
+        let child = command.spawn().map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
         Ok(RunningTarget { pid: child.id(), child, started: Instant::now(), exit: None })
     }
 
@@ -108,9 +106,10 @@ impl RunningTarget {
     /// The exit, if the process has ended.
     pub fn exited(&mut self) -> Option<ExitInfo> {
         if self.exit.is_none()
-            && let Ok(Some(status)) = self.child.try_wait() {
-                self.exit = Some(ExitInfo { code: status.code(), signal: status.signal(), stopped_by_jload: false });
-            }
+            && let Ok(Some(status)) = self.child.try_wait()
+        {
+            self.exit = Some(ExitInfo { code: status.code(), signal: status.signal(), stopped_by_jload: false });
+        }
         self.exit.clone()
     }
 
@@ -173,8 +172,9 @@ pub fn crash_cause(stdout: &Path, stderr: &Path, cell_dir: &Path) -> Option<Stri
             return Some(format!("OutOfMemoryError: {}", line.trim()));
         }
     }
-    let hs_err = std::fs::read_dir(cell_dir).ok()?.filter_map(Result::ok).find(|entry| {
-        entry.file_name().to_string_lossy().starts_with("hs_err_pid")
-    })?;
+    let hs_err = std::fs::read_dir(cell_dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|entry| entry.file_name().to_string_lossy().starts_with("hs_err_pid"))?;
     Some(format!("JVM fatal error, see {}", hs_err.path().display()))
 }

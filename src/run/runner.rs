@@ -32,9 +32,18 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>) -> anyhow::Result<Vec<PreparedCell
     let mut prepared = Vec::new();
     for cell in cells {
         let jdk = jdks::choose(cell.jdk.as_deref().or(plan.target.jdk.as_deref()), &installed)?;
-        let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| option.replace("{port}", "1").replace("{dir}", &std::env::temp_dir().display().to_string()))
+        let mut options: Vec<String> = plan
+            .target
+            .jvm
+            .iter()
+            .chain(cell.jvm.iter())
+            .map(|option| option.replace("{port}", "1").replace("{dir}", &std::env::temp_dir().display().to_string()))
             .collect();
-        options.extend(telemetry_options(&std::env::temp_dir(), plan.target.exit_on_oom).into_iter().filter(|option| !option.starts_with("-Xlog")));
+        options.extend(
+            telemetry_options(&std::env::temp_dir(), plan.target.exit_on_oom)
+                .into_iter()
+                .filter(|option| !option.starts_with("-Xlog")),
+        );
         let key = (jdk.home.clone(), options.clone());
         let outcome = checked.entry(key).or_insert_with(|| preflight::check(&jdk.java(), &options)).clone();
         prepared.push(PreparedCell { cell, jdk, preflight: outcome });
@@ -117,12 +126,20 @@ fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, mess
 }
 
 /// Run every cell-repeat of `prepared` not already final in `results`. Returns true when interrupted.
-pub fn sweep(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir, seed: u64, stop: &Arc<AtomicBool>) -> anyhow::Result<bool> {
+pub fn sweep(
+    plan: &Plan,
+    prepared: &[PreparedCell],
+    results: &ResultsDir,
+    seed: u64,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<bool> {
     let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
     let slots = schedule(prepared.len(), plan.run.repeats, plan.run.order, seed);
     let pending: Vec<(usize, u32)> = slots
         .into_iter()
-        .filter(|&(index, rep)| !results.read_meta(&prepared[index].cell.dir, rep).is_some_and(|meta| meta.status.is_final()))
+        .filter(|&(index, rep)| {
+            !results.read_meta(&prepared[index].cell.dir, rep).is_some_and(|meta| meta.status.is_final())
+        })
         .collect();
     let total = pending.len();
     let show_progress = std::io::stderr().is_terminal();

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::store::{CellSummary, PhaseRecord, RepSummary, ResultsDir, Status, Summary, SUMMARY_VERSION};
+use super::store::{CellSummary, PhaseRecord, RepSummary, ResultsDir, SUMMARY_VERSION, Status, Summary};
 use crate::load::summary::format_ms;
 use crate::plan::Plan;
 use crate::plan::matrix::Cell;
@@ -22,11 +22,20 @@ pub fn build_summary(plan: &Plan, cells: &[Cell], results: &ResultsDir) -> Summa
                         let phases = plan
                             .phases
                             .iter()
-                            .filter_map(|phase| results.read_phase(&cell.dir, rep, &phase.name).map(|record| (phase.name.clone(), record)))
+                            .filter_map(|phase| {
+                                results
+                                    .read_phase(&cell.dir, rep, &phase.name)
+                                    .map(|record| (phase.name.clone(), record))
+                            })
                             .collect();
                         RepSummary { rep, status: meta.status, cause: meta.cause, phases }
                     }
-                    None => RepSummary { rep, status: Status::Incomplete, cause: Some("not run yet".to_string()), phases: BTreeMap::new() },
+                    None => RepSummary {
+                        rep,
+                        status: Status::Incomplete,
+                        cause: Some("not run yet".to_string()),
+                        phases: BTreeMap::new(),
+                    },
                 })
                 .collect();
             CellSummary { id: cell.id.clone(), axes: cell.axes.clone(), status: cell_status(&reps), flags, reps }
@@ -59,7 +68,9 @@ pub fn cell_label(summary: &Summary, cell: &CellSummary) -> String {
     let varying: Vec<&String> = summary
         .axes
         .iter()
-        .filter(|axis| summary.cells.iter().map(|other| other.axes.get(*axis)).collect::<std::collections::HashSet<_>>().len() > 1)
+        .filter(|axis| {
+            summary.cells.iter().map(|other| other.axes.get(*axis)).collect::<std::collections::HashSet<_>>().len() > 1
+        })
         .collect();
     let shown: Vec<String> = summary
         .axes
@@ -98,10 +109,18 @@ const ROWS: &[Row] = &[
     ("max ms", |r| med(r, |x| Some(x.bench.latency_ms.max)).map(format_ms)),
     ("errors", |r| med(r, |x| Some(x.bench.errors.total as f64)).map(|v| format!("{v:.0}"))),
     ("YGC/YGCT s", |r| {
-        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.collections.ygc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.collections.ygct_s)?))
+        Some(format!(
+            "{:.0}/{:.3}",
+            med(r, |x| x.jvm.as_ref()?.collections.ygc.map(|v| v as f64))?,
+            med(r, |x| x.jvm.as_ref()?.collections.ygct_s)?
+        ))
     }),
     ("FGC/FGCT s", |r| {
-        Some(format!("{:.0}/{:.3}", med(r, |x| x.jvm.as_ref()?.collections.fgc.map(|v| v as f64))?, med(r, |x| x.jvm.as_ref()?.collections.fgct_s)?))
+        Some(format!(
+            "{:.0}/{:.3}",
+            med(r, |x| x.jvm.as_ref()?.collections.fgc.map(|v| v as f64))?,
+            med(r, |x| x.jvm.as_ref()?.collections.fgct_s)?
+        ))
     }),
     ("GC pause %", |r| med(r, |x| x.jvm.as_ref()?.paused_pct()).map(|v| format!("{v:.2}"))),
 ];
@@ -114,21 +133,29 @@ pub fn phase_tables(summary: &Summary) -> String {
         if !measured {
             continue;
         }
-        let mut table: Vec<Vec<String>> = vec![std::iter::once(phase.to_string()).chain(labels.iter().cloned()).collect()];
+        let mut table: Vec<Vec<String>> =
+            vec![std::iter::once(phase.to_string()).chain(labels.iter().cloned()).collect()];
         for (name, compute) in ROWS {
             let mut row = vec![name.to_string()];
             for cell in &summary.cells {
                 let value = match cell.status {
-                    Status::Crashed | Status::Failed if records(cell, phase).is_empty() => format!("{:?}", cell.status).to_lowercase(),
+                    Status::Crashed | Status::Failed if records(cell, phase).is_empty() => {
+                        format!("{:?}", cell.status).to_lowercase()
+                    }
                     _ => compute(&records(cell, phase)).unwrap_or_else(|| "-".to_string()),
                 };
                 row.push(value);
             }
             table.push(row);
         }
-        let widths: Vec<usize> = (0..table[0].len()).map(|column| table.iter().map(|row| row[column].len()).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> =
+            (0..table[0].len()).map(|column| table.iter().map(|row| row[column].len()).max().unwrap_or(0)).collect();
         for row in &table {
-            let line: Vec<String> = row.iter().enumerate().map(|(column, cell)| format!("{cell:>width$}", width = widths[column])).collect();
+            let line: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(column, cell)| format!("{cell:>width$}", width = widths[column]))
+                .collect();
             let _ = writeln!(out, "  {}", line.join("  "));
         }
         let _ = writeln!(out);

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -81,7 +81,8 @@ where
                 break;
             }
             let Ok(stream) = stream else { continue };
-            let (handler, requests, paths, stop) = (handler.clone(), requests_c.clone(), paths_c.clone(), stop_c.clone());
+            let (handler, requests, paths, stop) =
+                (handler.clone(), requests_c.clone(), paths_c.clone(), stop_c.clone());
             thread::spawn(move || connection(stream, &*handler, &requests, &paths, &stop));
         }
     });

@@ -17,11 +17,7 @@ pub fn log_file_from_args(args: &[String], pid: u32) -> Option<PathBuf> {
     })?;
     let name = name.replace("%p", &pid.to_string());
     let path = absolute(PathBuf::from(name), pid);
-    if path.to_string_lossy().contains("%t") {
-        newest_match_for_start_time(&path)
-    } else {
-        Some(path)
-    }
+    if path.to_string_lossy().contains("%t") { newest_match_for_start_time(&path) } else { Some(path) }
 }
 
 /// `what:output:decorators:options` → the output file when `what` selects gc messages.
@@ -124,10 +120,7 @@ mod tests {
     fn the_forms_of_the_file_option() {
         let pid = u32::MAX; // no such process: relative paths stay relative
         let found = |list: &[&str]| log_file_from_args(&args(list), pid);
-        assert_eq!(
-            found(&["-Xlog:gc*,safepoint:file=/tmp/gc.log:time,uptime,level,tags"]),
-            Some("/tmp/gc.log".into())
-        );
+        assert_eq!(found(&["-Xlog:gc*,safepoint:file=/tmp/gc.log:time,uptime,level,tags"]), Some("/tmp/gc.log".into()));
         assert_eq!(found(&["-Xlog:gc:/var/log/gc.log"]), Some("/var/log/gc.log".into()));
         assert_eq!(
             found(&["-Xlog:gc:file=\"/tmp/with space:colon.log\":uptime"]),
@@ -138,10 +131,7 @@ mod tests {
             Some("/tmp/h.log".into())
         );
         assert_eq!(found(&["-Xloggc:old.log"]), Some("old.log".into()));
-        assert_eq!(
-            found(&["-Xlog:gc:file=/tmp/gc-%p.log"]),
-            Some(format!("/tmp/gc-{pid}.log").into())
-        );
+        assert_eq!(found(&["-Xlog:gc:file=/tmp/gc-%p.log"]), Some(format!("/tmp/gc-{pid}.log").into()));
     }
 
     #[test]
@@ -155,11 +145,7 @@ mod tests {
         assert_eq!(found(&["-Xmx1g", "-jar", "app.jar"]), None);
         // The first option that writes gc messages to a file wins.
         assert_eq!(
-            found(&[
-                "-Xlog:gc",
-                "-Xlog:safepoint:file=/tmp/a.log",
-                "-Xlog:all=warning:file=/tmp/b.log"
-            ]),
+            found(&["-Xlog:gc", "-Xlog:safepoint:file=/tmp/a.log", "-Xlog:all=warning:file=/tmp/b.log"]),
             Some("/tmp/b.log".into())
         );
     }
@@ -169,10 +155,7 @@ mod tests {
         assert!(fits_time_pattern("gc-%t.log", "gc-2026-11-22_02-01-51.log"));
         assert!(!fits_time_pattern("gc-%t.log", "gc-2026-11-22_02-01-51.log.0"));
         assert!(!fits_time_pattern("gc-%t.log", "gc-2026-11-22.log"));
-        assert!(fits_time_pattern(
-            "gc-%t-%t",
-            "gc-2026-11-22_02-01-51-2026-11-22_02-01-52"
-        ));
+        assert!(fits_time_pattern("gc-%t-%t", "gc-2026-11-22_02-01-51-2026-11-22_02-01-52"));
         let directory = std::env::temp_dir().join(format!("jload-gclog-args-{}", std::process::id()));
         fs::create_dir_all(&directory).unwrap();
         for name in ["gc-2026-11-22_02-01-51.log", "gc-2026-11-23_00-00-00.log", "other.log"] {

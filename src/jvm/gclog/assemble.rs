@@ -68,11 +68,7 @@ impl Assembler {
         self.log.unparsed_lines += 1;
         if self.log.unparsed_samples.len() < UNPARSED_SAMPLES {
             let text = raw.chars().take(200).collect();
-            self.log.unparsed_samples.push(UnparsedLine {
-                file: file.map(Path::to_path_buf),
-                line: line_no,
-                text,
-            });
+            self.log.unparsed_samples.push(UnparsedLine { file: file.map(Path::to_path_buf), line: line_no, text });
         }
     }
 
@@ -122,16 +118,8 @@ impl Assembler {
                 self.cycle_starts.insert(gc_id, time);
             }
             Event::CycleEnd(end) => self.add_cycle(end, time),
-            Event::ConcurrentPhase {
-                gc_id,
-                duration_ms,
-                heap,
-            } => {
-                self.phases.entry(gc_id).or_default().push(Phase {
-                    end_s: time,
-                    duration_ms,
-                    heap,
-                });
+            Event::ConcurrentPhase { gc_id, duration_ms, heap } => {
+                self.phases.entry(gc_id).or_default().push(Phase { end_s: time, duration_ms, heap });
             }
             Event::MarkAbort { gc_id } => {
                 self.aborted_marks.insert(gc_id);
@@ -223,9 +211,7 @@ impl Assembler {
                 aborted: false,
             });
         }
-        self.log
-            .concurrent
-            .sort_by(|a, b| a.start_s.unwrap_or(f64::MAX).total_cmp(&b.start_s.unwrap_or(f64::MAX)));
+        self.log.concurrent.sort_by(|a, b| a.start_s.unwrap_or(f64::MAX).total_cmp(&b.start_s.unwrap_or(f64::MAX)));
         self.log
     }
 }

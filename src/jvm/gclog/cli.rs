@@ -59,10 +59,7 @@ pub fn run(args: GclogArgs) -> anyhow::Result<i32> {
     let summary = log.summary(window);
     let shown = events_in_window(&log, window);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&JsonReport { log: &shown, summary })?
-        );
+        println!("{}", serde_json::to_string_pretty(&JsonReport { log: &shown, summary })?);
     } else {
         print_report(&shown, &summary, args.pauses);
     }
@@ -78,9 +75,9 @@ fn window(from: Option<f64>, to: Option<f64>) -> anyhow::Result<Option<(f64, f64
     }
     match (from, to) {
         (None, None) => Ok(None),
-        (Some(from), Some(to)) if from > to => Err(bad_input(format!(
-            "--from {from} is after --to {to}: give the earlier uptime to --from"
-        ))),
+        (Some(from), Some(to)) if from > to => {
+            Err(bad_input(format!("--from {from} is after --to {to}: give the earlier uptime to --from")))
+        }
         (from, to) => Ok(Some((from.unwrap_or(0.0), to.unwrap_or(f64::MAX)))),
     }
 }
@@ -90,19 +87,14 @@ fn events_in_window(log: &GcLog, window: Option<(f64, f64)>) -> GcLog {
     let mut shown = log.clone();
     shown.pauses.retain(|pause| in_window(pause.start_s, window));
     shown.concurrent.retain(|cycle| in_window(cycle.start_s, window));
-    shown
-        .safepoints
-        .retain(|safepoint| in_window(safepoint.start_s, window));
+    shown.safepoints.retain(|safepoint| in_window(safepoint.start_s, window));
     shown
 }
 
 /// The GC log file named on the command line of the running process `pid`.
 fn log_file_of_process(pid: u32) -> anyhow::Result<PathBuf> {
-    let cmdline = fs::read(format!("/proc/{pid}/cmdline")).map_err(|err| {
-        bad_input(format!(
-            "cannot read the command line of pid {pid}: {err}; is it running?"
-        ))
-    })?;
+    let cmdline = fs::read(format!("/proc/{pid}/cmdline"))
+        .map_err(|err| bad_input(format!("cannot read the command line of pid {pid}: {err}; is it running?")))?;
     let args: Vec<String> = cmdline
         .split(|&byte| byte == 0)
         .filter(|arg| !arg.is_empty())
@@ -125,12 +117,7 @@ mod tests {
         assert_eq!(window(Some(1.5), Some(3.0)).unwrap(), Some((1.5, 3.0)));
         assert_eq!(window(Some(2.0), None).unwrap(), Some((2.0, f64::MAX)));
         assert_eq!(window(None, Some(2.0)).unwrap(), Some((0.0, 2.0)));
-        assert!(
-            window(Some(3.0), Some(1.0))
-                .unwrap_err()
-                .to_string()
-                .contains("--from 3 is after --to 1")
-        );
+        assert!(window(Some(3.0), Some(1.0)).unwrap_err().to_string().contains("--from 3 is after --to 1"));
         assert!(window(Some(-1.0), None).is_err());
     }
 }

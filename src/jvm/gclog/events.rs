@@ -23,11 +23,7 @@ pub enum Event {
     /// A collection cycle ends.
     CycleEnd(CycleEnd),
     /// A finished concurrent phase: `Concurrent marking 15.2ms`, `Concurrent cleanup 21M->7M(64M) 0.013ms`.
-    ConcurrentPhase {
-        gc_id: u64,
-        duration_ms: f64,
-        heap: Option<HeapChange>,
-    },
+    ConcurrentPhase { gc_id: u64, duration_ms: f64, heap: Option<HeapChange> },
     /// G1 `Concurrent Mark Abort`.
     MarkAbort { gc_id: u64 },
     /// Old generation occupancy around a collection: Serial `Tenured:`, Parallel `ParOldGen:` (MB).
@@ -89,10 +85,7 @@ fn recognise_collection_line(text: &str) -> Event {
     if let Some(pause) = body.strip_prefix("Pause ") {
         return parse_pause(gc_id, generation, pause).unwrap_or(Event::Unreadable);
     }
-    if let Some(change) = body
-        .strip_prefix("Tenured: ")
-        .or_else(|| body.strip_prefix("ParOldGen: "))
-    {
+    if let Some(change) = body.strip_prefix("Tenured: ").or_else(|| body.strip_prefix("ParOldGen: ")) {
         return parse_heap_change(change.trim())
             .map_or(Event::Unreadable, |change| Event::OldGeneration { gc_id, change });
     }
@@ -111,11 +104,7 @@ fn recognise_collection_line(text: &str) -> Event {
 
 /// ZGC generational prefixes: `y: ` (minor collection), `Y: ` (young in a major one), `O: ` (old).
 fn split_generation(text: &str) -> (Option<Generation>, &str) {
-    for (prefix, generation) in [
-        ("y: ", Generation::Young),
-        ("Y: ", Generation::Young),
-        ("O: ", Generation::Old),
-    ] {
+    for (prefix, generation) in [("y: ", Generation::Young), ("Y: ", Generation::Young), ("O: ", Generation::Old)] {
         if let Some(rest) = text.strip_prefix(prefix) {
             return (Some(generation), rest);
         }
@@ -134,16 +123,10 @@ fn parse_pause(gc_id: u64, generation: Option<Generation>, text: &str) -> Option
     let mut groups = title.groups.iter().map(|group| group.to_string()).peekable();
     let g1_type = groups.next_if(|group| G1_YOUNG_TYPES.contains(&group.as_str()));
     let kind = pause_kind(title.words, g1_type.as_deref());
-    let cause = if matches!(kind, PauseKind::Young | PauseKind::Mixed | PauseKind::Full) {
-        groups.next()
-    } else {
-        None
-    };
-    let mut details: Vec<String> = g1_type
-        .into_iter()
-        .filter(|t| !matches!(t.as_str(), "Normal" | "Mixed"))
-        .chain(groups)
-        .collect();
+    let cause =
+        if matches!(kind, PauseKind::Young | PauseKind::Mixed | PauseKind::Full) { groups.next() } else { None };
+    let mut details: Vec<String> =
+        g1_type.into_iter().filter(|t| !matches!(t.as_str(), "Normal" | "Mixed")).chain(groups).collect();
     if kind == PauseKind::Other {
         details.insert(0, title.words.to_string());
     }
@@ -204,11 +187,7 @@ fn recognise_cycle_or_phase(gc_id: u64, has_generation: bool, body: &str) -> Eve
     if title.words.starts_with("Concurrent ")
         && let Some((heap, Some(duration_ms))) = parse_figures(title.rest)
     {
-        return Event::ConcurrentPhase {
-            gc_id,
-            duration_ms,
-            heap,
-        };
+        return Event::ConcurrentPhase { gc_id, duration_ms, heap };
     }
     Event::Other
 }
@@ -223,14 +202,7 @@ fn parse_cycle(gc_id: u64, title: &Title<'_>) -> Option<Event> {
     if heap.is_none() && duration_ms.is_none() && !aborted {
         return Some(Event::CycleStart { gc_id, cause });
     }
-    Some(Event::CycleEnd(CycleEnd {
-        gc_id,
-        name: title.words.to_string(),
-        cause,
-        heap,
-        duration_ms,
-        aborted,
-    }))
+    Some(Event::CycleEnd(CycleEnd { gc_id, name: title.words.to_string(), cause, heap, duration_ms, aborted }))
 }
 
 /// The text after `Safepoint "`: `G1CollectForAllocation", Time since last: 858817347 ns, Reaching safepoint: 4487
@@ -266,9 +238,7 @@ fn parse_safepoint(text: &str) -> Option<Safepoint> {
             _ => {}
         }
     }
-    let complete = [safepoint.total_ms, safepoint.reaching_ms, safepoint.at_safepoint_ms]
-        .iter()
-        .all(|v| v.is_finite());
+    let complete = [safepoint.total_ms, safepoint.reaching_ms, safepoint.at_safepoint_ms].iter().all(|v| v.is_finite());
     complete.then_some(safepoint)
 }
 
@@ -295,14 +265,8 @@ mod tests {
             (Some(18.0), Some(12.0), Some(61.0), 9.976)
         );
         let full = pause("GC(10) Pause Full (System.gc()) 25M->14M(61M) 1.377ms");
-        assert_eq!(
-            (full.kind, full.cause.as_deref(), full.detail),
-            (PauseKind::Full, Some("System.gc()"), None)
-        );
-        assert_eq!(
-            pause("GC(8) Pause Full (Ergonomics) 49M->41M(61M) 14,972ms").duration_ms,
-            14.972
-        );
+        assert_eq!((full.kind, full.cause.as_deref(), full.detail), (PauseKind::Full, Some("System.gc()"), None));
+        assert_eq!(pause("GC(8) Pause Full (Ergonomics) 49M->41M(61M) 14,972ms").duration_ms, 14.972);
     }
 
     #[test]
@@ -317,27 +281,13 @@ mod tests {
         );
         assert_eq!(start.kind, PauseKind::Young);
         assert_eq!(start.cause.as_deref(), Some("G1 Humongous Allocation"));
-        assert_eq!(
-            start.detail.as_deref(),
-            Some("Concurrent Start, Evacuation Failure: Allocation")
-        );
-        assert_eq!(
-            pause("GC(1) Pause Young (Normal) (G1 Evacuation Pause) 28M->1M(64M) 1.143ms").detail,
-            None
-        );
+        assert_eq!(start.detail.as_deref(), Some("Concurrent Start, Evacuation Failure: Allocation"));
+        assert_eq!(pause("GC(1) Pause Young (Normal) (G1 Evacuation Pause) 28M->1M(64M) 1.143ms").detail, None);
         let remark = pause("GC(6) Pause Remark 29M->29M(64M) 0.657ms");
+        assert_eq!((remark.kind, remark.cause, remark.gc_id), (PauseKind::Remark, None, Some(6)));
+        assert_eq!(pause("GC(6) Pause Cleanup 41M->41M(64M) 0.102ms").kind, PauseKind::Cleanup);
         assert_eq!(
-            (remark.kind, remark.cause, remark.gc_id),
-            (PauseKind::Remark, None, Some(6))
-        );
-        assert_eq!(
-            pause("GC(6) Pause Cleanup 41M->41M(64M) 0.102ms").kind,
-            PauseKind::Cleanup
-        );
-        assert_eq!(
-            pause("GC(9) Pause Full (G1 Compaction Pause) 42M->13M(54M) 3.442ms")
-                .cause
-                .as_deref(),
+            pause("GC(9) Pause Full (G1 Compaction Pause) 42M->13M(54M) 3.442ms").cause.as_deref(),
             Some("G1 Compaction Pause")
         );
     }
@@ -345,57 +295,28 @@ mod tests {
     #[test]
     fn zgc_pauses_with_and_without_generations() {
         let jdk17 = pause("GC(0) Pause Mark Start 0.008ms");
-        assert_eq!(
-            (jdk17.kind, jdk17.generation, jdk17.before_mb),
-            (PauseKind::MarkStart, None, None)
-        );
+        assert_eq!((jdk17.kind, jdk17.generation, jdk17.before_mb), (PauseKind::MarkStart, None, None));
         let major = pause("GC(0) Y: Pause Mark Start (Major) 0.018ms");
         assert_eq!(
             (major.kind, major.generation, major.detail.as_deref()),
             (PauseKind::MarkStart, Some(Generation::Young), Some("Major"))
         );
-        assert_eq!(
-            pause("GC(3) y: Pause Mark End 0.018ms").generation,
-            Some(Generation::Young)
-        );
+        assert_eq!(pause("GC(3) y: Pause Mark End 0.018ms").generation, Some(Generation::Young));
         let old = pause("GC(0) O: Pause Relocate Start 0.008ms");
-        assert_eq!(
-            (old.kind, old.generation),
-            (PauseKind::RelocateStart, Some(Generation::Old))
-        );
+        assert_eq!((old.kind, old.generation), (PauseKind::RelocateStart, Some(Generation::Old)));
     }
 
     #[test]
     fn shenandoah_pauses() {
         let cases = [
-            (
-                "GC(0) Pause Init Mark (unload classes) 0.019ms",
-                PauseKind::InitMark,
-                Some("unload classes"),
-            ),
-            (
-                "GC(0) Pause Final Mark (unload classes) 0.059ms",
-                PauseKind::FinalMark,
-                Some("unload classes"),
-            ),
+            ("GC(0) Pause Init Mark (unload classes) 0.019ms", PauseKind::InitMark, Some("unload classes")),
+            ("GC(0) Pause Final Mark (unload classes) 0.059ms", PauseKind::FinalMark, Some("unload classes")),
             ("GC(0) Pause Init Update Refs 0.027ms", PauseKind::InitUpdateRefs, None),
-            (
-                "GC(0) Pause Final Update Refs 0.019ms",
-                PauseKind::FinalUpdateRefs,
-                None,
-            ),
+            ("GC(0) Pause Final Update Refs 0.019ms", PauseKind::FinalUpdateRefs, None),
             ("GC(2) Pause Final Roots 0.006ms", PauseKind::FinalRoots, None),
-            (
-                "GC(9) Pause Degenerated GC (Mark) 64M->43M(64M) 9.154ms",
-                PauseKind::Degenerated,
-                Some("Mark"),
-            ),
+            ("GC(9) Pause Degenerated GC (Mark) 64M->43M(64M) 9.154ms", PauseKind::Degenerated, Some("Mark")),
             ("GC(6) Pause Full 146M->38M(192M) 7.520ms", PauseKind::Full, None),
-            (
-                "GC(7) Pause Init Evacuation 0.100ms",
-                PauseKind::Other,
-                Some("Init Evacuation"),
-            ),
+            ("GC(7) Pause Init Evacuation 0.100ms", PauseKind::Other, Some("Init Evacuation")),
         ];
         for (message, kind, detail) in cases {
             let pause = pause(message);
@@ -421,24 +342,14 @@ mod tests {
 
     #[test]
     fn collection_cycles() {
-        assert_eq!(
-            recognise("GC(6) Concurrent Mark Cycle"),
-            Event::CycleStart { gc_id: 6, cause: None }
-        );
-        let Event::CycleEnd(g1) = recognise("GC(6) Concurrent Mark Cycle 7.088ms") else {
-            panic!()
-        };
+        assert_eq!(recognise("GC(6) Concurrent Mark Cycle"), Event::CycleStart { gc_id: 6, cause: None });
+        let Event::CycleEnd(g1) = recognise("GC(6) Concurrent Mark Cycle 7.088ms") else { panic!() };
         assert_eq!((g1.duration_ms, g1.heap, g1.aborted), (Some(7.088), None, false));
         assert_eq!(
             recognise("GC(0) Garbage Collection (Warmup)"),
-            Event::CycleStart {
-                gc_id: 0,
-                cause: Some("Warmup".into())
-            }
+            Event::CycleStart { gc_id: 0, cause: Some("Warmup".into()) }
         );
-        let Event::CycleEnd(zgc17) = recognise("GC(0) Garbage Collection (Warmup) 8M(12%)->10M(15%)") else {
-            panic!()
-        };
+        let Event::CycleEnd(zgc17) = recognise("GC(0) Garbage Collection (Warmup) 8M(12%)->10M(15%)") else { panic!() };
         assert_eq!(
             (zgc17.name.as_str(), zgc17.duration_ms, zgc17.heap.map(|h| h.after_mb)),
             ("Garbage Collection", None, Some(10.0))
@@ -446,32 +357,18 @@ mod tests {
         let Event::CycleEnd(major) = recognise("GC(2) Major Collection (Warmup) 20M(31%)->22M(34%) 0.121s") else {
             panic!()
         };
-        assert_eq!(
-            (major.cause.as_deref(), major.duration_ms),
-            (Some("Warmup"), Some(121.0))
-        );
-        let Event::CycleEnd(aborted) = recognise("GC(8) Minor Collection (Allocation Rate) Aborted") else {
-            panic!()
-        };
+        assert_eq!((major.cause.as_deref(), major.duration_ms), (Some("Warmup"), Some(121.0)));
+        let Event::CycleEnd(aborted) = recognise("GC(8) Minor Collection (Allocation Rate) Aborted") else { panic!() };
         assert!(aborted.aborted);
-        assert_eq!(
-            recognise("GC(13) Concurrent Mark Abort"),
-            Event::MarkAbort { gc_id: 13 }
-        );
+        assert_eq!(recognise("GC(13) Concurrent Mark Abort"), Event::MarkAbort { gc_id: 13 });
         // ZGC's per-generation summary lines are not cycles of their own.
-        assert_eq!(
-            recognise("GC(2) Y: Young Generation 20M(31%)->16M(25%) 0.080s"),
-            Event::Other
-        );
+        assert_eq!(recognise("GC(2) Y: Young Generation 20M(31%)->16M(25%) 0.080s"), Event::Other);
     }
 
     #[test]
     fn concurrent_phases() {
-        let Event::ConcurrentPhase {
-            gc_id,
-            duration_ms,
-            heap,
-        } = recognise("GC(0) Concurrent cleanup 21M->7M(64M) 0.013ms")
+        let Event::ConcurrentPhase { gc_id, duration_ms, heap } =
+            recognise("GC(0) Concurrent cleanup 21M->7M(64M) 0.013ms")
         else {
             panic!()
         };
@@ -489,18 +386,8 @@ mod tests {
             panic!()
         };
         assert_eq!((gc_id, change.before_mb, change.after_mb), (1, 2.0, 4.0));
-        assert!(matches!(
-            recognise("GC(1) ParOldGen: 0K(43520K)->1024K(43520K)"),
-            Event::OldGeneration { .. }
-        ));
-        assert_eq!(
-            recognise("GC(3) Old regions: 8->23"),
-            Event::OldRegions {
-                gc_id: 3,
-                before: 8.0,
-                after: 23.0
-            }
-        );
+        assert!(matches!(recognise("GC(1) ParOldGen: 0K(43520K)->1024K(43520K)"), Event::OldGeneration { .. }));
+        assert_eq!(recognise("GC(3) Old regions: 8->23"), Event::OldRegions { gc_id: 3, before: 8.0, after: 23.0 });
         assert_eq!(recognise("Heap Region Size: 1M"), Event::RegionSizeMb(1.0));
         assert_eq!(recognise("GC(1) Tenured: garbage"), Event::Unreadable);
     }
@@ -523,12 +410,7 @@ mod tests {
             panic!()
         };
         assert_eq!(
-            (
-                jdk25.at_safepoint_ms,
-                jdk25.leaving_ms,
-                jdk25.total_ms,
-                jdk25.cleanup_ms
-            ),
+            (jdk25.at_safepoint_ms, jdk25.leaving_ms, jdk25.total_ms, jdk25.cleanup_ms),
             (0.028633, Some(0.020551), 0.133711, None)
         );
         assert_eq!(recognise("Safepoint \"X\", Total: 5 ns"), Event::Unreadable);
@@ -536,14 +418,8 @@ mod tests {
 
     #[test]
     fn context_lines_and_the_rest() {
-        assert_eq!(
-            recognise("Using The Z Garbage Collector"),
-            Event::Collector("The Z Garbage Collector".into())
-        );
-        assert_eq!(
-            recognise("Trigger: Handle Allocation Failure"),
-            Event::Trigger("Handle Allocation Failure".into())
-        );
+        assert_eq!(recognise("Using The Z Garbage Collector"), Event::Collector("The Z Garbage Collector".into()));
+        assert_eq!(recognise("Trigger: Handle Allocation Failure"), Event::Trigger("Handle Allocation Failure".into()));
         for other in [
             "Allocation Stall (main) 5.280ms",
             "GcChurn done",

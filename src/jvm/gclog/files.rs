@@ -41,11 +41,7 @@ pub fn read_log_files(path: &Path, with_rotated: bool) -> anyhow::Result<LogFile
             path.display()
         ))
     })?;
-    let siblings = if with_rotated && rotation_index(path).is_none() {
-        rotated_siblings(path)
-    } else {
-        Vec::new()
-    };
+    let siblings = if with_rotated && rotation_index(path).is_none() { rotated_siblings(path) } else { Vec::new() };
     Ok(order_one_run(siblings, current))
 }
 
@@ -95,9 +91,7 @@ fn rotated_siblings(path: &Path) -> Vec<Candidate> {
         .filter_map(|entry| entry.ok())
         .filter(|entry| {
             let file_name = entry.file_name();
-            let suffix = file_name
-                .to_str()
-                .and_then(|sibling| sibling.strip_prefix(name)?.strip_prefix('.'));
+            let suffix = file_name.to_str().and_then(|sibling| sibling.strip_prefix(name)?.strip_prefix('.'));
             suffix.is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
         })
         .filter_map(|entry| read_candidate(&directory.join(entry.file_name())).ok())
@@ -122,13 +116,7 @@ fn order_one_run(mut siblings: Vec<Candidate>, current: Candidate) -> LogFiles {
     }
     kept.reverse();
     ignored.sort();
-    LogFiles {
-        files: kept
-            .into_iter()
-            .map(|candidate| (candidate.path, candidate.text))
-            .collect(),
-        ignored,
-    }
+    LogFiles { files: kept.into_iter().map(|candidate| (candidate.path, candidate.text)).collect(), ignored }
 }
 
 /// Whether `next` continues the JVM run of `previous`: uptime does not go back, nor the wall clock.

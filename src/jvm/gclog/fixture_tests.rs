@@ -13,9 +13,7 @@ use std::path::{Path, PathBuf};
 use super::{GcLog, Generation, PauseKind, TimeBase, parse_file, parse_path};
 
 fn fixture_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/gclog")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog").join(name)
 }
 
 /// One file, without rotated siblings.
@@ -104,11 +102,7 @@ const EXPECTED: &[Expected] = &[
     },
     Expected {
         file: "zgc-jdk17.log",
-        kinds: &[
-            (PauseKind::MarkStart, 3),
-            (PauseKind::MarkEnd, 3),
-            (PauseKind::RelocateStart, 3),
-        ],
+        kinds: &[(PauseKind::MarkStart, 3), (PauseKind::MarkEnd, 3), (PauseKind::RelocateStart, 3)],
         total_ms: 0.106,
         max_ms: 0.020,
         safepoints: 9,
@@ -116,11 +110,7 @@ const EXPECTED: &[Expected] = &[
     },
     Expected {
         file: "zgc-jdk25.log",
-        kinds: &[
-            (PauseKind::MarkStart, 8),
-            (PauseKind::MarkEnd, 12),
-            (PauseKind::RelocateStart, 12),
-        ],
+        kinds: &[(PauseKind::MarkStart, 8), (PauseKind::MarkEnd, 12), (PauseKind::RelocateStart, 12)],
         total_ms: 0.421,
         max_ms: 0.026,
         safepoints: 33,
@@ -189,12 +179,7 @@ const EXPECTED: &[Expected] = &[
     },
     Expected {
         file: "g1-jdk25-uptimemillis.log",
-        kinds: &[
-            (PauseKind::Young, 15),
-            (PauseKind::Remark, 1),
-            (PauseKind::Cleanup, 1),
-            (PauseKind::Full, 1),
-        ],
+        kinds: &[(PauseKind::Young, 15), (PauseKind::Remark, 1), (PauseKind::Cleanup, 1), (PauseKind::Full, 1)],
         total_ms: 41.050,
         max_ms: 10.867,
         safepoints: 18,
@@ -223,16 +208,8 @@ fn every_real_log_gives_the_counted_pauses_and_safepoints() {
         assert_eq!(log.pauses.len(), counted, "{file}: pauses of kinds not expected");
         let summary = log.summary(None);
         assert_eq!(summary.pauses.count, counted, "{file}");
-        assert_close(
-            summary.pauses.total_ms,
-            expected.total_ms,
-            &format!("{file}: pause total"),
-        );
-        assert_close(
-            summary.pauses.max_ms.unwrap(),
-            expected.max_ms,
-            &format!("{file}: longest pause"),
-        );
+        assert_close(summary.pauses.total_ms, expected.total_ms, &format!("{file}: pause total"));
+        assert_close(summary.pauses.max_ms.unwrap(), expected.max_ms, &format!("{file}: longest pause"));
         assert_eq!(log.safepoints.len(), expected.safepoints, "{file}: safepoints");
         assert_close(
             summary.safepoints.stops.total_ms,
@@ -261,36 +238,16 @@ fn collectors_are_named() {
 #[test]
 fn g1_remark_and_cleanup_share_their_cycle_id_and_all_count() {
     let log = fixture("g1-jdk17.log");
-    let cycles: Vec<_> = log
-        .concurrent
-        .iter()
-        .filter(|cycle| cycle.name == "Concurrent Mark Cycle")
-        .collect();
+    let cycles: Vec<_> = log.concurrent.iter().filter(|cycle| cycle.name == "Concurrent Mark Cycle").collect();
     assert_eq!(cycles.len(), 3, "grep -c 'Concurrent Mark Cycle [0-9.]*ms$'");
     for cycle in cycles {
-        let kinds: Vec<PauseKind> = log
-            .pauses
-            .iter()
-            .filter(|pause| pause.gc_id == cycle.gc_id)
-            .map(|pause| pause.kind)
-            .collect();
-        assert_eq!(
-            kinds,
-            [PauseKind::Remark, PauseKind::Cleanup],
-            "cycle {:?}",
-            cycle.gc_id
-        );
+        let kinds: Vec<PauseKind> =
+            log.pauses.iter().filter(|pause| pause.gc_id == cycle.gc_id).map(|pause| pause.kind).collect();
+        assert_eq!(kinds, [PauseKind::Remark, PauseKind::Cleanup], "cycle {:?}", cycle.gc_id);
         assert!(cycle.duration_ms.unwrap() > 0.0);
     }
     // GC(6) Concurrent Mark Cycle 4.115ms in the log.
-    assert_eq!(
-        log.concurrent
-            .iter()
-            .find(|cycle| cycle.gc_id == Some(6))
-            .unwrap()
-            .duration_ms,
-        Some(4.115)
-    );
+    assert_eq!(log.concurrent.iter().find(|cycle| cycle.gc_id == Some(6)).unwrap().duration_ms, Some(4.115));
 }
 
 /// Generational ZGC's System.gc() major collection GC(3) runs the young pauses twice (Promote All, then Collect
@@ -317,11 +274,7 @@ fn zgc_major_collection_keeps_every_pause_of_one_gc_id() {
     );
     assert!(gc3.iter().all(|pause| pause.cause.as_deref() == Some("System.gc()")));
     assert_eq!(gc3[3].detail.as_deref(), Some("Major"));
-    assert_close(
-        gc3.iter().map(|pause| pause.duration_ms).sum(),
-        0.106,
-        "GC(3) pause total",
-    );
+    assert_close(gc3.iter().map(|pause| pause.duration_ms).sum(), 0.106, "GC(3) pause total");
     // 7 Minor/Major Collection end lines, the last one `Aborted` at exit.
     assert_eq!(log.concurrent.len(), 7);
     let aborted: Vec<_> = log.concurrent.iter().filter(|cycle| cycle.aborted).collect();
@@ -366,15 +319,8 @@ fn a_young_collection_that_cannot_promote_is_followed_by_a_full_one() {
     // Four such pairs (GC 13/14, 15/16, 17/18, 19/20): 21 pauses in 17 safepoints.
     assert_eq!((log.pauses.len(), log.safepoints.len()), (21, 17));
     let parallel = fixture("parallel-jdk25.log");
-    let at = parallel
-        .pauses
-        .iter()
-        .position(|pause| pause.gc_id == Some(14))
-        .unwrap();
-    assert_eq!(
-        (parallel.pauses[at].kind, parallel.pauses[at + 1].kind),
-        (PauseKind::Young, PauseKind::Full)
-    );
+    let at = parallel.pauses.iter().position(|pause| pause.gc_id == Some(14)).unwrap();
+    assert_eq!((parallel.pauses[at].kind, parallel.pauses[at + 1].kind), (PauseKind::Young, PauseKind::Full));
     assert_eq!(parallel.pauses[at + 1].gc_id, Some(15));
 }
 
@@ -384,20 +330,9 @@ fn shenandoah_pauses_take_the_trigger_as_cause() {
     let log = fixture("shenandoah-jdk17.log");
     let full = log.pauses.iter().find(|pause| pause.kind == PauseKind::Full).unwrap();
     assert_eq!(full.cause.as_deref(), Some("Explicit GC request (System.gc())"));
-    assert_eq!(
-        (full.gc_id, full.duration_ms, full.before_mb, full.after_mb),
-        (Some(3), 3.543, Some(45.0), Some(14.0))
-    );
-    let degenerated: Vec<_> = log
-        .pauses
-        .iter()
-        .filter(|pause| pause.kind == PauseKind::Degenerated)
-        .collect();
-    assert!(
-        degenerated
-            .iter()
-            .all(|pause| pause.cause.as_deref() == Some("Handle Allocation Failure"))
-    );
+    assert_eq!((full.gc_id, full.duration_ms, full.before_mb, full.after_mb), (Some(3), 3.543, Some(45.0), Some(14.0)));
+    let degenerated: Vec<_> = log.pauses.iter().filter(|pause| pause.kind == PauseKind::Degenerated).collect();
+    assert!(degenerated.iter().all(|pause| pause.cause.as_deref() == Some("Handle Allocation Failure")));
     assert_eq!(degenerated[0].detail.as_deref(), Some("Outside of Cycle"));
     // One concurrent cycle per Pause Init Mark (6), made of the GC id's concurrent phases.
     assert_eq!(log.concurrent.len(), 6);
@@ -422,11 +357,7 @@ fn decimal_commas() {
     let log = fixture("serial-jdk17-decimal-comma.log");
     // [0,045s] GC(0) Pause Young (Allocation Failure) 17M->0M(61M) 1,115ms
     assert_eq!(log.pauses[0].duration_ms, 1.115);
-    assert_close(
-        log.pauses[0].start_s.unwrap(),
-        0.045 - 0.001115,
-        "start of the first pause",
-    );
+    assert_close(log.pauses[0].start_s.unwrap(), 0.045 - 0.001115, "start of the first pause");
     assert!(log.last_uptime_s.unwrap() > 0.1);
     assert!(log.jvm_start.is_some());
 }
@@ -438,10 +369,7 @@ fn undecorated_log() {
     assert_eq!(log.time_base, TimeBase::None);
     assert!(log.pauses.iter().all(|pause| pause.start_s.is_none()));
     let summary = log.summary(None);
-    assert_eq!(
-        (summary.wall_s, summary.gc_throughput_pct, summary.alloc_rate_mb_s),
-        (None, None, None)
-    );
+    assert_eq!((summary.wall_s, summary.gc_throughput_pct, summary.alloc_rate_mb_s), (None, None, None));
     let largest_after = "grep -E 'Pause.*ms$' | sed -E 's/.*->([0-9]+)M.*/\\1/' | sort -n | tail -1";
     assert_eq!(summary.peak_heap_after_mb, Some(37.0), "{largest_after}");
     // A window needs times: nothing without one falls into it.
@@ -483,10 +411,7 @@ fn plain_stdout_log_with_program_output() {
 fn rotated_set_of_the_last_run_in_order() {
     let log = parse_path(&fixture_path("rotated/gc.log")).unwrap();
     let names = |paths: &[PathBuf]| -> Vec<String> {
-        paths
-            .iter()
-            .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
-            .collect()
+        paths.iter().map(|path| path.file_name().unwrap().to_string_lossy().into_owned()).collect()
     };
     assert_eq!(names(&log.files), ["gc.log.2", "gc.log"]);
     assert_eq!(names(&log.ignored_files), ["gc.log.0", "gc.log.1"]);
@@ -495,24 +420,13 @@ fn rotated_set_of_the_last_run_in_order() {
     assert_close(log.summary(None).pauses.total_ms, 49.0, "pause total");
     assert_eq!(log.safepoints.len(), 17);
     let starts: Vec<f64> = log.pauses.iter().map(|pause| pause.start_s.unwrap()).collect();
-    assert!(
-        starts.windows(2).all(|pair| pair[1] >= pair[0] - 0.002),
-        "in time order: {starts:?}"
-    );
-    assert_eq!(
-        log.collector.as_deref(),
-        Some("Serial"),
-        "from gc.log.2, the run's first file"
-    );
+    assert!(starts.windows(2).all(|pair| pair[1] >= pair[0] - 0.002), "in time order: {starts:?}");
+    assert_eq!(log.collector.as_deref(), Some("Serial"), "from gc.log.2, the run's first file");
 
     let current_only = parse_file(&fixture_path("rotated/gc.log"), false).unwrap();
     assert_eq!(current_only.pauses.len(), 4);
     let archived = parse_path(&fixture_path("rotated/gc.log.0")).unwrap();
-    assert_eq!(
-        (archived.files.len(), archived.pauses.len()),
-        (1, 13),
-        "an archived file is read alone"
-    );
+    assert_eq!((archived.files.len(), archived.pauses.len()), (1, 13), "an archived file is read alone");
 }
 
 /// Percentiles: the 21 durations sorted with `sort -g`, nearest rank 11, 19 and 21.
@@ -523,16 +437,8 @@ fn rotated_set_of_the_last_run_in_order() {
 fn summary_figures_of_a_serial_log() {
     let summary = fixture("serial-jdk17.log").summary(None);
     assert_close(summary.wall_s.unwrap(), 0.182, "wall");
-    assert_close(
-        summary.gc_throughput_pct.unwrap(),
-        100.0 * (1.0 - 0.036933 / 0.182),
-        "throughput",
-    );
-    assert_close(
-        summary.promotion_rate_mb_s.unwrap(),
-        42.54296875 / 0.182,
-        "promotion rate",
-    );
+    assert_close(summary.gc_throughput_pct.unwrap(), 100.0 * (1.0 - 0.036933 / 0.182), "throughput");
+    assert_close(summary.promotion_rate_mb_s.unwrap(), 42.54296875 / 0.182, "promotion rate");
     assert_close(summary.alloc_rate_mb_s.unwrap(), 243.0 / 0.101028, "allocation rate");
     assert_eq!(summary.peak_heap_after_mb, Some(53.0));
     assert_eq!(
@@ -548,11 +454,7 @@ fn summary_of_a_window() {
     let all = log.summary(None);
     let (from, to) = (0.1, 0.15);
     let windowed = log.summary(Some((from, to)));
-    let inside = log
-        .pauses
-        .iter()
-        .filter(|pause| (from..=to).contains(&pause.start_s.unwrap()))
-        .count();
+    let inside = log.pauses.iter().filter(|pause| (from..=to).contains(&pause.start_s.unwrap())).count();
     assert!(inside > 0 && inside < all.pauses.count);
     assert_eq!(windowed.pauses.count, inside);
     assert_close(windowed.wall_s.unwrap(), to - from, "window wall time");

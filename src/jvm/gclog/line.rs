@@ -56,11 +56,8 @@ pub fn split_line(line: &str) -> Result<LogLine<'_>, BadDecorations> {
         rest = &inside[close + 1..];
     }
     // The decorations are followed by a space and the message, unless the message is empty.
-    let message = if decorations.is_empty() || rest.is_empty() {
-        rest
-    } else {
-        rest.strip_prefix(' ').ok_or(BadDecorations)?
-    };
+    let message =
+        if decorations.is_empty() || rest.is_empty() { rest } else { rest.strip_prefix(' ').ok_or(BadDecorations)? };
     Ok(resolve(&decorations, message))
 }
 
@@ -78,9 +75,7 @@ fn classify(text: &str) -> Option<Decoration<'_>> {
         return Some(Decoration::UptimeSeconds(seconds));
     }
     if text.as_bytes()[0].is_ascii_digit() && text.contains('T') {
-        return DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f%z")
-            .ok()
-            .map(Decoration::Wall);
+        return DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f%z").ok().map(Decoration::Wall);
     }
     if matches!(text, "trace" | "debug" | "info" | "warning" | "error") {
         return Some(Decoration::Level(text));
@@ -120,27 +115,18 @@ fn resolve<'a>(decorations: &[Decoration<'a>], message: &'a str) -> LogLine<'a> 
         [] => (None, None),
     };
     let wall = wall.or_else(|| wall_millis.and_then(epoch_millis_to_time));
-    let uptime_s = uptime_seconds
-        .or(uptime_millis.map(|ms| ms as f64 / 1e3))
-        .or(nanos.last().map(|ns| *ns as f64 / 1e9));
+    let uptime_s =
+        uptime_seconds.or(uptime_millis.map(|ms| ms as f64 / 1e3)).or(nanos.last().map(|ns| *ns as f64 / 1e9));
     let tags = match decorations.last() {
         Some(Decoration::Word(tags)) => Some(*tags),
         _ => None,
     };
-    LogLine {
-        wall,
-        uptime_s,
-        level,
-        tags,
-        message,
-    }
+    LogLine { wall, uptime_s, level, tags, message }
 }
 
 fn epoch_millis_to_time(millis: u64) -> Option<DateTime<FixedOffset>> {
     let millis = i64::try_from(millis).ok()?;
-    Utc.timestamp_millis_opt(millis)
-        .single()
-        .map(|time| time.fixed_offset())
+    Utc.timestamp_millis_opt(millis).single().map(|time| time.fixed_offset())
 }
 
 #[cfg(test)]
@@ -157,10 +143,7 @@ mod tests {
         assert_eq!(line.uptime_s, Some(0.889));
         assert_eq!(line.level, Some("info"));
         assert_eq!(line.tags, Some("gc"));
-        assert_eq!(
-            line.message,
-            "GC(0) Pause Young (Allocation Failure) 17M->4M(61M) 12.369ms"
-        );
+        assert_eq!(line.message, "GC(0) Pause Young (Allocation Failure) 17M->4M(61M) 12.369ms");
     }
 
     #[test]
@@ -194,27 +177,14 @@ mod tests {
     #[test]
     fn undecorated_lines_are_all_message() {
         let line = split_line("GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 3.1ms").unwrap();
-        assert_eq!(
-            (line.wall, line.uptime_s, line.level, line.tags),
-            (None, None, None, None)
-        );
-        assert_eq!(
-            line.message,
-            "GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 3.1ms"
-        );
+        assert_eq!((line.wall, line.uptime_s, line.level, line.tags), (None, None, None, None));
+        assert_eq!(line.message, "GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 3.1ms");
         assert_eq!(split_line("").unwrap().message, "");
     }
 
     #[test]
     fn brackets_that_are_not_decorations() {
-        for bad in [
-            "[0.889s",
-            "[]",
-            "[0.889s][hello world] x",
-            "[0.889s]x",
-            "[0.8.9s] x",
-            "[2026-11-22Tgarbage] x",
-        ] {
+        for bad in ["[0.889s", "[]", "[0.889s][hello world] x", "[0.889s]x", "[0.8.9s] x", "[2026-11-22Tgarbage] x"] {
             assert_eq!(split_line(bad), Err(BadDecorations), "{bad:?}");
         }
     }

@@ -25,11 +25,7 @@ pub fn split_title(text: &str) -> Option<Title<'_>> {
         groups.push(&rest[1..close]);
         rest = rest[close + 1..].trim_start();
     }
-    Some(Title {
-        words,
-        groups,
-        rest: rest.trim_end(),
-    })
+    Some(Title { words, groups, rest: rest.trim_end() })
 }
 
 /// Index of the `)` that closes the `(` at index 0.

@@ -62,11 +62,7 @@ pub fn parse_heap_change(text: &str) -> Option<HeapChange> {
         Some(note) => Some(parse_size_mb(note)?),
         None => None,
     };
-    Some(HeapChange {
-        before_mb,
-        after_mb,
-        total_mb,
-    })
+    Some(HeapChange { before_mb, after_mb, total_mb })
 }
 
 /// `17M` or `17M(61M)` / `8M(12%)`: the size and what stands in parentheses after it.
@@ -124,36 +120,17 @@ mod tests {
     fn heap_changes_of_every_collector() {
         assert_eq!(
             parse_heap_change("17M->4M(61M)"),
-            Some(HeapChange {
-                before_mb: 17.0,
-                after_mb: 4.0,
-                total_mb: Some(61.0)
-            })
+            Some(HeapChange { before_mb: 17.0, after_mb: 4.0, total_mb: Some(61.0) })
         );
         assert_eq!(
             parse_heap_change("2048K(43712K)->4096K(43712K)"),
-            Some(HeapChange {
-                before_mb: 2.0,
-                after_mb: 4.0,
-                total_mb: Some(42.6875)
-            })
+            Some(HeapChange { before_mb: 2.0, after_mb: 4.0, total_mb: Some(42.6875) })
         );
         assert_eq!(
             parse_heap_change("8M(12%)->10M(15%)"),
-            Some(HeapChange {
-                before_mb: 8.0,
-                after_mb: 10.0,
-                total_mb: None
-            })
+            Some(HeapChange { before_mb: 8.0, after_mb: 10.0, total_mb: None })
         );
-        assert_eq!(
-            parse_heap_change("17M->4M"),
-            Some(HeapChange {
-                before_mb: 17.0,
-                after_mb: 4.0,
-                total_mb: None
-            })
-        );
+        assert_eq!(parse_heap_change("17M->4M"), Some(HeapChange { before_mb: 17.0, after_mb: 4.0, total_mb: None }));
         for bad in ["17M->", "->4M", "17M-4M", "17M->4M(61M", "17M->4M(abc)"] {
             assert_eq!(parse_heap_change(bad), None, "{bad:?}");
         }

@@ -16,11 +16,7 @@ fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
     rates_section(&mut out, log, summary);
     if list_pauses {
         let window = summary.window.map(|window| (window.from_s, window.to_s));
-        let shown: Vec<&Pause> = log
-            .pauses
-            .iter()
-            .filter(|pause| in_window(pause.start_s, window))
-            .collect();
+        let shown: Vec<&Pause> = log.pauses.iter().filter(|pause| in_window(pause.start_s, window)).collect();
         pause_list(&mut out, &shown);
     }
     out
@@ -29,32 +25,17 @@ fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
 fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     let files: Vec<String> = log.files.iter().map(|file| file.display().to_string()).collect();
     let collector = log.collector.as_deref().unwrap_or("collector not named in the log");
-    out.push_str(&format!(
-        "GC log {} ({collector}): {} lines",
-        files.join(" + "),
-        log.lines
-    ));
+    out.push_str(&format!("GC log {} ({collector}): {} lines", files.join(" + "), log.lines));
     if let (Some(first), Some(last)) = (log.first_uptime_s, log.last_uptime_s) {
         out.push_str(&format!(", uptime {first:.3} s to {last:.3} s"));
     }
     out.push('\n');
     if let Some(window) = summary.window {
-        let to = if window.to_s == f64::MAX {
-            "end".to_string()
-        } else {
-            format!("{:.3} s", window.to_s)
-        };
-        out.push_str(&format!(
-            "  window: events starting from {:.3} s to {to}\n",
-            window.from_s
-        ));
+        let to = if window.to_s == f64::MAX { "end".to_string() } else { format!("{:.3} s", window.to_s) };
+        out.push_str(&format!("  window: events starting from {:.3} s to {to}\n", window.from_s));
     }
     if !log.ignored_files.is_empty() {
-        let ignored: Vec<String> = log
-            .ignored_files
-            .iter()
-            .map(|file| file.display().to_string())
-            .collect();
+        let ignored: Vec<String> = log.ignored_files.iter().map(|file| file.display().to_string()).collect();
         out.push_str(&format!("  ignored (an earlier JVM run): {}\n", ignored.join(", ")));
     }
     if log.unparsed_lines > 0 {
@@ -73,10 +54,7 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
         out.push_str("  none\n");
         return;
     }
-    out.push_str(&format!(
-        "  {:<18} {:>6} {:>11} {:>10} {:>10}\n",
-        "kind", "count", "total ms", "mean ms", "max ms"
-    ));
+    out.push_str(&format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms"));
     for kind in &summary.by_kind {
         out.push_str(&format!(
             "  {:<18} {:>6} {:>11.3} {:>10.3} {:>10.3}\n",
@@ -136,18 +114,9 @@ fn rates_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
         }
         _ => out.push_str("GC throughput        - (the window is outside the log)\n"),
     }
-    out.push_str(&format!(
-        "Allocation rate      {}\n",
-        figure(summary.alloc_rate_mb_s, "MB/s")
-    ));
-    out.push_str(&format!(
-        "Promotion rate       {}\n",
-        figure(summary.promotion_rate_mb_s, "MB/s")
-    ));
-    out.push_str(&format!(
-        "Peak heap after GC   {}\n",
-        figure(summary.peak_heap_after_mb, "MB")
-    ));
+    out.push_str(&format!("Allocation rate      {}\n", figure(summary.alloc_rate_mb_s, "MB/s")));
+    out.push_str(&format!("Promotion rate       {}\n", figure(summary.promotion_rate_mb_s, "MB/s")));
+    out.push_str(&format!("Peak heap after GC   {}\n", figure(summary.peak_heap_after_mb, "MB")));
 }
 
 fn pause_list(out: &mut String, pauses: &[&Pause]) {

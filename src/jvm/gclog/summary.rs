@@ -99,12 +99,8 @@ impl GcLog {
         let inside = |start_s: Option<f64>| in_window(start_s, window);
         let pauses: Vec<&Pause> = self.pauses.iter().filter(|pause| inside(pause.start_s)).collect();
         let cycles: Vec<&ConcurrentCycle> = self.concurrent.iter().filter(|cycle| inside(cycle.start_s)).collect();
-        let safepoint_ms: Vec<f64> = self
-            .safepoints
-            .iter()
-            .filter(|safepoint| inside(safepoint.start_s))
-            .map(|s| s.total_ms)
-            .collect();
+        let safepoint_ms: Vec<f64> =
+            self.safepoints.iter().filter(|safepoint| inside(safepoint.start_s)).map(|s| s.total_ms).collect();
         let wall_s = self.wall_seconds(window);
         let pause_stats = DurationStats::of(pauses.iter().map(|pause| pause.duration_ms).collect());
         let samples = heap_samples(&pauses, &cycles);
@@ -185,11 +181,8 @@ fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
     PauseKind::ALL
         .iter()
         .filter_map(|&kind| {
-            let durations: Vec<f64> = pauses
-                .iter()
-                .filter(|pause| pause.kind == kind)
-                .map(|pause| pause.duration_ms)
-                .collect();
+            let durations: Vec<f64> =
+                pauses.iter().filter(|pause| pause.kind == kind).map(|pause| pause.duration_ms).collect();
             let stats = Durations::new(durations);
             Some(KindSummary {
                 kind,
@@ -204,10 +197,7 @@ fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
 
 fn stop_summary(stops_ms: Vec<f64>, wall_s: Option<f64>) -> StopSummary {
     let stops = DurationStats::of(stops_ms);
-    StopSummary {
-        stopped_pct: wall_s.map(|wall| 100.0 * stops.total_ms / 1e3 / wall),
-        stops,
-    }
+    StopSummary { stopped_pct: wall_s.map(|wall| 100.0 * stops.total_ms / 1e3 / wall), stops }
 }
 
 fn concurrent_summary(cycles: &[&ConcurrentCycle]) -> ConcurrentSummary {
@@ -260,12 +250,7 @@ fn allocation_rate(samples: &[HeapSample]) -> Option<f64> {
     let (grown_mb, seconds) = samples
         .windows(2)
         .filter(|pair| pair[1].start_s > pair[0].end_s)
-        .map(|pair| {
-            (
-                (pair[1].before_mb - pair[0].after_mb).max(0.0),
-                pair[1].start_s - pair[0].end_s,
-            )
-        })
+        .map(|pair| ((pair[1].before_mb - pair[0].after_mb).max(0.0), pair[1].start_s - pair[0].end_s))
         .fold((0.0, 0.0), |(mb, s), (grown, gap)| (mb + grown, s + gap));
     (seconds > 0.0).then(|| grown_mb / seconds)
 }
@@ -310,11 +295,7 @@ mod tests {
         };
         // 10 MB -> 2 MB ending at 1.0 s; at 2.0 s the heap holds 22 MB again: 20 MB in 1 s. Then 22 -> 5 ending at
         // 2.5 s, and 45 MB at 4.5 s: 40 MB in 2 s. Together 60 MB in 3 s.
-        let samples = [
-            sample(0.9, 1.0, 10.0, 2.0),
-            sample(2.0, 2.5, 22.0, 5.0),
-            sample(4.5, 4.6, 45.0, 40.0),
-        ];
+        let samples = [sample(0.9, 1.0, 10.0, 2.0), sample(2.0, 2.5, 22.0, 5.0), sample(4.5, 4.6, 45.0, 40.0)];
         assert_eq!(allocation_rate(&samples), Some(20.0));
         assert_eq!(allocation_rate(&samples[..1]), None);
     }
