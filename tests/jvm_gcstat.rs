@@ -307,7 +307,12 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
     let mut command = Command::new("unshare");
     command.args(["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "sh", "-c"]);
     command.arg(r#"mount -t tmpfs tmpfs /tmp && exec "$0" "$@""#).arg(java);
-    let wrapper = TestJvm::start_with(command, &alloc_source(), &[], &[]);
+    // The program must live outside /tmp, which the namespace hides behind its own tmpfs (the checkout may be there).
+    let outside_tmp = Path::new("/dev/shm").join(format!("jload-test-{}", std::process::id()));
+    std::fs::create_dir_all(&outside_tmp).unwrap();
+    let source = outside_tmp.join("Alloc.java");
+    std::fs::copy(alloc_source(), &source).unwrap();
+    let wrapper = TestJvm::start_with(command, &source, &[], &[]);
     let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", wrapper.pid)).unwrap();
     let pid = children.split_whitespace().next().expect("the JVM under unshare").to_owned();
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -318,4 +323,6 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
     assert_eq!(row.lines().count(), 2, "{row}");
     let jps = stdout_of(&jload(&["jps"]));
     assert!(jps.lines().any(|l| l.trim_start().starts_with(&format!("{pid} ")) && l.contains("Alloc.java")), "{jps}");
+    drop(wrapper);
+    let _ = std::fs::remove_dir_all(&outside_tmp);
 }
