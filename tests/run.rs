@@ -172,6 +172,7 @@ fn interrupted_sweep_resumes_exactly_the_missing_cells() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
+    assert!(out.join("report.md").is_file(), "an interrupted run still reports what finished");
     assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM outlives an interrupt");
     let first_meta = std::fs::read(out.join("cells/heap=-Xmx64m/rep-1/meta.json")).unwrap();
     let summary = json(&out.join("summary.json"));

@@ -131,6 +131,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
     let interrupted = sweep(&plan, &prepared, &results, seed, &stop)?;
+    // Also after an interrupt: the report covers what finished (incomplete cells are marked as such).
+    write_reports(&results);
     if interrupted {
         eprintln!(
             "jload: interrupted; finished work is kept. Continue with: jload run --resume {}",
@@ -139,7 +141,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         return Ok(130);
     }
     eprintln!("jload: results in {}", results.root.display());
-    write_reports(&results);
     Ok(exit::OK)
 }
 
