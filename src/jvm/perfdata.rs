@@ -246,18 +246,21 @@ pub struct PerfData {
 
 impl PerfData {
     /// Opens the file and waits (at most `accessible_wait`) for the JVM to mark it accessible, like jvmstat does.
+    /// A file still being created by a starting JVM (empty, or zeros before the magic is written) is waited for too.
     pub fn open(path: &Path, accessible_wait: Duration) -> Result<Self> {
         let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let len = file.metadata().with_context(|| format!("cannot stat {}", path.display()))?.len();
-        let len = usize::try_from(len).context("PerfData file too large")?;
         let deadline = Instant::now() + accessible_wait;
         loop {
-            let mut buf = vec![0; len];
+            let len = file.metadata().with_context(|| format!("cannot stat {}", path.display()))?.len();
+            let mut buf = vec![0; usize::try_from(len).context("PerfData file too large")?];
             read_fully(&file, &mut buf).with_context(|| format!("cannot read {}", path.display()))?;
-            let prologue = Prologue::parse(&buf).with_context(|| format!("{} is not usable", path.display()))?;
-            if prologue.accessible {
-                let snapshot = Snapshot::parse(buf)?;
-                return Ok(PerfData { file, snapshot });
+            let being_created = buf.len() < PROLOGUE_SIZE || buf[..4] == [0; 4];
+            if !being_created {
+                let prologue = Prologue::parse(&buf).with_context(|| format!("{} is not usable", path.display()))?;
+                if prologue.accessible {
+                    let snapshot = Snapshot::parse(buf)?;
+                    return Ok(PerfData { file, snapshot });
+                }
             }
             if Instant::now() >= deadline {
                 bail!(
@@ -386,6 +389,50 @@ mod tests {
         snap.buf[28..32].copy_from_slice(&(real_count as i32).to_le_bytes());
         snap.reindex_if_grown().unwrap();
         assert_eq!(snap.names().count(), all);
+    }
+
+    fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("jload-perfdata-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    #[test]
+    fn open_waits_for_a_starting_jvm_and_refresh_sees_new_values() {
+        let mut starting = JDK17_G1.to_vec();
+        starting[..4].fill(0); // created and zero-filled, magic not written yet
+        let path = temp_file("starting", &starting);
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(150));
+                std::fs::OpenOptions::new().write(true).open(path).unwrap().write_all_at(&JDK17_G1[..4], 0).unwrap();
+            })
+        };
+        let mut perfdata = PerfData::open(&path, Duration::from_secs(5)).unwrap();
+        writer.join().unwrap();
+        let counter = perfdata.snapshot().counter("sun.gc.collector.0.invocations").unwrap();
+        let before = perfdata.snapshot().long(counter).unwrap();
+
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.write_all_at(&(before + 7).to_le_bytes(), counter.offset as u64).unwrap();
+        assert_eq!(perfdata.refresh().unwrap().long(counter), Some(before + 7), "one pread per refresh");
+
+        file.set_len(1024).unwrap(); // what a JVM exiting or a reused pid does to the file
+        assert!(perfdata.refresh().unwrap_err().to_string().contains("shorter"));
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn open_gives_up_on_a_jvm_that_never_becomes_accessible() {
+        let mut never = JDK17_G1.to_vec();
+        never[7] = 0;
+        let path = temp_file("never", &never);
+        let started = Instant::now();
+        let err = PerfData::open(&path, Duration::from_millis(100)).unwrap_err().to_string();
+        assert!(err.contains("did not mark its PerfData accessible within 100 ms"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        std::fs::remove_file(path).unwrap();
     }
 
     impl Snapshot {

@@ -27,8 +27,7 @@ pub struct WatchedProcess {
 
 impl WatchedProcess {
     pub fn open(pid: u32) -> Result<Self> {
-        let process = Process::new(pid_i32(pid)?).with_context(|| format!("no process with pid {pid} is running"))?;
-        Ok(WatchedProcess { process })
+        Ok(WatchedProcess { process: process(pid)? })
     }
 
     /// CPU, RSS and threads now; None once the process has exited (including a zombie not reaped yet).
@@ -50,26 +49,26 @@ pub fn ticks_per_second() -> u64 {
     ::procfs::ticks_per_second()
 }
 
-fn pid_i32(pid: u32) -> Result<i32> {
-    i32::try_from(pid).with_context(|| format!("{pid} is not a valid pid"))
+/// /proc/<pid>, or "no process with pid N is running".
+fn process(pid: u32) -> Result<Process> {
+    let id = i32::try_from(pid).with_context(|| format!("{pid} is not a valid pid"))?;
+    Process::new(id).with_context(|| format!("no process with pid {pid} is running"))
 }
 
 /// Whether a process with this pid exists (a zombie counts as gone).
 pub fn is_running(pid: u32) -> bool {
-    pid_i32(pid).ok().and_then(|pid| Process::new(pid).ok()).is_some_and(|p| p.is_alive())
+    process(pid).is_ok_and(|p| p.is_alive())
 }
 
 /// The process' command line, one argument per element (the lead's `bench --jvm` looks for `-Xlog:…:file=`).
 pub fn cmdline(pid: u32) -> Result<Vec<String>> {
-    let process = Process::new(pid_i32(pid)?).with_context(|| format!("no process with pid {pid} is running"))?;
-    process.cmdline().with_context(|| format!("cannot read the command line of process {pid}"))
+    process(pid)?.cmdline().with_context(|| format!("cannot read the command line of process {pid}"))
 }
 
 /// When the process started (wall clock, 1/[`ticks_per_second`] s resolution), from /proc/<pid>/stat and the
 /// boot time. For GC-log uptimes prefer `JvmSample::vm_start_unix_ms` (HotSpot's own start, 1 ms resolution).
 pub fn start_time(pid: u32) -> Result<SystemTime> {
-    let process = Process::new(pid_i32(pid)?).with_context(|| format!("no process with pid {pid} is running"))?;
-    let stat = process.stat().with_context(|| format!("cannot read /proc/{pid}/stat"))?;
+    let stat = process(pid)?.stat().with_context(|| format!("cannot read /proc/{pid}/stat"))?;
     let boot = ::procfs::boot_time_secs().context("cannot read the boot time from /proc/stat")?;
     let since_boot = Duration::from_secs_f64(stat.starttime as f64 / ticks_per_second() as f64);
     Ok(UNIX_EPOCH + Duration::from_secs(boot) + since_boot)
@@ -78,20 +77,14 @@ pub fn start_time(pid: u32) -> Result<SystemTime> {
 /// The pid the process has in its own (innermost) pid namespace: a containerised JVM names its PerfData file
 /// after that pid. Equal to `pid` outside containers.
 pub fn namespace_pid(pid: u32) -> Result<u32> {
-    let process = Process::new(pid_i32(pid)?)?;
-    let status = process.status().with_context(|| format!("cannot read /proc/{pid}/status"))?;
-    let innermost = status.nspid.and_then(|ids| ids.last().copied()).unwrap_or(pid_i32(pid)?);
-    Ok(u32::try_from(innermost).unwrap_or(pid))
+    let status = process(pid)?.status().with_context(|| format!("cannot read /proc/{pid}/status"))?;
+    let innermost = status.nspid.and_then(|ids| ids.last().copied());
+    Ok(innermost.and_then(|id| u32::try_from(id).ok()).unwrap_or(pid))
 }
 
 /// Whether the process has HotSpot (libjvm.so) mapped: true for every JVM, whatever its launcher is called.
 pub fn has_libjvm(pid: u32) -> bool {
-    let Some(process) = pid_i32(pid).ok().and_then(|pid| Process::new(pid).ok()) else {
-        return false;
-    };
-    let Ok(maps) = process.maps() else {
-        return false;
-    };
+    let Some(maps) = process(pid).ok().and_then(|p| p.maps().ok()) else { return false };
     maps.iter().any(|map| match &map.pathname {
         ::procfs::process::MMapPath::Path(path) => path.file_name().is_some_and(|name| name == "libjvm.so"),
         _ => false,
@@ -100,20 +93,14 @@ pub fn has_libjvm(pid: u32) -> bool {
 
 /// The process' short name (/proc/<pid>/comm), for messages.
 pub fn command_name(pid: u32) -> String {
-    pid_i32(pid)
-        .ok()
-        .and_then(|pid| Process::new(pid).ok())
-        .and_then(|p| p.stat().ok())
-        .map_or_else(|| "?".to_owned(), |stat| stat.comm)
+    process(pid).ok().and_then(|p| p.stat().ok()).map_or_else(|| "?".to_owned(), |stat| stat.comm)
 }
 
 /// JVM options passed through the environment (JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS, _JAVA_OPTIONS), which HotSpot
 /// reads as if they were on the command line. Empty if the environment cannot be read.
 pub fn environment_jvm_options(pid: u32) -> Vec<String> {
     const VARIABLES: [&str; 3] = ["JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"];
-    let Some(environ) = pid_i32(pid).ok().and_then(|pid| Process::new(pid).ok()).and_then(|p| p.environ().ok()) else {
-        return Vec::new();
-    };
+    let Some(environ) = process(pid).ok().and_then(|p| p.environ().ok()) else { return Vec::new() };
     VARIABLES
         .iter()
         .filter_map(|name| environ.get(std::ffi::OsStr::new(name)))
