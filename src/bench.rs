@@ -21,7 +21,7 @@ use crate::load::engine::{self, RunOptions};
 use crate::load::mix::load_mix;
 use crate::load::request::{RequestSpec, parse_url};
 use crate::load::result::BenchResult;
-use crate::load::spec::{LoadSpec, StopCondition};
+use crate::load::spec::{LoadSpec, StopCondition, cores};
 use crate::load::status::OkStatus;
 use crate::load::summary;
 use crate::load::threshold::Threshold;
@@ -214,7 +214,7 @@ pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
         (None, None) => Some(DEFAULT_DURATION),
         (duration, _) => duration,
     };
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get()));
+    let threads = args.threads.unwrap_or_else(cores);
     Ok(LoadSpec {
         requests,
         connections: args.connections,

@@ -12,6 +12,11 @@ pub struct StopCondition {
     pub duration: Option<Duration>,
 }
 
+/// The machine's cores: the default number of worker threads.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |cores| cores.get())
+}
+
 /// One load run.
 #[derive(Debug, Clone)]
 pub struct LoadSpec {

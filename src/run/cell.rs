@@ -12,7 +12,7 @@ use crate::jvm::gclog;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::WindowPauses;
 use crate::load::engine::{self, RunOptions};
-use crate::load::spec::{LoadSpec, StopCondition};
+use crate::load::spec::{LoadSpec, StopCondition, cores};
 use crate::load::threshold::Threshold;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
@@ -50,16 +50,26 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     options
 }
 
+fn fill_placeholders(text: &str, jdk: &Jdk, port: &str, dir: &Path) -> String {
+    text.replace("{port}", port)
+        .replace("{java}", &jdk.java().display().to_string())
+        .replace("{dir}", &dir.display().to_string())
+}
+
+/// Every JVM option of a cell, in order: target.jvm, the cell's axis options, then jload's telemetry options, with
+/// `{port}`, `{dir}` and `{java}` filled in.
+pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
+    let mut options: Vec<String> =
+        plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill_placeholders(option, jdk, port, dir)).collect();
+    options.extend(telemetry_options(dir, plan.target.exit_on_oom));
+    options
+}
+
 /// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{dir}` (the cell-repeat's folder), `{java}` and a
 /// leading `java` → the cell's JDK.
 pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
-    let fill = |text: &str| {
-        text.replace("{port}", port)
-            .replace("{java}", &jdk.java().display().to_string())
-            .replace("{dir}", &dir.display().to_string())
-    };
-    let mut options: Vec<String> = plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill(option)).collect();
-    options.extend(telemetry_options(dir, plan.target.exit_on_oom));
+    let fill = |text: &str| fill_placeholders(text, jdk, port, dir);
+    let options = jvm_options(plan, cell, jdk, port, dir);
     let mut words = Vec::new();
     for (index, word) in plan.target.command.iter().enumerate() {
         if word == "{jvm}" {
@@ -233,7 +243,7 @@ pub fn phase_spec(phase: &Phase, port: u16) -> LoadSpec {
     LoadSpec {
         requests: phase.requests.iter().map(|request| with_port(request, port)).collect(),
         connections: phase.connections,
-        threads: phase.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get())),
+        threads: phase.threads.unwrap_or_else(cores),
         stop: StopCondition { requests: phase.max_requests, duration: phase.duration },
         rate: phase.rate,
         timeout: phase.timeout,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::cell::{CellRun, run_cell_rep, telemetry_options, unix_now};
+use super::cell::{CellRun, jvm_options, run_cell_rep, unix_now};
 use super::store::{Env, RepMeta, ResultsDir, Status, write_json};
 use super::summary::{build_summary, phase_tables};
 use crate::error::bad_input;
@@ -32,18 +32,11 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>) -> anyhow::Result<Vec<PreparedCell
     let mut prepared = Vec::new();
     for cell in cells {
         let jdk = jdks::choose(cell.jdk.as_deref().or(plan.target.jdk.as_deref()), &installed)?;
-        let mut options: Vec<String> = plan
-            .target
-            .jvm
-            .iter()
-            .chain(cell.jvm.iter())
-            .map(|option| option.replace("{port}", "1").replace("{dir}", &std::env::temp_dir().display().to_string()))
+        // The GC log option is left out: `-version` would create a log file.
+        let options: Vec<String> = jvm_options(plan, &cell, &jdk, "1", &std::env::temp_dir())
+            .into_iter()
+            .filter(|option| !option.starts_with("-Xlog"))
             .collect();
-        options.extend(
-            telemetry_options(&std::env::temp_dir(), plan.target.exit_on_oom)
-                .into_iter()
-                .filter(|option| !option.starts_with("-Xlog")),
-        );
         let key = (jdk.home.clone(), options.clone());
         let outcome = checked.entry(key).or_insert_with(|| preflight::check(&jdk.java(), &options)).clone();
         prepared.push(PreparedCell { cell, jdk, preflight: outcome });
@@ -78,7 +71,7 @@ pub fn environment(installed: Vec<Jdk>, seed: u64) -> Env {
         .unwrap_or(0);
     Env {
         host: read("/proc/sys/kernel/hostname"),
-        cores: std::thread::available_parallelism().map_or(1, |cores| cores.get()),
+        cores: crate::load::spec::cores(),
         memory_bytes: memory_kb * 1024,
         kernel: read("/proc/sys/kernel/osrelease"),
         jload_version: env!("CARGO_PKG_VERSION").to_string(),
