@@ -248,9 +248,11 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
-        let env: Vec<String> =
-            cell_env(plan, &item.cell, &item.jdk).iter().map(|(key, value)| format!("{key}={value}")).collect();
-        println!("  env: {}", shell_words::join(&env));
+        let env: Vec<String> = cell_env(plan, &item.cell, &item.jdk)
+            .iter()
+            .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
+            .collect();
+        println!("  env: {}", env.join(" "));
         println!("  folder: {}", dir.display());
     }
     for phase in &plan.phases {
