@@ -316,7 +316,7 @@ fn unlabelled_collector_values_and_labels_of_any_character_run_clean() {
     let label = "a:b, c=d/e 'q' \\\"dq\\\" ü 50% $HOME";
     let axes = format!(
         "[[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\", \"-XX:+UseParallelGC\"]\n\
-         [[axis]]\nname = \"note\"\nvalues = [{{ label = \"{label}\", jvm = [\"-Dkv.note=1\"] }}]\n"
+         [[axis]]\nname = \"note\"\nvalues = [{{ label = \"{label}\", jvm = [\"-Dnote=1\"] }}]\n"
     );
     let plan = plan(&dir, "anyvalue", &axes, SHORT_PHASES, "");
     let out = dir.join("results");
@@ -390,7 +390,7 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
         .unwrap();
     let stderr = String::from_utf8_lossy(&first.stderr);
     assert_eq!(first.status.code(), Some(1), "every cell failed: not exit 0: {stderr}");
-    assert!(stderr.contains("failed for a reason of the environment") && stderr.contains("--resume"), "{stderr}");
+    assert!(stderr.contains("failed before they were ready") && stderr.contains("--resume"), "{stderr}");
     let summary = json(&out.join("summary.json"));
     for cell in summary["cells"].as_array().unwrap() {
         assert_eq!(cell["status"], "failed", "{cell}");

@@ -137,8 +137,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let tally = Tally::of(&results, &run_cells, plan.run.repeats);
     if tally.retryable > 0 {
         eprintln!(
-            "jload: {} cell-repeat(s) failed for a reason of the environment (see their cause); once it is fixed, run \
-             them again with: jload run --resume {}",
+            "jload: {} cell-repeat(s) failed before they were ready (see their cause); once it is fixed, run them \
+             again with: jload run --resume {}",
             tally.retryable,
             results.root.display()
         );
