@@ -147,6 +147,22 @@ fn preflight_rejects_seed_000s_invalid_heap_flag() {
 }
 
 #[test]
+fn preflight_checks_the_complete_option_set_with_logging_options_and_folders() {
+    let dir = tempdir();
+    // Both values write a log into the cell's folder; the second has a decorator the JVM does not know.
+    let axes = "[[axis]]\nname = \"log\"\nvalues = [\"-Xlog:gc:file={dir}/own.log:uptime\", \"-Xlog:gc:file={dir}/own.log:bogus\"]\n";
+    let plan = plan(&dir, "preflight-log", axes, SHORT_PHASES, "");
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("preflight rejected 1 cell(s): log=-Xlog:gc:file={dir}/own.log:bogus: "), "{stderr}");
+    assert!(stderr.contains("Invalid decorator 'bogus'"), "the JVM's own message: {stderr}");
+    assert!(!out.exists(), "nothing started");
+}
+
+#[test]
 fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
