@@ -452,3 +452,27 @@ fn every_plan_the_run_help_names_exists_and_its_example_is_accepted() {
         assert_eq!(output.status.code(), Some(0), "{example}: {}", String::from_utf8_lossy(&output.stderr));
     }
 }
+
+#[test]
+fn a_command_that_cannot_start_fails_every_cell_for_the_environment_and_exits_1() {
+    let dir = tempdir();
+    let text = "name = \"nostart\"\n[target]\ncommand = \"./no-such-start-script.sh {jvm}\"\n\
+        ready = \"http://127.0.0.1:{port}/health\"\n[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
+        [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\n[run]\ncooldown = \"0s\"\n";
+    let plan = dir.join("nostart.toml");
+    std::fs::write(&plan, text).unwrap();
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("2 cell-repeat(s) failed before they were ready"), "{stderr}");
+    assert!(stderr.contains("every cell-repeat failed"), "{stderr}");
+    let summary = json(&out.join("summary.json"));
+    for cell in summary["cells"].as_array().unwrap() {
+        assert_eq!(cell["status"], "failed", "{cell}");
+        let cause = cell["reps"][0]["cause"].as_str().unwrap();
+        assert!(cause.starts_with("cannot start ./no-such-start-script.sh"), "{cause}");
+        let meta = json(&out.join("cells").join(folder_of(&out, cell["id"].as_str().unwrap())).join("rep-1/meta.json"));
+        assert_eq!(meta["failure"], "environment");
+    }
+}
