@@ -391,3 +391,38 @@ fn slo_expressions(origin: &str, text: &str, slo: &SloFile) -> anyhow::Result<Ve
     }
     Ok(expressions.into_iter().map(|(expression, _)| expression).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(target_extra: &str, axis_jdk: &str) -> Plan {
+        let text = format!(
+            "name = \"b\"\n[target]\ncommand = \"java {{jvm}} -jar x.jar\"\nready = \"http://127.0.0.1:{{port}}/\"\n\
+             {target_extra}\n[[axis]]\nname = \"jdk\"\nvalues = [{{ label = \"j\", jdk = \"{axis_jdk}\" }}]\n\
+             [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"
+        );
+        let base = PlanBase { plan_dir: "/project/plans".into(), cwd: "/somewhere".into() };
+        parse_plan("b.toml", &text, &base).unwrap()
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_plan_folder_and_the_default_workdir_is_where_jload_ran() {
+        let plan = parse("workdir = \"..\"\njdk = \"jdks/17\"", "25");
+        assert_eq!(plan.target.workdir, Path::new("/project/plans/.."));
+        assert_eq!(plan.target.jdk.as_deref(), Some("/project/plans/jdks/17"));
+        assert_eq!(plan.axes[0].values[0].jdk.as_deref(), Some("25"), "a major version is no path");
+        let plan = parse("jdk = \"/opt/jdk-21\"", "../jdk");
+        assert_eq!(plan.target.workdir, Path::new("/somewhere"));
+        assert_eq!(plan.target.jdk.as_deref(), Some("/opt/jdk-21"));
+        assert_eq!(plan.axes[0].values[0].jdk.as_deref(), Some("/project/plans/../jdk"));
+    }
+
+    #[test]
+    fn the_base_of_a_plan_file_is_absolute() {
+        let base = PlanBase::of_plan_file(Path::new("plan.toml")).unwrap();
+        assert_eq!(base.cwd, std::env::current_dir().unwrap());
+        assert!(base.plan_dir.is_absolute());
+        assert_eq!(base.plan_dir, base.cwd.canonicalize().unwrap());
+    }
+}
