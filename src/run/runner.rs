@@ -219,8 +219,6 @@ pub struct Tally {
     pub failed: usize,
     /// Failed for a reason of the environment: `--resume` runs them again.
     pub retryable: usize,
-    /// Not run yet or interrupted.
-    pub pending: usize,
 }
 
 impl Tally {
@@ -235,7 +233,7 @@ impl Tally {
                         tally.failed += 1;
                         tally.retryable += usize::from(needs_run(meta.as_ref()));
                     }
-                    Some(Status::Incomplete) | None => tally.pending += 1,
+                    Some(Status::Incomplete) | None => {}
                 }
             }
         }
@@ -254,9 +252,9 @@ mod tests {
 
     #[test]
     fn a_run_whose_every_cell_failed_exits_1_and_one_result_makes_it_0() {
-        let all_failed = Tally { ran: 0, failed: 4, retryable: 4, pending: 0 };
+        let all_failed = Tally { ran: 0, failed: 4, retryable: 4 };
         assert_eq!(all_failed.exit_code(), exit::FAILED);
-        let one_ran = Tally { ran: 1, failed: 3, retryable: 3, pending: 0 };
+        let one_ran = Tally { ran: 1, failed: 3, retryable: 3 };
         assert_eq!(one_ran.exit_code(), exit::OK);
         assert_eq!(Tally { ran: 2, ..Tally::default() }.exit_code(), exit::OK);
     }
