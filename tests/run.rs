@@ -125,7 +125,7 @@ fn dry_run_prints_every_cell_and_starts_nothing() {
     assert!(stdout.contains("env: JAVA_HOME=/") && stdout.contains(" KV_NOTE=x"), "{stdout}");
     assert!(
         stdout.contains(
-            "estimated duration: about 28s = 4 cell-repeat(s) × (2s of load + ~5s to start and stop) + 3 × 0s cooldown"
+            "estimated duration: about 28s = 4 cell-repeat(s) to run × (2s of load + ~5s to start and stop) + 3 × 0s cooldown"
         ),
         "{stdout}"
     );
@@ -417,6 +417,10 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
     // The environment is fixed; resume from somewhere else entirely.
     std::fs::copy(kv_jar(), project.join("app/kv.jar")).unwrap();
     let elsewhere = tempdir();
+    let (dry, _) = jload(&["run", "--resume", out.to_str().unwrap(), "--dry-run"]);
+    let dry = String::from_utf8_lossy(&dry.stdout);
+    assert!(dry.contains("about 12s = 2 cell-repeat(s) to run × (1s of load"), "{dry}");
+    assert!(dry.contains(&format!("workdir: {}", project.join("plans/..").display())), "{dry}");
     let resumed = Command::new(env!("CARGO_BIN_EXE_jload"))
         .args(["run", "--resume", out.to_str().unwrap()])
         .current_dir(&elsewhere)
@@ -430,6 +434,8 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
         assert!(cell["reps"][0]["phases"]["get"]["requests"].as_u64().unwrap() > 10);
     }
     assert!(std::fs::read_dir(&elsewhere).unwrap().next().is_none(), "nothing written where resume ran");
+    let (dry, _) = jload(&["run", "--resume", out.to_str().unwrap(), "--dry-run"]);
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("about 0s = 0 cell-repeat(s) to run"));
     assert!(jvms_with(&out.display().to_string()).is_empty());
 }
 

@@ -20,9 +20,9 @@ pub struct Estimate {
     pub open_ended: Vec<String>,
 }
 
-/// The estimate for `cells` cells of `plan` at its repeats.
-pub fn estimate(plan: &Plan, cells: usize) -> Estimate {
-    let cell_repeats = cells as u64 * u64::from(plan.run.repeats);
+/// The estimate for `cell_repeats` cell-repeats of `plan` still to run (all of them: cells × repeats, before a
+/// first run).
+pub fn estimate(plan: &Plan, cell_repeats: u64) -> Estimate {
     let load_per_rep: Duration = plan.phases.iter().filter_map(phase_bound).sum();
     let open_ended: Vec<String> =
         plan.phases.iter().filter(|phase| phase_bound(phase).is_none()).map(|phase| phase.name.clone()).collect();
@@ -66,7 +66,7 @@ mod tests {
         let phases = format!(
             "[[phase]]\nname = \"warm\"\n{URL}\nduration = \"10s\"\n[[phase]]\nname = \"get\"\n{URL}\nduration = \"20s\"\n"
         );
-        let estimate = estimate(&plan(&phases, "repeats = 2\ncooldown = \"3s\""), 3);
+        let estimate = estimate(&plan(&phases, "repeats = 2\ncooldown = \"3s\""), 3 * 2);
         assert_eq!(estimate.cell_repeats, 6);
         assert_eq!(estimate.load_per_rep, Duration::from_secs(30));
         // 6 × (30 s + 5 s) + 5 cooldowns × 3 s

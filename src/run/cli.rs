@@ -9,7 +9,7 @@ use signal_hook::consts::SIGINT;
 
 use super::cell::{cell_env, command_line};
 use super::runner::{PreparedCell, Tally, build_target, check_preflight, environment, prepare, sweep};
-use super::store::{ResultsDir, RunRecord, read_json, write_atomically, write_json};
+use super::store::{ResultsDir, RunRecord, needs_run, read_json, write_atomically, write_json};
 use crate::error::{bad_input, exit};
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
@@ -102,7 +102,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     }
     let prepared = prepare(&plan, selected)?;
     if args.dry_run {
-        print_dry_run(&plan, &prepared);
+        print_dry_run(&plan, &prepared, &results);
         return Ok(exit::OK);
     }
     check_preflight(&prepared, &results, plan.run.repeats, args.skip_invalid)?;
@@ -221,7 +221,7 @@ fn write_reports(results: &ResultsDir) {
     }
 }
 
-fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
+fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
     println!(
         "plan '{}': {} cell(s) × {} repeat(s), {:?} order",
         plan.name,
@@ -271,16 +271,22 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
             phase.connections
         );
     }
-    print_estimate(plan, prepared.len());
+    let to_run = prepared
+        .iter()
+        .map(|item| (1..=plan.run.repeats).filter(|&rep| needs_run(results.read_meta(&item.cell.dir, rep).as_ref())))
+        .map(Iterator::count)
+        .sum::<usize>();
+    print_estimate(plan, to_run as u64);
 }
 
-fn print_estimate(plan: &Plan, cell_count: usize) {
-    let estimate = estimate(plan, cell_count);
+/// How long the cell-repeats still to run take, about (every one before a first run; the missing ones on resume).
+fn print_estimate(plan: &Plan, to_run: u64) {
+    let estimate = estimate(plan, to_run);
     let seconds = |duration: std::time::Duration| {
         humantime::format_duration(std::time::Duration::from_secs(duration.as_secs_f64().round() as u64))
     };
     println!(
-        "\nestimated duration: about {} = {} cell-repeat(s) × ({} of load + ~{} to start and stop) + {} × {} cooldown",
+        "\nestimated duration: about {} = {} cell-repeat(s) to run × ({} of load + ~{} to start and stop) + {} × {} cooldown",
         seconds(estimate.total),
         estimate.cell_repeats,
         seconds(estimate.load_per_rep),
