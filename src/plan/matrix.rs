@@ -95,7 +95,7 @@ fn match_pairs(text: &str, plan: &Plan) -> Option<BTreeMap<String, String>> {
         };
         for value in &axis.values {
             let Some(after) = rest.strip_prefix(value.label.as_str()) else { continue };
-            let tail = match after.trim_end().strip_prefix(',') {
+            let tail = match after.trim_start().strip_prefix(',') {
                 Some(tail) => tail,
                 None if after.trim().is_empty() => "",
                 None => continue,
@@ -186,7 +186,8 @@ mod tests {
         let ids: Vec<&str> = chosen.iter().map(|cell| cell.id.as_str()).collect();
         assert_eq!(ids, ["gc=-XX:+UseParallelGC,opt=a, b = c/d \"q\" é"]);
         assert_eq!(select(cells(&plan), "opt=a_b", &plan).unwrap().len(), 2);
-        assert_eq!(select(cells(&plan), "gc=-XX:+UseSerialGC, opt=a_b", &plan).unwrap().len(), 1);
+        assert_eq!(select(cells(&plan), "gc=-XX:+UseSerialGC , opt=a_b ", &plan).unwrap().len(), 1);
+        assert_eq!(select(cells(&plan), "", &plan).unwrap().len(), 4, "nothing asked, nothing left out");
     }
 
     #[test]
