@@ -329,7 +329,8 @@ fn gcstat_uptimes(path: &Path) -> Vec<f64> {
 fn unlabelled_collector_values_and_labels_of_any_character_run_clean() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
-    let label = "a:b, c=d/e 'q' \\\"dq\\\" ü 50% $HOME";
+    let long = "x".repeat(300);
+    let label = format!("a:b, c=d/e 'q' \\\"dq\\\" ü 50% $HOME {long}");
     let axes = format!(
         "[[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\", \"-XX:+UseParallelGC\"]\n\
          [[axis]]\nname = \"note\"\nvalues = [{{ label = \"{label}\", jvm = [\"-Dnote=1\"] }}]\n"
@@ -341,13 +342,14 @@ fn unlabelled_collector_values_and_labels_of_any_character_run_clean() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let summary = json(&out.join("summary.json"));
     let ids: Vec<&str> = summary["cells"].as_array().unwrap().iter().map(|cell| cell["id"].as_str().unwrap()).collect();
-    let human = "a:b, c=d/e 'q' \"dq\" ü 50% $HOME";
+    let human = format!("a:b, c=d/e 'q' \"dq\" ü 50% $HOME {long}");
     assert_eq!(ids, [format!("gc=-XX:+UseSerialGC,note={human}"), format!("gc=-XX:+UseParallelGC,note={human}")]);
     for (cell, collector) in summary["cells"].as_array().unwrap().iter().zip(["Serial", "Parallel"]) {
         assert_eq!(cell["status"], "ok", "{cell}");
         assert_eq!(cell["flags"]["collector"], collector);
         let folder = folder_of(&out, cell["id"].as_str().unwrap());
         assert!(folder.chars().all(|c| c.is_ascii_alphanumeric() || "._+=-".contains(c)), "{folder}");
+        assert!(folder.len() <= 160, "{folder}");
         let rep = out.join("cells").join(&folder).join("rep-1");
         let gc_log = std::fs::read_to_string(rep.join("gc.log")).unwrap();
         assert!(gc_log.contains(&format!("Using {collector}")), "the JVM wrote its GC log into {folder}");
