@@ -38,6 +38,12 @@ fn json(path: &Path) -> serde_json::Value {
         .unwrap()
 }
 
+/// The folder under `cells/` of a cell, as `run.json` records it.
+fn folder_of(out: &Path, id: &str) -> String {
+    let record = json(&out.join("run.json"));
+    record["cells"][id].as_str().unwrap_or_else(|| panic!("{id} not in run.json: {record}")).to_string()
+}
+
 /// Java processes whose command line mentions `marker`.
 fn jvms_with(marker: &str) -> Vec<u32> {
     std::fs::read_dir("/proc")
@@ -77,7 +83,8 @@ fn two_by_two_plan_fills_a_consistent_summary() {
         assert_eq!(cell["status"], "ok", "{cell}");
         let rep = &cell["reps"][0];
         let id = cell["id"].as_str().unwrap();
-        let phase_file = out.join("cells").join(id).join("rep-1/get.json");
+        let folder = out.join("cells").join(folder_of(&out, id));
+        let phase_file = folder.join("rep-1/get.json");
         let on_disk = json(&phase_file);
         assert_eq!(rep["phases"]["get"], on_disk, "summary repeats the phase file of {id}");
         assert_eq!(rep["phases"]["fill"]["requests"], 5000);
@@ -85,13 +92,13 @@ fn two_by_two_plan_fills_a_consistent_summary() {
         assert!(on_disk["jvm"]["ygc"].as_u64().is_some(), "GC counters sampled");
         assert!(on_disk["jvm"]["pauses"]["count"].as_u64().is_some(), "GC log read");
         assert_eq!(on_disk["slo_passed"], true);
-        let meta = json(&out.join("cells").join(id).join("rep-1/meta.json"));
+        let meta = json(&folder.join("rep-1/meta.json"));
         let flags = &meta["flags"];
         let expected_heap = if id.contains("64m") { 64 << 20 } else { 96 << 20 };
         assert_eq!(flags["max_heap_bytes"], expected_heap);
         assert_eq!(flags["collector"], if id.contains("G1") { "G1" } else { "Serial" });
         for file in ["gc.log", "gcstat.csv", "get.hlog", "stdout.log", "stderr.log"] {
-            assert!(out.join("cells").join(id).join("rep-1").join(file).is_file(), "{id}: {file}");
+            assert!(folder.join("rep-1").join(file).is_file(), "{id}: {file}");
         }
     }
     assert!(out.join("plan.toml").is_file() && out.join("env.json").is_file());
@@ -101,13 +108,28 @@ fn two_by_two_plan_fills_a_consistent_summary() {
 #[test]
 fn dry_run_prints_every_cell_and_starts_nothing() {
     let dir = tempdir();
-    let plan = plan(&dir, "dry", TWO_BY_TWO, SHORT_PHASES, "");
+    let plan = plan(
+        &dir,
+        "dry",
+        &TWO_BY_TWO.replace("\"G1\", jvm", "\"G1\", env = { KV_NOTE = \"x\" }, jvm"),
+        SHORT_PHASES,
+        "",
+    );
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
     assert_eq!(output.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(stdout.matches("\nheap=").count(), 4, "{stdout}");
     assert!(stdout.contains("-Xmx96m -XX:+UseSerialGC"), "{stdout}");
     assert!(stdout.contains("-XX:+ExitOnOutOfMemoryError"), "{stdout}");
+    assert_eq!(stdout.matches("\n  env: JAVA_HOME=/").count(), 4, "{stdout}");
+    assert!(stdout.contains("env: JAVA_HOME=/") && stdout.contains(" KV_NOTE=x"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "estimated duration: about 28s = 4 cell-repeat(s) to run × (2s of load + ~5s to start and stop) + 3 × 0s cooldown"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("not counted: phase(s) fill"), "{stdout}");
     assert!(!dir.join("results").exists());
 }
 
@@ -121,6 +143,22 @@ fn preflight_rejects_seed_000s_invalid_heap_flag() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("heap=-Xms=25g") && stderr.contains("--skip-invalid"), "{stderr}");
+    assert!(!out.exists(), "nothing started");
+}
+
+#[test]
+fn preflight_checks_the_complete_option_set_with_logging_options_and_folders() {
+    let dir = tempdir();
+    // Both values write a log into the cell's folder; the second has a decorator the JVM does not know.
+    let axes = "[[axis]]\nname = \"log\"\nvalues = [\"-Xlog:gc:file={dir}/own.log:uptime\", \"-Xlog:gc:file={dir}/own.log:bogus\"]\n";
+    let plan = plan(&dir, "preflight-log", axes, SHORT_PHASES, "");
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("preflight rejected 1 cell(s): log=-Xlog:gc:file={dir}/own.log:bogus: "), "{stderr}");
+    assert!(stderr.contains("Invalid decorator 'bogus'"), "the JVM's own message: {stderr}");
     assert!(!out.exists(), "nothing started");
 }
 
@@ -279,4 +317,170 @@ fn every_example_plan_passes_its_checks_and_preflight() {
         checked += 1;
     }
     assert!(checked >= 10, "quickstart and the seed plans");
+}
+
+/// Uptimes of `gcstat.csv`'s rows.
+fn gcstat_uptimes(path: &Path) -> Vec<f64> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().skip(1).map(|line| line.split(',').nth(1).unwrap().parse().unwrap()).collect()
+}
+
+#[test]
+fn unlabelled_collector_values_and_labels_of_any_character_run_clean() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let long = "x".repeat(300);
+    let label = format!("a:b, c=d/e 'q' \\\"dq\\\" ü 50% $HOME {long}");
+    let axes = format!(
+        "[[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\", \"-XX:+UseParallelGC\"]\n\
+         [[axis]]\nname = \"note\"\nvalues = [{{ label = \"{label}\", jvm = [\"-Dnote=1\"] }}]\n"
+    );
+    let plan = plan(&dir, "anyvalue", &axes, SHORT_PHASES, "");
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let summary = json(&out.join("summary.json"));
+    let ids: Vec<&str> = summary["cells"].as_array().unwrap().iter().map(|cell| cell["id"].as_str().unwrap()).collect();
+    let human = format!("a:b, c=d/e 'q' \"dq\" ü 50% $HOME {long}");
+    assert_eq!(ids, [format!("gc=-XX:+UseSerialGC,note={human}"), format!("gc=-XX:+UseParallelGC,note={human}")]);
+    for (cell, collector) in summary["cells"].as_array().unwrap().iter().zip(["Serial", "Parallel"]) {
+        assert_eq!(cell["status"], "ok", "{cell}");
+        assert_eq!(cell["flags"]["collector"], collector);
+        let folder = folder_of(&out, cell["id"].as_str().unwrap());
+        assert!(folder.chars().all(|c| c.is_ascii_alphanumeric() || "._+=-".contains(c)), "{folder}");
+        assert!(folder.len() <= 160, "{folder}");
+        let rep = out.join("cells").join(&folder).join("rep-1");
+        let gc_log = std::fs::read_to_string(rep.join("gc.log")).unwrap();
+        assert!(gc_log.contains(&format!("Using {collector}")), "the JVM wrote its GC log into {folder}");
+        assert!(json(&rep.join("get.json"))["jvm"]["pauses"]["count"].as_u64().is_some(), "GC log read");
+        // One gcstat.csv row per second: no row repeated by the phase-edge samples.
+        let uptimes = gcstat_uptimes(&rep.join("gcstat.csv"));
+        assert!(uptimes.len() >= 2, "{uptimes:?}");
+        for pair in uptimes.windows(2) {
+            assert!(pair[1] - pair[0] >= 0.5, "rows at most once per interval: {uptimes:?}");
+        }
+    }
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(markdown.contains("-XX:+UseSerialGC"), "reports show the human label: {markdown}");
+    assert!(jvms_with(&out.display().to_string()).is_empty());
+}
+
+#[test]
+fn a_results_path_the_jvm_cannot_take_is_refused_before_anything_starts() {
+    let dir = tempdir();
+    let plan = plan(&dir, "badout", TWO_BY_TWO, SHORT_PHASES, "");
+    for name in ["my results", "a:b", "x,y", "100%"] {
+        let out = dir.join(name);
+        let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("cannot hold") && stderr.contains("--out"), "{stderr}");
+        assert!(!out.exists(), "nothing started for {name}");
+    }
+}
+
+#[test]
+fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_failed() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    // project/plans/p.toml with workdir = ".." (project/), the jar at project/app/kv.jar, a mix beside the plan.
+    let project = tempdir();
+    std::fs::create_dir_all(project.join("plans/mixes")).unwrap();
+    std::fs::create_dir_all(project.join("app")).unwrap();
+    std::fs::write(
+        project.join("plans/mixes/get.toml"),
+        "[[request]]\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\n",
+    )
+    .unwrap();
+    let text = "name = \"paths\"\n[target]\ncommand = \"java {jvm} -jar app/kv.jar\"\nworkdir = \"..\"\n\
+        ready = \"http://127.0.0.1:{port}/health\"\njvm = [\"-Dkv.port={port}\", \"-Dkv.store=heap\"]\n\
+        [[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
+        [[phase]]\nname = \"get\"\nmix = \"mixes/get.toml\"\nconnections = 4\nduration = \"1s\"\n\
+        [run]\nrepeats = 2\ncooldown = \"0s\"\n";
+    std::fs::write(project.join("plans/p.toml"), text).unwrap();
+    let out = tempdir().join("results");
+    // First run from the plan's folder, without the jar: every cell fails for a reason of the environment.
+    let first = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", "p.toml", "--repeats", "1", "--out", out.to_str().unwrap()])
+        .current_dir(project.join("plans"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(1), "every cell failed: not exit 0: {stderr}");
+    assert!(stderr.contains("failed before they were ready") && stderr.contains("--resume"), "{stderr}");
+    let summary = json(&out.join("summary.json"));
+    for cell in summary["cells"].as_array().unwrap() {
+        assert_eq!(cell["status"], "failed", "{cell}");
+        assert_eq!(cell["reps"].as_array().unwrap().len(), 1, "--repeats 1 of the first run");
+        let cause = cell["reps"][0]["cause"].as_str().unwrap();
+        assert!(cause.contains("exited before it was ready") && cause.contains("app/kv.jar"), "{cause}");
+    }
+    // The environment is fixed; resume from somewhere else entirely.
+    std::fs::copy(kv_jar(), project.join("app/kv.jar")).unwrap();
+    let elsewhere = tempdir();
+    let (dry, _) = jload(&["run", "--resume", out.to_str().unwrap(), "--dry-run"]);
+    let dry = String::from_utf8_lossy(&dry.stdout);
+    assert!(dry.contains("about 12s = 2 cell-repeat(s) to run × (1s of load"), "{dry}");
+    assert!(dry.contains(&format!("workdir: {}", project.join("plans/..").display())), "{dry}");
+    let resumed = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", "--resume", out.to_str().unwrap()])
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0), "{}", String::from_utf8_lossy(&resumed.stderr));
+    let summary = json(&out.join("summary.json"));
+    for cell in summary["cells"].as_array().unwrap() {
+        assert_eq!(cell["status"], "ok", "{cell}");
+        assert_eq!(cell["reps"].as_array().unwrap().len(), 1, "resume keeps the first run's repeats");
+        assert!(cell["reps"][0]["phases"]["get"]["requests"].as_u64().unwrap() > 10);
+    }
+    assert!(std::fs::read_dir(&elsewhere).unwrap().next().is_none(), "nothing written where resume ran");
+    let (dry, _) = jload(&["run", "--resume", out.to_str().unwrap(), "--dry-run"]);
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("about 0s = 0 cell-repeat(s) to run"));
+    assert!(jvms_with(&out.display().to_string()).is_empty());
+}
+
+#[test]
+fn every_plan_the_run_help_names_exists_and_its_example_is_accepted() {
+    let (output, _) = jload(&["run", "--help"]);
+    let help = String::from_utf8_lossy(&output.stdout);
+    let examples: Vec<&str> = help.lines().map(str::trim).filter(|line| line.starts_with("jload run plans/")).collect();
+    assert!(examples.len() >= 2, "{help}");
+    for example in examples {
+        let words = shell_words::split(example).unwrap();
+        assert!(repo().join(&words[2]).is_file(), "{example}: {} does not exist", words[2]);
+        let path = repo().join(&words[2]);
+        let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        args[1] = path.to_str().unwrap();
+        if !args.contains(&"--dry-run") {
+            args.push("--dry-run");
+        }
+        let (output, _) = jload(&args);
+        assert_eq!(output.status.code(), Some(0), "{example}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+}
+
+#[test]
+fn a_command_that_cannot_start_fails_every_cell_for_the_environment_and_exits_1() {
+    let dir = tempdir();
+    let text = "name = \"nostart\"\n[target]\ncommand = \"./no-such-start-script.sh {jvm}\"\n\
+        ready = \"http://127.0.0.1:{port}/health\"\n[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
+        [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\n[run]\ncooldown = \"0s\"\n";
+    let plan = dir.join("nostart.toml");
+    std::fs::write(&plan, text).unwrap();
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("2 cell-repeat(s) failed before they were ready"), "{stderr}");
+    assert!(stderr.contains("every cell-repeat failed"), "{stderr}");
+    let summary = json(&out.join("summary.json"));
+    for cell in summary["cells"].as_array().unwrap() {
+        assert_eq!(cell["status"], "failed", "{cell}");
+        let cause = cell["reps"][0]["cause"].as_str().unwrap();
+        assert!(cause.starts_with("cannot start ./no-such-start-script.sh"), "{cause}");
+        let meta = json(&out.join("cells").join(folder_of(&out, cell["id"].as_str().unwrap())).join("rep-1/meta.json"));
+        assert_eq!(meta["failure"], "environment");
+    }
 }

@@ -64,7 +64,7 @@ impl JvmWatch {
         let thread = std::thread::Builder::new().name("jload-jvm-watch".into()).spawn(move || {
             let mut next = Instant::now();
             while !background.stop.load(Ordering::Relaxed) && !background.exited.load(Ordering::Relaxed) {
-                take_sample(&background);
+                take_sample(&background, true);
                 next += interval;
                 while Instant::now() < next && !background.stop.load(Ordering::Relaxed) {
                     std::thread::sleep((next - Instant::now()).min(Duration::from_millis(50)));
@@ -74,9 +74,10 @@ impl JvmWatch {
         Ok(JvmWatch { shared, thread: Some(thread) })
     }
 
-    /// Sample now (e.g. at the start or end of a window); None once the JVM has exited.
+    /// Sample now (e.g. at the start or end of a window); None once the JVM has exited. Not written to the CSV,
+    /// which keeps one row per interval (a mark right after a periodic sample would repeat it).
     pub fn mark(&self) -> Option<JvmSample> {
-        take_sample(&self.shared)
+        take_sample(&self.shared, false)
     }
 
     /// Summarise the window between two marks, with every sample taken in between.
@@ -111,7 +112,7 @@ impl Drop for JvmWatch {
     }
 }
 
-fn take_sample(shared: &Shared) -> Option<JvmSample> {
+fn take_sample(shared: &Shared, to_csv: bool) -> Option<JvmSample> {
     let sample = match shared.sampler.lock().expect("sampler lock").sample() {
         Ok(Some(sample)) => sample,
         _ => {
@@ -119,7 +120,7 @@ fn take_sample(shared: &Shared) -> Option<JvmSample> {
             return None;
         }
     };
-    if let Some(csv) = shared.csv.lock().expect("csv lock").as_mut() {
+    if to_csv && let Some(csv) = shared.csv.lock().expect("csv lock").as_mut() {
         let _ = writeln!(csv, "{}", csv_row(&sample));
     }
     shared.samples.lock().expect("samples lock").push(sample.clone());

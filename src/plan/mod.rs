@@ -1,6 +1,8 @@
 //! Plans: a TOML file describing a control-variable experiment, checked completely before anything starts and
 //! turned into typed values (target, axes, phases, run settings, SLO) and the matrix of cells.
 
+pub mod estimate;
+pub mod folder;
 pub mod jdks;
 pub mod matrix;
 pub mod preflight;
@@ -96,16 +98,48 @@ pub struct Plan {
 
 const PLAN_HINT: &str = "see docs/plan.md for the plan format";
 
-/// Read and check a plan file. Every problem is a one-line bad-input error naming the file, line and key.
-pub fn load_plan(path: &Path) -> anyhow::Result<Plan> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| bad_input(format!("cannot read plan {}: {err}", path.display())))?;
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    parse_plan(&path.display().to_string(), &text, &base)
+/// Where a plan's relative paths are resolved. A first run takes them from where the plan file is and where jload
+/// runs; `--resume` reads them back from the results directory, so it resolves every path as the first run did.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PlanBase {
+    /// The plan file's folder (absolute): mix files, `workdir` and a JDK path are relative to it.
+    pub plan_dir: PathBuf,
+    /// Where jload ran (absolute): the default `workdir`.
+    pub cwd: PathBuf,
 }
 
-/// Parse plan text; `origin` names it in errors and `base` resolves relative paths (mix files, workdir).
-pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan> {
+impl PlanBase {
+    /// The base of the plan file at `path`, for a first run from the current directory.
+    pub fn of_plan_file(path: &Path) -> anyhow::Result<PlanBase> {
+        let cwd = std::env::current_dir()?;
+        let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let plan_dir = cwd.join(parent);
+        Ok(PlanBase { plan_dir: plan_dir.canonicalize().unwrap_or(plan_dir), cwd })
+    }
+}
+
+/// Read and check a plan file whose relative paths resolve against `base`. Every problem is a one-line bad-input
+/// error naming the file, line and key.
+pub fn load_plan(path: &Path, base: &PlanBase) -> anyhow::Result<Plan> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| bad_input(format!("cannot read plan {}: {err}", path.display())))?;
+    parse_plan(&path.display().to_string(), &text, base)
+}
+
+/// A JDK given as a path (not a major version) resolved against the plan's folder.
+fn resolve_jdk(jdk: &Option<String>, base: &PlanBase) -> Option<String> {
+    jdk.as_ref().map(|text| {
+        let trimmed = text.trim();
+        if trimmed.is_empty() || trimmed.chars().all(|c| c.is_ascii_digit()) {
+            text.clone()
+        } else {
+            base.plan_dir.join(trimmed).display().to_string()
+        }
+    })
+}
+
+/// Parse plan text; `origin` names it in errors and `base` resolves relative paths (mix files, workdir, JDK paths).
+pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<Plan> {
     let file: PlanFile = parse_toml(origin, text, PLAN_HINT)?;
     let at = |span: std::ops::Range<usize>, message: String| error_at(origin, text, span, message);
     let name = file.name.get_ref().trim().to_string();
@@ -137,8 +171,8 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
         ));
     }
     let workdir = match &target.workdir {
-        Some(dir) => base.join(dir),
-        None => std::env::current_dir().unwrap_or_default(),
+        Some(dir) => base.plan_dir.join(dir),
+        None => base.cwd.clone(),
     };
     let target_value = Target {
         build: target.build.clone(),
@@ -146,7 +180,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
         ready: target.ready.get_ref().clone(),
         startup_timeout: duration_of(&target.startup_timeout, "target.startup_timeout", Duration::from_secs(60))?,
         stop_timeout: duration_of(&target.stop_timeout, "target.stop_timeout", Duration::from_secs(10))?,
-        jdk: target.jdk.clone(),
+        jdk: resolve_jdk(&target.jdk, base),
         jvm: target.jvm.clone(),
         env: target.env.clone(),
         workdir,
@@ -175,15 +209,12 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
                 AxisValueFile::Table(table) => AxisValue {
                     label: table.label.clone(),
                     jvm: table.jvm.clone(),
-                    jdk: table.jdk.clone(),
+                    jdk: resolve_jdk(&table.jdk, base),
                     env: table.env.clone(),
                 },
             };
-            if parsed.label.trim().is_empty() || parsed.label.contains(',') {
-                return Err(at(
-                    value.span(),
-                    format!("axis '{axis_name}': label '{}' must be non-empty without ','", parsed.label),
-                ));
+            if parsed.label.trim().is_empty() {
+                return Err(at(value.span(), format!("axis '{axis_name}': a label must not be empty")));
             }
             if !labels.insert(parsed.label.clone()) {
                 return Err(at(value.span(), format!("axis '{axis_name}': duplicate label '{}'", parsed.label)));
@@ -246,7 +277,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &Path) -> anyhow::Result<Plan>
     Ok(Plan { name, description: file.description, target: target_value, axes, phases, run: run_settings, slo })
 }
 
-fn parse_phase(origin: &str, text: &str, base: &Path, phase: &PhaseFile) -> anyhow::Result<Phase> {
+fn parse_phase(origin: &str, text: &str, base: &PlanBase, phase: &PhaseFile) -> anyhow::Result<Phase> {
     let at = |span: std::ops::Range<usize>, message: String| error_at(origin, text, span, message);
     let name = phase.name.get_ref().trim().to_string();
     let name_span = phase.name.span();
@@ -272,7 +303,7 @@ fn parse_phase(origin: &str, text: &str, base: &Path, phase: &PhaseFile) -> anyh
                     format!("phase '{name}': method, headers and body go into the mix file's [[request]]s"),
                 ));
             }
-            crate::load::mix::load_mix(&base.join(mix))
+            crate::load::mix::load_mix(&base.plan_dir.join(mix))
                 .map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?
         }
     };
@@ -359,4 +390,39 @@ fn slo_expressions(origin: &str, text: &str, slo: &SloFile) -> anyhow::Result<Ve
         Threshold::parse(expression).map_err(|err| error_at(origin, text, span.clone(), format!("[slo]: {err}")))?;
     }
     Ok(expressions.into_iter().map(|(expression, _)| expression).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(target_extra: &str, axis_jdk: &str) -> Plan {
+        let text = format!(
+            "name = \"b\"\n[target]\ncommand = \"java {{jvm}} -jar x.jar\"\nready = \"http://127.0.0.1:{{port}}/\"\n\
+             {target_extra}\n[[axis]]\nname = \"jdk\"\nvalues = [{{ label = \"j\", jdk = \"{axis_jdk}\" }}]\n\
+             [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"
+        );
+        let base = PlanBase { plan_dir: "/project/plans".into(), cwd: "/somewhere".into() };
+        parse_plan("b.toml", &text, &base).unwrap()
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_plan_folder_and_the_default_workdir_is_where_jload_ran() {
+        let plan = parse("workdir = \"..\"\njdk = \"jdks/17\"", "25");
+        assert_eq!(plan.target.workdir, Path::new("/project/plans/.."));
+        assert_eq!(plan.target.jdk.as_deref(), Some("/project/plans/jdks/17"));
+        assert_eq!(plan.axes[0].values[0].jdk.as_deref(), Some("25"), "a major version is no path");
+        let plan = parse("jdk = \"/opt/jdk-21\"", "../jdk");
+        assert_eq!(plan.target.workdir, Path::new("/somewhere"));
+        assert_eq!(plan.target.jdk.as_deref(), Some("/opt/jdk-21"));
+        assert_eq!(plan.axes[0].values[0].jdk.as_deref(), Some("/project/plans/../jdk"));
+    }
+
+    #[test]
+    fn the_base_of_a_plan_file_is_absolute() {
+        let base = PlanBase::of_plan_file(Path::new("plan.toml")).unwrap();
+        assert_eq!(base.cwd, std::env::current_dir().unwrap());
+        assert!(base.plan_dir.is_absolute());
+        assert_eq!(base.plan_dir, base.cwd.canonicalize().unwrap());
+    }
 }

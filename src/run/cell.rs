@@ -1,13 +1,14 @@
 //! One cell × repeat: start a fresh target JVM with the cell's options, wait until it is ready, drive it through the
 //! plan's phases while it is watched, stop it, read its GC log, and record everything in the cell's folder.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::launcher::{LaunchSpec, Readiness, RunningTarget, crash_cause, free_port};
-use super::store::{PhaseRecord, RepMeta, ResultsDir, Status, write_json};
+use super::store::{Failure, PhaseRecord, RepMeta, ResultsDir, Status, write_json};
 use crate::jvm::gclog;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::WindowPauses;
@@ -83,6 +84,15 @@ pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path)
     words
 }
 
+/// The environment a cell's target gets on top of jload's: target.env, the cell's axis env, and JAVA_HOME set to the
+/// cell's JDK.
+pub fn cell_env(plan: &Plan, cell: &Cell, jdk: &Jdk) -> BTreeMap<String, String> {
+    let mut env = plan.target.env.clone();
+    env.extend(cell.env.iter().map(|(key, value)| (key.clone(), value.clone())));
+    env.insert("JAVA_HOME".to_string(), jdk.home.display().to_string());
+    env
+}
+
 /// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.
 pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     let dir = run.results.rep_dir(&run.cell.dir, run.rep);
@@ -97,6 +107,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         rep: run.rep,
         status: Status::Incomplete,
         cause: None,
+        failure: None,
         command: command.clone(),
         jdk: run.jdk.clone(),
         flags: run.flags.clone(),
@@ -109,18 +120,25 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         finished_unix_s: None,
     };
     write_json(&dir.join("meta.json"), &meta)?;
-    let mut env = run.plan.target.env.clone();
-    env.extend(run.cell.env.iter().map(|(key, value)| (key.clone(), value.clone())));
-    env.insert("JAVA_HOME".to_string(), run.jdk.home.display().to_string());
     let launch = LaunchSpec {
         program: command[0].clone().into(),
         args: command[1..].to_vec(),
-        env,
+        env: cell_env(run.plan, run.cell, run.jdk),
         workdir: run.plan.target.workdir.clone(),
         stdout: dir.join("stdout.log"),
         stderr: dir.join("stderr.log"),
     };
-    let target = Arc::new(Mutex::new(RunningTarget::start(&launch)?));
+    let target = match RunningTarget::start(&launch) {
+        Ok(target) => Arc::new(Mutex::new(target)),
+        Err(err) => {
+            meta.status = Status::Failed;
+            meta.failure = Some(Failure::Environment);
+            meta.cause = Some(format!("{err:#} (in {})", launch.workdir.display()));
+            meta.finished_unix_s = Some(unix_now());
+            write_json(&dir.join("meta.json"), &meta)?;
+            return Ok(meta);
+        }
+    };
     meta.pid = Some(target.lock().expect("target").pid);
     let ready_url = run.plan.target.ready.replace("{port}", &port.to_string());
     let readiness = target.lock().expect("target").wait_ready(&ready_url, run.plan.target.startup_timeout, run.stop);
@@ -128,9 +146,9 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
             meta.status = Status::Failed;
-            let cause = crash_cause(&launch.stdout, &launch.stderr, &dir)
-                .or_else(|| last_line(&launch.stderr))
-                .or_else(|| last_line(&launch.stdout));
+            let crash = crash_cause(&launch.stdout, &launch.stderr, &dir);
+            meta.failure = Some(if crash.is_some() { Failure::StartupCrash } else { Failure::Environment });
+            let cause = crash.or_else(|| last_line(&launch.stderr)).or_else(|| last_line(&launch.stdout));
             meta.cause = Some(format!(
                 "exited before it was ready ({}){}",
                 exit.describe(),
@@ -140,6 +158,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         }
         Readiness::TimedOut => {
             meta.status = Status::Failed;
+            meta.failure = Some(Failure::Environment);
             meta.cause = Some(format!("not ready at {ready_url} within {:?}", run.plan.target.startup_timeout));
         }
         Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),

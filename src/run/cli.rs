@@ -1,24 +1,26 @@
 //! `jload run` (a plan, or `--resume DIR`), `--dry-run`, and `jload jdks`: flags, results-directory set-up, Ctrl-C.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use clap::Args;
 use signal_hook::consts::SIGINT;
 
-use super::cell::command_line;
-use super::runner::{PreparedCell, build_target, check_preflight, environment, prepare, sweep};
-use super::store::{ResultsDir, write_atomically, write_json};
+use super::cell::{cell_env, command_line};
+use super::runner::{PreparedCell, Tally, build_target, check_preflight, environment, prepare, sweep};
+use super::store::{ResultsDir, RunRecord, needs_run, read_json, write_atomically, write_json};
 use crate::error::{bad_input, exit};
+use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
+use crate::plan::folder::{safe_part, unsafe_char};
 use crate::plan::jdks;
-use crate::plan::matrix::{cells, select};
+use crate::plan::matrix::{Cell, cells, select};
 use crate::plan::preflight::Preflight;
-use crate::plan::{Plan, load_plan};
+use crate::plan::{Plan, PlanBase, load_plan};
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  jload run plans/quickstart.toml\n  jload run plans/heap-sweep.toml --only 'gc=G1' --repeats 1\n  jload run --resume results/heap-sweep-20261122-101500"
+    after_help = "Examples:\n  jload run plans/quickstart.toml\n  jload run plans/quickstart.toml --only 'gc=G1' --repeats 1\n  jload run plans/quickstart.toml --dry-run\n  jload run --resume results/quickstart-20261122-101500"
 )]
 pub struct RunArgs {
     /// The plan file (TOML, see docs/plan.md).
@@ -72,35 +74,26 @@ fn timestamp() -> String {
     chrono::Local::now().format("%Y%m%d-%H%M%S").to_string()
 }
 
+/// A run to start or go on with: the checked plan, where its results go, and what `run.json` records.
+struct Opened {
+    plan: Plan,
+    results: ResultsDir,
+    record: RunRecord,
+    resuming: bool,
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<i32> {
-    let (plan, results, resuming) = match &args.resume {
-        Some(dir) => {
-            let copy = dir.join("plan.toml");
-            if !copy.is_file() {
-                return Err(bad_input(format!(
-                    "--resume {}: not a jload results directory (no plan.toml)",
-                    dir.display()
-                )));
-            }
-            (load_plan(&copy)?, ResultsDir::new(dir.clone()), true)
-        }
-        None => {
-            let path = args.plan.as_ref().expect("clap requires a plan without --resume");
-            let mut plan = load_plan(path)?;
-            if let Some(repeats) = args.repeats {
-                if repeats == 0 {
-                    return Err(bad_input("--repeats must be at least 1"));
-                }
-                plan.run.repeats = repeats;
-            }
-            let out = args
-                .out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{}", plan.name, timestamp())));
-            (plan, ResultsDir::new(out), false)
-        }
+    let Opened { plan, results, record, resuming } = match &args.resume {
+        Some(dir) => open_resume(dir)?,
+        None => open_new(&args)?,
     };
+    check_results_path(&results.root)?;
     let mut selected = cells(&plan);
+    for cell in &mut selected {
+        if let Some(dir) = record.cells.get(&cell.id) {
+            cell.dir = dir.clone();
+        }
+    }
     if let Some(only) = &args.only {
         selected = select(selected, only, &plan)?;
         if selected.is_empty() {
@@ -109,10 +102,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     }
     let prepared = prepare(&plan, selected)?;
     if args.dry_run {
-        print_dry_run(&plan, &prepared);
+        print_dry_run(&plan, &prepared, &results);
         return Ok(exit::OK);
     }
-    check_preflight(&prepared, args.skip_invalid)?;
+    check_preflight(&prepared, &results, plan.run.repeats, args.skip_invalid)?;
     let seed = args.seed.unwrap_or_else(super::cell::unix_now);
     if !resuming {
         if results.root.exists() && std::fs::read_dir(&results.root)?.next().is_some() {
@@ -122,8 +115,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             )));
         }
         std::fs::create_dir_all(&results.root)?;
-        let source = std::fs::read(args.plan.as_ref().expect("plan"))?;
-        write_atomically(&results.plan_copy(), &source)?;
+        write_atomically(&results.plan_copy(), &std::fs::read(&record.plan_file)?)?;
+        write_json(&results.run_record(), &record)?;
         write_json(&results.root.join("env.json"), &environment(jdks::discover(), seed))?;
     }
     build_target(&plan)?;
@@ -140,8 +133,76 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         );
         return Ok(130);
     }
+    let run_cells: Vec<Cell> = prepared.into_iter().map(|item| item.cell).collect();
+    let tally = Tally::of(&results, &run_cells, plan.run.repeats);
+    if tally.retryable > 0 {
+        eprintln!(
+            "jload: {} cell-repeat(s) failed before they were ready (see their cause); once it is fixed, run them \
+             again with: jload run --resume {}",
+            tally.retryable,
+            results.root.display()
+        );
+    }
+    if tally.exit_code() != exit::OK {
+        eprintln!("jload: every cell-repeat failed; no results (exit {})", tally.exit_code());
+    }
     eprintln!("jload: results in {}", results.root.display());
-    Ok(exit::OK)
+    Ok(tally.exit_code())
+}
+
+/// A new run of the plan file given on the command line.
+fn open_new(args: &RunArgs) -> anyhow::Result<Opened> {
+    let path = args.plan.as_ref().expect("clap requires a plan without --resume");
+    let base = PlanBase::of_plan_file(path)?;
+    let mut plan = load_plan(path, &base)?;
+    if let Some(repeats) = args.repeats {
+        if repeats == 0 {
+            return Err(bad_input("--repeats must be at least 1"));
+        }
+        plan.run.repeats = repeats;
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{}", safe_part(&plan.name, 64), timestamp())));
+    let record = RunRecord {
+        plan_file: base.cwd.join(path),
+        repeats: plan.run.repeats,
+        cells: cells(&plan).into_iter().map(|cell| (cell.id, cell.dir)).collect(),
+        base,
+    };
+    Ok(Opened { plan, results: ResultsDir::new(out), record, resuming: false })
+}
+
+/// Go on with the run in `dir`: its plan copy, read with the paths and repeats the first run used.
+fn open_resume(dir: &Path) -> anyhow::Result<Opened> {
+    let results = ResultsDir::new(dir.to_path_buf());
+    if !results.plan_copy().is_file() {
+        return Err(bad_input(format!("--resume {}: not a jload results directory (no plan.toml)", dir.display())));
+    }
+    let record: RunRecord = read_json(&results.run_record()).ok_or_else(|| {
+        bad_input(format!(
+            "--resume {}: no readable run.json (an older jload made it); start the plan again with a new --out",
+            dir.display()
+        ))
+    })?;
+    let mut plan = load_plan(&results.plan_copy(), &record.base)?;
+    plan.run.repeats = record.repeats;
+    Ok(Opened { plan, results, record, resuming: true })
+}
+
+/// Refuse a results directory whose path the JVM's option syntax or a shell would take apart (the cells' GC log and
+/// crash file paths are inside it).
+fn check_results_path(root: &Path) -> anyhow::Result<()> {
+    let absolute = std::env::current_dir()?.join(root);
+    match unsafe_char(&absolute) {
+        None => Ok(()),
+        Some(c) => Err(bad_input(format!(
+            "results directory {}: its path contains {c:?}, which JVM options (-Xlog:…:file=PATH) cannot hold; \
+             choose a path of letters, digits and ._-+= (--out DIR)",
+            absolute.display()
+        ))),
+    }
 }
 
 /// Write the reports into the results directory; a failure is printed and never costs the run.
@@ -160,7 +221,7 @@ fn write_reports(results: &ResultsDir) {
     }
 }
 
-fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
+fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
     println!(
         "plan '{}': {} cell(s) × {} repeat(s), {:?} order",
         plan.name,
@@ -171,6 +232,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
     if let Some(build) = &plan.target.build {
         println!("build: {build}");
     }
+    println!("workdir: {}", plan.target.workdir.display());
     for item in prepared {
         let dir = PathBuf::from("<results>").join("cells").join(&item.cell.dir).join("rep-N");
         let command = command_line(plan, &item.cell, &item.jdk, "{port}", &dir);
@@ -186,6 +248,12 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
+        let env: Vec<String> = cell_env(plan, &item.cell, &item.jdk)
+            .iter()
+            .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
+            .collect();
+        println!("  env: {}", env.join(" "));
+        println!("  folder: {}", dir.display());
     }
     for phase in &plan.phases {
         let bound = match (phase.max_requests, phase.duration) {
@@ -201,6 +269,35 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell]) {
             if phase.measure { "" } else { " (not measured)" },
             phase.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "),
             phase.connections
+        );
+    }
+    let to_run = prepared
+        .iter()
+        .map(|item| (1..=plan.run.repeats).filter(|&rep| needs_run(results.read_meta(&item.cell.dir, rep).as_ref())))
+        .map(Iterator::count)
+        .sum::<usize>();
+    print_estimate(plan, to_run as u64);
+}
+
+/// How long the cell-repeats still to run take, about (every one before a first run; the missing ones on resume).
+fn print_estimate(plan: &Plan, to_run: u64) {
+    let estimate = estimate(plan, to_run);
+    let seconds = |duration: std::time::Duration| {
+        humantime::format_duration(std::time::Duration::from_secs(duration.as_secs_f64().round() as u64))
+    };
+    println!(
+        "\nestimated duration: about {} = {} cell-repeat(s) to run × ({} of load + ~{} to start and stop) + {} × {} cooldown",
+        seconds(estimate.total),
+        estimate.cell_repeats,
+        seconds(estimate.load_per_rep),
+        seconds(START_STOP_ALLOWANCE),
+        estimate.cell_repeats.saturating_sub(1),
+        seconds(plan.run.cooldown)
+    );
+    if !estimate.open_ended.is_empty() {
+        println!(
+            "  not counted: phase(s) {} (they end after their request count, at the target's speed)",
+            estimate.open_ended.join(", ")
         );
     }
 }

@@ -3,6 +3,8 @@
 //! it, and stores what was seen.
 
 pub mod cell;
+#[cfg(test)]
+mod cell_tests;
 pub mod cli;
 pub mod launcher;
 pub mod runner;

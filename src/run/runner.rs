@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::cell::{CellRun, jvm_options, run_cell_rep, unix_now};
-use super::store::{Env, RepMeta, ResultsDir, Status, write_json};
+use super::store::{Env, Failure, RepMeta, ResultsDir, Status, needs_run, write_json};
 use super::summary::{build_summary, phase_tables};
-use crate::error::bad_input;
+use crate::error::{bad_input, exit};
 use crate::plan::jdks::{self, Jdk};
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::{self, EffectiveFlags, Preflight};
@@ -25,18 +25,19 @@ pub struct PreparedCell {
     pub preflight: Preflight,
 }
 
-/// Resolve each cell's JDK and preflight its options (one `java -version` per distinct JDK + option set).
+/// Resolve each cell's JDK and preflight the complete option set it will start with: jload's telemetry options
+/// included, with the GC log and crash file in a scratch copy of the cell's folder (one `java -version` per cell).
 pub fn prepare(plan: &Plan, cells: Vec<Cell>) -> anyhow::Result<Vec<PreparedCell>> {
     let installed = jdks::discover();
+    let scratch_dir = tempfile::Builder::new().prefix("jload-preflight-").tempdir()?;
+    let scratch = ResultsDir::new(scratch_dir.path().to_path_buf());
     let mut checked: BTreeMap<(PathBuf, Vec<String>), Preflight> = BTreeMap::new();
     let mut prepared = Vec::new();
     for cell in cells {
         let jdk = jdks::choose(cell.jdk.as_deref().or(plan.target.jdk.as_deref()), &installed)?;
-        // The GC log option is left out: `-version` would create a log file.
-        let options: Vec<String> = jvm_options(plan, &cell, &jdk, "1", &std::env::temp_dir())
-            .into_iter()
-            .filter(|option| !option.starts_with("-Xlog"))
-            .collect();
+        let dir = scratch.rep_dir(&cell.dir, 1);
+        std::fs::create_dir_all(&dir)?;
+        let options = jvm_options(plan, &cell, &jdk, "1", &dir);
         let key = (jdk.home.clone(), options.clone());
         let outcome = checked.entry(key).or_insert_with(|| preflight::check(&jdk.java(), &options)).clone();
         prepared.push(PreparedCell { cell, jdk, preflight: outcome });
@@ -104,6 +105,7 @@ fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, mess
         rep,
         status: Status::Failed,
         cause: Some(format!("preflight: {message}")),
+        failure: Some(Failure::Rejected),
         command: Vec::new(),
         jdk: prepared.jdk.clone(),
         flags: None,
@@ -130,9 +132,7 @@ pub fn sweep(
     let slots = schedule(prepared.len(), plan.run.repeats, plan.run.order, seed);
     let pending: Vec<(usize, u32)> = slots
         .into_iter()
-        .filter(|&(index, rep)| {
-            !results.read_meta(&prepared[index].cell.dir, rep).is_some_and(|meta| meta.status.is_final())
-        })
+        .filter(|&(index, rep)| needs_run(results.read_meta(&prepared[index].cell.dir, rep).as_ref()))
         .collect();
     let total = pending.len();
     let show_progress = std::io::stderr().is_terminal();
@@ -178,10 +178,21 @@ pub fn sweep(
     Ok(stop.load(Ordering::Relaxed))
 }
 
-/// Refuse to start when preflight rejected a cell, unless `--skip-invalid`.
-pub fn check_preflight(prepared: &[PreparedCell], skip_invalid: bool) -> anyhow::Result<()> {
+/// Whether any repeat of `cell` is still to run in `results`.
+pub fn has_work(results: &ResultsDir, cell: &Cell, repeats: u32) -> bool {
+    (1..=repeats).any(|rep| needs_run(results.read_meta(&cell.dir, rep).as_ref()))
+}
+
+/// Refuse to start when preflight rejected a cell that is still to run, unless `--skip-invalid`.
+pub fn check_preflight(
+    prepared: &[PreparedCell],
+    results: &ResultsDir,
+    repeats: u32,
+    skip_invalid: bool,
+) -> anyhow::Result<()> {
     let invalid: Vec<String> = prepared
         .iter()
+        .filter(|item| has_work(results, &item.cell, repeats))
         .filter_map(|item| match &item.preflight {
             Preflight::Invalid(message) => Some(format!("{}: {message}", item.cell.id)),
             Preflight::Valid(_) => None,
@@ -198,4 +209,72 @@ pub fn check_preflight(prepared: &[PreparedCell], skip_invalid: bool) -> anyhow:
         invalid.len(),
         invalid.join(" | ")
     )))
+}
+
+/// How the cell-repeats of a sweep ended: the exit code and the closing advice come from it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Ran to the end or crashed after they were ready: results.
+    pub ran: usize,
+    pub failed: usize,
+    /// Failed for a reason of the environment: `--resume` runs them again.
+    pub retryable: usize,
+}
+
+impl Tally {
+    pub fn of(results: &ResultsDir, cells: &[Cell], repeats: u32) -> Tally {
+        let mut tally = Tally::default();
+        for cell in cells {
+            for rep in 1..=repeats {
+                let meta = results.read_meta(&cell.dir, rep);
+                match meta.as_ref().map(|meta| meta.status) {
+                    Some(Status::Ok | Status::Crashed) => tally.ran += 1,
+                    Some(Status::Failed) => {
+                        tally.failed += 1;
+                        tally.retryable += usize::from(needs_run(meta.as_ref()));
+                    }
+                    Some(Status::Incomplete) | None => {}
+                }
+            }
+        }
+        tally
+    }
+
+    /// 1 when nothing ran because every cell-repeat failed (no result at all), else 0.
+    pub fn exit_code(&self) -> i32 {
+        if self.ran == 0 && self.failed > 0 { exit::FAILED } else { exit::OK }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_whose_every_cell_failed_exits_1_and_one_result_makes_it_0() {
+        let all_failed = Tally { ran: 0, failed: 4, retryable: 4 };
+        assert_eq!(all_failed.exit_code(), exit::FAILED);
+        let one_ran = Tally { ran: 1, failed: 3, retryable: 3 };
+        assert_eq!(one_ran.exit_code(), exit::OK);
+        assert_eq!(Tally { ran: 2, ..Tally::default() }.exit_code(), exit::OK);
+    }
+
+    #[test]
+    fn sequential_order_keeps_each_cells_repeats_together_and_interleaved_shuffles_rounds() {
+        assert_eq!(schedule(2, 2, Order::Sequential, 1), [(0, 1), (0, 2), (1, 1), (1, 2)]);
+        let interleaved = schedule(5, 3, Order::Interleaved, 42);
+        assert_eq!(interleaved.len(), 15);
+        for rep in 1..=3 {
+            let mut round: Vec<usize> = interleaved[(rep as usize - 1) * 5..rep as usize * 5]
+                .iter()
+                .map(|&(cell, r)| {
+                    assert_eq!(r, rep);
+                    cell
+                })
+                .collect();
+            round.sort_unstable();
+            assert_eq!(round, [0, 1, 2, 3, 4], "every cell once per round");
+        }
+        assert_eq!(interleaved, schedule(5, 3, Order::Interleaved, 42), "the seed decides the order");
+    }
 }

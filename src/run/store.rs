@@ -2,7 +2,7 @@
 //! resume an interrupted sweep or to summarise it. The only writer of a results directory.
 //!
 //! ```text
-//! <out>/plan.toml  env.json  summary.json
+//! <out>/plan.toml  run.json  env.json  summary.json
 //! <out>/cells/<cell>/rep-<n>/meta.json  <phase>.json  <phase>.hlog  gcstat.csv  gc.log  stdout.log  stderr.log
 //! ```
 
@@ -15,6 +15,7 @@ use super::launcher::ExitInfo;
 pub use crate::atomic_file::{write_atomically, write_json};
 use crate::jvm::window::JvmWindow;
 use crate::load::result::BenchResult;
+use crate::plan::PlanBase;
 use crate::plan::jdks::Jdk;
 use crate::plan::preflight::EffectiveFlags;
 
@@ -34,11 +35,41 @@ pub enum Status {
     Incomplete,
 }
 
-impl Status {
-    /// Finished work that `--resume` keeps.
-    pub fn is_final(self) -> bool {
-        self != Status::Incomplete
+/// Why a cell-repeat failed; decides whether `--resume` runs it again.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// Preflight rejected the cell's options: a verdict on the configuration, kept.
+    Rejected,
+    /// The JVM died of its configuration before it was ready (OutOfMemoryError, a fatal error): kept.
+    StartupCrash,
+    /// The environment: the command could not be started, the target exited before it was ready without a JVM
+    /// crash (a missing file, a port in use), or it was not ready in time. `--resume` runs it again.
+    Environment,
+}
+
+/// Whether a sweep (first run or `--resume`) runs this cell-repeat: it never ran, was interrupted, or failed for a
+/// reason of the environment. Cell-repeats that ran (`ok`), crashed, or failed by their configuration are kept.
+pub fn needs_run(meta: Option<&RepMeta>) -> bool {
+    let Some(meta) = meta else { return true };
+    match meta.status {
+        Status::Ok | Status::Crashed => false,
+        Status::Incomplete => true,
+        Status::Failed => !matches!(meta.failure, Some(Failure::Rejected | Failure::StartupCrash)),
     }
+}
+
+/// `run.json`: what `--resume` needs to go on exactly as the first run started.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunRecord {
+    /// The plan file the run started from (`plan.toml` beside this file is its copy).
+    pub plan_file: PathBuf,
+    /// Where the plan's relative paths resolve.
+    pub base: PlanBase,
+    /// Repeats of the run (`--repeats` overrides the plan's).
+    pub repeats: u32,
+    /// Cell id → its folder under `cells/`, for every cell of the matrix.
+    pub cells: BTreeMap<String, String>,
 }
 
 /// The machine and tools a run used.
@@ -77,6 +108,9 @@ pub struct RepMeta {
     pub status: Status,
     /// Why it crashed or failed, in one line.
     pub cause: Option<String>,
+    /// For a failed one: whose fault, which decides whether `--resume` retries it.
+    #[serde(default)]
+    pub failure: Option<Failure>,
     pub command: Vec<String>,
     pub jdk: Jdk,
     pub flags: Option<EffectiveFlags>,
@@ -138,6 +172,10 @@ impl ResultsDir {
         self.root.join("plan.toml")
     }
 
+    pub fn run_record(&self) -> PathBuf {
+        self.root.join("run.json")
+    }
+
     pub fn rep_dir(&self, cell_dir: &str, rep: u32) -> PathBuf {
         self.root.join("cells").join(cell_dir).join(format!("rep-{rep}"))
     }
@@ -154,4 +192,51 @@ impl ResultsDir {
 pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Option<T> {
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(status: Status, failure: Option<Failure>) -> RepMeta {
+        RepMeta {
+            cell: "gc=G1".to_string(),
+            axes: BTreeMap::new(),
+            rep: 1,
+            status,
+            cause: None,
+            failure,
+            command: Vec::new(),
+            jdk: Jdk {
+                home: "/jdk".into(),
+                version: "17".to_string(),
+                implementor: String::new(),
+                found_in: String::new(),
+            },
+            flags: None,
+            port: 0,
+            pid: None,
+            ready_s: None,
+            exit: None,
+            phases: Vec::new(),
+            started_unix_s: 0,
+            finished_unix_s: None,
+        }
+    }
+
+    #[test]
+    fn resume_runs_what_never_ran_was_interrupted_or_failed_by_the_environment() {
+        assert!(needs_run(None));
+        assert!(needs_run(Some(&meta(Status::Incomplete, None))));
+        assert!(needs_run(Some(&meta(Status::Failed, Some(Failure::Environment)))));
+        assert!(needs_run(Some(&meta(Status::Failed, None))), "an older meta.json without a failure kind");
+    }
+
+    #[test]
+    fn resume_keeps_what_ran_crashed_or_failed_by_its_configuration() {
+        assert!(!needs_run(Some(&meta(Status::Ok, None))));
+        assert!(!needs_run(Some(&meta(Status::Crashed, None))));
+        assert!(!needs_run(Some(&meta(Status::Failed, Some(Failure::Rejected)))));
+        assert!(!needs_run(Some(&meta(Status::Failed, Some(Failure::StartupCrash)))));
+    }
 }

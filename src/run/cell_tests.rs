@@ -1,0 +1,76 @@
+//! Unit tests of `cell`: how a cell's JVM options and command line are assembled, and that the JVM accepts them.
+
+use std::path::Path;
+
+use super::cell::{command_line, jvm_options};
+use crate::plan::Plan;
+use crate::plan::jdks::Jdk;
+use crate::plan::matrix::cells;
+use crate::plan::preflight::{Preflight, check};
+use crate::plan::{PlanBase, jdks, parse_plan};
+
+fn kv_plan(command: &str, exit_on_oom: bool) -> Plan {
+    let text = format!(
+        "name = \"c\"\n[target]\ncommand = \"{command}\"\nready = \"http://127.0.0.1:{{port}}/\"\n\
+         jvm = [\"-Dport={{port}}\", \"-Ddata={{dir}}/data\"]\nexit_on_oom = {exit_on_oom}\n\
+         [[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\"]\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"
+    );
+    parse_plan("c.toml", &text, &PlanBase { plan_dir: "/tmp".into(), cwd: "/tmp".into() }).unwrap()
+}
+
+fn jdk17() -> Jdk {
+    jdks::choose(Some("17"), &jdks::discover()).unwrap()
+}
+
+#[test]
+fn options_are_plan_then_axis_then_telemetry_with_placeholders_filled() {
+    let plan = kv_plan("java {jvm} -jar x.jar", true);
+    let cell = &cells(&plan)[0];
+    let dir = Path::new("/r/cells").join(&cell.dir).join("rep-1");
+    let options = jvm_options(&plan, cell, &jdk17(), "8080", &dir);
+    assert_eq!(
+        options,
+        [
+            "-Dport=8080".to_string(),
+            "-Ddata=/r/cells/gc=-XX_+UseSerialGC/rep-1/data".to_string(),
+            "-XX:+UseSerialGC".to_string(),
+            "-XX:+UsePerfData".to_string(),
+            "-Xlog:gc*,safepoint:file=/r/cells/gc=-XX_+UseSerialGC/rep-1/gc.log:time,uptime,level,tags".to_string(),
+            "-XX:ErrorFile=/r/cells/gc=-XX_+UseSerialGC/rep-1/hs_err_pid%p.log".to_string(),
+            "-XX:+ExitOnOutOfMemoryError".to_string(),
+        ]
+    );
+    let without_exit = jvm_options(&kv_plan("java {jvm} -jar x.jar", false), cell, &jdk17(), "1", &dir);
+    assert!(!without_exit.iter().any(|option| option.contains("ExitOnOutOfMemory")));
+}
+
+#[test]
+fn command_line_expands_jvm_as_words_or_inside_a_word_and_replaces_a_leading_java() {
+    let jdk = jdk17();
+    let plan = kv_plan("java {jvm} -jar x.jar --port={port}", true);
+    let cell = &cells(&plan)[0];
+    let words = command_line(&plan, cell, &jdk, "9", Path::new("/d"));
+    assert_eq!(words[0], jdk.java().display().to_string());
+    assert_eq!(words[1..8], jvm_options(&plan, cell, &jdk, "9", Path::new("/d"))[..]);
+    assert_eq!(words[8..], ["-jar", "x.jar", "--port=9"]);
+    let inside = kv_plan("sh -c 'exec java {jvm} Main'", true);
+    let words = command_line(&inside, &cells(&inside)[0], &jdk, "9", Path::new("/d"));
+    assert_eq!(words.len(), 3);
+    assert!(words[2].starts_with("exec java -Dport=9 ") && words[2].ends_with(" Main"), "{}", words[2]);
+}
+
+#[test]
+fn the_complete_option_set_of_a_cell_passes_the_jvm_and_a_folder_with_a_colon_does_not() {
+    let plan = kv_plan("java {jvm} -jar x.jar", true);
+    let cell = &cells(&plan)[0];
+    let root = tempfile::tempdir().unwrap();
+    for name in [cell.dir.as_str(), "gc=-XX:+UseSerialGC"] {
+        std::fs::create_dir_all(root.path().join(name)).unwrap();
+    }
+    let safe = jvm_options(&plan, cell, &jdk17(), "1", &root.path().join(&cell.dir));
+    assert!(matches!(check(&jdk17().java(), &safe), Preflight::Valid(_)));
+    let colon = jvm_options(&plan, cell, &jdk17(), "1", &root.path().join("gc=-XX:+UseSerialGC"));
+    let Preflight::Invalid(message) = check(&jdk17().java(), &colon) else { panic!("a ':' in -Xlog's file") };
+    assert!(message.contains("Invalid -Xlog option"), "the JVM's own message: {message}");
+}
