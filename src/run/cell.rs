@@ -1,16 +1,19 @@
 //! One cell × repeat: start a fresh target JVM with the cell's options, wait until it is ready, drive it through the
 //! plan's phases while it is watched, stop it, read its GC log, and record everything in the cell's folder.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::launcher::{LaunchSpec, Readiness, RunningTarget, crash_cause, free_port};
+use super::crash::{Ending, Evidence};
+use super::launcher::ExitInfo;
+use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
 use super::store::{PhaseRecord, RepMeta, ResultsDir, Status, write_json};
-use crate::jvm::gclog;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::WindowPauses;
+use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
 use crate::load::spec::{LoadSpec, StopCondition, cores};
 use crate::load::threshold::Threshold;
@@ -68,7 +71,6 @@ pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) 
 /// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{dir}` (the cell-repeat's folder), `{java}` and a
 /// leading `java` → the cell's JDK.
 pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
-    let fill = |text: &str| fill_placeholders(text, jdk, port, dir);
     let options = jvm_options(plan, cell, jdk, port, dir);
     let mut words = Vec::new();
     for (index, word) in plan.target.command.iter().enumerate() {
@@ -77,10 +79,32 @@ pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path)
         } else if index == 0 && word == "java" {
             words.push(jdk.java().display().to_string());
         } else {
-            words.push(fill(word).replace("{jvm}", &options.join(" ")));
+            words.push(fill_with_options(word, &options, jdk, port, dir));
         }
     }
     words
+}
+
+/// The cell's extra environment: target.env, then the cell's axis env, with every placeholder filled in
+/// (`{jvm}` in `CATALINA_OPTS`, `JAVA_OPTS` or `JAVA_TOOL_OPTIONS` is how a start script gets the options), and
+/// JAVA_HOME set to the cell's JDK.
+pub fn environment(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> BTreeMap<String, String> {
+    let options = jvm_options(plan, cell, jdk, port, dir);
+    let mut env: BTreeMap<String, String> = plan
+        .target
+        .env
+        .iter()
+        .chain(cell.env.iter())
+        .map(|(key, value)| (key.clone(), fill_with_options(value, &options, jdk, port, dir)))
+        .collect();
+    env.insert("JAVA_HOME".to_string(), jdk.home.display().to_string());
+    env
+}
+
+/// `text` with `{jvm}` → the options as one shell-quoted string (start scripts pass such variables through `eval`,
+/// and HotSpot's JAVA_TOOL_OPTIONS honours the same quotes), then the other placeholders.
+fn fill_with_options(text: &str, options: &[String], jdk: &Jdk, port: &str, dir: &Path) -> String {
+    fill_placeholders(&text.replace("{jvm}", &shell_words::join(options)), jdk, port, dir)
 }
 
 /// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.
@@ -109,17 +133,17 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         finished_unix_s: None,
     };
     write_json(&dir.join("meta.json"), &meta)?;
-    let mut env = run.plan.target.env.clone();
-    env.extend(run.cell.env.iter().map(|(key, value)| (key.clone(), value.clone())));
-    env.insert("JAVA_HOME".to_string(), run.jdk.home.display().to_string());
     let launch = LaunchSpec {
         program: command[0].clone().into(),
         args: command[1..].to_vec(),
-        env,
+        env: environment(run.plan, run.cell, run.jdk, &port.to_string(), &dir),
         workdir: run.plan.target.workdir.clone(),
         stdout: dir.join("stdout.log"),
         stderr: dir.join("stderr.log"),
+        marker: dir.display().to_string(),
+        port,
     };
+    let evidence = Evidence { stdout: &launch.stdout, stderr: &launch.stderr, error_dir: &dir };
     let target = Arc::new(Mutex::new(RunningTarget::start(&launch)?));
     meta.pid = Some(target.lock().expect("target").pid);
     let ready_url = run.plan.target.ready.replace("{port}", &port.to_string());
@@ -128,14 +152,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
             meta.status = Status::Failed;
-            let cause = crash_cause(&launch.stdout, &launch.stderr, &dir)
-                .or_else(|| last_line(&launch.stderr))
-                .or_else(|| last_line(&launch.stdout));
-            meta.cause = Some(format!(
-                "exited before it was ready ({}){}",
-                exit.describe(),
-                cause.map(|c| format!(": {c}")).unwrap_or_default()
-            ));
+            meta.cause = Some(exited_early_cause(&exit, &mut target.lock().expect("target"), &evidence));
             meta.exit = Some(exit);
         }
         Readiness::TimedOut => {
@@ -147,15 +164,14 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     if meta.ready_s.is_some() {
         drive_phases(run, &target, &dir, port, &mut meta)?;
     }
+    let left_behind = daemon_note(&mut target.lock().expect("target"));
     let exit = target.lock().expect("target").stop(run.plan.target.stop_timeout);
-    let died_by_itself = !exit.stopped_by_jload;
     meta.exit = Some(exit.clone());
     attach_gc_pauses(&dir, &meta)?;
     if meta.ready_s.is_some() {
-        let cause = crash_cause(&launch.stdout, &launch.stderr, &dir);
-        if died_by_itself || cause.as_deref().is_some_and(|cause| cause.starts_with("OutOfMemoryError")) {
+        if let Ending::Crashed(cause) = evidence.judge(&exit) {
             meta.status = Status::Crashed;
-            meta.cause = Some(cause.unwrap_or_else(|| format!("the target died ({})", exit.describe())));
+            meta.cause = Some(left_behind.unwrap_or(cause));
         } else if run.stop.load(Ordering::Relaxed) || meta.phases.len() < run.plan.phases.len() {
             meta.status = Status::Incomplete;
         } else {
@@ -165,6 +181,30 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     meta.finished_unix_s = Some(unix_now());
     write_json(&dir.join("meta.json"), &meta)?;
     Ok(meta)
+}
+
+/// Why a target ended before it was ready: the JVM's own report, a daemon it left behind, or its last words.
+fn exited_early_cause(exit: &ExitInfo, target: &mut RunningTarget, evidence: &Evidence<'_>) -> String {
+    let detail = daemon_note(target)
+        .or_else(|| evidence.cause())
+        .or_else(|| last_line(evidence.stderr))
+        .or_else(|| last_line(evidence.stdout));
+    format!("exited before it was ready ({}){}", exit.describe(), detail.map(|d| format!(": {d}")).unwrap_or_default())
+}
+
+/// When the started command has exited but processes of its tree still run (a start script that daemonizes,
+/// `startup.sh`): the one-line cause. Those processes are stopped with the rest of the tree.
+fn daemon_note(target: &mut RunningTarget) -> Option<String> {
+    let left: Vec<String> =
+        target.others().iter().map(|&pid| format!("{pid} ({})", procfs::command_name(pid))).collect();
+    if left.is_empty() || target.exited().is_none() {
+        return None;
+    }
+    Some(format!(
+        "the command exited and left process {} running in the background (stopped now): the command must stay \
+         in the foreground, e.g. `catalina.sh run` instead of `startup.sh`",
+        left.join(", ")
+    ))
 }
 
 /// The last non-empty line of a log file (what a service says as it gives up).
@@ -181,10 +221,15 @@ fn drive_phases(
     port: u16,
     meta: &mut RepMeta,
 ) -> anyhow::Result<()> {
-    let pid = target.lock().expect("target").pid;
-    let watch = JvmWatch::start(pid, Duration::from_secs(1), Some(dir.join("gcstat.csv")), Duration::from_secs(5)).ok();
+    let jvm_pid = target.lock().expect("target").jvm_pid();
+    let csv = Some(dir.join("gcstat.csv"));
+    let watch = jvm_pid.and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), csv, Duration::from_secs(5)).ok());
     if watch.is_none() {
-        meta.cause = Some("the target's JVM cannot be sampled (no PerfData); GC columns are empty".to_string());
+        meta.cause = Some(
+            "no JVM with PerfData found in the target's process tree (is the JVM started with {jvm}?); GC columns \
+             are empty"
+                .to_string(),
+        );
     }
     let slo: Vec<Threshold> = run.plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
     for phase in &run.plan.phases {

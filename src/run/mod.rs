@@ -4,6 +4,7 @@
 
 pub mod cell;
 pub mod cli;
+pub mod crash;
 pub mod launcher;
 pub mod runner;
 pub mod store;
