@@ -101,10 +101,22 @@ pub fn environment(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) 
     env
 }
 
-/// `text` with `{jvm}` → the options as one shell-quoted string (start scripts pass such variables through `eval`,
-/// and HotSpot's JAVA_TOOL_OPTIONS honours the same quotes), then the other placeholders.
+/// `text` with `{jvm}` → the options as one string (see [`join_options`]), then the other placeholders.
 fn fill_with_options(text: &str, options: &[String], jdk: &Jdk, port: &str, dir: &Path) -> String {
-    fill_placeholders(&text.replace("{jvm}", &shell_words::join(options)), jdk, port, dir)
+    fill_placeholders(&text.replace("{jvm}", &join_options(options)), jdk, port, dir)
+}
+
+/// The options joined with spaces for one variable or word. An option with whitespace, quotes or shell operators is
+/// single-quoted: start scripts that pass the variable through `eval` (`catalina.sh`) and HotSpot's own
+/// JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS honour those quotes. Others stay bare, so a script that expands `$JAVA_OPTS`
+/// unquoted gets them intact (glob characters such as `gc*` match no file name).
+pub fn join_options(options: &[String]) -> String {
+    let needs_quotes = |option: &str| option.chars().any(|c| c.is_whitespace() || "'\"\\$`;&|<>()".contains(c));
+    let words: Vec<String> = options
+        .iter()
+        .map(|option| if needs_quotes(option) { shell_words::quote(option).into_owned() } else { option.clone() })
+        .collect();
+    words.join(" ")
 }
 
 /// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.

@@ -1,0 +1,17 @@
+#!/bin/sh
+# The build step of plans/tomcat.toml (run from the repository root): fetch the Apache Tomcat distribution VERSION
+# through Maven (org.apache.tomcat:tomcat:VERSION:tar.gz, once; it stays in target/tomcat/) and lay out the
+# catalina.base every cell starts from, target/tomcat-base/: the distribution's conf with this folder's server.xml
+# (per-cell port, no shutdown port, no access log) and logging.properties (console only), and the ROOT web app.
+set -eu
+VERSION=${1:?usage: build.sh TOMCAT_VERSION, e.g. 10.1.59}
+HOME_DIR=target/tomcat/apache-tomcat-$VERSION
+BASE=target/tomcat-base
+if [ ! -f "$HOME_DIR/bin/catalina.sh" ]; then
+  mvn -B -q dependency:unpack -Dartifact="org.apache.tomcat:tomcat:$VERSION:tar.gz" -DoutputDirectory=target/tomcat
+fi
+rm -rf "$BASE"
+mkdir -p "$BASE/conf" "$BASE/webapps"
+cp "$HOME_DIR/conf/web.xml" "$HOME_DIR/conf/catalina.properties" "$HOME_DIR/conf/context.xml" "$BASE/conf/"
+cp plans/tomcat/server.xml plans/tomcat/logging.properties "$BASE/conf/"
+cp -R "$HOME_DIR/webapps/ROOT" "$BASE/webapps/"
