@@ -13,9 +13,10 @@ import java.util.concurrent.Executors;
  * kind of lines real services log that merely mention OutOfMemoryError or a crash file (stock Tomcat logs every JVM
  * argument, {@code -XX:+ExitOnOutOfMemoryError} included), and then serves {@code /health} and {@code /}.
  *
- * <p>Run with the source launcher: {@code java Misleading.java --port N [--oom-thread]}. With {@code --oom-thread}
- * a worker thread really runs out of heap (it allocates more than -Xmx) and dies with the JVM's uncaught-exception
- * stack, while the service keeps answering. It exits by itself after ten minutes at the latest.
+ * <p>Run with the source launcher: {@code java [-Dmisleading.oomThread=true] Misleading.java --port N}. With
+ * {@code -Dmisleading.oomThread=true} a worker thread really runs out of heap (it allocates more than -Xmx) and dies
+ * with the JVM's uncaught-exception stack, while the service keeps answering. It exits by itself after ten minutes
+ * at the latest.
  */
 public class Misleading {
     private static final long MAX_LIFETIME_MS = 10 * 60 * 1000;
@@ -25,14 +26,12 @@ public class Misleading {
 
     public static void main(String[] args) throws IOException, InterruptedException {
         int port = 0;
-        boolean oomThread = false;
+        boolean oomThread = Boolean.getBoolean("misleading.oomThread");
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--port") && i + 1 < args.length) {
                 port = Integer.parseInt(args[++i]);
-            } else if (args[i].equals("--oom-thread")) {
-                oomThread = true;
             } else {
-                System.err.println("usage: java Misleading.java --port N [--oom-thread]");
+                System.err.println("usage: java [-Dmisleading.oomThread=true] Misleading.java --port N");
                 System.exit(2);
             }
         }

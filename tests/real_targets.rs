@@ -1,0 +1,243 @@
+//! `jload run` on targets nobody here wrote, as real processes: a service that logs lines merely mentioning
+//! OutOfMemoryError (and one whose thread really runs out of heap), a start script that runs java without exec,
+//! a script that daemonizes like `startup.sh`, a plan whose options would never reach the JVM, and a real Apache
+//! Tomcat fetched through Maven by plans/tomcat.toml's build step (cached under target/tomcat/). After every run no
+//! process of the target is left, checked by scanning /proc.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use common::{jload, repo, tempdir};
+
+/// JVM-heavy tests run one at a time (the machine has 2 cores).
+static HEAVY: Mutex<()> = Mutex::new(());
+
+fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    HEAVY.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// A plan file: `target` is the body of [target] without `ready` (always the service's /health).
+fn plan(dir: &Path, name: &str, target: &str, axes: &str) -> PathBuf {
+    let text = format!(
+        "name = \"{name}\"\n[target]\n{target}\nready = \"http://127.0.0.1:{{port}}/health\"\nstartup_timeout = \"60s\"\n\
+         stop_timeout = \"5s\"\n{axes}\n[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\n\
+         connections = 4\nduration = \"2s\"\n[run]\ncooldown = \"0s\"\norder = \"sequential\"\n"
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn misleading_source() -> String {
+    repo().join("tests/java/Misleading.java").display().to_string()
+}
+
+/// A shell script in `dir`.
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    path.display().to_string()
+}
+
+fn run(plan: &Path, out: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let (output, _) = jload(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    (output.status.code().unwrap_or(-1), stdout, stderr)
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display())))
+        .unwrap()
+}
+
+/// Live processes whose environment or command line mentions `marker` (a results folder): jload marks every
+/// process of a target with `JLOAD_TARGET=<cell folder>`.
+fn processes_mentioning(marker: &str) -> Vec<(u32, String)> {
+    let mentions =
+        |file: String| std::fs::read(file).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(marker));
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| *pid != std::process::id())
+        .filter(|pid| mentions(format!("/proc/{pid}/environ")) || mentions(format!("/proc/{pid}/cmdline")))
+        .map(|pid| (pid, std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string()))
+        .collect()
+}
+
+/// The line of the terminal table that starts with `row`, split into cells.
+fn terminal_row<'a>(stdout: &'a str, row: &str) -> Vec<&'a str> {
+    let line = stdout.lines().find(|line| line.trim_start().starts_with(row)).unwrap_or_else(|| panic!("{stdout}"));
+    line.split_whitespace().skip(row.split_whitespace().count()).collect()
+}
+
+#[test]
+fn lines_that_mention_out_of_memory_are_no_crash_and_a_real_one_is_the_same_crash_everywhere() {
+    let _heavy = heavy();
+    let dir = tempdir();
+    let target = format!(
+        "command = \"java {{jvm}} {} --port {{port}}\"\njvm = [\"-Xmx32m\", \"-XX:+UseSerialGC\"]\nexit_on_oom = false",
+        misleading_source()
+    );
+    let axes = "[[axis]]\nname = \"mode\"\nvalues = [{ label = \"calm\", jvm = [] }, \
+                { label = \"hoarder\", jvm = [\"-Dmisleading.oomThread=true\"] }]\n";
+    let plan = plan(&dir, "misleading", &target, axes);
+    let out = dir.join("results");
+    let (code, stdout, stderr) = run(&plan, &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let summary = json(&out.join("summary.json"));
+    let (calm, hoarder) = (&summary["cells"][0], &summary["cells"][1]);
+    assert_eq!((calm["id"].as_str(), calm["status"].as_str()), (Some("mode=calm"), Some("ok")), "{calm}");
+    assert_eq!(calm["reps"][0]["cause"], serde_json::Value::Null);
+    let calm_log = std::fs::read_to_string(out.join("cells/mode=calm/rep-1/stdout.log")).unwrap();
+    assert!(calm_log.contains("Command line argument: -XX:+ExitOnOutOfMemoryError"), "the misleading lines ran");
+    assert_eq!(hoarder["status"], "crashed", "{hoarder}");
+    let cause = hoarder["reps"][0]["cause"].as_str().unwrap();
+    assert!(
+        cause.starts_with("OutOfMemoryError: Exception in thread \"hoarder\" java.lang.OutOfMemoryError"),
+        "{cause}"
+    );
+    let meta = json(&out.join("cells/mode=hoarder/rep-1/meta.json"));
+    assert_eq!(meta["exit"]["stopped_by_jload"], true, "the JVM kept running; its own report made it a crash");
+    // The terminal, the report and summary.json say the same of every cell.
+    assert_eq!(terminal_row(&stdout, "status"), ["ok", "crashed"], "{stdout}");
+    assert!(stderr.contains("mode=calm rep 1 Ok") && stderr.contains("mode=hoarder rep 1 Crashed"), "{stderr}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let troubled = report.split("## Crashed, failed and incomplete cells").nth(1).expect("a crash section");
+    let troubled = troubled.split("\n## ").next().unwrap();
+    assert_eq!(troubled.matches("\n- ").count(), 1, "{troubled}");
+    assert!(troubled.contains("hoarder: crashed") && !troubled.contains("calm"), "{troubled}");
+    let report_json = json(&out.join("report.json"));
+    let crashed_findings: Vec<&str> = report_json["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|phase| phase["recommendation"]["findings"].as_array())
+        .flatten()
+        .filter(|finding| finding["kind"] == "crashed")
+        .map(|finding| finding["cell"].as_str().unwrap())
+        .collect();
+    assert_eq!(crashed_findings, ["mode=hoarder"]);
+    assert!(processes_mentioning(&out.display().to_string()).is_empty());
+}
+
+#[test]
+fn a_wrapper_without_exec_gets_the_options_through_env_and_its_jvm_is_sampled() {
+    let _heavy = heavy();
+    let dir = tempdir();
+    let wrapper = script(
+        &dir,
+        "wrapper.sh",
+        "# runs java as a child (no exec), like many start scripts\n\"$JAVA_HOME/bin/java\" $JAVA_OPTS \"$@\"\n\
+         echo \"wrapper: java exited with $?\"",
+    );
+    let target = format!(
+        "command = \"sh {wrapper} {} --port {{port}}\"\nenv = {{ JAVA_OPTS = \"{{jvm}}\" }}",
+        misleading_source()
+    );
+    let axes =
+        "[[axis]]\nname = \"gc\"\nvalues = [{ label = \"Serial\", jvm = [\"-XX:+UseSerialGC\", \"-Xmx48m\"] }]\n";
+    let plan = plan(&dir, "wrapper", &target, axes);
+    let out = dir.join("results");
+    let (code, _, stderr) = run(&plan, &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let rep = out.join("cells/gc=Serial/rep-1");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!(meta["status"], "ok", "{meta}");
+    assert_eq!(meta["cause"], serde_json::Value::Null, "{meta}");
+    let phase = json(&rep.join("get.json"));
+    let (shell, jvm) = (meta["pid"].as_u64().unwrap(), phase["jvm"]["pid"].as_u64().unwrap());
+    assert_ne!(shell, jvm, "the JVM sampled is the wrapper's child, not the wrapper");
+    assert!(phase["jvm"]["ygc"].as_u64().is_some(), "GC counters sampled: {phase}");
+    assert!(phase["jvm"]["pauses"]["count"].as_u64().is_some(), "its GC log read: {phase}");
+    assert!(std::fs::read_to_string(rep.join("gcstat.csv")).unwrap().lines().count() >= 3);
+    let gc_log = std::fs::read_to_string(rep.join("gc.log")).unwrap();
+    assert!(gc_log.contains("Using Serial"), "the axis options reached the JVM through JAVA_OPTS");
+    assert!(gc_log.contains("Heap Max Capacity: 48M"), "{gc_log}");
+    assert!(processes_mentioning(&out.display().to_string()).is_empty(), "the whole tree is stopped");
+}
+
+#[test]
+fn a_command_that_daemonizes_fails_with_a_foreground_hint_and_its_jvm_is_stopped() {
+    let _heavy = heavy();
+    let dir = tempdir();
+    let daemonizer = script(
+        &dir,
+        "startup.sh",
+        "# like Tomcat's startup.sh: start java in the background, in a session of its own, and return at once\n\
+         setsid \"$JAVA_HOME/bin/java\" $JAVA_OPTS \"$@\" </dev/null >/dev/null 2>&1 &\necho \"started\"\nexit 0",
+    );
+    let target = format!(
+        "command = \"sh {daemonizer} {} --port {{port}}\"\nenv = {{ JAVA_OPTS = \"{{jvm}}\" }}",
+        misleading_source()
+    );
+    let plan = plan(&dir, "daemon", &target, "");
+    let out = dir.join("results");
+    let (_, _, stderr) = run(&plan, &out, &[]);
+    let meta = json(&out.join("cells/default/rep-1/meta.json"));
+    assert_eq!(meta["status"], "failed", "{meta}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(
+        cause.starts_with("exited before it was ready (exit code 0): the command exited and left process"),
+        "{cause}"
+    );
+    assert!(cause.ends_with("the command must stay in the foreground, e.g. `catalina.sh run` instead of `startup.sh`"));
+    assert_eq!(cause.lines().count(), 1);
+    assert!(stderr.contains("must stay in the foreground"), "{stderr}");
+    assert!(processes_mentioning(&out.display().to_string()).is_empty(), "the daemon was found and stopped");
+}
+
+#[test]
+fn a_plan_whose_options_never_reach_the_jvm_is_refused_naming_the_key() {
+    let dir = tempdir();
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx128m\"]\n";
+    let refused = plan(&dir, "unused", "command = \"catalina.sh run\"\nenv = { CATALINA_OPTS = \"-Xms32m\" }", axes);
+    let out = dir.join("results");
+    let (code, _, stderr) = run(&refused, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("axis 'heap' sets JVM options but neither target.command nor target.env uses {jvm}"));
+    assert!(stderr.contains("unused.toml") && stderr.contains("CATALINA_OPTS"), "{stderr}");
+    assert!(!out.exists());
+    let fixed = plan(&dir, "used", "command = \"catalina.sh run\"\nenv = { CATALINA_OPTS = \"{jvm}\" }", axes);
+    let (output, _) = jload(&["run", fixed.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn tomcat_started_with_catalina_sh_run_is_measured_and_not_called_crashed() {
+    let _heavy = heavy();
+    let dir = tempdir();
+    // The shipped plan, with the repository as its workdir and short phases.
+    let shipped = std::fs::read_to_string(repo().join("plans/tomcat.toml")).unwrap();
+    let text = shipped
+        .replace("workdir = \"..\"", &format!("workdir = \"{}\"", repo().display()))
+        .replace("duration = \"5s\"", "duration = \"1s\"")
+        .replace("duration = \"15s\"", "duration = \"2s\"");
+    assert_ne!(text, shipped);
+    let plan = dir.join("tomcat.toml");
+    std::fs::write(&plan, text).unwrap();
+    let out = dir.join("results");
+    let (code, stdout, stderr) = run(&plan, &out, &["--only", "heap=-Xmx64m,gc=Serial"]);
+    assert_eq!(code, 0, "{stderr}");
+    let rep = out.join("cells/heap=-Xmx64m,gc=Serial/rep-1");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!(meta["status"], "ok", "{meta}");
+    let tomcat_log = std::fs::read_to_string(rep.join("stderr.log")).unwrap();
+    assert!(tomcat_log.contains("VersionLoggerListener.log Command line argument: -XX:+ExitOnOutOfMemoryError"));
+    assert!(tomcat_log.contains(&format!("[\"http-nio-127.0.0.1-{}\"]", meta["port"])), "the cell's own port");
+    let phase = json(&rep.join("index.json"));
+    assert!(phase["requests"].as_u64().unwrap() > 100, "{phase}");
+    assert_eq!(phase["errors"]["total"], 0, "{phase}");
+    assert!(phase["jvm"]["ygc"].as_u64().is_some_and(|ygc| ygc > 0), "Tomcat's JVM sampled: {phase}");
+    assert!(phase["jvm"]["pauses"]["count"].as_u64().is_some_and(|count| count > 0), "its GC log read: {phase}");
+    assert_eq!(terminal_row(&stdout, "status"), ["ok"], "{stdout}");
+    assert!(rep.join("work").is_dir(), "the cell's own work directory");
+    let base = repo().join("target/tomcat-base");
+    assert!(!base.join("logs").exists(), "no log files under catalina.base");
+    assert!(processes_mentioning(&out.display().to_string()).is_empty());
+}
