@@ -162,6 +162,31 @@ fn a_wrapper_without_exec_gets_the_options_through_env_and_its_jvm_is_sampled() 
 }
 
 #[test]
+fn a_launcher_that_is_a_jvm_itself_is_passed_over_for_the_jvm_serving_the_port() {
+    let _heavy = heavy();
+    let dir = tempdir();
+    let launcher = repo().join("tests/java/Launcher.java");
+    let target = format!(
+        "command = \"java {} {{jvm}} {} --port {{port}}\"\njvm = [\"-XX:+UseParallelGC\"]",
+        launcher.display(),
+        misleading_source()
+    );
+    let plan = plan(&dir, "launcher", &target, "");
+    let out = dir.join("results");
+    let (code, _, stderr) = run(&plan, &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let rep = out.join("cells/default/rep-1");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!(meta["status"], "ok", "{meta}");
+    let phase = json(&rep.join("get.json"));
+    let (launcher_jvm, sampled) = (meta["pid"].as_u64().unwrap(), phase["jvm"]["pid"].as_u64().unwrap());
+    assert_ne!(launcher_jvm, sampled, "the launcher JVM has PerfData too, but the child serves the port");
+    assert!(phase["jvm"]["pauses"]["count"].as_u64().is_some(), "the child's GC log read: {phase}");
+    assert!(std::fs::read_to_string(rep.join("gc.log")).unwrap().contains("Using Parallel"));
+    assert!(processes_mentioning(&out.display().to_string()).is_empty(), "launcher and child both stopped");
+}
+
+#[test]
 fn a_command_that_daemonizes_fails_with_a_foreground_hint_and_its_jvm_is_stopped() {
     let _heavy = heavy();
     let dir = tempdir();
