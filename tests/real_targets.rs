@@ -186,34 +186,57 @@ fn a_launcher_that_is_a_jvm_itself_is_passed_over_for_the_jvm_serving_the_port()
     assert!(processes_mentioning(&out.display().to_string()).is_empty(), "launcher and child both stopped");
 }
 
+/// Runs a one-cell plan whose command is `bash SCRIPT {port} Misleading.java --port {port}` with JAVA_OPTS={jvm};
+/// returns meta.json and jload's stderr, after checking that no process of the target is left.
+fn run_script_target(name: &str, body: &str) -> (serde_json::Value, String) {
+    let dir = tempdir();
+    let script = script(&dir, &format!("{name}.sh"), body);
+    let target = format!(
+        "command = \"bash {script} {{port}} {} --port {{port}}\"\nenv = {{ JAVA_OPTS = \"{{jvm}}\" }}",
+        misleading_source()
+    );
+    let plan = plan(&dir, name, &target, "");
+    let out = dir.join("results");
+    let (_, _, stderr) = run(&plan, &out, &[]);
+    assert!(processes_mentioning(&out.display().to_string()).is_empty(), "the daemon was found and stopped");
+    (json(&out.join("cells/default/rep-1/meta.json")), stderr)
+}
+
+const FOREGROUND_HINT: &str = "the command must stay in the foreground, e.g. `catalina.sh run` instead of `startup.sh`";
+
 #[test]
 fn a_command_that_daemonizes_fails_with_a_foreground_hint_and_its_jvm_is_stopped() {
     let _heavy = heavy();
-    let dir = tempdir();
-    let daemonizer = script(
-        &dir,
-        "startup.sh",
+    let (meta, stderr) = run_script_target(
+        "startup",
         "# like Tomcat's startup.sh: start java in the background, in a session of its own, and return at once\n\
-         setsid \"$JAVA_HOME/bin/java\" $JAVA_OPTS \"$@\" </dev/null >/dev/null 2>&1 &\necho \"started\"\nexit 0",
+         shift\nsetsid \"$JAVA_HOME/bin/java\" $JAVA_OPTS \"$@\" </dev/null >/dev/null 2>&1 &\necho \"started\"\nexit 0",
     );
-    let target = format!(
-        "command = \"sh {daemonizer} {} --port {{port}}\"\nenv = {{ JAVA_OPTS = \"{{jvm}}\" }}",
-        misleading_source()
-    );
-    let plan = plan(&dir, "daemon", &target, "");
-    let out = dir.join("results");
-    let (_, _, stderr) = run(&plan, &out, &[]);
-    let meta = json(&out.join("cells/default/rep-1/meta.json"));
     assert_eq!(meta["status"], "failed", "{meta}");
     let cause = meta["cause"].as_str().unwrap();
     assert!(
         cause.starts_with("exited before it was ready (exit code 0): the command exited and left process"),
         "{cause}"
     );
-    assert!(cause.ends_with("the command must stay in the foreground, e.g. `catalina.sh run` instead of `startup.sh`"));
+    assert!(cause.ends_with(FOREGROUND_HINT), "{cause}");
     assert_eq!(cause.lines().count(), 1);
-    assert!(stderr.contains("must stay in the foreground"), "{stderr}");
-    assert!(processes_mentioning(&out.display().to_string()).is_empty(), "the daemon was found and stopped");
+    assert!(stderr.contains(FOREGROUND_HINT), "{stderr}");
+}
+
+#[test]
+fn a_command_that_daemonizes_after_the_target_is_ready_fails_the_same_way() {
+    let _heavy = heavy();
+    let (meta, _) = run_script_target(
+        "late-daemon",
+        "# starts java in the background, returns once it listens (and a moment later)\nport=$1\nshift\n\
+         setsid \"$JAVA_HOME/bin/java\" $JAVA_OPTS \"$@\" </dev/null >/dev/null 2>&1 &\n\
+         until (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; do sleep 0.1; done\nsleep 1\nexit 0",
+    );
+    assert!(meta["ready_s"].as_f64().is_some(), "it was ready: {meta}");
+    assert_eq!(meta["status"], "failed", "{meta}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with("the command exited and left process") && cause.ends_with(FOREGROUND_HINT), "{cause}");
+    assert_eq!(meta["exit"]["code"], 0);
 }
 
 #[test]

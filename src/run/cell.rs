@@ -181,18 +181,32 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     meta.exit = Some(exit.clone());
     attach_gc_pauses(&dir, &meta)?;
     if meta.ready_s.is_some() {
-        if let Ending::Crashed(cause) = evidence.judge(&exit) {
-            meta.status = Status::Crashed;
-            meta.cause = Some(left_behind.unwrap_or(cause));
-        } else if run.stop.load(Ordering::Relaxed) || meta.phases.len() < run.plan.phases.len() {
-            meta.status = Status::Incomplete;
-        } else {
-            meta.status = Status::Ok;
-        }
+        (meta.status, meta.cause) = ending_after_ready(run, &meta, &evidence, &exit, left_behind);
     }
     meta.finished_unix_s = Some(unix_now());
     write_json(&dir.join("meta.json"), &meta)?;
     Ok(meta)
+}
+
+/// How a cell-repeat that became ready ended: failed when its command daemonized (`left_behind`), crashed on the
+/// JVM's own evidence ([`Evidence::judge`]), incomplete when interrupted or cut short, else ok. With the cause.
+fn ending_after_ready(
+    run: &CellRun<'_>,
+    meta: &RepMeta,
+    evidence: &Evidence<'_>,
+    exit: &ExitInfo,
+    left_behind: Option<String>,
+) -> (Status, Option<String>) {
+    if let Some(note) = left_behind {
+        return (Status::Failed, Some(note));
+    }
+    if let Ending::Crashed(cause) = evidence.judge(exit) {
+        return (Status::Crashed, Some(cause));
+    }
+    if run.stop.load(Ordering::Relaxed) || meta.phases.len() < run.plan.phases.len() {
+        return (Status::Incomplete, meta.cause.clone());
+    }
+    (Status::Ok, meta.cause.clone())
 }
 
 /// Why a target ended before it was ready: the JVM's own report, a daemon it left behind, or its last words.
