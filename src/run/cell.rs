@@ -334,3 +334,26 @@ fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::join_options;
+
+    #[test]
+    fn options_are_quoted_only_where_a_shell_or_hotspot_would_split_them() {
+        let options: Vec<String> = [
+            "-Xmx64m",
+            "-Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags",
+            "-Dgreeting=hello world",
+            "-Dq=it's",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            join_options(&options),
+            "-Xmx64m -Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags \
+             '-Dgreeting=hello world' '-Dq=it'\\''s'"
+        );
+        assert_eq!(shell_words::split(&join_options(&options)).unwrap(), options, "a shell's eval gets them back");
+    }
+}
