@@ -257,34 +257,37 @@ fn a_plan_whose_options_never_reach_the_jvm_is_refused_naming_the_key() {
 }
 
 #[test]
-fn tomcat_started_with_catalina_sh_run_is_measured_and_not_called_crashed() {
+fn tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_called_crashed() {
     let _heavy = heavy();
     let dir = tempdir();
-    // The shipped plan, with the repository as its workdir and short phases.
+    // The shipped plan, with the repository as its workdir, short phases and a JDK axis.
     let shipped = std::fs::read_to_string(repo().join("plans/tomcat.toml")).unwrap();
     let text = shipped
         .replace("workdir = \"..\"", &format!("workdir = \"{}\"", repo().display()))
         .replace("duration = \"5s\"", "duration = \"1s\"")
-        .replace("duration = \"15s\"", "duration = \"2s\"");
-    assert_ne!(text, shipped);
+        .replace("duration = \"15s\"", "duration = \"2s\"")
+        + "[[axis]]\nname = \"jdk\"\nvalues = [{ label = \"17\", jdk = \"17\" }, { label = \"25\", jdk = \"25\" }]\n";
     let plan = dir.join("tomcat.toml");
     std::fs::write(&plan, text).unwrap();
     let out = dir.join("results");
     let (code, stdout, stderr) = run(&plan, &out, &["--only", "heap=-Xmx64m,gc=Serial"]);
     assert_eq!(code, 0, "{stderr}");
-    let rep = out.join("cells/heap=-Xmx64m,gc=Serial/rep-1");
-    let meta = json(&rep.join("meta.json"));
-    assert_eq!(meta["status"], "ok", "{meta}");
-    let tomcat_log = std::fs::read_to_string(rep.join("stderr.log")).unwrap();
-    assert!(tomcat_log.contains("VersionLoggerListener.log Command line argument: -XX:+ExitOnOutOfMemoryError"));
-    assert!(tomcat_log.contains(&format!("[\"http-nio-127.0.0.1-{}\"]", meta["port"])), "the cell's own port");
-    let phase = json(&rep.join("index.json"));
-    assert!(phase["requests"].as_u64().unwrap() > 100, "{phase}");
-    assert_eq!(phase["errors"]["total"], 0, "{phase}");
-    assert!(phase["jvm"]["ygc"].as_u64().is_some_and(|ygc| ygc > 0), "Tomcat's JVM sampled: {phase}");
-    assert!(phase["jvm"]["pauses"]["count"].as_u64().is_some_and(|count| count > 0), "its GC log read: {phase}");
-    assert_eq!(terminal_row(&stdout, "status"), ["ok"], "{stdout}");
-    assert!(rep.join("work").is_dir(), "the cell's own work directory");
+    for jdk in ["17", "25"] {
+        let rep = out.join(format!("cells/heap=-Xmx64m,gc=Serial,jdk={jdk}/rep-1"));
+        let meta = json(&rep.join("meta.json"));
+        assert_eq!(meta["status"], "ok", "{meta}");
+        assert!(meta["jdk"]["version"].as_str().unwrap().starts_with(jdk), "{meta}");
+        let tomcat_log = std::fs::read_to_string(rep.join("stderr.log")).unwrap();
+        assert!(tomcat_log.contains("VersionLoggerListener.log Command line argument: -XX:+ExitOnOutOfMemoryError"));
+        assert!(tomcat_log.contains(&format!("[\"http-nio-127.0.0.1-{}\"]", meta["port"])), "the cell's own port");
+        let phase = json(&rep.join("index.json"));
+        assert!(phase["requests"].as_u64().unwrap() > 100, "{phase}");
+        assert_eq!(phase["errors"]["total"], 0, "{phase}");
+        assert!(phase["jvm"]["ygc"].as_u64().is_some_and(|ygc| ygc > 0), "Tomcat's JVM sampled: {phase}");
+        assert!(phase["jvm"]["pauses"]["count"].as_u64().is_some_and(|count| count > 0), "GC log read: {phase}");
+        assert!(rep.join("work").is_dir(), "the cell's own work directory");
+    }
+    assert_eq!(terminal_row(&stdout, "status"), ["ok", "ok"], "{stdout}");
     let base = repo().join("target/tomcat-base");
     assert!(!base.join("logs").exists(), "no log files under catalina.base");
     assert!(processes_mentioning(&out.display().to_string()).is_empty());

@@ -10,8 +10,16 @@ BASE=target/tomcat-base
 if [ ! -f "$HOME_DIR/bin/catalina.sh" ]; then
   mvn -B -q dependency:unpack -Dartifact="org.apache.tomcat:tomcat:$VERSION:tar.gz" -DoutputDirectory=target/tomcat
 fi
+# Laid out already from the same files: leave it alone (a sweep may be using it).
+if cmp -s plans/tomcat/server.xml "$BASE/conf/server.xml" && cmp -s plans/tomcat/logging.properties \
+  "$BASE/conf/logging.properties" && cmp -s "$HOME_DIR/conf/web.xml" "$BASE/conf/web.xml"; then
+  exit 0
+fi
+NEW="$BASE.new.$$"
+rm -rf "$NEW"
+mkdir -p "$NEW/conf" "$NEW/webapps"
+cp "$HOME_DIR/conf/web.xml" "$HOME_DIR/conf/catalina.properties" "$HOME_DIR/conf/context.xml" "$NEW/conf/"
+cp plans/tomcat/server.xml plans/tomcat/logging.properties "$NEW/conf/"
+cp -R "$HOME_DIR/webapps/ROOT" "$NEW/webapps/"
 rm -rf "$BASE"
-mkdir -p "$BASE/conf" "$BASE/webapps"
-cp "$HOME_DIR/conf/web.xml" "$HOME_DIR/conf/catalina.properties" "$HOME_DIR/conf/context.xml" "$BASE/conf/"
-cp plans/tomcat/server.xml plans/tomcat/logging.properties "$BASE/conf/"
-cp -R "$HOME_DIR/webapps/ROOT" "$BASE/webapps/"
+mv "$NEW" "$BASE"
