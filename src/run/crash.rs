@@ -52,7 +52,11 @@ impl Evidence<'_> {
 /// The first line in which the JVM reports an OutOfMemoryError (see [`reports_out_of_memory`]), trimmed.
 fn out_of_memory_report(path: &Path) -> Option<String> {
     let file = File::open(path).ok()?;
-    let mut lines = BufReader::new(file).lines().map_while(Result::ok);
+    // Bytes, not UTF-8 lines: one line in another encoding must not hide the rest of the log.
+    let mut lines = BufReader::new(file)
+        .split(b'\n')
+        .map_while(Result::ok)
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim_end_matches('\r').to_string());
     let mut previous = lines.next()?;
     for line in lines {
         if reports_out_of_memory(&previous, Some(&line)) {
@@ -117,6 +121,31 @@ mod tests {
         }
         assert!(reports_out_of_memory("java.lang.OutOfMemoryError: Java heap space", Some("\tat Foo.bar(Foo.java:1)")));
         assert!(reports_out_of_memory("Caused by: java.lang.OutOfMemoryError: Metaspace", Some("    at A.b(A.java)")));
+    }
+
+    #[test]
+    fn evidence_is_found_past_lines_in_other_encodings_and_in_hs_err_files() {
+        let dir = std::env::temp_dir().join(format!("jload-crash-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (stdout, stderr) = (dir.join("stdout.log"), dir.join("stderr.log"));
+        std::fs::write(
+            &stdout,
+            b"caf\xe9 au lait\r\nTerminating due to java.lang.OutOfMemoryError: Java heap space\r\n",
+        )
+        .unwrap();
+        std::fs::write(&stderr, "Command line argument: -XX:+ExitOnOutOfMemoryError\n").unwrap();
+        let evidence = Evidence { stdout: &stdout, stderr: &stderr, error_dir: &dir };
+        let stopped = ExitInfo { code: Some(143), signal: None, stopped_by_jload: true };
+        let expected = "OutOfMemoryError: Terminating due to java.lang.OutOfMemoryError: Java heap space";
+        assert_eq!(evidence.judge(&stopped), Ending::Crashed(expected.to_string()));
+        std::fs::write(&stdout, "all fine\n").unwrap();
+        assert_eq!(evidence.judge(&stopped), Ending::Clean);
+        let died = ExitInfo { code: Some(1), signal: None, stopped_by_jload: false };
+        assert_eq!(evidence.judge(&died), Ending::Crashed("the target died (exit code 1)".to_string()));
+        std::fs::write(dir.join("hs_err_pid42.log"), "# A fatal error has been detected").unwrap();
+        let hs_err = format!("JVM fatal error, see {}", dir.join("hs_err_pid42.log").display());
+        assert_eq!(evidence.judge(&stopped), Ending::Crashed(hs_err));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
