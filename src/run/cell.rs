@@ -218,12 +218,16 @@ fn exited_early_cause(exit: &ExitInfo, target: &mut RunningTarget, evidence: &Ev
     format!("exited before it was ready ({}){}", exit.describe(), detail.map(|d| format!(": {d}")).unwrap_or_default())
 }
 
-/// When the started command has exited but processes of its tree still run (a start script that daemonizes,
-/// `startup.sh`): the one-line cause. Those processes are stopped with the rest of the tree.
+/// When the started command has exited successfully but processes of its tree still run (a start script that
+/// daemonizes, `startup.sh`): the one-line cause. Those processes are stopped with the rest of the tree. (A command
+/// that failed or was killed is judged as a crash, whatever it left behind.)
 fn daemon_note(target: &mut RunningTarget) -> Option<String> {
+    if !target.exited().is_some_and(|exit| exit.code == Some(0)) {
+        return None;
+    }
     let left: Vec<String> =
         target.others().iter().map(|&pid| format!("{pid} ({})", procfs::command_name(pid))).collect();
-    if left.is_empty() || target.exited().is_none() {
+    if left.is_empty() {
         return None;
     }
     Some(format!(
