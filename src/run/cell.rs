@@ -222,7 +222,7 @@ fn exited_early_cause(exit: &ExitInfo, target: &mut RunningTarget, evidence: &Ev
 /// daemonizes, `startup.sh`): the one-line cause. Those processes are stopped with the rest of the tree. (A command
 /// that failed or was killed is judged as a crash, whatever it left behind.)
 fn daemon_note(target: &mut RunningTarget) -> Option<String> {
-    if !target.exited().is_some_and(|exit| exit.code == Some(0)) {
+    if target.exited().is_none_or(|exit| exit.code != Some(0)) {
         return None;
     }
     let left: Vec<String> =
