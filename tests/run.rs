@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{jload, kv_jar, repo, tempdir};
+use common::{folder_of, jload, json, kv_jar, repo, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -32,17 +32,6 @@ const TWO_BY_TWO: &str = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-X
 const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
     url = \"http://127.0.0.1:{port}/random_set?keyRange=5000&valueSize=500\"\nconnections = 8\nrequests = 5000\n\
     [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=5000\"\nconnections = 8\nduration = \"2s\"\n";
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display())))
-        .unwrap()
-}
-
-/// The folder under `cells/` of a cell, as `run.json` records it.
-fn folder_of(out: &Path, id: &str) -> String {
-    let record = json(&out.join("run.json"));
-    record["cells"][id].as_str().unwrap_or_else(|| panic!("{id} not in run.json: {record}")).to_string()
-}
 
 /// Java processes whose command line mentions `marker`.
 fn jvms_with(marker: &str) -> Vec<u32> {

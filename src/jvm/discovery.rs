@@ -1,5 +1,6 @@
 //! Local JVM discovery for `jload jps` and name targets: every running process with a readable PerfData file,
-//! described like jps does (main class or jar, arguments, JVM version), from its PerfData strings.
+//! described like jps does (main class or jar, arguments, JVM version), from its PerfData strings; and the JVM of a
+//! started process tree (a wrapper script, `catalina.sh run`, a launcher), for `jload run`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,6 +48,18 @@ pub fn list_jvms() -> Vec<JvmInfo> {
     }
     jvms.sort_by_key(|jvm| jvm.pid);
     jvms
+}
+
+/// The service's JVM among the processes of a started tree (`candidates`): the one listening on `port` that
+/// publishes PerfData, else the newest one that publishes PerfData; None when no candidate is a sampleable JVM.
+pub fn service_jvm(candidates: &[u32], port: u16) -> Option<u32> {
+    let with_perfdata: Vec<u32> =
+        candidates.iter().copied().filter(|&pid| target::find_perfdata(pid).is_some()).collect();
+    let listening = procfs::listeners(port);
+    if let Some(&pid) = with_perfdata.iter().find(|pid| listening.contains(pid)) {
+        return Some(pid);
+    }
+    with_perfdata.into_iter().max_by_key(|&pid| procfs::start_time(pid).ok())
 }
 
 /// (pid, path) of every numeric file in /tmp/hsperfdata_*/.

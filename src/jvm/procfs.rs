@@ -1,5 +1,6 @@
 //! What /proc says about a target process: CPU ticks, RSS and threads per sample, its command line and start
-//! time, its pid inside its own pid namespace, whether it is a JVM at all, and which process listens on a TCP port.
+//! time, its pid inside its own pid namespace, whether it is a JVM at all, which process listens on a TCP port, and
+//! which processes carry a given environment variable.
 //! Thin wrappers over the `procfs` crate.
 
 use std::collections::HashSet;
@@ -106,6 +107,30 @@ pub fn environment_jvm_options(pid: u32) -> Vec<String> {
         .filter_map(|name| environ.get(std::ffi::OsStr::new(name)))
         .flat_map(|value| value.to_string_lossy().split_whitespace().map(str::to_owned).collect::<Vec<_>>())
         .collect()
+}
+
+/// Pids of the processes whose environment holds `name=value` (processes jload may not read are skipped): how a
+/// process tree is found again after some of it left its process group or was re-parented (a daemonizing script).
+pub fn pids_with_environment(name: &str, value: &str) -> Vec<u32> {
+    let Ok(all) = ::procfs::process::all_processes() else { return Vec::new() };
+    all.flatten()
+        .filter(|process| {
+            process.environ().is_ok_and(|environ| {
+                environ
+                    .get(std::ffi::OsStr::new(name))
+                    .is_some_and(|found| found.as_encoded_bytes() == value.as_bytes())
+            })
+        })
+        .filter_map(|process| u32::try_from(process.pid).ok())
+        .collect()
+}
+
+/// Pids of the processes listening on TCP `port` (IPv4 or IPv6); empty when none or when /proc cannot be read.
+pub fn listeners(port: u16) -> Vec<u32> {
+    match listening_socket_inodes(port) {
+        Ok(inodes) if !inodes.is_empty() => socket_owners(&inodes).unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 /// Socket inodes of TCP sockets (IPv4 and IPv6) in LISTEN state on `port`, in this network namespace.

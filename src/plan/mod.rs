@@ -223,6 +223,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         }
         axes.push(Axis { name: axis_name, values });
     }
+    refuse_unused_options(&target_value, &axes).map_err(|message| at(target.command.span(), message))?;
     if file.phase.get_ref().is_empty() {
         return Err(at(file.phase.span(), "no [[phase]]; add at least one".to_string()));
     }
@@ -275,6 +276,31 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         None => Vec::new(),
     };
     Ok(Plan { name, description: file.description, target: target_value, axes, phases, run: run_settings, slo })
+}
+
+/// Options set in `target.jvm` or an axis are only ever passed through `{jvm}`: a plan that sets some but whose
+/// command and env never use `{jvm}` would silently run every cell alike.
+fn refuse_unused_options(target: &Target, axes: &[Axis]) -> Result<(), String> {
+    let uses = |text: &String| text.contains("{jvm}");
+    let axis_env = axes.iter().flat_map(|axis| axis.values.iter().flat_map(|value| value.env.values()));
+    if target.command.iter().any(uses) || target.env.values().chain(axis_env).any(uses) {
+        return Ok(());
+    }
+    let setter = if target.jvm.is_empty() {
+        axes.iter()
+            .find(|axis| axis.values.iter().any(|value| !value.jvm.is_empty()))
+            .map(|axis| format!("axis '{}'", axis.name))
+    } else {
+        Some("target.jvm".to_string())
+    };
+    match setter {
+        None => Ok(()),
+        Some(setter) => Err(format!(
+            "{setter} sets JVM options but neither target.command nor target.env uses {{jvm}}, so no cell would get \
+             them: put {{jvm}} in the command (`java {{jvm}} -jar app.jar`) or in an env value \
+             (`env = {{ CATALINA_OPTS = \"{{jvm}}\" }}`)"
+        )),
+    }
 }
 
 fn parse_phase(origin: &str, text: &str, base: &PlanBase, phase: &PhaseFile) -> anyhow::Result<Phase> {

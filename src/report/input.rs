@@ -13,7 +13,8 @@ use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
-use crate::run::store::{Env, PhaseRecord, RepMeta, SUMMARY_VERSION, Status, Summary, read_json};
+use crate::run::store::{Env, PhaseRecord, RepMeta, SUMMARY_VERSION, Summary, read_json};
+use crate::run::summary;
 
 /// A results directory, opened.
 #[derive(Debug)]
@@ -158,18 +159,14 @@ fn read_gcstat(text: &str) -> anyhow::Result<Vec<HeapSample>> {
     Ok(samples)
 }
 
-/// The phase records of a cell that count as measurements: from repeats that ran to the end or crashed later, and
-/// only phases that finished (not the one a crash or Ctrl-C cut short). In repeat order.
+/// The phase records of a cell that count as measurements (the rule is [`crate::run::summary::usable_records`]),
+/// in repeat order.
 pub fn usable_records<'a>(summary: &'a Summary, cell_id: &str, phase: &str) -> Vec<(u32, &'a PhaseRecord)> {
-    let Some(cell) = summary.cells.iter().find(|cell| cell.id == cell_id) else {
-        return Vec::new();
-    };
-    cell.reps
+    summary
+        .cells
         .iter()
-        .filter(|rep| matches!(rep.status, Status::Ok | Status::Crashed))
-        .filter_map(|rep| rep.phases.get(phase).map(|record| (rep.rep, record)))
-        .filter(|(_, record)| !record.bench.interrupted)
-        .collect()
+        .find(|cell| cell.id == cell_id)
+        .map_or_else(Vec::new, |cell| summary::usable_records(cell, phase))
 }
 
 #[cfg(test)]

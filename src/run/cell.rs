@@ -7,11 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::launcher::{LaunchSpec, Readiness, RunningTarget, crash_cause, free_port};
+use super::crash::{Ending, Evidence};
+use super::launcher::{ExitInfo, LaunchSpec, Readiness, RunningTarget, free_port};
 use super::store::{Failure, PhaseRecord, RepMeta, ResultsDir, Status, write_json};
-use crate::jvm::gclog;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::WindowPauses;
+use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
 use crate::load::spec::{LoadSpec, StopCondition, cores};
 use crate::load::threshold::Threshold;
@@ -69,7 +70,6 @@ pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) 
 /// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{dir}` (the cell-repeat's folder), `{java}` and a
 /// leading `java` → the cell's JDK.
 pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
-    let fill = |text: &str| fill_placeholders(text, jdk, port, dir);
     let options = jvm_options(plan, cell, jdk, port, dir);
     let mut words = Vec::new();
     for (index, word) in plan.target.command.iter().enumerate() {
@@ -78,19 +78,44 @@ pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path)
         } else if index == 0 && word == "java" {
             words.push(jdk.java().display().to_string());
         } else {
-            words.push(fill(word).replace("{jvm}", &options.join(" ")));
+            words.push(fill_with_options(word, &options, jdk, port, dir));
         }
     }
     words
 }
 
-/// The environment a cell's target gets on top of jload's: target.env, the cell's axis env, and JAVA_HOME set to the
-/// cell's JDK.
-pub fn cell_env(plan: &Plan, cell: &Cell, jdk: &Jdk) -> BTreeMap<String, String> {
-    let mut env = plan.target.env.clone();
-    env.extend(cell.env.iter().map(|(key, value)| (key.clone(), value.clone())));
+/// The cell's extra environment: target.env, then the cell's axis env, with every placeholder filled in
+/// (`{jvm}` in `CATALINA_OPTS`, `JAVA_OPTS` or `JAVA_TOOL_OPTIONS` is how a start script gets the options), and
+/// JAVA_HOME set to the cell's JDK.
+pub fn target_env(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> BTreeMap<String, String> {
+    let options = jvm_options(plan, cell, jdk, port, dir);
+    let mut env: BTreeMap<String, String> = plan
+        .target
+        .env
+        .iter()
+        .chain(cell.env.iter())
+        .map(|(key, value)| (key.clone(), fill_with_options(value, &options, jdk, port, dir)))
+        .collect();
     env.insert("JAVA_HOME".to_string(), jdk.home.display().to_string());
     env
+}
+
+/// `text` with `{jvm}` → the options as one string (see [`join_options`]), then the other placeholders.
+fn fill_with_options(text: &str, options: &[String], jdk: &Jdk, port: &str, dir: &Path) -> String {
+    fill_placeholders(&text.replace("{jvm}", &join_options(options)), jdk, port, dir)
+}
+
+/// The options joined with spaces for one variable or word. An option with whitespace, quotes or shell operators is
+/// single-quoted: start scripts that pass the variable through `eval` (`catalina.sh`) and HotSpot's own
+/// JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS honour those quotes. Others stay bare, so a script that expands `$JAVA_OPTS`
+/// unquoted gets them intact (glob characters such as `gc*` match no file name).
+pub fn join_options(options: &[String]) -> String {
+    let needs_quotes = |option: &str| option.chars().any(|c| c.is_whitespace() || "'\"\\$`;&|<>()".contains(c));
+    let words: Vec<String> = options
+        .iter()
+        .map(|option| if needs_quotes(option) { shell_words::quote(option).into_owned() } else { option.clone() })
+        .collect();
+    words.join(" ")
 }
 
 /// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.
@@ -123,11 +148,14 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     let launch = LaunchSpec {
         program: command[0].clone().into(),
         args: command[1..].to_vec(),
-        env: cell_env(run.plan, run.cell, run.jdk),
+        env: target_env(run.plan, run.cell, run.jdk, &port.to_string(), &dir),
         workdir: run.plan.target.workdir.clone(),
         stdout: dir.join("stdout.log"),
         stderr: dir.join("stderr.log"),
+        marker: dir.display().to_string(),
+        port,
     };
+    let evidence = Evidence { stdout: &launch.stdout, stderr: &launch.stderr, error_dir: &dir };
     let target = match RunningTarget::start(&launch) {
         Ok(target) => Arc::new(Mutex::new(target)),
         Err(err) => {
@@ -146,14 +174,11 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
             meta.status = Status::Failed;
-            let crash = crash_cause(&launch.stdout, &launch.stderr, &dir);
-            meta.failure = Some(if crash.is_some() { Failure::StartupCrash } else { Failure::Environment });
-            let cause = crash.or_else(|| last_line(&launch.stderr)).or_else(|| last_line(&launch.stdout));
-            meta.cause = Some(format!(
-                "exited before it was ready ({}){}",
-                exit.describe(),
-                cause.map(|c| format!(": {c}")).unwrap_or_default()
-            ));
+            let mut target = target.lock().expect("target");
+            let daemonized = daemon_note(&mut target);
+            let crashed = daemonized.is_none() && evidence.cause().is_some();
+            meta.failure = Some(if crashed { Failure::StartupCrash } else { Failure::Environment });
+            meta.cause = Some(exited_early_cause(&exit, daemonized, &evidence));
             meta.exit = Some(exit);
         }
         Readiness::TimedOut => {
@@ -166,24 +191,65 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     if meta.ready_s.is_some() {
         drive_phases(run, &target, &dir, port, &mut meta)?;
     }
+    let left_behind = daemon_note(&mut target.lock().expect("target"));
     let exit = target.lock().expect("target").stop(run.plan.target.stop_timeout);
-    let died_by_itself = !exit.stopped_by_jload;
     meta.exit = Some(exit.clone());
     attach_gc_pauses(&dir, &meta)?;
     if meta.ready_s.is_some() {
-        let cause = crash_cause(&launch.stdout, &launch.stderr, &dir);
-        if died_by_itself || cause.as_deref().is_some_and(|cause| cause.starts_with("OutOfMemoryError")) {
-            meta.status = Status::Crashed;
-            meta.cause = Some(cause.unwrap_or_else(|| format!("the target died ({})", exit.describe())));
-        } else if run.stop.load(Ordering::Relaxed) || meta.phases.len() < run.plan.phases.len() {
-            meta.status = Status::Incomplete;
-        } else {
-            meta.status = Status::Ok;
-        }
+        (meta.status, meta.cause) = ending_after_ready(run, &meta, &evidence, &exit, left_behind);
     }
     meta.finished_unix_s = Some(unix_now());
     write_json(&dir.join("meta.json"), &meta)?;
     Ok(meta)
+}
+
+/// How a cell-repeat that became ready ended: failed when its command daemonized (`left_behind`), crashed on the
+/// JVM's own evidence ([`Evidence::judge`]), incomplete when interrupted or cut short, else ok. With the cause.
+fn ending_after_ready(
+    run: &CellRun<'_>,
+    meta: &RepMeta,
+    evidence: &Evidence<'_>,
+    exit: &ExitInfo,
+    left_behind: Option<String>,
+) -> (Status, Option<String>) {
+    if let Some(note) = left_behind {
+        return (Status::Failed, Some(note));
+    }
+    if let Ending::Crashed(cause) = evidence.judge(exit) {
+        return (Status::Crashed, Some(cause));
+    }
+    if run.stop.load(Ordering::Relaxed) || meta.phases.len() < run.plan.phases.len() {
+        return (Status::Incomplete, meta.cause.clone());
+    }
+    (Status::Ok, meta.cause.clone())
+}
+
+/// Why a target ended before it was ready: the JVM's own report, a daemon it left behind, or its last words.
+fn exited_early_cause(exit: &ExitInfo, daemonized: Option<String>, evidence: &Evidence<'_>) -> String {
+    let detail = daemonized
+        .or_else(|| evidence.cause())
+        .or_else(|| last_line(evidence.stderr))
+        .or_else(|| last_line(evidence.stdout));
+    format!("exited before it was ready ({}){}", exit.describe(), detail.map(|d| format!(": {d}")).unwrap_or_default())
+}
+
+/// When the started command has exited successfully but processes of its tree still run (a start script that
+/// daemonizes, `startup.sh`): the one-line cause. Those processes are stopped with the rest of the tree. (A command
+/// that failed or was killed is judged as a crash, whatever it left behind.)
+fn daemon_note(target: &mut RunningTarget) -> Option<String> {
+    if target.exited().is_none_or(|exit| exit.code != Some(0)) {
+        return None;
+    }
+    let left: Vec<String> =
+        target.others().iter().map(|&pid| format!("{pid} ({})", procfs::command_name(pid))).collect();
+    if left.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the command exited and left process {} running in the background (stopped now): the command must stay \
+         in the foreground, e.g. `catalina.sh run` instead of `startup.sh`",
+        left.join(", ")
+    ))
 }
 
 /// The last non-empty line of a log file (what a service says as it gives up).
@@ -200,10 +266,15 @@ fn drive_phases(
     port: u16,
     meta: &mut RepMeta,
 ) -> anyhow::Result<()> {
-    let pid = target.lock().expect("target").pid;
-    let watch = JvmWatch::start(pid, Duration::from_secs(1), Some(dir.join("gcstat.csv")), Duration::from_secs(5)).ok();
+    let jvm_pid = target.lock().expect("target").jvm_pid();
+    let csv = Some(dir.join("gcstat.csv"));
+    let watch = jvm_pid.and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), csv, Duration::from_secs(5)).ok());
     if watch.is_none() {
-        meta.cause = Some("the target's JVM cannot be sampled (no PerfData); GC columns are empty".to_string());
+        meta.cause = Some(
+            "no JVM with PerfData found in the target's process tree (is the JVM started with {jvm}?); GC columns \
+             are empty"
+                .to_string(),
+        );
     }
     let slo: Vec<Threshold> = run.plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
     for phase in &run.plan.phases {
@@ -281,4 +352,27 @@ fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
         write_json(&path, &record)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_options;
+
+    #[test]
+    fn options_are_quoted_only_where_a_shell_or_hotspot_would_split_them() {
+        let options: Vec<String> = [
+            "-Xmx64m",
+            "-Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags",
+            "-Dgreeting=hello world",
+            "-Dq=it's",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            join_options(&options),
+            "-Xmx64m -Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags \
+             '-Dgreeting=hello world' '-Dq=it'\\''s'"
+        );
+        assert_eq!(shell_words::split(&join_options(&options)).unwrap(), options, "a shell's eval gets them back");
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use clap::Args;
 use signal_hook::consts::SIGINT;
 
-use super::cell::{cell_env, command_line};
+use super::cell::{command_line, target_env};
 use super::runner::{PreparedCell, Tally, build_target, check_preflight, environment, prepare, sweep};
 use super::store::{ResultsDir, RunRecord, needs_run, read_json, write_atomically, write_json};
 use crate::error::{bad_input, exit};
@@ -248,7 +248,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
-        let env: Vec<String> = cell_env(plan, &item.cell, &item.jdk)
+        let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, "{port}", &dir)
             .iter()
             .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
             .collect();

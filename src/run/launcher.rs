@@ -1,17 +1,25 @@
 //! The target's process lifecycle: start it in its own process group with output to files (and killed if jload
-//! dies), wait until it answers its ready URL, notice when it dies, and stop it (SIGTERM, then SIGKILL).
+//! dies), wait until it answers its ready URL, notice when it dies, find its JVM and any process it left behind,
+//! and stop its whole tree (SIGTERM, then SIGKILL).
+//!
+//! The tree is the process group plus every process carrying the start's marker in its environment
+//! ([`MARKER_VARIABLE`], inherited by every descendant, even one that left the group) or listening on its port.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::jvm::{discovery, procfs};
 use crate::load::probe::get_status;
+
+/// The environment variable that marks every process of one start of a target.
+pub const MARKER_VARIABLE: &str = "JLOAD_TARGET";
 
 /// Everything needed to start the target once.
 pub struct LaunchSpec {
@@ -21,6 +29,10 @@ pub struct LaunchSpec {
     pub workdir: PathBuf,
     pub stdout: PathBuf,
     pub stderr: PathBuf,
+    /// Unique to this start (e.g. the cell-repeat's folder): the value of [`MARKER_VARIABLE`].
+    pub marker: String,
+    /// The port the target was told to listen on.
+    pub port: u16,
 }
 
 /// How the target ended.
@@ -51,9 +63,12 @@ pub enum Readiness {
 
 pub struct RunningTarget {
     child: Child,
+    /// The started process (the JVM itself, or a wrapper around it).
     pub pid: u32,
     pub started: Instant,
     exit: Option<ExitInfo>,
+    marker: String,
+    port: u16,
 }
 
 impl RunningTarget {
@@ -64,6 +79,7 @@ impl RunningTarget {
         command
             .args(&spec.args)
             .envs(&spec.env)
+            .env(MARKER_VARIABLE, &spec.marker)
             .current_dir(&spec.workdir)
             .stdin(Stdio::null())
             .stdout(stdout)
@@ -80,7 +96,14 @@ impl RunningTarget {
             });
         }
         let child = command.spawn().map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
-        Ok(RunningTarget { pid: child.id(), child, started: Instant::now(), exit: None })
+        Ok(RunningTarget {
+            pid: child.id(),
+            child,
+            started: Instant::now(),
+            exit: None,
+            marker: spec.marker.clone(),
+            port: spec.port,
+        })
     }
 
     /// Poll `url` until it answers 2xx, the process exits, `timeout` passes or `stop` is set.
@@ -113,39 +136,72 @@ impl RunningTarget {
         self.exit.clone()
     }
 
-    /// Stop the whole process group: SIGTERM, then SIGKILL after `grace`. Returns how it ended.
+    /// Live processes of the tree other than the started one: its children that kept the marker, a daemon that
+    /// left the group, whatever listens on the target's port.
+    pub fn others(&self) -> Vec<u32> {
+        let mut pids = procfs::pids_with_environment(MARKER_VARIABLE, &self.marker);
+        pids.extend(procfs::listeners(self.port));
+        pids.sort_unstable();
+        pids.dedup();
+        pids.retain(|&pid| pid != self.pid && pid != std::process::id());
+        pids
+    }
+
+    /// The JVM to sample: the started process or, for a wrapper, the descendant that listens on the port and
+    /// publishes PerfData (see [`discovery::service_jvm`]).
+    pub fn jvm_pid(&mut self) -> Option<u32> {
+        let mut candidates = self.others();
+        if self.exited().is_none() {
+            candidates.push(self.pid);
+        }
+        discovery::service_jvm(&candidates, self.port)
+    }
+
+    /// Stop the whole tree: SIGTERM, then SIGKILL after `grace` to whatever is left. Returns how the started
+    /// process ended (`stopped_by_jload` false when it had already exited by itself).
     pub fn stop(&mut self, grace: Duration) -> ExitInfo {
-        if let Some(exit) = self.exited() {
-            kill_group(self.pid, libc::SIGKILL); // leftovers of the group, if any
+        let ended_by_itself = self.exited();
+        self.signal_tree(libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline && (self.exited().is_none() || !self.others().is_empty()) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.signal_tree(libc::SIGKILL);
+        if let Some(exit) = ended_by_itself {
             return exit;
         }
-        kill_group(self.pid, libc::SIGTERM);
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
-            if let Some(mut exit) = self.exited() {
-                exit.stopped_by_jload = true;
-                kill_group(self.pid, libc::SIGKILL);
-                self.exit = Some(exit.clone());
-                return exit;
+        let exit = match self.exited() {
+            Some(exit) => exit,
+            None => {
+                let status = self.child.wait().ok();
+                ExitInfo {
+                    code: status.and_then(|status| status.code()),
+                    signal: status.and_then(|status| status.signal()),
+                    stopped_by_jload: true,
+                }
             }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        kill_group(self.pid, libc::SIGKILL);
-        let status = self.child.wait().ok();
-        let exit = ExitInfo {
-            code: status.and_then(|status| status.code()),
-            signal: status.and_then(|status| status.signal()),
-            stopped_by_jload: true,
         };
+        let exit = ExitInfo { stopped_by_jload: true, ..exit };
         self.exit = Some(exit.clone());
         exit
+    }
+
+    /// Send `signal` to the process group and to every other process of the tree.
+    fn signal_tree(&self, signal: i32) {
+        kill_group(self.pid, signal);
+        for pid in self.others() {
+            // SAFETY: a process of the target's tree (it carries this start's marker or holds its port).
+            unsafe {
+                libc::kill(pid as i32, signal);
+            }
+        }
     }
 }
 
 impl Drop for RunningTarget {
     fn drop(&mut self) {
-        if self.exit.is_none() {
-            kill_group(self.pid, libc::SIGKILL);
+        if self.exit.is_none() || !self.others().is_empty() {
+            self.signal_tree(libc::SIGKILL);
             let _ = self.child.wait();
         }
     }
@@ -162,19 +218,4 @@ fn kill_group(pid: u32, signal: i32) {
 pub fn free_port() -> anyhow::Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(listener.local_addr()?.port())
-}
-
-/// Why a JVM died, from its output and crash files: `OutOfMemoryError`, a fatal error (hs_err), or nothing known.
-pub fn crash_cause(stdout: &Path, stderr: &Path, cell_dir: &Path) -> Option<String> {
-    for path in [stderr, stdout] {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if let Some(line) = text.lines().find(|line| line.contains("OutOfMemoryError")) {
-            return Some(format!("OutOfMemoryError: {}", line.trim()));
-        }
-    }
-    let hs_err = std::fs::read_dir(cell_dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .find(|entry| entry.file_name().to_string_lossy().starts_with("hs_err_pid"))?;
-    Some(format!("JVM fatal error, see {}", hs_err.path().display()))
 }

@@ -6,6 +6,7 @@ pub mod cell;
 #[cfg(test)]
 mod cell_tests;
 pub mod cli;
+pub mod crash;
 pub mod launcher;
 pub mod runner;
 pub mod store;

@@ -91,9 +91,20 @@ pub fn median(mut values: Vec<f64>) -> Option<f64> {
     Some(if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 })
 }
 
-/// Records of one phase over a cell's completed repeats.
+/// The phase records of a cell that count as measurements, for the terminal and every report alike: from repeats
+/// that ran to the end or crashed later, and only phases that finished (not the one a crash or Ctrl-C cut short).
+/// In repeat order, with the repeat number.
+pub fn usable_records<'a>(cell: &'a CellSummary, phase: &str) -> Vec<(u32, &'a PhaseRecord)> {
+    cell.reps
+        .iter()
+        .filter(|rep| matches!(rep.status, Status::Ok | Status::Crashed))
+        .filter_map(|rep| rep.phases.get(phase).map(|record| (rep.rep, record)))
+        .filter(|(_, record)| !record.bench.interrupted)
+        .collect()
+}
+
 fn records<'a>(cell: &'a CellSummary, phase: &str) -> Vec<&'a PhaseRecord> {
-    cell.reps.iter().filter(|rep| rep.status == Status::Ok).filter_map(|rep| rep.phases.get(phase)).collect()
+    usable_records(cell, phase).into_iter().map(|(_, record)| record).collect()
 }
 
 type Row = (&'static str, fn(&[&PhaseRecord]) -> Option<String>);
@@ -135,6 +146,8 @@ pub fn phase_tables(summary: &Summary) -> String {
         }
         let mut table: Vec<Vec<String>> =
             vec![std::iter::once(phase.to_string()).chain(labels.iter().cloned()).collect()];
+        let statuses = summary.cells.iter().map(|cell| format!("{:?}", cell.status).to_lowercase());
+        table.push(std::iter::once("status".to_string()).chain(statuses).collect());
         for (name, compute) in ROWS {
             let mut row = vec![name.to_string()];
             for cell in &summary.cells {

@@ -220,3 +220,15 @@ pub fn kv_jar() -> &'static Path {
         repo().join("samples/kv-service/target/kv-service.jar")
     })
 }
+
+/// A JSON file, parsed (the path is named when it cannot be read).
+pub fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display())))
+        .unwrap()
+}
+
+/// The folder under `cells/` of a cell in a results directory, as its `run.json` records it.
+pub fn folder_of(out: &Path, id: &str) -> String {
+    let record = json(&out.join("run.json"));
+    record["cells"][id].as_str().unwrap_or_else(|| panic!("{id} not in run.json: {record}")).to_string()
+}
