@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::report::print_report;
-use super::{GcLog, GcLogSummary, in_window, log_file_from_args, parse_file};
+use super::{GcLog, GcLogSummary, in_window, log_file_from_args, parse_run};
 use crate::error::{bad_input, exit};
 
 #[derive(Args, Debug, Clone)]
@@ -37,6 +37,9 @@ pub struct GclogArgs {
     /// Read FILE only, not its rotated siblings.
     #[arg(long)]
     pub no_rotated: bool,
+    /// When the log holds several JVM runs (its uptime goes back), analyse run N (1 = the first); default the last.
+    #[arg(long, value_name = "N")]
+    pub run: Option<usize>,
 }
 
 /// The JSON document: the log's events (inside the window) and the summary.
@@ -55,7 +58,13 @@ pub fn run(args: GclogArgs) -> anyhow::Result<i32> {
         (None, Some(pid)) => log_file_of_process(pid)?,
         (None, None) => return Err(bad_input("give a GC log FILE or --pid PID")),
     };
-    let log = parse_file(&path, !args.no_rotated)?;
+    let log = parse_run(&path, !args.no_rotated, args.run)?;
+    if let Some(run) = args.run
+        && (run == 0 || run > log.runs.len().max(1))
+    {
+        let runs = log.runs.len().max(1);
+        return Err(bad_input(format!("--run {run}: {} holds {runs} JVM run(s); give 1 to {runs}", path.display())));
+    }
     let summary = log.summary(window);
     let shown = events_in_window(&log, window);
     if args.json {
@@ -88,6 +97,7 @@ fn events_in_window(log: &GcLog, window: Option<(f64, f64)>) -> GcLog {
     shown.pauses.retain(|pause| in_window(pause.start_s, window));
     shown.concurrent.retain(|cycle| in_window(cycle.start_s, window));
     shown.safepoints.retain(|safepoint| in_window(safepoint.start_s, window));
+    shown.stalls.retain(|stall| in_window(stall.start_s, window));
     shown
 }
 

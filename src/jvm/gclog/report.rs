@@ -1,4 +1,4 @@
-//! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, safepoints,
+//! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, stalls, safepoints,
 //! concurrent cycles, throughput and rates, and optionally every pause.
 
 use super::{DurationStats, GcLog, GcLogSummary, Pause, TimeBase, in_window};
@@ -12,6 +12,7 @@ fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
     let mut out = String::new();
     source_section(&mut out, log, summary);
     pause_section(&mut out, summary);
+    stall_section(&mut out, log, summary);
     stop_section(&mut out, log, summary);
     rates_section(&mut out, log, summary);
     if list_pauses {
@@ -33,6 +34,15 @@ fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     if let Some(window) = summary.window {
         let to = if window.to_s == f64::MAX { "end".to_string() } else { format!("{:.3} s", window.to_s) };
         out.push_str(&format!("  window: events starting from {:.3} s to {to}\n", window.from_s));
+    }
+    if log.runs.len() > 1 {
+        let starts: Vec<String> = log.runs.iter().map(|run| format!("line {}", run.line)).collect();
+        out.push_str(&format!(
+            "  {} JVM runs in this log (the uptime goes back: runs start at {}); run {} is analysed, choose with --run N\n",
+            log.runs.len(),
+            starts.join(", "),
+            log.run
+        ));
     }
     if !log.ignored_files.is_empty() {
         let ignored: Vec<String> = log.ignored_files.iter().map(|file| file.display().to_string()).collect();
@@ -74,6 +84,41 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
         ms(pauses.max_ms)
     ));
     out.push_str(&percentiles(pauses));
+    if summary.nested_pauses > 0 {
+        out.push_str(&format!(
+            "  {} pause(s) logged inside another pause (a young collection that escalated to a full one): counted once, \
+             as part of the outer pause\n",
+            summary.nested_pauses
+        ));
+    }
+}
+
+fn stall_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
+    let stalls = &summary.stalls;
+    if log.stalls.is_empty() && stalls.pacing_total_ms.is_none() {
+        return;
+    }
+    out.push_str("\nStalls (threads waiting for the collector outside pauses)\n");
+    for kind in &stalls.by_kind {
+        out.push_str(&format!(
+            "  {:<18} {:>6} {:>11.3} {:>10} {:>10.3}\n",
+            kind.kind.as_str(),
+            kind.count,
+            kind.total_ms,
+            "",
+            kind.max_ms
+        ));
+    }
+    if stalls.stalls.count == 0 {
+        out.push_str("  none in the window\n");
+    } else {
+        let share = stalls.stalled_pct.map_or(String::new(), |pct| format!(" ({pct:.2} % of wall time, summed over threads)"));
+        out.push_str(&format!("  {} stalls, {:.3} ms{share}\n", stalls.stalls.count, stalls.stalls.total_ms));
+        out.push_str(&percentiles(&stalls.stalls));
+    }
+    if let Some(pacing) = stalls.pacing_total_ms {
+        out.push_str(&format!("  Shenandoah pacing over the whole run: {pacing:.0} ms (all threads)\n"));
+    }
 }
 
 fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
@@ -132,9 +177,10 @@ fn pause_list(out: &mut String, pauses: &[&Pause]) {
             _ => "-".to_string(),
         };
         let id = pause.gc_id.map_or("-".to_string(), |id| id.to_string());
-        let kind = match pause.generation {
-            Some(generation) => format!("{} ({})", pause.kind.as_str(), generation.as_str()),
-            None => pause.kind.as_str().to_string(),
+        let kind = match (pause.generation, pause.within_gc_id) {
+            (Some(generation), _) => format!("{} ({})", pause.kind.as_str(), generation.as_str()),
+            (None, Some(outer)) => format!("{} (in GC {outer})", pause.kind.as_str()),
+            (None, None) => pause.kind.as_str().to_string(),
         };
         out.push_str(&format!(
             "{start:>10} {:>11.3}  {kind:<22} {:<28} {heap:<22} {id}\n",
