@@ -99,11 +99,13 @@ impl Assembler {
             self.unparsed(file, line_no, raw);
             return;
         };
-        let decorated = line.uptime_s.is_some() || line.wall.is_some() || line.level.is_some() || line.tags.is_some();
+        // A bracketed word alone (`[package]`) is no sign of a unified log; a time or a level is.
+        let decorated = line.uptime_s.is_some() || line.wall.is_some() || line.level.is_some();
         if let Some(uptime) = line.uptime_s {
             self.follow_runs(file, line_no, uptime);
         }
         if self.wanted_run.is_some_and(|wanted| wanted != self.current_run()) {
+            self.unified_lines += u64::from(decorated);
             return;
         }
         let time = self.line_time(line.uptime_s, line.wall);

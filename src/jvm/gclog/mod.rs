@@ -30,6 +30,8 @@ mod summary;
 mod fixture_tests;
 #[cfg(test)]
 mod robustness_tests;
+#[cfg(test)]
+mod third_party_tests;
 
 use std::path::Path;
 
