@@ -85,6 +85,8 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         "|FGC/FGCT (s)|/|0/0.000|0/0.000|".to_string(),
         "|CGC/CGCT (s)|/|10/0.062|2/0.004|".to_string(),
         "|GC time %|/|15.38|4.35|".to_string(),
+        // G1 has no stalls.
+        "|GC stall %|/|0.00|0.00|".to_string(),
         "|longest GC pause (ms)|/|40.97|18.80|".to_string(),
         "|allocation rate (MB/s)|/|80.2|160.0|".to_string(),
         "|RSS peak (MB)|/|164|266|".to_string(),
@@ -92,7 +94,7 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         // The phases not measured have their own short table.
         format!("|fill: req/s|crashed: {oom}|16980|19362|"),
         // GC against tail latency, with the base rate.
-        "|set: slowest seconds (P99) with a GC pause|-|3 of 3 (all: 9 of 9)|3 of 3 (all: 9 of 9)|".to_string(),
+        "|set: slowest seconds (P99) with a GC pause or stall|-|3 of 3 (all: 9 of 9)|3 of 3 (all: 9 of 9)|".to_string(),
     ];
     for line in expected {
         let row_label = &line[..line[1..].find('|').unwrap() + 2];
