@@ -378,3 +378,23 @@ fn compare_refuses_what_it_cannot_judge() {
         assert!(stderr.contains(expected), "{stderr}");
     }
 }
+
+#[test]
+fn jstat_columns_are_explained_for_collectors_where_they_mislead() {
+    // The sweep is G1 (no line); made Shenandoah and generational ZGC in summary.json, each gets one line under each
+    // measured phase's table (set and get), and G1 still none.
+    let dir = copy_of("sweep");
+    let markdown = report(&dir);
+    assert!(!markdown.contains("jstat's"), "G1's columns mean what they say");
+    edit_summary(&dir, |summary| {
+        summary["cells"][1]["flags"]["collector"] = "Shenandoah".into();
+        summary["cells"][2]["flags"]["collector"] = "ZGC (generational)".into();
+    });
+    let markdown = report(&dir);
+    let shenandoah = "Shenandoah: jstat's FGC/FGCT count every pause and every concurrent cycle";
+    let zgc = "ZGC (generational): jstat's YGC/YGCT count the pauses of minor collections";
+    assert_eq!(markdown.matches(shenandoah).count(), 2, "{markdown}");
+    assert_eq!(markdown.matches(zgc).count(), 2, "{markdown}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains(shenandoah) && html.contains(zgc));
+}
