@@ -37,7 +37,7 @@ pub enum Verdict {
     Likely,
     /// The slowest seconds overlap pauses no more often than seconds in general.
     Unlikely,
-    /// Pauses in (nearly) every second: overlap cannot tell slow seconds from others.
+    /// Pauses or stalls in (nearly) every second: overlap cannot tell slow seconds from others.
     PausesEverywhere,
     Inconclusive,
 }
@@ -47,7 +47,7 @@ impl Verdict {
         match self {
             Verdict::Likely => "GC likely drives the tail",
             Verdict::Unlikely => "the tail is not GC-driven",
-            Verdict::PausesEverywhere => "pauses in nearly every second: overlap cannot tell",
+            Verdict::PausesEverywhere => "GC pauses or stalls in nearly every second: overlap cannot tell",
             Verdict::Inconclusive => "inconclusive",
         }
     }
