@@ -279,8 +279,9 @@ fn zgc_allocation_stalls_in_json_text_and_window() {
     assert_eq!(report["stalls"].as_array().unwrap().len(), 10);
     assert_eq!(report["stalls"][0]["thread"], "main");
     let text = stdout_of(&["gclog", &fixture("zgc-jdk17-stalls.log")]);
-    assert!(text.contains("Stalls (threads waiting for the collector outside pauses)"), "{text}");
-    assert!(text.contains("10 stalls, 32.566 ms"), "{text}");
+    let stalls = text.split("\nStalls (threads waiting for the collector outside pauses").nth(1).expect(&text);
+    assert!(stalls.contains("\n  allocation_stall       10      32.566      3.257      9.117\n"), "{text}");
+    assert!(stalls.contains("\n  all                    10      32.566      3.257      9.117\n"), "{text}");
     let window = json_of(&["gclog", &fixture("zgc-jdk17-stalls.log"), "--json", "--from", "0", "--to", "0.01"]);
     assert_eq!(window["summary"]["stalls"]["count"], 0);
     assert_eq!(window["stalls"].as_array().unwrap().len(), 0);

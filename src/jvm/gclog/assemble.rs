@@ -11,7 +11,9 @@ use chrono::{DateTime, FixedOffset, TimeDelta};
 use super::events::{CycleEnd, Event, recognise};
 use super::input::LogReader;
 use super::line::split_line;
-use super::model::{ConcurrentCycle, GcLog, Pause, PauseKind, RunStart, Safepoint, Stall, StallKind, TimeBase, UnparsedLine};
+use super::model::{
+    ConcurrentCycle, GcLog, Pause, PauseKind, RunStart, Safepoint, Stall, StallKind, TimeBase, UnparsedLine,
+};
 use super::numbers::HeapChange;
 use crate::error::bad_input;
 

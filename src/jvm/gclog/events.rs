@@ -493,12 +493,7 @@ mod tests {
     fn context_lines_and_the_rest() {
         assert_eq!(recognise("Using The Z Garbage Collector"), Event::Collector("The Z Garbage Collector".into()));
         assert_eq!(recognise("Trigger: Handle Allocation Failure"), Event::Trigger("Handle Allocation Failure".into()));
-        for other in [
-            "GcChurn done",
-            "",
-            "GC(3) Marking Phase 1.2ms",
-            "Pause Init Mark (G)  =  0.001 s",
-        ] {
+        for other in ["GcChurn done", "", "GC(3) Marking Phase 1.2ms", "Pause Init Mark (G)  =  0.001 s"] {
             assert_eq!(recognise(other), Event::Other, "{other}");
         }
     }

@@ -36,9 +36,8 @@ impl LogReader {
         } else {
             Box::new(file)
         };
-        let head = fill_head(&mut reader).map_err(|err| {
-            bad_input(format!("cannot read GC log {}: {err} (a damaged gzip file?)", path.display()))
-        })?;
+        let head = fill_head(&mut reader)
+            .map_err(|err| bad_input(format!("cannot read GC log {}: {err} (a damaged gzip file?)", path.display())))?;
         if let Some(what) = not_text(&head) {
             return Err(bad_input(format!("{} is {what}, not a GC log text file", path.display())));
         }

@@ -64,25 +64,11 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
         out.push_str("  none\n");
         return;
     }
-    out.push_str(&format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms"));
+    out.push_str(&table_header());
     for kind in &summary.by_kind {
-        out.push_str(&format!(
-            "  {:<18} {:>6} {:>11.3} {:>10.3} {:>10.3}\n",
-            kind.kind.as_str(),
-            kind.count,
-            kind.total_ms,
-            kind.mean_ms,
-            kind.max_ms
-        ));
+        out.push_str(&table_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(kind.mean_ms), Some(kind.max_ms)));
     }
-    out.push_str(&format!(
-        "  {:<18} {:>6} {:>11.3} {:>10} {:>10}\n",
-        "all",
-        pauses.count,
-        pauses.total_ms,
-        ms(pauses.mean_ms),
-        ms(pauses.max_ms)
-    ));
+    out.push_str(&table_row("all", pauses.count, pauses.total_ms, pauses.mean_ms, pauses.max_ms));
     out.push_str(&percentiles(pauses));
     if summary.nested_pauses > 0 {
         out.push_str(&format!(
@@ -98,27 +84,35 @@ fn stall_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     if log.stalls.is_empty() && stalls.pacing_total_ms.is_none() {
         return;
     }
-    out.push_str("\nStalls (threads waiting for the collector outside pauses)\n");
-    for kind in &stalls.by_kind {
-        out.push_str(&format!(
-            "  {:<18} {:>6} {:>11.3} {:>10} {:>10.3}\n",
-            kind.kind.as_str(),
-            kind.count,
-            kind.total_ms,
-            "",
-            kind.max_ms
-        ));
-    }
+    out.push_str("\nStalls (threads waiting for the collector outside pauses, summed over threads)\n");
     if stalls.stalls.count == 0 {
         out.push_str("  none in the window\n");
     } else {
-        let share = stalls.stalled_pct.map_or(String::new(), |pct| format!(" ({pct:.2} % of wall time, summed over threads)"));
-        out.push_str(&format!("  {} stalls, {:.3} ms{share}\n", stalls.stalls.count, stalls.stalls.total_ms));
-        out.push_str(&percentiles(&stalls.stalls));
+        out.push_str(&table_header());
+        for kind in &stalls.by_kind {
+            let mean = kind.total_ms / kind.count as f64;
+            out.push_str(&table_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(mean), Some(kind.max_ms)));
+        }
+        let all = &stalls.stalls;
+        out.push_str(&table_row("all", all.count, all.total_ms, all.mean_ms, all.max_ms));
+        out.push_str(&percentiles(all));
+        if let Some(pct) = stalls.stalled_pct {
+            out.push_str(&format!("  stall time: {pct:.2} % of wall time\n"));
+        }
     }
     if let Some(pacing) = stalls.pacing_total_ms {
-        out.push_str(&format!("  Shenandoah pacing over the whole run: {pacing:.0} ms (all threads)\n"));
+        out.push_str(&format!(
+            "  Shenandoah pacing over the whole run: {pacing:.0} ms (all threads; not in any window)\n"
+        ));
     }
+}
+
+fn table_header() -> String {
+    format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms")
+}
+
+fn table_row(label: &str, count: usize, total_ms: f64, mean_ms: Option<f64>, max_ms: Option<f64>) -> String {
+    format!("  {label:<18} {count:>6} {total_ms:>11.3} {:>10} {:>10}\n", ms(mean_ms), ms(max_ms))
 }
 
 fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {

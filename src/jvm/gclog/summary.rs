@@ -250,7 +250,12 @@ fn stall_summary(stalls: &[&Stall], wall_s: Option<f64>, pacing_total_ms: Option
             let durations = Durations::new(
                 stalls.iter().filter(|stall| stall.kind == kind).map(|stall| stall.duration_ms).collect(),
             );
-            Some(StallKindSummary { kind, count: durations.sorted.len(), total_ms: durations.total, max_ms: durations.max()? })
+            Some(StallKindSummary {
+                kind,
+                count: durations.sorted.len(),
+                total_ms: durations.total,
+                max_ms: durations.max()?,
+            })
         })
         .collect();
     StallSummary {
