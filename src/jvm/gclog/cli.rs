@@ -66,7 +66,7 @@ pub fn run(args: GclogArgs) -> anyhow::Result<i32> {
         return Err(bad_input(format!("--run {run}: {} holds {runs} JVM run(s); give 1 to {runs}", path.display())));
     }
     let summary = log.summary(window);
-    let shown = events_in_window(&log, window);
+    let shown = events_in_window(log, window);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&JsonReport { log: &shown, summary })?);
     } else {
@@ -91,9 +91,8 @@ fn window(from: Option<f64>, to: Option<f64>) -> anyhow::Result<Option<(f64, f64
     }
 }
 
-/// A copy of the log with only the events inside the window.
-fn events_in_window(log: &GcLog, window: Option<(f64, f64)>) -> GcLog {
-    let mut shown = log.clone();
+/// The log with only the events inside the window (kept in place: a big log is not copied).
+fn events_in_window(mut shown: GcLog, window: Option<(f64, f64)>) -> GcLog {
     shown.pauses.retain(|pause| in_window(pause.start_s, window));
     shown.concurrent.retain(|cycle| in_window(cycle.start_s, window));
     shown.safepoints.retain(|safepoint| in_window(safepoint.start_s, window));

@@ -38,7 +38,8 @@ pub struct GcLog {
     /// Shenandoah's allocation pacing over the whole JVM run (`Allocation pacing accrued: N of M ms` in the
     /// statistics printed at exit), in ms summed over threads. Not tied to a time: never part of a window.
     pub pacing_total_ms: Option<f64>,
-    /// The JVM runs found in the file (uptime going back starts a new one); one element for an ordinary log.
+    /// The JVM runs found in the file (uptime going back starts a new one); one element for an ordinary log, none
+    /// for a log without uptime decorations.
     pub runs: Vec<RunStart>,
     /// Which of `runs` the events belong to (1-based).
     pub run: usize,
