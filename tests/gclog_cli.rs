@@ -308,3 +308,13 @@ fn live_zgc_allocation_stalls_on_jdk17() {
     assert_eq!(report["summary"]["stalls"]["count"].as_u64().unwrap() as usize, expected);
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn stalls_flag_lists_every_stall_with_its_thread() {
+    // gcviewer-zgc-allocation-stalls.log has 7 `Allocation Stall (thread) d ms` lines (grep -c); the second is
+    // `[201.511s] … Allocation Stall (Group1.Backend.CompositeBackend{Tier1}.10) 29.092ms`: start 201.482 s.
+    let text = stdout_of(&["gclog", &fixture("third-party/gcviewer-zgc-allocation-stalls.log"), "--stalls"]);
+    let listed: Vec<&str> = text.lines().filter(|line| line.trim_start().starts_with("201.")).collect();
+    assert_eq!(listed.len(), 7, "{text}");
+    assert_eq!(listed[1], "   201.482      29.092  allocation_stall   Group1.Backend.CompositeBackend{Tier1}.10 -");
+}

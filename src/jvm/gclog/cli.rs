@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::report::print_report;
+use super::report::{Lists, print_report};
 use super::{GcLog, GcLogSummary, in_window, log_file_from_args, parse_run};
 use crate::error::{bad_input, exit};
 
 #[derive(Args, Debug, Clone)]
 #[command(
-    after_help = "Enable the log with: java -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags …\n\nExamples:\n  jload gclog gc.log\n  jload gclog gc.log --from 60 --to 120 --pauses\n  jload gclog --pid 4242 --json"
+    after_help = "Enable the log with: java -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags …\n\nExamples:\n  jload gclog gc.log\n  jload gclog gc.log --from 60 --to 120 --pauses\n  jload gclog gc.log --stalls\n  jload gclog --pid 4242 --json"
 )]
 pub struct GclogArgs {
     /// GC log written by -Xlog:gc… (JDK 9+). Rotated siblings of the same JVM run (FILE.0, FILE.1, …) are read too.
@@ -34,6 +34,9 @@ pub struct GclogArgs {
     /// List every pause, not only the summary.
     #[arg(long)]
     pub pauses: bool,
+    /// List every stall (ZGC allocation stall, Shenandoah allocation failure) with its thread.
+    #[arg(long)]
+    pub stalls: bool,
     /// Read FILE only, not its rotated siblings.
     #[arg(long)]
     pub no_rotated: bool,
@@ -70,7 +73,7 @@ pub fn run(args: GclogArgs) -> anyhow::Result<i32> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&JsonReport { log: &shown, summary })?);
     } else {
-        print_report(&shown, &summary, args.pauses);
+        print_report(&shown, &summary, Lists { pauses: args.pauses, stalls: args.stalls });
     }
     Ok(exit::OK)
 }

@@ -1,24 +1,32 @@
 //! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, stalls, safepoints,
-//! concurrent cycles, throughput and rates, and optionally every pause.
+//! concurrent cycles, throughput and rates, and optionally every pause and every stall.
 
-use super::{DurationStats, GcLog, GcLogSummary, Pause, TimeBase, in_window};
+use super::{DurationStats, GcLog, GcLogSummary, Pause, Stall, TimeBase};
 
-/// Prints the report of `log` and its `summary` (of the summary's window) on stdout.
-pub fn print_report(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) {
-    print!("{}", render(log, summary, list_pauses));
+/// Which event lists to print after the summary.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lists {
+    pub pauses: bool,
+    pub stalls: bool,
 }
 
-fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
+/// Prints the report of `log` (its events already cut to the summary's window) and its `summary` on stdout.
+pub fn print_report(log: &GcLog, summary: &GcLogSummary, lists: Lists) {
+    print!("{}", render(log, summary, lists));
+}
+
+fn render(log: &GcLog, summary: &GcLogSummary, lists: Lists) -> String {
     let mut out = String::new();
     source_section(&mut out, log, summary);
     pause_section(&mut out, summary);
     stall_section(&mut out, log, summary);
     stop_section(&mut out, log, summary);
     rates_section(&mut out, log, summary);
-    if list_pauses {
-        let window = summary.window.map(|window| (window.from_s, window.to_s));
-        let shown: Vec<&Pause> = log.pauses.iter().filter(|pause| in_window(pause.start_s, window)).collect();
-        pause_list(&mut out, &shown);
+    if lists.pauses {
+        pause_list(&mut out, &log.pauses);
+    }
+    if lists.stalls {
+        stall_list(&mut out, &log.stalls);
     }
     out
 }
@@ -158,7 +166,7 @@ fn rates_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     out.push_str(&format!("Peak heap after GC   {}\n", figure(summary.peak_heap_after_mb, "MB")));
 }
 
-fn pause_list(out: &mut String, pauses: &[&Pause]) {
+fn pause_list(out: &mut String, pauses: &[Pause]) {
     out.push_str(&format!(
         "\n{:>10} {:>11}  {:<22} {:<28} {:<22} {}\n",
         "start s", "duration ms", "kind", "cause", "heap MB", "gc id"
@@ -180,6 +188,20 @@ fn pause_list(out: &mut String, pauses: &[&Pause]) {
             "{start:>10} {:>11.3}  {kind:<22} {:<28} {heap:<22} {id}\n",
             pause.duration_ms,
             pause.cause.as_deref().unwrap_or("-"),
+        ));
+    }
+}
+
+fn stall_list(out: &mut String, stalls: &[Stall]) {
+    out.push_str(&format!("\n{:>10} {:>11}  {:<18} {:<40} {}\n", "start s", "duration ms", "kind", "thread", "gc id"));
+    for stall in stalls {
+        let start = stall.start_s.map_or("-".to_string(), |start| format!("{start:.3}"));
+        let id = stall.gc_id.map_or("-".to_string(), |id| id.to_string());
+        out.push_str(&format!(
+            "{start:>10} {:>11.3}  {:<18} {:<40} {id}\n",
+            stall.duration_ms,
+            stall.kind.as_str(),
+            stall.thread.as_deref().unwrap_or("-")
         ));
     }
 }
