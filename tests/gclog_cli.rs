@@ -65,13 +65,21 @@ fn json_has_the_documented_schema() {
         "by_kind",
         "safepoints",
         "concurrent",
+        "nested_pauses",
+        "stalls",
     ] {
         assert!(summary.get(key).is_some(), "summary without {key}");
+    }
+    for key in ["count", "total_ms", "max_ms", "p99_ms", "by_kind", "stalled_pct", "pacing_total_ms"] {
+        assert!(summary["stalls"].get(key).is_some(), "stalls without {key}");
     }
     assert_eq!(summary["count"], 26);
     assert_eq!(summary["unparsed_lines"], 0);
     assert_eq!(summary["safepoints"]["count"], 26);
+    assert_eq!((summary["nested_pauses"].as_u64(), summary["stalls"]["count"].as_u64()), (Some(0), Some(0)));
     assert_eq!(report["collector"], "G1");
+    assert_eq!((report["run"].as_u64(), report["runs"].as_array().map(Vec::len)), (Some(1), Some(1)));
+    assert_eq!(report["stalls"].as_array().map(Vec::len), Some(0));
 }
 
 #[test]
