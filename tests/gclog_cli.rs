@@ -65,13 +65,21 @@ fn json_has_the_documented_schema() {
         "by_kind",
         "safepoints",
         "concurrent",
+        "nested_pauses",
+        "stalls",
     ] {
         assert!(summary.get(key).is_some(), "summary without {key}");
+    }
+    for key in ["count", "total_ms", "max_ms", "p99_ms", "by_kind", "stalled_pct", "pacing_total_ms"] {
+        assert!(summary["stalls"].get(key).is_some(), "stalls without {key}");
     }
     assert_eq!(summary["count"], 26);
     assert_eq!(summary["unparsed_lines"], 0);
     assert_eq!(summary["safepoints"]["count"], 26);
+    assert_eq!((summary["nested_pauses"].as_u64(), summary["stalls"]["count"].as_u64()), (Some(0), Some(0)));
     assert_eq!(report["collector"], "G1");
+    assert_eq!((report["run"].as_u64(), report["runs"].as_array().map(Vec::len)), (Some(1), Some(1)));
+    assert_eq!(report["stalls"].as_array().map(Vec::len), Some(0));
 }
 
 #[test]
@@ -212,4 +220,109 @@ fn live_generational_zgc_log_on_jdk25() {
     assert!(pauses.iter().all(|pause| pause["generation"].is_string()), "generational on JDK 25");
     assert!(report["summary"]["safepoints"]["count"].as_u64().unwrap() as usize >= expected);
     std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn input_that_is_not_a_unified_log_is_refused_saying_what_it_is() {
+    let jdk8 = fixture("third-party/gcviewer-parallel-jdk8-printgcdetails.log");
+    assert_one_line_error(&jload(&["gclog", &jdk8]), "is a JDK 8 GC log (-XX:+PrintGCDetails format)");
+    let directory = temp_dir("formats");
+    // UTF-16, as a Windows redirect writes it: made from a real log with iconv.
+    let utf16 = directory.join("gc-utf16.log");
+    let converted = Command::new("iconv")
+        .args(["-f", "UTF-8", "-t", "UTF-16", &fixture("serial-jdk17.log"), "-o", &utf16.display().to_string()])
+        .status()
+        .unwrap();
+    assert!(converted.success());
+    assert_one_line_error(&jload(&["gclog", &utf16.display().to_string()]), "is UTF-16 text");
+    // A binary: jload itself.
+    assert_one_line_error(&jload(&["gclog", env!("CARGO_BIN_EXE_jload")]), "is binary data");
+    // Text without a single GC-log line.
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml").display().to_string();
+    assert_one_line_error(&jload(&["gclog", &readme]), "has no line of a JDK 9+ unified GC log");
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn a_gzip_log_reads_like_the_plain_one() {
+    let directory = temp_dir("gzip");
+    let gz = directory.join("gc.log.gz");
+    let compressed = Command::new("gzip").args(["-c", &fixture("serial-jdk17.log")]).output().unwrap();
+    std::fs::write(&gz, compressed.stdout).unwrap();
+    let plain = json_of(&["gclog", &fixture("serial-jdk17.log"), "--json"]);
+    let unzipped = json_of(&["gclog", &gz.display().to_string(), "--json"]);
+    assert_eq!(unzipped["summary"], plain["summary"]);
+    assert_eq!(unzipped["pauses"], plain["pauses"]);
+    assert_eq!(unzipped["lines"], 194);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn two_jvm_runs_in_one_file_are_split_and_named() {
+    let directory = temp_dir("runs");
+    let both = directory.join("gc.log");
+    let text = std::fs::read_to_string(fixture("g1-jdk17.log")).unwrap()
+        + &std::fs::read_to_string(fixture("serial-jdk17.log")).unwrap();
+    std::fs::write(&both, text).unwrap();
+    let path = both.display().to_string();
+    let human = stdout_of(&["gclog", &path]);
+    assert!(human.contains("2 JVM runs in this log (the uptime goes back: runs start at line 1, line 424); run 2"));
+    // g1-jdk17.log has 26 pauses, serial-jdk17.log 21 (grep counts in src/jvm/gclog/fixture_tests.rs).
+    assert_eq!(json_of(&["gclog", &path, "--json"])["summary"]["count"], 21);
+    let first = json_of(&["gclog", &path, "--json", "--run", "1"]);
+    assert_eq!((first["summary"]["count"].as_u64(), first["collector"].as_str()), (Some(26), Some("G1")));
+    assert_one_line_error(&jload(&["gclog", &path, "--run", "3"]), "holds 2 JVM run(s); give 1 to 2");
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn zgc_allocation_stalls_in_json_text_and_window() {
+    // zgc-jdk17-stalls.log: 10 `Allocation Stall` lines, 32.566 ms in all, longest 9.117 ms (grep + awk, see
+    // src/jvm/gclog/third_party_tests.rs).
+    let report = json_of(&["gclog", &fixture("zgc-jdk17-stalls.log"), "--json"]);
+    let stalls = &report["summary"]["stalls"];
+    assert_eq!((stalls["count"].as_u64(), stalls["total_ms"].as_f64()), (Some(10), Some(32.566)));
+    assert_eq!(stalls["max_ms"].as_f64(), Some(9.117));
+    assert_eq!(stalls["by_kind"][0]["kind"], "allocation_stall");
+    assert_eq!(report["stalls"].as_array().unwrap().len(), 10);
+    assert_eq!(report["stalls"][0]["thread"], "main");
+    let text = stdout_of(&["gclog", &fixture("zgc-jdk17-stalls.log")]);
+    let stalls = text.split("\nStalls (threads waiting for the collector outside pauses").nth(1).expect(&text);
+    assert!(stalls.contains("\n  allocation_stall       10      32.566      3.257      9.117\n"), "{text}");
+    assert!(stalls.contains("\n  all                    10      32.566      3.257      9.117\n"), "{text}");
+    let window = json_of(&["gclog", &fixture("zgc-jdk17-stalls.log"), "--json", "--from", "0", "--to", "0.01"]);
+    assert_eq!(window["summary"]["stalls"]["count"], 0);
+    assert_eq!(window["stalls"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn live_zgc_allocation_stalls_on_jdk17() {
+    // A 32 MB heap cannot keep up with GcChurn's allocation: its thread stalls. Compared with a grep of the log.
+    let directory = temp_dir("stalls");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/GcChurn.java");
+    let status = Command::new(JDK17_JAVA)
+        .current_dir(&directory)
+        .args(["-Xmx32m", "-XX:+UseZGC", "-Xlog:gc,gc+phases,safepoint:file=gc.log:time,uptime,level,tags"])
+        .arg(source)
+        .arg("1")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let log = directory.join("gc.log");
+    let expected = std::fs::read_to_string(&log).unwrap().lines().filter(|l| l.contains("Allocation Stall (")).count();
+    assert!(expected > 0, "GcChurn stalls in 32 MB");
+    let report = json_of(&["gclog", &log.display().to_string(), "--json"]);
+    assert_eq!(report["summary"]["stalls"]["count"].as_u64().unwrap() as usize, expected);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn stalls_flag_lists_every_stall_with_its_thread() {
+    // gcviewer-zgc-allocation-stalls.log has 7 `Allocation Stall (thread) d ms` lines (grep -c); the second is
+    // `[201.511s] … Allocation Stall (Group1.Backend.CompositeBackend{Tier1}.10) 29.092ms`: start 201.482 s.
+    let text = stdout_of(&["gclog", &fixture("third-party/gcviewer-zgc-allocation-stalls.log"), "--stalls"]);
+    let listed: Vec<&str> = text.lines().filter(|line| line.trim_start().starts_with("201.")).collect();
+    assert_eq!(listed.len(), 7, "{text}");
+    assert_eq!(listed[1], "   201.482      29.092  allocation_stall   Group1.Backend.CompositeBackend{Tier1}.10 -");
 }

@@ -85,6 +85,8 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         "|FGC/FGCT (s)|/|0/0.000|0/0.000|".to_string(),
         "|CGC/CGCT (s)|/|10/0.062|2/0.004|".to_string(),
         "|GC time %|/|15.38|4.35|".to_string(),
+        // G1 has no stalls.
+        "|GC stall %|/|0.00|0.00|".to_string(),
         "|longest GC pause (ms)|/|40.97|18.80|".to_string(),
         "|allocation rate (MB/s)|/|80.2|160.0|".to_string(),
         "|RSS peak (MB)|/|164|266|".to_string(),
@@ -92,7 +94,7 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         // The phases not measured have their own short table.
         format!("|fill: req/s|crashed: {oom}|16980|19362|"),
         // GC against tail latency, with the base rate.
-        "|set: slowest seconds (P99) with a GC pause|-|3 of 3 (all: 9 of 9)|3 of 3 (all: 9 of 9)|".to_string(),
+        "|set: slowest seconds (P99) with a GC pause or stall|-|3 of 3 (all: 9 of 9)|3 of 3 (all: 9 of 9)|".to_string(),
     ];
     for line in expected {
         let row_label = &line[..line[1..].find('|').unwrap() + 2];
@@ -375,4 +377,24 @@ fn compare_refuses_what_it_cannot_judge() {
         assert_eq!(stderr.lines().count(), 1);
         assert!(stderr.contains(expected), "{stderr}");
     }
+}
+
+#[test]
+fn jstat_columns_are_explained_for_collectors_where_they_mislead() {
+    // The sweep is G1 (no line); made Shenandoah and generational ZGC in summary.json, each gets one line under each
+    // measured phase's table (set and get), and G1 still none.
+    let dir = copy_of("sweep");
+    let markdown = report(&dir);
+    assert!(!markdown.contains("jstat's"), "G1's columns mean what they say");
+    edit_summary(&dir, |summary| {
+        summary["cells"][1]["flags"]["collector"] = "Shenandoah".into();
+        summary["cells"][2]["flags"]["collector"] = "ZGC (generational)".into();
+    });
+    let markdown = report(&dir);
+    let shenandoah = "Shenandoah: jstat's FGC/FGCT count every pause and every concurrent cycle";
+    let zgc = "ZGC (generational): jstat's YGC/YGCT count the pauses of minor collections";
+    assert_eq!(markdown.matches(shenandoah).count(), 2, "{markdown}");
+    assert_eq!(markdown.matches(zgc).count(), 2, "{markdown}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains(shenandoah) && html.contains(zgc));
 }

@@ -42,6 +42,29 @@ pub struct GcTotals {
     pub gct_s: Option<f64>,
 }
 
+/// What jstat's GC columns count for a collector (as preflight names it) where they do not mean what their names
+/// say; None where they do (Serial, Parallel, G1). Read from the JVMs' PerfData collector names
+/// (`sun.gc.collector.N.name`) on JDK 17 and 25.
+pub fn jstat_columns_note(collector: &str) -> Option<&'static str> {
+    match collector {
+        "Shenandoah" => Some(
+            "Shenandoah: jstat's FGC/FGCT count every pause and every concurrent cycle (Shenandoah reports them all as \
+             its one \"full\" collector), not full collections, and a cycle's time includes its pauses, so GC time % \
+             can pass 100 %; GC pause % and GC stall % (GC log) are what the application waited.",
+        ),
+        "ZGC" => Some(
+            "ZGC: jstat's CGC/CGCT count ZGC's pauses (about three a cycle), not its concurrent cycles, and GC time % \
+             is pause time; threads held up by allocation stalls show only in GC stall % (GC log).",
+        ),
+        "ZGC (generational)" => Some(
+            "ZGC (generational): jstat's YGC/YGCT count the pauses of minor collections and CGC/CGCT those of major \
+             collections, not collections, and GC time % is pause time; allocation stalls show only in GC stall % (GC \
+             log).",
+        ),
+        _ => None,
+    }
+}
+
 impl GcTotals {
     /// What happened between `earlier` and `self`.
     pub fn since(&self, earlier: &GcTotals) -> GcTotals {

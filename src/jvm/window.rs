@@ -1,11 +1,12 @@
 //! What a JVM did during a window of time (a bench run or a plan phase), from samples taken at its start, during
-//! it and at its end: GC count and time deltas, GC time share, old-generation and RSS occupancy, CPU use.
+//! it and at its end: GC count and time deltas, GC time share, old-generation and RSS occupancy, CPU use; and from
+//! the GC log, the pauses, stalls and safepoints inside the window.
 
 use serde::{Deserialize, Serialize};
 
 use std::fmt::Write;
 
-use super::gclog::GcLog;
+use super::gclog::{GcLog, in_window};
 use super::procfs::ticks_per_second;
 use super::sampler::{GcTotals, JvmSample};
 
@@ -31,6 +32,17 @@ pub struct WindowPauses {
     pub safepoint_max_ms: Option<f64>,
     /// Each pause: uptime start (s), duration (ms), kind — for drawing pauses on the run's time line.
     pub pauses: Vec<(f64, f64, String)>,
+    /// Stalls inside the window: threads waiting for the collector outside pauses (ZGC allocation stalls,
+    /// Shenandoah allocation-failure waits). Summed over threads.
+    #[serde(default)]
+    pub stall_count: u64,
+    #[serde(default)]
+    pub stall_total_ms: f64,
+    #[serde(default)]
+    pub stall_max_ms: f64,
+    /// Each stall: uptime start (s), duration (ms), kind.
+    #[serde(default)]
+    pub stalls: Vec<(f64, f64, String)>,
 }
 
 /// The JVM block of a bench or phase result.
@@ -99,11 +111,24 @@ impl JvmWindow {
     /// The share of the window the application was stopped by GC pauses (from the GC log), or jstat's GC time share
     /// when there is no GC log.
     pub fn paused_pct(&self) -> Option<f64> {
+        self.log_share(|pauses| Some(pauses.total_ms)).or(self.gc_time_pct)
+    }
+
+    /// Stall time (threads waiting for the collector outside pauses, summed over threads) as % of the window.
+    pub fn stalled_pct(&self) -> Option<f64> {
+        self.log_share(|pauses| Some(pauses.stall_total_ms))
+    }
+
+    /// Time stopped at safepoints (GC or not) as % of the window, when the GC log has safepoint lines.
+    pub fn safepoint_pct(&self) -> Option<f64> {
+        self.log_share(|pauses| pauses.safepoint_total_ms)
+    }
+
+    /// A time (ms) from the GC log as % of the window; None without a GC log.
+    fn log_share(&self, read: impl Fn(&WindowPauses) -> Option<f64>) -> Option<f64> {
         let seconds = self.uptime_end_s - self.uptime_start_s;
-        match &self.pauses {
-            Some(pauses) if seconds > 0.0 => Some(pauses.total_ms / 1000.0 / seconds * 100.0),
-            _ => self.gc_time_pct,
-        }
+        let pauses = self.pauses.as_ref().filter(|_| seconds > 0.0)?;
+        read(pauses).map(|ms| ms / 1000.0 / seconds * 100.0)
     }
 }
 
@@ -111,16 +136,22 @@ impl WindowPauses {
     /// The log's pauses whose start (JVM uptime) falls in `from_s..=to_s`.
     pub fn from_log(log: &GcLog, from_s: f64, to_s: f64) -> WindowPauses {
         let summary = log.summary(Some((from_s, to_s)));
+        let window = Some((from_s, to_s));
         let pauses = log
             .pauses
             .iter()
-            .filter_map(|pause| {
-                let start = pause.start_s?;
-                (start >= from_s && start <= to_s).then(|| (start, pause.duration_ms, pause.kind.as_str().to_string()))
-            })
+            .filter(|pause| pause.within_gc_id.is_none() && in_window(pause.start_s, window))
+            .filter_map(|pause| Some((pause.start_s?, pause.duration_ms, pause.kind.as_str().to_string())))
+            .collect();
+        let stalls = log
+            .stalls
+            .iter()
+            .filter(|stall| in_window(stall.start_s, window))
+            .filter_map(|stall| Some((stall.start_s?, stall.duration_ms, stall.kind.as_str().to_string())))
             .collect();
         let stats = &summary.pauses;
         let stops = &summary.safepoints.stops;
+        let stalled = &summary.stalls.stalls;
         WindowPauses {
             count: stats.count as u64,
             total_ms: stats.total_ms,
@@ -131,6 +162,10 @@ impl WindowPauses {
             safepoint_total_ms: (stops.count > 0).then_some(stops.total_ms),
             safepoint_max_ms: stops.max_ms,
             pauses,
+            stall_count: stalled.count as u64,
+            stall_total_ms: stalled.total_ms,
+            stall_max_ms: stalled.max_ms.unwrap_or(0.0),
+            stalls,
         }
     }
 }
@@ -176,6 +211,13 @@ impl JvmWindow {
                     "                 GC pauses {} (GC log): total {:.1} ms, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms{safepoints}",
                     pauses.count, pauses.total_ms, pauses.p50_ms, pauses.p99_ms, pauses.max_ms
                 );
+                if pauses.stall_count > 0 {
+                    let _ = writeln!(
+                        out,
+                        "                 GC stalls {} (threads waiting outside pauses): total {:.1} ms, max {:.2} ms",
+                        pauses.stall_count, pauses.stall_total_ms, pauses.stall_max_ms
+                    );
+                }
             }
             None => {
                 let _ = writeln!(
@@ -185,5 +227,41 @@ impl JvmWindow {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::jvm::gclog::parse_path;
+
+    #[test]
+    fn a_phase_window_carries_the_stalls_inside_it() {
+        // zgc-jdk17-stalls.log (JDK 17 ZGC in 32 MB): its `Allocation Stall (main) d ms` lines whose start (uptime −
+        // d) lies in the window 0.30..=0.37 s (5 of the 10).
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog/zgc-jdk17-stalls.log");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected: Vec<f64> = text
+            .lines()
+            .filter(|line| line.contains("Allocation Stall ("))
+            .filter_map(|line| {
+                let uptime: f64 = line.split("][").nth(1)?.trim_end_matches('s').parse().ok()?;
+                let ms: f64 = line.rsplit(' ').next()?.trim_end_matches("ms").parse().ok()?;
+                (0.30..=0.37).contains(&(uptime - ms / 1e3)).then_some(ms)
+            })
+            .collect();
+        assert_eq!(expected.len(), 5);
+        let window = WindowPauses::from_log(&parse_path(&path).unwrap(), 0.30, 0.37);
+        assert_eq!(window.stall_count as usize, expected.len());
+        assert_eq!(window.stalls.len(), expected.len());
+        let total: f64 = expected.iter().sum();
+        assert!((window.stall_total_ms - total).abs() < 1e-6, "{} != {total}", window.stall_total_ms);
+        assert_eq!(window.stall_max_ms, expected.iter().copied().fold(0.0, f64::max));
+        assert!(window.stalls.iter().all(|(_, _, kind)| kind == "allocation_stall"));
+        let jvm = JvmWindow { uptime_start_s: 0.30, uptime_end_s: 0.37, pauses: Some(window), ..JvmWindow::default() };
+        let stalled = jvm.stalled_pct().unwrap();
+        assert!((stalled - total / 1000.0 / 0.07 * 100.0).abs() < 1e-6);
     }
 }

@@ -1,8 +1,9 @@
 //! "Is it the GC?" answered with numbers: per cell and phase, the share of the slowest seconds (by p99) that overlap
-//! a GC pause, next to the share of all seconds that do (the base rate), and the longest pause next to the worst
-//! one-second p99.
+//! a GC pause or a GC stall, next to the share of all seconds that do (the base rate), and the longest pause and
+//! stall next to the worst one-second p99.
 //!
-//! A phase's series second k covers JVM uptime [uptime_start_s + k, + duration_s); a pause covers
+//! A phase's series second k covers JVM uptime [uptime_start_s + k, + duration_s); a pause or a stall (a thread
+//! waiting for the collector outside a pause: ZGC allocation stalls, Shenandoah allocation failures) covers
 //! [start, start + duration). They overlap when the two intervals intersect.
 
 use serde::Serialize;
@@ -16,12 +17,14 @@ const MIN_SECOND_S: f64 = 0.5;
 pub struct GcTail {
     /// Seconds looked at, over all repeats.
     pub seconds: usize,
-    /// Seconds that overlap a GC pause.
+    /// Seconds that overlap a GC pause or stall.
     pub seconds_with_pause: usize,
     /// The slowest seconds by p99: the worst 10 %, at least 3 (or all when there are fewer).
     pub slowest: usize,
     pub slowest_with_pause: usize,
     pub longest_pause_ms: f64,
+    /// Longest GC stall, when there were stalls.
+    pub longest_stall_ms: Option<f64>,
     /// Worst one-second p99.
     pub worst_p99_ms: f64,
     pub verdict: Verdict,
@@ -34,7 +37,7 @@ pub enum Verdict {
     Likely,
     /// The slowest seconds overlap pauses no more often than seconds in general.
     Unlikely,
-    /// Pauses in (nearly) every second: overlap cannot tell slow seconds from others.
+    /// Pauses or stalls in (nearly) every second: overlap cannot tell slow seconds from others.
     PausesEverywhere,
     Inconclusive,
 }
@@ -44,7 +47,7 @@ impl Verdict {
         match self {
             Verdict::Likely => "GC likely drives the tail",
             Verdict::Unlikely => "the tail is not GC-driven",
-            Verdict::PausesEverywhere => "pauses in nearly every second: overlap cannot tell",
+            Verdict::PausesEverywhere => "GC pauses or stalls in nearly every second: overlap cannot tell",
             Verdict::Inconclusive => "inconclusive",
         }
     }
@@ -64,17 +67,21 @@ impl GcTail {
 pub fn gc_tail(reps: &[RepFigures]) -> Option<GcTail> {
     let mut seconds: Vec<(f64, bool)> = Vec::new(); // (p99, overlaps a pause)
     let mut longest_pause_ms: Option<f64> = None;
+    let mut longest_stall_ms: Option<f64> = None;
     for figures in reps {
         let Some(jvm) = figures.record.jvm.as_ref() else {
             continue;
         };
         let Some(pauses) = jvm.pauses.as_ref() else { continue };
         longest_pause_ms = Some(longest_pause_ms.unwrap_or(0.0).max(pauses.max_ms));
+        if pauses.stall_count > 0 {
+            longest_stall_ms = Some(longest_stall_ms.unwrap_or(0.0).max(pauses.stall_max_ms));
+        }
         for row in figures.record.bench.series.iter().filter(|row| row.duration_s >= MIN_SECOND_S && row.requests > 0) {
             let from = jvm.uptime_start_s + row.second as f64;
             let to = from + row.duration_s;
-            let overlaps =
-                pauses.pauses.iter().any(|(start, duration_ms, _)| *start < to && start + duration_ms / 1000.0 > from);
+            let overlaps = (pauses.pauses.iter().chain(pauses.stalls.iter()))
+                .any(|(start, duration_ms, _)| *start < to && start + duration_ms / 1000.0 > from);
             seconds.push((row.p99_ms, overlaps));
         }
     }
@@ -103,6 +110,7 @@ pub fn gc_tail(reps: &[RepFigures]) -> Option<GcTail> {
         slowest,
         slowest_with_pause,
         longest_pause_ms,
+        longest_stall_ms,
         worst_p99_ms: seconds[0].0,
         verdict,
     })
@@ -188,6 +196,26 @@ mod tests {
         let pauses: Vec<(f64, f64)> = (0..10).map(|second| (100.5 + second as f64, 1.0)).collect();
         let tail = tail(&record(&[3.0, 9.0, 4.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0], &pauses)).unwrap();
         assert_eq!(tail.verdict, Verdict::PausesEverywhere);
+    }
+
+    #[test]
+    fn stalls_count_as_gc() {
+        // Seconds 3, 6 and 8 are slow; no pause falls in them, but ZGC allocation stalls do.
+        let mut p99s = vec![2.0; 10];
+        for slow in [3, 6, 8] {
+            p99s[slow] = 30.0;
+        }
+        let mut record = record(&p99s, &[(100.5, 0.05)]);
+        let pauses = record.jvm.as_mut().unwrap().pauses.as_mut().unwrap();
+        pauses.stalls = [(103.2, 25.0), (106.7, 12.0), (108.1, 40.0)]
+            .iter()
+            .map(|(start, ms)| (*start, *ms, "allocation_stall".to_string()))
+            .collect();
+        (pauses.stall_count, pauses.stall_max_ms) = (3, 40.0);
+        let tail = tail(&record).unwrap();
+        assert_eq!((tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause), (3, 3, 4));
+        assert_eq!((tail.longest_pause_ms, tail.longest_stall_ms), (0.05, Some(40.0)));
+        assert_eq!(tail.verdict, Verdict::Likely);
     }
 
     #[test]

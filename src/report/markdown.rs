@@ -142,9 +142,10 @@ pub fn statistics_note(analysis: &Analysis) -> String {
 }
 
 pub const GC_TAIL_NOTE: &str = "The slowest seconds are the worst 10 % of a phase's seconds by P99 (at least 3), over \
-    all repeats; a second overlaps a pause when the pause (GC log, JVM uptime) intersects it. Compare their share with \
-    the share of all seconds: GC drives the tail when the slow seconds hold pauses much more often than seconds do in \
-    general.";
+    all repeats; a second overlaps GC when a pause or a stall (a thread waiting for the collector outside a pause: ZGC \
+    allocation stalls, Shenandoah allocation failures) from the GC log intersects it. Compare their share with the \
+    share of all seconds: GC drives the tail when the slow seconds hold pauses or stalls much more often than seconds \
+    do in general.";
 
 pub fn render(analysis: &Analysis) -> String {
     let mut out = String::new();

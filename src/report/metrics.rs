@@ -106,6 +106,12 @@ pub const METRICS: &[Metric] = &[
     Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, |f| {
         jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms))
     }),
+    // Threads waiting for the collector outside pauses (ZGC allocation stalls, Shenandoah allocation failures).
+    Metric::new("stall_pct", "GC stall %", Format::Percent, LOWER, |f| jvm(f, |j| j.stalled_pct())),
+    Metric::new("longest_stall_ms", "longest GC stall", Format::Ms, LOWER, |f| {
+        jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.stall_max_ms))
+    }),
+    Metric::new("safepoint_pct", "safepoint %", Format::Percent, LOWER, |f| jvm(f, |j| j.safepoint_pct())),
     Metric::new("alloc_mb_s", "allocation rate", Format::Rate, None, |f| f.alloc_mb_s),
     Metric::new("rss_peak_mb", "RSS peak", Format::Megabytes, LOWER, |f| jvm(f, |j| Some(j.rss_mb.max))),
 ];

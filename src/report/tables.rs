@@ -5,6 +5,7 @@
 use super::analysis::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::metrics::metric;
 use super::stats::Standing;
+use crate::jvm::sampler::jstat_columns_note;
 use crate::load::summary::format_ms;
 
 /// Marks on headline figures.
@@ -85,7 +86,10 @@ const PHASE_ROWS: &[RowSpec] = &[
     RowSpec::new("CGC/CGCT (s)", &["cgc", "cgct_s"], false),
     RowSpec::new("GC time %", &["gc_pct"], false),
     RowSpec::new("GC pause %", &["pause_pct"], false),
+    RowSpec::new("GC stall %", &["stall_pct"], false),
+    RowSpec::new("safepoint %", &["safepoint_pct"], false),
     RowSpec::new("longest GC pause (ms)", &["longest_pause_ms"], false),
+    RowSpec::new("longest GC stall (ms)", &["longest_stall_ms"], false),
     RowSpec::new("allocation rate (MB/s)", &["alloc_mb_s"], false),
     RowSpec::new("RSS peak (MB)", &["rss_peak_mb"], false),
 ];
@@ -215,7 +219,7 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
             .collect();
         rows.push(Row { label: format!("SLO ({})", analysis.slo.join(", ")), entries });
     }
-    let notes = phase
+    let mut notes: Vec<String> = phase
         .cells
         .iter()
         .filter(|cell| !cell.reps.is_empty())
@@ -227,7 +231,21 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
             })
         })
         .collect();
+    notes.extend(jstat_notes(analysis));
     Table { corner: corner(analysis), columns: columns(analysis), rows, notes }
+}
+
+/// One line per collector of the run whose jstat columns do not mean what their names say.
+fn jstat_notes(analysis: &Analysis) -> Vec<String> {
+    let mut notes: Vec<String> = analysis
+        .cells
+        .iter()
+        .filter_map(|cell| jstat_columns_note(cell.collector.as_deref()?))
+        .map(str::to_string)
+        .collect();
+    notes.sort();
+    notes.dedup();
+    notes
 }
 
 /// Fill and warm-up phases: throughput, P99 and errors only, never compared.
@@ -253,9 +271,10 @@ pub fn gc_tail_table(analysis: &Analysis) -> Option<Table> {
             label: format!("{}: {label}", phase.name),
             entries: tails.iter().map(|tail| Entry::plain(tail.map_or("-".to_string(), show))).collect(),
         };
-        rows.push(row("slowest seconds (P99) with a GC pause", &|tail| tail.overlap()));
-        rows.push(row("longest pause / worst 1-s P99, all repeats (ms)", &|tail| {
-            format!("{}/{}", format_ms(tail.longest_pause_ms), format_ms(tail.worst_p99_ms))
+        rows.push(row("slowest seconds (P99) with a GC pause or stall", &|tail| tail.overlap()));
+        rows.push(row("longest pause / longest stall / worst 1-s P99, all repeats (ms)", &|tail| {
+            let stall = tail.longest_stall_ms.map_or("-".to_string(), format_ms);
+            format!("{}/{stall}/{}", format_ms(tail.longest_pause_ms), format_ms(tail.worst_p99_ms))
         }));
         rows.push(row("verdict", &|tail| tail.verdict.describe().to_string()));
     }

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use super::report::print_report;
-use super::{GcLog, GcLogSummary, in_window, log_file_from_args, parse_file};
+use super::report::{Lists, print_report};
+use super::{GcLog, GcLogSummary, in_window, log_file_from_args, parse_run};
 use crate::error::{bad_input, exit};
 
 #[derive(Args, Debug, Clone)]
 #[command(
-    after_help = "Enable the log with: java -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags …\n\nExamples:\n  jload gclog gc.log\n  jload gclog gc.log --from 60 --to 120 --pauses\n  jload gclog --pid 4242 --json"
+    after_help = "Enable the log with: java -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags …\n\nExamples:\n  jload gclog gc.log\n  jload gclog gc.log --from 60 --to 120 --pauses\n  jload gclog gc.log --stalls\n  jload gclog --pid 4242 --json"
 )]
 pub struct GclogArgs {
     /// GC log written by -Xlog:gc… (JDK 9+). Rotated siblings of the same JVM run (FILE.0, FILE.1, …) are read too.
@@ -34,9 +34,15 @@ pub struct GclogArgs {
     /// List every pause, not only the summary.
     #[arg(long)]
     pub pauses: bool,
+    /// List every stall (ZGC allocation stall, Shenandoah allocation failure) with its thread.
+    #[arg(long)]
+    pub stalls: bool,
     /// Read FILE only, not its rotated siblings.
     #[arg(long)]
     pub no_rotated: bool,
+    /// When the log holds several JVM runs (its uptime goes back), analyse run N (1 = the first); default the last.
+    #[arg(long, value_name = "N")]
+    pub run: Option<usize>,
 }
 
 /// The JSON document: the log's events (inside the window) and the summary.
@@ -55,13 +61,19 @@ pub fn run(args: GclogArgs) -> anyhow::Result<i32> {
         (None, Some(pid)) => log_file_of_process(pid)?,
         (None, None) => return Err(bad_input("give a GC log FILE or --pid PID")),
     };
-    let log = parse_file(&path, !args.no_rotated)?;
+    let log = parse_run(&path, !args.no_rotated, args.run)?;
+    if let Some(run) = args.run
+        && (run == 0 || run > log.runs.len().max(1))
+    {
+        let runs = log.runs.len().max(1);
+        return Err(bad_input(format!("--run {run}: {} holds {runs} JVM run(s); give 1 to {runs}", path.display())));
+    }
     let summary = log.summary(window);
-    let shown = events_in_window(&log, window);
+    let shown = events_in_window(log, window);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&JsonReport { log: &shown, summary })?);
     } else {
-        print_report(&shown, &summary, args.pauses);
+        print_report(&shown, &summary, Lists { pauses: args.pauses, stalls: args.stalls });
     }
     Ok(exit::OK)
 }
@@ -82,12 +94,12 @@ fn window(from: Option<f64>, to: Option<f64>) -> anyhow::Result<Option<(f64, f64
     }
 }
 
-/// A copy of the log with only the events inside the window.
-fn events_in_window(log: &GcLog, window: Option<(f64, f64)>) -> GcLog {
-    let mut shown = log.clone();
+/// The log with only the events inside the window (kept in place: a big log is not copied).
+fn events_in_window(mut shown: GcLog, window: Option<(f64, f64)>) -> GcLog {
     shown.pauses.retain(|pause| in_window(pause.start_s, window));
     shown.concurrent.retain(|cycle| in_window(cycle.start_s, window));
     shown.safepoints.retain(|safepoint| in_window(safepoint.start_s, window));
+    shown.stalls.retain(|stall| in_window(stall.start_s, window));
     shown
 }
 

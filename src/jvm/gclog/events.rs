@@ -30,8 +30,16 @@ pub enum Event {
     OldGeneration { gc_id: u64, change: HeapChange },
     /// G1 `Old regions: 8->23` (regions).
     OldRegions { gc_id: u64, before: f64, after: f64 },
-    /// A safepoint (`start_s` not yet known).
+    /// A safepoint (`start_s` not yet known; the older JDK 9–12 line has no operation name).
     Safepoint(Safepoint),
+    /// JDK 9–12 `Entering safepoint region: Operation`: names the safepoint whose `Total time …` line follows.
+    SafepointOperation(String),
+    /// ZGC `Allocation Stall (thread) d ms`.
+    AllocationStall { gc_id: Option<u64>, thread: String, duration_ms: f64 },
+    /// Shenandoah `Cancelling GC: Allocation Failure…`: allocating threads wait for a degenerated or full pause.
+    AllocationFailure { gc_id: Option<u64> },
+    /// Shenandoah's exit statistics: `N of M ms (p%): <total>` under `Allocation pacing accrued:`.
+    PacingTotal { ms: f64 },
     /// Looks like a GC event but cannot be read.
     Unreadable,
     /// Not about pauses, cycles or safepoints.
@@ -59,6 +67,18 @@ pub fn recognise(message: &str) -> Event {
     }
     if let Some(rest) = message.strip_prefix("Safepoint \"") {
         return parse_safepoint(rest).map_or(Event::Unreadable, Event::Safepoint);
+    }
+    if let Some(rest) = message.strip_prefix("Total time for which application threads were stopped: ") {
+        return parse_old_safepoint(rest).map_or(Event::Unreadable, Event::Safepoint);
+    }
+    if let Some(operation) = message.strip_prefix("Entering safepoint region: ") {
+        return Event::SafepointOperation(operation.trim().to_string());
+    }
+    if let Some(stall) = recognise_stall_or_failure(None, message) {
+        return stall;
+    }
+    if let Some(ms) = parse_pacing_total(message) {
+        return Event::PacingTotal { ms };
     }
     if let Some(name) = message.strip_prefix("Using ") {
         return Event::Collector(name.trim().to_string());
@@ -99,6 +119,9 @@ fn recognise_collection_line(text: &str) -> Event {
     if body == "Concurrent Mark Abort" {
         return Event::MarkAbort { gc_id };
     }
+    if let Some(stall) = recognise_stall_or_failure(Some(gc_id), body) {
+        return stall;
+    }
     recognise_cycle_or_phase(gc_id, generation.is_some(), body)
 }
 
@@ -122,11 +145,18 @@ fn parse_pause(gc_id: u64, generation: Option<Generation>, text: &str) -> Option
     };
     let mut groups = title.groups.iter().map(|group| group.to_string()).peekable();
     let g1_type = groups.next_if(|group| G1_YOUNG_TYPES.contains(&group.as_str()));
-    let kind = pause_kind(title.words, g1_type.as_deref());
+    // JDK 9–11 G1 names the young collection's type in the words: `Pause Initial Mark (G1 Evacuation Pause)` is
+    // a young pause that starts concurrent marking (CMS's `Pause Initial Mark` has no cause and is its own kind).
+    let g1_initial_mark = title.words == "Initial Mark" && !title.groups.is_empty();
+    let kind = if g1_initial_mark { PauseKind::Young } else { pause_kind(title.words, g1_type.as_deref()) };
     let cause =
         if matches!(kind, PauseKind::Young | PauseKind::Mixed | PauseKind::Full) { groups.next() } else { None };
-    let mut details: Vec<String> =
-        g1_type.into_iter().filter(|t| !matches!(t.as_str(), "Normal" | "Mixed")).chain(groups).collect();
+    let words_as_detail = g1_initial_mark.then(|| title.words.to_string());
+    let mut details: Vec<String> = words_as_detail
+        .into_iter()
+        .chain(g1_type.into_iter().filter(|t| !matches!(t.as_str(), "Normal" | "Mixed")))
+        .chain(groups)
+        .collect();
     if kind == PauseKind::Other {
         details.insert(0, title.words.to_string());
     }
@@ -143,6 +173,7 @@ fn parse_pause(gc_id: u64, generation: Option<Generation>, text: &str) -> Option
         detail: (!details.is_empty()).then(|| details.join(", ")),
         old_before_mb: None,
         old_after_mb: None,
+        within_gc_id: None,
     }))
 }
 
@@ -150,13 +181,14 @@ fn pause_kind(words: &str, g1_type: Option<&str>) -> PauseKind {
     match words {
         "Young" if g1_type == Some("Mixed") => PauseKind::Mixed,
         "Young" => PauseKind::Young,
+        "Mixed" => PauseKind::Mixed,
         "Full" => PauseKind::Full,
         "Remark" => PauseKind::Remark,
         "Cleanup" => PauseKind::Cleanup,
         "Mark Start" => PauseKind::MarkStart,
         "Mark End" => PauseKind::MarkEnd,
         "Relocate Start" => PauseKind::RelocateStart,
-        "Init Mark" => PauseKind::InitMark,
+        "Init Mark" | "Initial Mark" => PauseKind::InitMark,
         "Final Mark" => PauseKind::FinalMark,
         "Init Update Refs" => PauseKind::InitUpdateRefs,
         "Final Update Refs" => PauseKind::FinalUpdateRefs,
@@ -203,6 +235,47 @@ fn parse_cycle(gc_id: u64, title: &Title<'_>) -> Option<Event> {
         return Some(Event::CycleStart { gc_id, cause });
     }
     Some(Event::CycleEnd(CycleEnd { gc_id, name: title.words.to_string(), cause, heap, duration_ms, aborted }))
+}
+
+/// ZGC `Allocation Stall (http-nio-8080-exec-3) 12.345ms` and Shenandoah `Cancelling GC: Allocation Failure`
+/// (`… During Evacuation`, JDK 11: `Cancelling concurrent GC: Allocation Failure`). None for anything else.
+fn recognise_stall_or_failure(gc_id: Option<u64>, text: &str) -> Option<Event> {
+    if text.starts_with("Allocation Stall (") {
+        let stall = split_title(text).and_then(|title| {
+            let thread = title.groups.first()?.to_string();
+            let (None, Some(duration_ms)) = parse_figures(title.rest)? else { return None };
+            Some(Event::AllocationStall { gc_id, thread, duration_ms })
+        });
+        return Some(stall.unwrap_or(Event::Unreadable));
+    }
+    let reason = text.strip_prefix("Cancelling GC: ").or_else(|| text.strip_prefix("Cancelling concurrent GC: "))?;
+    reason.starts_with("Allocation Failure").then_some(Event::AllocationFailure { gc_id })
+}
+
+/// `   12 of  1954 ms (  0.6%): <total>`: the pacing delay (ms) of all threads together.
+fn parse_pacing_total(message: &str) -> Option<f64> {
+    let figures = message.trim().strip_suffix("<total>")?;
+    let (delay, _) = figures.split_once(" of ")?;
+    parse_decimal(delay.trim())
+}
+
+/// JDK 9–12: the text after `Total time for which application threads were stopped: `, i.e. `0.0097481 seconds,
+/// Stopping threads took: 0.0000201 seconds`. Whole stop and time to reach the safepoint; no operation name.
+fn parse_old_safepoint(text: &str) -> Option<Safepoint> {
+    let (total, reaching) = text.split_once(", Stopping threads took: ")?;
+    let seconds = |field: &str| parse_decimal(field.trim().strip_suffix("seconds")?.trim());
+    let total_ms = seconds(total)? * 1e3;
+    let reaching_ms = seconds(reaching)? * 1e3;
+    Some(Safepoint {
+        start_s: None,
+        operation: String::new(),
+        total_ms,
+        reaching_ms,
+        at_safepoint_ms: total_ms - reaching_ms,
+        cleanup_ms: None,
+        leaving_ms: None,
+        since_last_ms: None,
+    })
 }
 
 /// The text after `Safepoint "`: `G1CollectForAllocation", Time since last: 858817347 ns, Reaching safepoint: 4487
@@ -420,13 +493,7 @@ mod tests {
     fn context_lines_and_the_rest() {
         assert_eq!(recognise("Using The Z Garbage Collector"), Event::Collector("The Z Garbage Collector".into()));
         assert_eq!(recognise("Trigger: Handle Allocation Failure"), Event::Trigger("Handle Allocation Failure".into()));
-        for other in [
-            "Allocation Stall (main) 5.280ms",
-            "GcChurn done",
-            "",
-            "GC(3) Marking Phase 1.2ms",
-            "Pause Init Mark (G)  =  0.001 s",
-        ] {
+        for other in ["GcChurn done", "", "GC(3) Marking Phase 1.2ms", "Pause Init Mark (G)  =  0.001 s"] {
             assert_eq!(recognise(other), Event::Other, "{other}");
         }
     }

@@ -13,60 +13,65 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, FixedOffset};
 
+use super::input::LogReader;
 use super::line::split_line;
 use crate::error::bad_input;
 
-/// The texts of one JVM run's log files, oldest first, and the siblings left out.
+/// The files of one JVM run, oldest first, and the siblings left out.
 pub struct LogFiles {
-    pub files: Vec<(PathBuf, String)>,
+    pub files: Vec<PathBuf>,
     pub ignored: Vec<PathBuf>,
 }
 
 /// One file with what its order depends on.
 struct Candidate {
     path: PathBuf,
-    text: String,
     first_wall: Option<DateTime<FixedOffset>>,
     first_uptime: Option<f64>,
     last_uptime: Option<f64>,
     modified: Option<SystemTime>,
 }
 
-/// Reads `path` and, with `with_rotated`, its rotated siblings. A path that is itself a rotated file
-/// (`gc.log.3`) is read alone.
-pub fn read_log_files(path: &Path, with_rotated: bool) -> anyhow::Result<LogFiles> {
-    let current = read_candidate(path).map_err(|err| {
+/// Finds `path` and, with `with_rotated`, its rotated siblings. A path that is itself a rotated file (`gc.log.3`)
+/// is read alone. The files are scanned (streamed) for their times only when there are siblings to order.
+pub fn find_log_files(path: &Path, with_rotated: bool) -> anyhow::Result<LogFiles> {
+    let cannot_read = |err: std::io::Error| {
         bad_input(format!(
             "cannot read GC log {}: {err}; give the file named in the JVM's -Xlog:gc…:file=PATH option",
             path.display()
         ))
-    })?;
+    };
+    if fs::metadata(path).map_err(cannot_read)?.is_dir() {
+        return Err(cannot_read(std::io::Error::other("it is a directory")));
+    }
+    LogReader::open(path)?;
     let siblings = if with_rotated && rotation_index(path).is_none() { rotated_siblings(path) } else { Vec::new() };
+    if siblings.is_empty() {
+        return Ok(LogFiles { files: vec![path.to_path_buf()], ignored: Vec::new() });
+    }
+    let current = scan_candidate(path).map_err(|err| bad_input(format!("{err:#}")))?;
     Ok(order_one_run(siblings, current))
 }
 
-fn read_candidate(path: &Path) -> std::io::Result<Candidate> {
+/// The times of a file's first and last lines, read line by line.
+fn scan_candidate(path: &Path) -> anyhow::Result<Candidate> {
     let metadata = fs::metadata(path)?;
-    if metadata.is_dir() {
-        return Err(std::io::Error::other("it is a directory"));
-    }
-    let text = String::from_utf8_lossy(&fs::read(path)?).into_owned();
     let mut candidate = Candidate {
         path: path.to_path_buf(),
         first_wall: None,
         first_uptime: None,
         last_uptime: None,
         modified: metadata.modified().ok(),
-        text: String::new(),
     };
-    for line in text.lines().filter_map(|raw| split_line(raw).ok()) {
+    let mut reader = LogReader::open(path)?;
+    while let Some(raw) = reader.next_line()? {
+        let Ok(line) = split_line(&raw) else { continue };
         candidate.first_wall = candidate.first_wall.or(line.wall);
         if line.uptime_s.is_some() {
             candidate.first_uptime = candidate.first_uptime.or(line.uptime_s);
             candidate.last_uptime = line.uptime_s;
         }
     }
-    candidate.text = text;
     Ok(candidate)
 }
 
@@ -94,7 +99,7 @@ fn rotated_siblings(path: &Path) -> Vec<Candidate> {
             let suffix = file_name.to_str().and_then(|sibling| sibling.strip_prefix(name)?.strip_prefix('.'));
             suffix.is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
         })
-        .filter_map(|entry| read_candidate(&directory.join(entry.file_name())).ok())
+        .filter_map(|entry| scan_candidate(&directory.join(entry.file_name())).ok())
         .collect()
 }
 
@@ -116,7 +121,7 @@ fn order_one_run(mut siblings: Vec<Candidate>, current: Candidate) -> LogFiles {
     }
     kept.reverse();
     ignored.sort();
-    LogFiles { files: kept.into_iter().map(|candidate| (candidate.path, candidate.text)).collect(), ignored }
+    LogFiles { files: kept.into_iter().map(|candidate| candidate.path).collect(), ignored }
 }
 
 /// Whether `next` continues the JVM run of `previous`: uptime does not go back, nor the wall clock.

@@ -65,11 +65,13 @@ fn classify(text: &str) -> Option<Decoration<'_>> {
     if text.is_empty() {
         return None;
     }
-    if let Some(number) = text.strip_suffix("ns") {
-        return number.parse().ok().map(Decoration::Nanos);
+    // A time is a number with its unit; a word that merely ends like one (the tag `exceptions`, a host name such
+    // as `build-farms`) is a word.
+    if let Some(nanos) = text.strip_suffix("ns").and_then(|number| number.parse().ok()) {
+        return Some(Decoration::Nanos(nanos));
     }
-    if let Some(number) = text.strip_suffix("ms") {
-        return number.parse().ok().map(Decoration::Millis);
+    if let Some(millis) = text.strip_suffix("ms").and_then(|number| number.parse().ok()) {
+        return Some(Decoration::Millis(millis));
     }
     if let Some(seconds) = text.strip_suffix('s').and_then(parse_decimal) {
         return Some(Decoration::UptimeSeconds(seconds));
@@ -180,6 +182,16 @@ mod tests {
         assert_eq!((line.wall, line.uptime_s, line.level, line.tags), (None, None, None, None));
         assert_eq!(line.message, "GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 3.1ms");
         assert_eq!(split_line("").unwrap().message, "");
+    }
+
+    #[test]
+    fn words_that_end_like_a_time_unit() {
+        let tag = split_line("[1.234s][info][exceptions] Exception <a 'java/io/IOException'>").unwrap();
+        assert_eq!((tag.uptime_s, tag.tags), (Some(1.234), Some("exceptions")));
+        let host = split_line("[1.234s][build-farms][info][gc] GC(0) Pause Young 1.0ms").unwrap();
+        assert_eq!((host.uptime_s, host.tags, host.message), (Some(1.234), Some("gc"), "GC(0) Pause Young 1.0ms"));
+        let host_ns = split_line("[build-ns][12ns][gc] x").unwrap();
+        assert_eq!((host_ns.uptime_s, host_ns.tags), (Some(1.2e-8), Some("gc")));
     }
 
     #[test]

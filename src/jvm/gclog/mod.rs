@@ -8,7 +8,7 @@
 //!   a wall-clock window into uptime);
 //! - [`log_file_from_args`] finds the log file in a JVM's command line.
 //!
-//! Module jobs: `line` decorations, `numbers` number formats, `message` the grammar of event messages, `events`
+//! Module jobs: `input` opening a file as lines (gzip, what is no text), `line` decorations, `numbers` number formats, `message` the grammar of event messages, `events`
 //! what one message says, `assemble` lines into a log, `files` rotated sets, `model` the result types, `summary`
 //! statistics, `args` the log file in a command line, `cli` and `report` the `jload gclog` subcommand. The user
 //! documentation is docs/gclog.md.
@@ -18,6 +18,7 @@ mod assemble;
 pub mod cli;
 mod events;
 mod files;
+mod input;
 mod line;
 mod message;
 mod model;
@@ -29,15 +30,24 @@ mod summary;
 mod fixture_tests;
 #[cfg(test)]
 mod robustness_tests;
+#[cfg(test)]
+mod third_party_tests;
 
 use std::path::Path;
+
+use crate::error::bad_input;
 
 // The API other modules use (bench --jvm, run): not all of it is called inside this module.
 pub use args::log_file_from_args;
 #[allow(unused_imports)]
-pub use model::{ConcurrentCycle, GcLog, Generation, Pause, PauseKind, Safepoint, TimeBase, UnparsedLine};
+pub use model::{
+    ConcurrentCycle, GcLog, Generation, Pause, PauseKind, RunStart, Safepoint, Stall, StallKind, TimeBase, UnparsedLine,
+};
 #[allow(unused_imports)]
-pub use summary::{ConcurrentSummary, DurationStats, GcLogSummary, KindSummary, StopSummary, Window, in_window};
+pub use summary::{
+    ConcurrentSummary, DurationStats, GcLogSummary, KindSummary, StallKindSummary, StallSummary, StopSummary, Window,
+    in_window,
+};
 
 /// Parses GC-log text (one file's content). Never fails: what cannot be read is counted in `unparsed_lines`.
 #[allow(dead_code)]
@@ -56,13 +66,23 @@ pub fn parse_path(path: &Path) -> anyhow::Result<GcLog> {
 
 /// Like [`parse_path`]; with `with_rotated` false only `path` itself is read.
 pub fn parse_file(path: &Path, with_rotated: bool) -> anyhow::Result<GcLog> {
-    let set = files::read_log_files(path, with_rotated)?;
-    let mut assembler = assemble::Assembler::default();
-    for (file, text) in &set.files {
-        assembler.add_text(Some(file), text);
+    parse_run(path, with_rotated, None)
+}
+
+/// Like [`parse_file`], keeping JVM run `run` (1-based) of a file that holds several (uptime going back starts a
+/// new one); None keeps the last. Input that is not a unified GC log (JDK 8 format, no GC line at all) and
+/// content that is not text are bad input, with one line saying what it is.
+pub fn parse_run(path: &Path, with_rotated: bool, run: Option<usize>) -> anyhow::Result<GcLog> {
+    let set = files::find_log_files(path, with_rotated)?;
+    let mut assembler = assemble::Assembler::for_run(run);
+    for file in &set.files {
+        assembler.add_file(file)?;
+    }
+    if let Some(problem) = assembler.format_problem() {
+        return Err(bad_input(format!("{} {problem}", path.display())));
     }
     let mut log = assembler.finish();
-    log.files = set.files.into_iter().map(|(file, _)| file).collect();
+    log.files = set.files;
     log.ignored_files = set.ignored;
     Ok(log)
 }

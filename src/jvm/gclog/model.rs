@@ -33,6 +33,60 @@ pub struct GcLog {
     pub concurrent: Vec<ConcurrentCycle>,
     /// Every safepoint (`-Xlog:safepoint`), in log order: the stop the application felt, GC or not.
     pub safepoints: Vec<Safepoint>,
+    /// Application threads held up by the collector outside stop-the-world pauses, in log order.
+    pub stalls: Vec<Stall>,
+    /// Shenandoah's allocation pacing over the whole JVM run (`Allocation pacing accrued: N of M ms` in the
+    /// statistics printed at exit), in ms summed over threads. Not tied to a time: never part of a window.
+    pub pacing_total_ms: Option<f64>,
+    /// The JVM runs found in the file (uptime going back starts a new one); one element for an ordinary log, none
+    /// for a log without uptime decorations.
+    pub runs: Vec<RunStart>,
+    /// Which of `runs` the events belong to (1-based).
+    pub run: usize,
+}
+
+/// Where one JVM run begins in the file.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunStart {
+    pub file: Option<PathBuf>,
+    /// 1-based line number of the run's first line.
+    pub line: u64,
+    pub first_uptime_s: Option<f64>,
+}
+
+/// Time an application thread (or every allocating thread) waited for the collector without a pause.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Stall {
+    /// When the wait began (line time minus duration for ZGC; the cancellation line for Shenandoah).
+    pub start_s: Option<f64>,
+    pub duration_ms: f64,
+    pub kind: StallKind,
+    /// The thread that waited (ZGC names it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_id: Option<u64>,
+}
+
+/// The kinds of stall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StallKind {
+    /// ZGC `Allocation Stall (thread) d ms`: one thread waited for memory until a collection freed some.
+    AllocationStall,
+    /// Shenandoah `Cancelling GC: Allocation Failure`: the concurrent cycle could not keep up; allocating threads
+    /// wait from the cancellation until the degenerated or full pause that follows starts (the pause itself is a
+    /// pause, not counted here).
+    AllocationFailure,
+}
+
+impl StallKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StallKind::AllocationStall => "allocation_stall",
+            StallKind::AllocationFailure => "allocation_failure",
+        }
+    }
 }
 
 /// What the `start_s` values count from.
@@ -88,14 +142,20 @@ pub struct Pause {
     pub old_before_mb: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub old_after_mb: Option<f64>,
+    /// Set when this pause was logged inside the pause of that GC id (a JDK 9–11 Serial or CMS young collection
+    /// that escalated to a full one logs the full pause first, then the young pause that contains it). Its time is
+    /// part of the outer pause: it is listed but not counted again in any figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within_gc_id: Option<u64>,
 }
 
 /// The kinds of stop-the-world pause. Serialised in snake_case (`young`, `mark_start`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PauseKind {
-    /// Serial, Parallel `Pause Young`; G1 `Pause Young (Normal | Concurrent Start | Prepare Mixed)`.
+    /// Serial, Parallel `Pause Young`; G1 `Pause Young (Normal | Concurrent Start | Prepare Mixed)`, and on JDK 9–11
+    /// `Pause Young (cause)` and `Pause Initial Mark (cause)`.
     Young,
-    /// G1 `Pause Young (Mixed)`: young plus some old regions.
+    /// G1 `Pause Young (Mixed)` (`Pause Mixed (cause)` on JDK 9–11): young plus some old regions.
     Mixed,
     /// `Pause Full` of any collector.
     Full,
@@ -109,7 +169,7 @@ pub enum PauseKind {
     MarkEnd,
     /// ZGC `Pause Relocate Start`.
     RelocateStart,
-    /// Shenandoah `Pause Init Mark`.
+    /// Shenandoah `Pause Init Mark`; CMS `Pause Initial Mark` (JDK 9–13).
     InitMark,
     /// Shenandoah `Pause Final Mark`.
     FinalMark,

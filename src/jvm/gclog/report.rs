@@ -1,23 +1,32 @@
-//! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, safepoints,
-//! concurrent cycles, throughput and rates, and optionally every pause.
+//! The human-readable text of `jload gclog`: what was read, pauses by kind with percentiles, stalls, safepoints,
+//! concurrent cycles, throughput and rates, and optionally every pause and every stall.
 
-use super::{DurationStats, GcLog, GcLogSummary, Pause, TimeBase, in_window};
+use super::{DurationStats, GcLog, GcLogSummary, Pause, Stall, TimeBase};
 
-/// Prints the report of `log` and its `summary` (of the summary's window) on stdout.
-pub fn print_report(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) {
-    print!("{}", render(log, summary, list_pauses));
+/// Which event lists to print after the summary.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lists {
+    pub pauses: bool,
+    pub stalls: bool,
 }
 
-fn render(log: &GcLog, summary: &GcLogSummary, list_pauses: bool) -> String {
+/// Prints the report of `log` (its events already cut to the summary's window) and its `summary` on stdout.
+pub fn print_report(log: &GcLog, summary: &GcLogSummary, lists: Lists) {
+    print!("{}", render(log, summary, lists));
+}
+
+fn render(log: &GcLog, summary: &GcLogSummary, lists: Lists) -> String {
     let mut out = String::new();
     source_section(&mut out, log, summary);
     pause_section(&mut out, summary);
+    stall_section(&mut out, log, summary);
     stop_section(&mut out, log, summary);
     rates_section(&mut out, log, summary);
-    if list_pauses {
-        let window = summary.window.map(|window| (window.from_s, window.to_s));
-        let shown: Vec<&Pause> = log.pauses.iter().filter(|pause| in_window(pause.start_s, window)).collect();
-        pause_list(&mut out, &shown);
+    if lists.pauses {
+        pause_list(&mut out, &log.pauses);
+    }
+    if lists.stalls {
+        stall_list(&mut out, &log.stalls);
     }
     out
 }
@@ -33,6 +42,15 @@ fn source_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     if let Some(window) = summary.window {
         let to = if window.to_s == f64::MAX { "end".to_string() } else { format!("{:.3} s", window.to_s) };
         out.push_str(&format!("  window: events starting from {:.3} s to {to}\n", window.from_s));
+    }
+    if log.runs.len() > 1 {
+        let starts: Vec<String> = log.runs.iter().map(|run| format!("line {}", run.line)).collect();
+        out.push_str(&format!(
+            "  {} JVM runs in this log (the uptime goes back: runs start at {}); run {} is analysed, choose with --run N\n",
+            log.runs.len(),
+            starts.join(", "),
+            log.run
+        ));
     }
     if !log.ignored_files.is_empty() {
         let ignored: Vec<String> = log.ignored_files.iter().map(|file| file.display().to_string()).collect();
@@ -54,26 +72,55 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
         out.push_str("  none\n");
         return;
     }
-    out.push_str(&format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms"));
+    out.push_str(&table_header());
     for kind in &summary.by_kind {
+        out.push_str(&table_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(kind.mean_ms), Some(kind.max_ms)));
+    }
+    out.push_str(&table_row("all", pauses.count, pauses.total_ms, pauses.mean_ms, pauses.max_ms));
+    out.push_str(&percentiles(pauses));
+    if summary.nested_pauses > 0 {
         out.push_str(&format!(
-            "  {:<18} {:>6} {:>11.3} {:>10.3} {:>10.3}\n",
-            kind.kind.as_str(),
-            kind.count,
-            kind.total_ms,
-            kind.mean_ms,
-            kind.max_ms
+            "  {} pause(s) logged inside another pause (a young collection that escalated to a full one): counted once, \
+             as part of the outer pause\n",
+            summary.nested_pauses
         ));
     }
-    out.push_str(&format!(
-        "  {:<18} {:>6} {:>11.3} {:>10} {:>10}\n",
-        "all",
-        pauses.count,
-        pauses.total_ms,
-        ms(pauses.mean_ms),
-        ms(pauses.max_ms)
-    ));
-    out.push_str(&percentiles(pauses));
+}
+
+fn stall_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
+    let stalls = &summary.stalls;
+    if log.stalls.is_empty() && stalls.pacing_total_ms.is_none() {
+        return;
+    }
+    out.push_str("\nStalls (threads waiting for the collector outside pauses, summed over threads)\n");
+    if stalls.stalls.count == 0 {
+        out.push_str("  none in the window\n");
+    } else {
+        out.push_str(&table_header());
+        for kind in &stalls.by_kind {
+            let mean = kind.total_ms / kind.count as f64;
+            out.push_str(&table_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(mean), Some(kind.max_ms)));
+        }
+        let all = &stalls.stalls;
+        out.push_str(&table_row("all", all.count, all.total_ms, all.mean_ms, all.max_ms));
+        out.push_str(&percentiles(all));
+        if let Some(pct) = stalls.stalled_pct {
+            out.push_str(&format!("  stall time: {pct:.2} % of wall time\n"));
+        }
+    }
+    if let Some(pacing) = stalls.pacing_total_ms {
+        out.push_str(&format!(
+            "  Shenandoah pacing over the whole run: {pacing:.0} ms (all threads; not in any window)\n"
+        ));
+    }
+}
+
+fn table_header() -> String {
+    format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms")
+}
+
+fn table_row(label: &str, count: usize, total_ms: f64, mean_ms: Option<f64>, max_ms: Option<f64>) -> String {
+    format!("  {label:<18} {count:>6} {total_ms:>11.3} {:>10} {:>10}\n", ms(mean_ms), ms(max_ms))
 }
 
 fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
@@ -119,7 +166,7 @@ fn rates_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     out.push_str(&format!("Peak heap after GC   {}\n", figure(summary.peak_heap_after_mb, "MB")));
 }
 
-fn pause_list(out: &mut String, pauses: &[&Pause]) {
+fn pause_list(out: &mut String, pauses: &[Pause]) {
     out.push_str(&format!(
         "\n{:>10} {:>11}  {:<22} {:<28} {:<22} {}\n",
         "start s", "duration ms", "kind", "cause", "heap MB", "gc id"
@@ -132,14 +179,29 @@ fn pause_list(out: &mut String, pauses: &[&Pause]) {
             _ => "-".to_string(),
         };
         let id = pause.gc_id.map_or("-".to_string(), |id| id.to_string());
-        let kind = match pause.generation {
-            Some(generation) => format!("{} ({})", pause.kind.as_str(), generation.as_str()),
-            None => pause.kind.as_str().to_string(),
+        let kind = match (pause.generation, pause.within_gc_id) {
+            (Some(generation), _) => format!("{} ({})", pause.kind.as_str(), generation.as_str()),
+            (None, Some(outer)) => format!("{} (in GC {outer})", pause.kind.as_str()),
+            (None, None) => pause.kind.as_str().to_string(),
         };
         out.push_str(&format!(
             "{start:>10} {:>11.3}  {kind:<22} {:<28} {heap:<22} {id}\n",
             pause.duration_ms,
             pause.cause.as_deref().unwrap_or("-"),
+        ));
+    }
+}
+
+fn stall_list(out: &mut String, stalls: &[Stall]) {
+    out.push_str(&format!("\n{:>10} {:>11}  {:<18} {:<40} {}\n", "start s", "duration ms", "kind", "thread", "gc id"));
+    for stall in stalls {
+        let start = stall.start_s.map_or("-".to_string(), |start| format!("{start:.3}"));
+        let id = stall.gc_id.map_or("-".to_string(), |id| id.to_string());
+        out.push_str(&format!(
+            "{start:>10} {:>11.3}  {:<18} {:<40} {id}\n",
+            stall.duration_ms,
+            stall.kind.as_str(),
+            stall.thread.as_deref().unwrap_or("-")
         ));
     }
 }

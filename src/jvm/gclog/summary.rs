@@ -9,11 +9,14 @@
 //!   collections with heap figures (pauses, and concurrent cycles that print them), before(n) − after(n−1) over
 //!   start(n) − end(n−1); summed, then divided. Concurrent collectors allocate during their cycles too, which the
 //!   log does not show: for them it is a lower bound;
-//! - promotion rate = old-generation growth during young pauses (`[gc,heap]` lines) / wall time.
+//! - promotion rate = old-generation growth during young pauses (`[gc,heap]` lines) / wall time;
+//! - a pause logged inside another (`within_gc_id`) is part of that pause's time and is not counted again;
+//! - stalls (time threads waited for the collector outside pauses) are counted apart from pauses;
+//! - every figure is rounded to 6 decimals (a nanosecond for ms figures), and never `-0`.
 
 use serde::Serialize;
 
-use super::model::{ConcurrentCycle, GcLog, Pause, PauseKind};
+use super::model::{ConcurrentCycle, GcLog, Pause, PauseKind, Stall, StallKind};
 
 /// The summary of a log, or of one window of it. Times in ms, sizes in MB, rates in MB/s; null when the log
 /// does not allow the figure.
@@ -27,6 +30,10 @@ pub struct GcLogSummary {
     #[serde(flatten)]
     pub pauses: DurationStats,
     pub by_kind: Vec<KindSummary>,
+    /// Pauses logged inside another pause (listed with `within_gc_id`): their time is in that pause's.
+    pub nested_pauses: usize,
+    /// Time application threads waited for the collector outside pauses.
+    pub stalls: StallSummary,
     pub gc_throughput_pct: Option<f64>,
     pub alloc_rate_mb_s: Option<f64>,
     pub promotion_rate_mb_s: Option<f64>,
@@ -74,6 +81,28 @@ pub struct StopSummary {
     pub stopped_pct: Option<f64>,
 }
 
+/// Stalls: ZGC allocation stalls, Shenandoah allocation-failure waits, and Shenandoah's pacing.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StallSummary {
+    #[serde(flatten)]
+    pub stalls: DurationStats,
+    pub by_kind: Vec<StallKindSummary>,
+    /// Stall time as a share of wall time. Stalls hold up one thread each, so this can pass 100 % when many
+    /// threads stall at once.
+    pub stalled_pct: Option<f64>,
+    /// Shenandoah's pacing delay over the whole JVM run (from its exit statistics); null with a window.
+    pub pacing_total_ms: Option<f64>,
+}
+
+/// Stalls of one kind.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StallKindSummary {
+    pub kind: StallKind,
+    pub count: usize,
+    pub total_ms: f64,
+    pub max_ms: f64,
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ConcurrentSummary {
     pub count: usize,
@@ -97,7 +126,11 @@ impl GcLog {
     /// Statistics of the pauses, cycles and safepoints whose start falls in `window` (see [`in_window`]).
     pub fn summary(&self, window: Option<(f64, f64)>) -> GcLogSummary {
         let inside = |start_s: Option<f64>| in_window(start_s, window);
-        let pauses: Vec<&Pause> = self.pauses.iter().filter(|pause| inside(pause.start_s)).collect();
+        let pauses: Vec<&Pause> =
+            self.pauses.iter().filter(|pause| inside(pause.start_s) && pause.within_gc_id.is_none()).collect();
+        let nested_pauses =
+            self.pauses.iter().filter(|pause| inside(pause.start_s) && pause.within_gc_id.is_some()).count();
+        let stalls: Vec<&Stall> = self.stalls.iter().filter(|stall| inside(stall.start_s)).collect();
         let cycles: Vec<&ConcurrentCycle> = self.concurrent.iter().filter(|cycle| inside(cycle.start_s)).collect();
         let safepoint_ms: Vec<f64> =
             self.safepoints.iter().filter(|safepoint| inside(safepoint.start_s)).map(|s| s.total_ms).collect();
@@ -107,16 +140,19 @@ impl GcLog {
         GcLogSummary {
             window: window.map(|(from_s, to_s)| Window { from_s, to_s }),
             wall_s,
-            gc_throughput_pct: wall_s.map(|wall| 100.0 * (1.0 - pause_stats.total_ms / 1e3 / wall)),
+            gc_throughput_pct: wall_s.map(|wall| tidy((100.0 * (1.0 - pause_stats.total_ms / 1e3 / wall)).max(0.0))),
             pauses: pause_stats,
             by_kind: by_kind(&pauses),
-            alloc_rate_mb_s: allocation_rate(&samples),
-            promotion_rate_mb_s: promotion_rate(&pauses, wall_s),
+            nested_pauses,
+            stalls: stall_summary(&stalls, wall_s, if window.is_none() { self.pacing_total_ms } else { None }),
+            alloc_rate_mb_s: allocation_rate(&samples).map(tidy),
+            promotion_rate_mb_s: promotion_rate(&pauses, wall_s).map(tidy),
             peak_heap_after_mb: pauses
                 .iter()
                 .filter_map(|pause| pause.after_mb)
                 .chain(cycles.iter().filter_map(|cycle| cycle.after_mb))
-                .reduce(f64::max),
+                .reduce(f64::max)
+                .map(tidy),
             safepoints: stop_summary(safepoint_ms, wall_s),
             concurrent: concurrent_summary(&cycles),
             unparsed_lines: self.unparsed_lines,
@@ -130,8 +166,14 @@ impl GcLog {
             first = first.max(from);
             last = last.min(to);
         }
-        (last > first).then_some(last - first)
+        (last > first).then(|| tidy(last - first))
     }
+}
+
+/// A computed figure rounded to 6 decimals (sums of decimals such as 3.1369999999999996 become 3.137), and 0
+/// instead of -0.
+pub fn tidy(value: f64) -> f64 {
+    (value * 1e6).round() / 1e6 + 0.0
 }
 
 /// Durations in ms, sorted, with their sum.
@@ -143,7 +185,7 @@ struct Durations {
 impl Durations {
     fn new(mut values: Vec<f64>) -> Self {
         values.sort_by(f64::total_cmp);
-        let total = values.iter().sum();
+        let total = tidy(values.iter().fold(0.0, |sum, value| sum + value));
         Durations { sorted: values, total }
     }
 
@@ -152,7 +194,7 @@ impl Durations {
     }
 
     fn mean(&self) -> Option<f64> {
-        (!self.sorted.is_empty()).then(|| self.total / self.sorted.len() as f64)
+        (!self.sorted.is_empty()).then(|| tidy(self.total / self.sorted.len() as f64))
     }
 
     /// Nearest rank: the value at rank ⌈p/100 × n⌉.
@@ -197,14 +239,38 @@ fn by_kind(pauses: &[&Pause]) -> Vec<KindSummary> {
 
 fn stop_summary(stops_ms: Vec<f64>, wall_s: Option<f64>) -> StopSummary {
     let stops = DurationStats::of(stops_ms);
-    StopSummary { stopped_pct: wall_s.map(|wall| 100.0 * stops.total_ms / 1e3 / wall), stops }
+    StopSummary { stopped_pct: wall_s.map(|wall| tidy(100.0 * stops.total_ms / 1e3 / wall)), stops }
+}
+
+fn stall_summary(stalls: &[&Stall], wall_s: Option<f64>, pacing_total_ms: Option<f64>) -> StallSummary {
+    let stats = DurationStats::of(stalls.iter().map(|stall| stall.duration_ms).collect());
+    let by_kind = [StallKind::AllocationStall, StallKind::AllocationFailure]
+        .into_iter()
+        .filter_map(|kind| {
+            let durations = Durations::new(
+                stalls.iter().filter(|stall| stall.kind == kind).map(|stall| stall.duration_ms).collect(),
+            );
+            Some(StallKindSummary {
+                kind,
+                count: durations.sorted.len(),
+                total_ms: durations.total,
+                max_ms: durations.max()?,
+            })
+        })
+        .collect();
+    StallSummary {
+        stalled_pct: wall_s.map(|wall| tidy(100.0 * stats.total_ms / 1e3 / wall)),
+        stalls: stats,
+        by_kind,
+        pacing_total_ms,
+    }
 }
 
 fn concurrent_summary(cycles: &[&ConcurrentCycle]) -> ConcurrentSummary {
     let durations: Vec<f64> = cycles.iter().filter_map(|cycle| cycle.duration_ms).collect();
     ConcurrentSummary {
         count: cycles.len(),
-        total_ms: durations.iter().sum(),
+        total_ms: tidy(durations.iter().fold(0.0, |sum, value| sum + value)),
         max_ms: durations.iter().copied().reduce(f64::max),
         aborted: cycles.iter().filter(|cycle| cycle.aborted).count(),
     }

@@ -1,0 +1,69 @@
+//! `jload run` on a collector whose latency is in stalls, not pauses: kv-service on ZGC in a 40 MB heap under a
+//! write load. The phase's JVM record carries the allocation stalls inside its window (counted here from gc.log, not
+//! with jload's parser), and the report shows them beside the pauses and counts them as GC against the tail.
+
+mod common;
+
+use std::path::Path;
+
+use common::{jload, kv_jar, tempdir};
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display())))
+        .unwrap()
+}
+
+/// `(start, ms)` of every `Allocation Stall (thread) d ms` line: start = the line's uptime − d.
+fn stalls_in(gc_log: &Path) -> Vec<(f64, f64)> {
+    std::fs::read_to_string(gc_log)
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains("] Allocation Stall ("))
+        .map(|line| {
+            // [2026-…+0000][1.234s][info][gc] Allocation Stall (thread) 5.280ms
+            let uptime: f64 = line.split("][").nth(1).unwrap().trim_end_matches('s').parse().unwrap();
+            let ms: f64 = line.rsplit(' ').next().unwrap().trim_end_matches("ms").parse().unwrap();
+            (uptime - ms / 1000.0, ms)
+        })
+        .collect()
+}
+
+#[test]
+fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
+    let dir = tempdir();
+    let plan = dir.join("stalls.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "name = \"stalls\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+             ready = \"http://127.0.0.1:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
+             jvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-XX:+UseZGC\", \"-Xmx40m\"]\n\
+             [[phase]]\nname = \"set\"\nurl = \"http://127.0.0.1:{{port}}/random_set?keyRange=20000&valueSize=4000\"\n\
+             connections = 16\nduration = \"3s\"\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
+            jar = kv_jar().display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let rep = out.join("cells/default/rep-1");
+    let jvm = &json(&rep.join("set.json"))["jvm"];
+    let (from, to) = (jvm["uptime_start_s"].as_f64().unwrap(), jvm["uptime_end_s"].as_f64().unwrap());
+    let inside: Vec<(f64, f64)> =
+        stalls_in(&rep.join("gc.log")).into_iter().filter(|(start, _)| *start >= from && *start <= to).collect();
+    assert!(!inside.is_empty(), "ZGC stalls in 40 MB under this load");
+    let pauses = &jvm["pauses"];
+    assert_eq!(pauses["stall_count"].as_u64().unwrap() as usize, inside.len());
+    assert_eq!(pauses["stalls"].as_array().unwrap().len(), inside.len());
+    let total_ms: f64 = inside.iter().map(|(_, ms)| ms).sum();
+    assert!((pauses["stall_total_ms"].as_f64().unwrap() - total_ms).abs() < 1e-6);
+    let max_ms = inside.iter().map(|(_, ms)| *ms).fold(0.0, f64::max);
+    assert_eq!(pauses["stall_max_ms"].as_f64().unwrap(), max_ms);
+
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let stall_pct = total_ms / 1000.0 / (to - from) * 100.0;
+    assert!(markdown.contains(&format!("\n|GC stall %|{stall_pct:.2}|\n")), "{markdown}");
+    assert!(markdown.contains("|set: slowest seconds (P99) with a GC pause or stall|"));
+    assert!(markdown.contains("ZGC (generational)") || markdown.contains("ZGC: jstat's CGC/CGCT count"));
+}
