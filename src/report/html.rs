@@ -132,6 +132,11 @@ fn shading(entry: &Entry) -> Option<String> {
     entry.shade.map(|shade| format!("background:hsl(130, 45%, {:.0}%)", 97.0 - shade * 22.0))
 }
 
+/// Text that may wrap after each slash: compound figures (min/P90/P99/…) and their headers (YGC/YGCT).
+fn wrapping(text: &str) -> Markup {
+    html! { @for (index, part) in text.split('/').enumerate() { @if index > 0 { "/" wbr; } (part) } }
+}
+
 fn entry_html(entry: &Entry) -> Markup {
     let class = match (entry.mark, entry.problem) {
         (Some(Mark::Best), _) => "best",
@@ -141,8 +146,7 @@ fn entry_html(entry: &Entry) -> Markup {
     };
     html! {
         td class=(class) title=[entry.detail.as_ref()] style=[shading(entry)] {
-            // Compound figures (min/P90/P99/…) may wrap after each slash.
-            @for (index, part) in entry.text.split('/').enumerate() { @if index > 0 { "/" wbr; } (part) }
+            (wrapping(&entry.text))
             @if let Some(mark) = entry.mark { " " (mark.symbol()) }
             @if let Some(ci) = &entry.ci { small.ci { "CI " (ci) } }
         }
@@ -165,7 +169,7 @@ fn table_html(analysis: &Analysis, table: &Table) -> Markup {
             thead { tr {
                 th { (table.corner) }
                 @for (index, column) in table.columns.iter().enumerate() {
-                    @if layout == Layout::CellColumns { (cell_header(analysis, index, column)) } @else { th { (column) } }
+                    @if layout == Layout::CellColumns { (cell_header(analysis, index, column)) } @else { th { (wrapping(column)) } }
                 }
             } }
             tbody {
