@@ -169,13 +169,21 @@ fn table_html(analysis: &Analysis, table: &Table) -> Markup {
             thead { tr {
                 th { (table.corner) }
                 @for (index, column) in table.columns.iter().enumerate() {
-                    @if layout == Layout::CellColumns { (cell_header(analysis, index, column)) } @else { th { (wrapping(column)) } }
+                    @if layout == Layout::CellColumns {
+                        (cell_header(analysis, index, column))
+                    } @else {
+                        th { (wrapping(column)) }
+                    }
                 }
             } }
             tbody {
                 @for (index, row) in table.rows.iter().enumerate() {
                     tr {
-                        @if layout == Layout::CellRows { (cell_header(analysis, index, &row.label)) } @else { th { (row.label) } }
+                        @if layout == Layout::CellRows {
+                            (cell_header(analysis, index, &row.label))
+                        } @else {
+                            th { (row.label) }
+                        }
                         @for entry in &row.entries { (entry_html(entry)) }
                     }
                 }
@@ -192,7 +200,9 @@ fn grids(analysis: &Analysis) -> Markup {
     };
     html! {
         h2 #grids { "Grids: " (axes.rows) " × " (axes.columns) }
-        p.note { (grid_note(&axes, analysis)) " Shading runs from the grid's worst figure (white) to its best (green)." }
+        p.note {
+            (grid_note(&axes, analysis)) " Shading runs from the grid's worst figure (white) to its best (green)."
+        }
         @for phase in analysis.phases.iter().filter(|phase| phase.measured) {
             h3 { "Phase " (phase.name) }
             div.grids {

@@ -1,6 +1,7 @@
 //! Charts as inline SVG, drawn here with maud (so every label is escaped): scales and axes shared by the charts,
-//! the cells' looks (`style`: colour, dash, marker), and the chart kinds — `bars` (a figure per cell with its confidence interval), `spectrum`
-//! (latency percentile spectrum on a nines axis), `timeline` (req/s, p99, GC pauses and heap over a cell's run).
+//! the cells' looks (`style`: colour, dash, marker), and the chart kinds — `bars` (a figure per cell with its
+//! confidence interval), `spectrum` (latency percentile spectrum on a nines axis), `timeline` (req/s, p99, GC pauses
+//! and heap over a cell's run).
 
 pub mod bars;
 pub mod spectrum;

@@ -61,8 +61,8 @@ pub fn marker(style: &CellStyle, x: f64, y: f64, size: f64) -> Markup {
                 fill=(style.color) {},
             Marker::Triangle => polygon class="marker" points=(polygon(&[(0.0, -1.2), (1.1, 0.9), (-1.1, 0.9)]))
                 fill=(style.color) {},
-            Marker::Diamond => polygon class="marker" points=(polygon(&[(0.0, -1.3), (1.1, 0.0), (0.0, 1.3), (-1.1, 0.0)]))
-                fill=(style.color) {},
+            Marker::Diamond => polygon class="marker"
+                points=(polygon(&[(0.0, -1.3), (1.1, 0.0), (0.0, 1.3), (-1.1, 0.0)])) fill=(style.color) {},
             Marker::Cross => path class="marker" d=(format!("M{} {}L{} {}M{} {}L{} {}", px(x - r), px(y - r), px(x + r),
                 px(y + r), px(x - r), px(y + r), px(x + r), px(y - r))) stroke=(style.color) stroke-width="2" {},
             Marker::Bar => rect class="marker" x=(px(x - r * 0.35)) y=(px(y - r * 1.2)) width=(px(r * 0.7))
