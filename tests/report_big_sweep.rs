@@ -164,3 +164,24 @@ fn the_end_of_run_tables_fit_120_columns_with_cells_as_rows_and_cgc() {
     assert_eq!(row("32m Parallel")[9], "-");
     assert_eq!(row("512m Parallel")[2], "8681");
 }
+
+#[test]
+fn the_end_of_run_table_of_a_small_run_keeps_cells_as_columns() {
+    let dir = copy_of("compare-base");
+    let (output, _) = jload(&["run", "--resume", dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .filter(|line| !line.is_empty())
+        .map(|l| l.split("  ").filter(|w| !w.is_empty()).map(str::trim).collect())
+        .collect();
+    assert_eq!(rows[0], ["get", "-Xmx128m"]);
+    let labels: Vec<&str> = rows[1..].iter().map(|row| row[0]).collect();
+    assert_eq!(
+        labels,
+        ["req/s", "p50 ms", "p99 ms", "max ms", "errors", "YGC/YGCT s", "FGC/FGCT s", "CGC/CGCT s", "GC pause %"]
+    );
+    // G1 counts concurrent cycles: the CGC row is there (none ran during this phase).
+    assert_eq!(rows[8], ["CGC/CGCT s", "0/0.000"]);
+}
