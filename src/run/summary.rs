@@ -122,7 +122,7 @@ const ROWS: &[Row] = &[
             med(r, |x| x.jvm.as_ref()?.collections.fgct_s)?
         ))
     }),
-    // Concurrent cycles: ZGC, Shenandoah and G1 count them; Serial and Parallel have none (`-`).
+    // Concurrent cycles: G1 and ZGC count them; Serial, Parallel and (JDK 17) Shenandoah have no counter (`-`).
     ("CGC/CGCT s", |r| {
         Some(format!(
             "{:.0}/{:.3}",
