@@ -332,7 +332,58 @@ fn compare_two_cells_of_one_run() {
     // A cell that is not there is named, with the cells that are.
     let (code, _, stderr) = compare(&[&format!("{sweep}:heap=-Xmx1g"), &format!("{sweep}:heap=tiny,gc=G1")]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("has no cell 'heap=-Xmx1g'") && stderr.contains("heap=-Xmx64m,gc=G1"), "{stderr}");
+    assert!(stderr.contains("unknown cell 'heap=-Xmx1g' in A") && stderr.contains("heap=-Xmx64m,gc=G1"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_cell_is_reported_as_unknown_on_either_side() {
+    let (sweep, big) = (path("sweep"), path("sweep25"));
+    for (args, expected) in [
+        // Named on A, B a whole run of many cells: not "no cell in common".
+        ([format!("{big}:heap=1g,gc=G1"), big.clone()], format!("unknown cell 'heap=1g,gc=G1' in A ({big})")),
+        ([big.clone(), format!("{big}:heap=32m,gc=CMS")], format!("unknown cell 'heap=32m,gc=CMS' in B ({big})")),
+        // A's cell exists, but B (many cells) has no cell of that id.
+        ([format!("{sweep}:heap=tiny,gc=G1"), big.clone()], format!("unknown cell 'heap=tiny,gc=G1' in B ({big})")),
+    ] {
+        let (code, stdout, stderr) = compare(&[&args[0], &args[1]]);
+        assert_eq!(code, 2, "{args:?}: {stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with(&format!("jload: {expected}; ")), "{stderr}");
+        // Many cells: each axis's labels instead of 25 ids.
+        assert!(
+            stderr.trim_end().ends_with(
+                "its 25 cells combine heap = 32m | 64m | 128m | 256m | 512m; \
+                 gc = Serial | Parallel | G1 | ZGC | Shenandoah; e.g. heap=32m,gc=Serial"
+            ),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn compare_of_single_repeats_says_nothing_could_be_judged() {
+    let big = path("sweep25");
+    let (a, b) = (format!("{big}:heap=32m,gc=G1"), format!("{big}:heap=64m,gc=G1"));
+    let (code, stdout, stderr) = compare(&[&a, &b]);
+    assert_eq!(code, 0, "{stderr}");
+    // Throughput fell to 48 % (set) with one repeat each: shown, but not called a regression nor "no regression".
+    assert!(verdict_of(&stdout, "req/s").contains("6581 (n=1)   3171 (n=1)   0.482"), "{stdout}");
+    assert_eq!(stdout.lines().filter(|line| line.ends_with("unqualified (1 repeat)")).count(), 10, "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("nothing could be judged (one repeat)"), "{stdout}");
+    assert!(!stdout.contains("no significant regression"), "{stdout}");
+    let (code, stdout, _) = compare(&[&a, &b, "--json"]);
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["conclusion"], "nothing could be judged (one repeat)");
+    // With --fail-on-regression: the figures, then one line that says why, for all 50 phase comparisons at once.
+    let (code, stdout, stderr) = compare(&[&big, &big, "--fail-on-regression"]);
+    assert_eq!(code, 2);
+    assert_eq!(stdout.matches(", phase ").count(), 50, "25 cells × 2 phases shown");
+    assert_eq!(
+        stderr,
+        "jload: --fail-on-regression cannot judge: A and B have a single repeat, and significance needs at least 2 \
+         repeats on each side; run with --repeats 3\n"
+    );
 }
 
 #[test]
@@ -360,9 +411,10 @@ fn compare_refuses_what_it_cannot_judge() {
     let (code, stdout, _) = compare(&[&path("compare-base"), &one]);
     assert_eq!(code, 0);
     assert!(verdict_of(&stdout, "req/s").ends_with("unqualified (1 repeat)"));
+    assert!(stdout.ends_with("\nnothing could be judged (one repeat)\n"), "{stdout}");
     let (code, _, stderr) = compare(&[&path("compare-base"), &one, "--fail-on-regression"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("--fail-on-regression needs at least 2 repeats on each side"), "{stderr}");
+    assert!(stderr.contains("--fail-on-regression cannot judge: B has a single repeat"), "{stderr}");
     for (args, expected) in [
         (vec![path("compare-base"), "/nowhere".to_string()], "not a results directory"),
         (

@@ -218,3 +218,66 @@ fn the_console_check_catches_a_script_error() {
     let console = console_messages(&stderr);
     assert!(console.iter().any(|line| line.contains("undefinedFunction is not defined")), "{stderr}");
 }
+
+#[test]
+fn a_25_cell_report_has_grids_every_cell_in_the_legend_and_no_two_cells_alike() {
+    let page = report_of("sweep25");
+    // Two measured phases × (throughput, p99, spectrum, GC time, longest pause); a timeline per cell.
+    let expected = [("throughput", 2), ("p99", 2), ("spectrum", 2), ("gc-time", 2), ("gc-pause", 2), ("timeline", 25)];
+    let document = check_page(&page, "sweep25", &expected);
+    let root = document.root_element();
+    let text = |element: &ElementRef| element.text().collect::<String>().trim().to_string();
+    let labels: Vec<String> = ["32m", "64m", "128m", "256m", "512m"]
+        .iter()
+        .flat_map(|heap| ["Serial", "Parallel", "G1", "ZGC", "Shenandoah"].map(|gc| format!("{heap} {gc}")))
+        .collect();
+
+    // Grids: per phase req/s, P99 and GC pause %, rows the heaps, columns the collectors.
+    let grids = select(root, "table.grid");
+    assert_eq!(grids.len(), 6);
+    let columns: Vec<String> = select(grids[0], "thead th").iter().map(text).collect();
+    assert_eq!(columns, ["heap \\ gc", "Serial", "Parallel", "G1", "ZGC", "Shenandoah"]);
+    let rows: Vec<String> = select(grids[0], "tbody th").iter().map(text).collect();
+    assert_eq!(rows, ["32m", "64m", "128m", "256m", "512m"]);
+    let row_512: Vec<String> =
+        select(grids[0], "tbody tr").last().map(|tr| select(*tr, "td").iter().map(text).collect()).unwrap();
+    assert_eq!(row_512, ["3256", "8681", "3800", "2800", "4329"], "set req/s at 512m");
+    // Shading runs from the worst (white-most) to the best: the best req/s is the darkest.
+    let best = select(grids[0], "td").into_iter().find(|td| text(td) == "8681").unwrap();
+    assert_eq!(best.value().attr("style"), Some("background:hsl(130, 45%, 75%)"));
+
+    // Phase tables: 25 cells as rows, each with its swatch.
+    let phase_tables = select(root, "table.cellrows");
+    assert!(phase_tables.len() >= 2);
+    let row_labels: Vec<String> = select(phase_tables[0], "tbody th").iter().map(text).collect();
+    assert_eq!(row_labels, labels);
+    assert_eq!(select(phase_tables[0], "tbody th svg.swatch").len(), 25);
+
+    for spectrum in select(root, "svg[data-chart=spectrum]") {
+        // Every cell in the legend, in cell order, with its full label.
+        let legend: Vec<String> = select(spectrum, "g.legend text.label title").iter().map(text).collect();
+        assert_eq!(legend.len(), 25);
+        for (entry, label) in legend.iter().zip(&labels) {
+            assert!(entry.starts_with(&format!("{label} (")), "{entry}");
+        }
+        // Colour by collector, dash and marker by heap: 25 distinct looks, 5 colours, 5 dash-marker pairs.
+        let looks: Vec<(String, String, String)> = select(spectrum, "g.cell")
+            .iter()
+            .map(|cell| {
+                let line = select(*cell, "polyline.series")[0].value();
+                let marker = select(*cell, ".marker")[0].value().name().to_string();
+                let attr = |name: &str| line.attr(name).unwrap_or("solid").to_string();
+                (attr("stroke"), attr("stroke-dasharray"), marker)
+            })
+            .collect();
+        assert_eq!(looks.len(), 25);
+        let distinct: std::collections::HashSet<_> = looks.iter().collect();
+        assert_eq!(distinct.len(), 25, "{looks:?}");
+        let colours: std::collections::HashSet<_> = looks.iter().map(|look| &look.0).collect();
+        assert_eq!(colours.len(), 5);
+        for (index, look) in looks.iter().enumerate() {
+            assert_eq!(look.0, looks[index % 5].0, "one colour per collector");
+            assert_eq!((&look.1, &look.2), (&looks[index / 5 * 5].1, &looks[index / 5 * 5].2), "one style per heap");
+        }
+    }
+}

@@ -119,6 +119,14 @@ impl JvmWindow {
         self.log_share(|pauses| Some(pauses.stall_total_ms))
     }
 
+    /// What the application waited for the collector, as % of the window: pause share plus stall share (stalls are
+    /// summed over the threads that waited, so with many stalled threads this can pass 100 %). Pauses alone when the
+    /// log has no stall figure.
+    pub fn gc_wait_pct(&self) -> Option<f64> {
+        let paused = self.paused_pct()?;
+        Some(paused + self.stalled_pct().unwrap_or(0.0))
+    }
+
     /// Time stopped at safepoints (GC or not) as % of the window, when the GC log has safepoint lines.
     pub fn safepoint_pct(&self) -> Option<f64> {
         self.log_share(|pauses| pauses.safepoint_total_ms)

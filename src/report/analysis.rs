@@ -349,17 +349,55 @@ fn cell_spectrum(
 }
 
 fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
-    let records: Vec<_> =
-        results.summary.cells.iter().flat_map(|cell| usable_records(&results.summary, &cell.id, phase)).collect();
-    let (_, first) = records.first()?;
-    let durations: Vec<f64> = records.iter().map(|(_, record)| record.bench.duration_s).collect();
-    let requests: Vec<f64> = records.iter().map(|(_, record)| record.bench.requests as f64).collect();
+    let records: Vec<_> = results
+        .summary
+        .cells
+        .iter()
+        .flat_map(|cell| {
+            usable_records(&results.summary, &cell.id, phase).into_iter().map(|(rep, record)| (&cell.id, rep, record))
+        })
+        .collect();
+    let (first_cell, first_rep, first) = records.first()?;
+    let durations: Vec<f64> = records.iter().map(|(_, _, record)| record.bench.duration_s).collect();
+    let requests: Vec<f64> = records.iter().map(|(_, _, record)| record.bench.requests as f64).collect();
+    let url = match results.port(first_cell, *first_rep) {
+        Some(port) => port_placeholder(&first.bench.url, port),
+        None => first.bench.url.clone(),
+    };
     Some(LoadShape {
-        url: first.bench.url.clone(),
+        url,
         model: first.bench.model.clone(),
         connections: first.bench.connections,
         rate: first.bench.rate,
         duration_s: super::stats::median(durations).unwrap_or(0.0),
         requests: super::stats::median(requests).unwrap_or(0.0) as u64,
     })
+}
+
+/// A cell's URL as the plan wrote it: the cell's own port in the authority back to `{port}` (each cell has its own),
+/// so the header does not show one cell's port as if it were every cell's. Other URLs stay as they are.
+fn port_placeholder(url: &str, port: u16) -> String {
+    let Some(scheme_end) = url.find("://").map(|index| index + 3) else {
+        return url.to_string();
+    };
+    let authority_end = url[scheme_end..].find(['/', '?', '#']).map_or(url.len(), |index| scheme_end + index);
+    match url[scheme_end..authority_end].strip_suffix(&format!(":{port}")) {
+        Some(host) => format!("{}{host}:{{port}}{}", &url[..scheme_end], &url[authority_end..]),
+        None => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::port_placeholder;
+
+    #[test]
+    fn the_cells_port_becomes_a_placeholder() {
+        assert_eq!(port_placeholder("http://127.0.0.1:42959/get?k=1", 42959), "http://127.0.0.1:{port}/get?k=1");
+        assert_eq!(port_placeholder("http://[::1]:8080", 8080), "http://[::1]:{port}");
+        assert_eq!(port_placeholder("http://127.0.0.1:8080/a:8080", 8080), "http://127.0.0.1:{port}/a:8080");
+        // A fixed port that is not the cell's stays.
+        assert_eq!(port_placeholder("http://127.0.0.1:9000/x", 8080), "http://127.0.0.1:9000/x");
+        assert_eq!(port_placeholder("http://127.0.0.1:18080/", 8080), "http://127.0.0.1:18080/");
+    }
 }

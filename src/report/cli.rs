@@ -48,17 +48,15 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
 pub fn run_compare(args: CompareArgs) -> anyhow::Result<i32> {
     let threshold = parse_threshold(&args.threshold)?;
     let comparison = compare(&args.a, &args.b, threshold)?;
-    let unqualified = comparison.unqualified();
-    if args.fail_on_regression && !unqualified.is_empty() {
-        return Err(bad_input(format!(
-            "--fail-on-regression needs at least 2 repeats on each side to judge significance ({}); run with --repeats 3",
-            unqualified.join(", ")
-        )));
-    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&comparison)?);
     } else {
         print!("{}", render(&comparison));
+    }
+    if args.fail_on_regression
+        && let Some(why) = comparison.why_unqualified()
+    {
+        return Err(bad_input(format!("--fail-on-regression cannot judge: {why}")));
     }
     Ok(if args.fail_on_regression && comparison.regressions() > 0 { exit::THRESHOLDS } else { exit::OK })
 }

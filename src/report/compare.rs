@@ -86,6 +86,8 @@ pub struct Comparison {
     /// Relative change that counts, e.g. 0.05.
     pub threshold: f64,
     pub phases: Vec<PhaseComparison>,
+    /// The one-line conclusion the text output ends with.
+    pub conclusion: String,
 }
 
 impl Comparison {
@@ -94,13 +96,47 @@ impl Comparison {
         self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| failing(line.verdict)).count()
     }
 
-    /// Phases where a judged figure could not be tested (a side with one repeat).
-    pub fn unqualified(&self) -> Vec<String> {
-        self.phases
-            .iter()
-            .filter(|phase| phase.lines.iter().any(|line| line.verdict == Verdict::Unqualified))
-            .map(|phase| format!("{} vs {} phase {}", phase.a_cell, phase.b_cell, phase.phase))
-            .collect()
+    /// Lines of judged figures that could not be tested (a side with one repeat).
+    fn unqualified_lines(&self) -> impl Iterator<Item = &Line> {
+        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| line.verdict == Verdict::Unqualified)
+    }
+
+    /// Why nothing can be qualified, in one line, or None when every judged figure was tested: which side has too
+    /// few repeats.
+    pub fn why_unqualified(&self) -> Option<String> {
+        let few = |estimate: &Option<Estimate>| estimate.as_ref().is_some_and(|estimate| estimate.n < 2);
+        let (mut a_few, mut b_few) = (false, false);
+        for line in self.unqualified_lines() {
+            a_few |= few(&line.a);
+            b_few |= few(&line.b);
+        }
+        let sides = match (a_few, b_few) {
+            (false, false) => return None,
+            (true, false) => "A has",
+            (false, true) => "B has",
+            (true, true) => "A and B have",
+        };
+        Some(format!(
+            "{sides} a single repeat, and significance needs at least 2 repeats on each side; run with --repeats 3"
+        ))
+    }
+
+    /// The verdict over every phase, in one line.
+    fn conclude(&self) -> String {
+        let settled = |verdict: Verdict| !matches!(verdict, Verdict::Unqualified | Verdict::Shown);
+        let judged = self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| settled(line.verdict)).count();
+        let untested = self.unqualified_lines().count();
+        if judged == 0 && untested > 0 {
+            return "nothing could be judged (one repeat)".to_string();
+        }
+        let verdict = match self.regressions() {
+            0 => "no significant regression beyond the threshold".to_string(),
+            count => format!("{count} significant regression(s) beyond the threshold"),
+        };
+        match untested {
+            0 => verdict,
+            _ => format!("{verdict}; {untested} figure(s) could not be tested (one repeat)"),
+        }
     }
 }
 
@@ -119,12 +155,38 @@ pub fn parse_side(arg: &str) -> anyhow::Result<(PathBuf, Option<String>)> {
     Err(bad_input(format!("{arg}: not a results directory, nor DIR:cell-id with DIR a results directory")))
 }
 
+/// Most cells whose ids an error lists; beyond, it names each axis's labels instead.
+const CELLS_LISTED: usize = 8;
+
 fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
     if results.summary.cells.iter().any(|cell| cell.id == id) {
         return Ok(());
     }
-    let ids: Vec<&str> = results.summary.cells.iter().map(|cell| cell.id.as_str()).collect();
-    Err(bad_input(format!("{side} ({}) has no cell '{id}'; its cells: {}", results.root.display(), ids.join(" | "))))
+    Err(bad_input(format!("unknown cell '{id}' in {side} ({}); {}", results.root.display(), cells_hint(results))))
+}
+
+/// The cells a run has, short enough for one line: their ids, or for many cells each axis's labels and one id.
+fn cells_hint(results: &Results) -> String {
+    let cells = &results.summary.cells;
+    if cells.len() <= CELLS_LISTED {
+        let ids: Vec<&str> = cells.iter().map(|cell| cell.id.as_str()).collect();
+        return format!("its cells: {}", ids.join(" | "));
+    }
+    let axes: Vec<String> = results
+        .summary
+        .axes
+        .iter()
+        .map(|axis| {
+            let mut labels: Vec<&str> = Vec::new();
+            for label in cells.iter().filter_map(|cell| cell.axes.get(axis)) {
+                if !labels.contains(&label.as_str()) {
+                    labels.push(label);
+                }
+            }
+            format!("{axis} = {}", labels.join(" | "))
+        })
+        .collect();
+    format!("its {} cells combine {}; e.g. {}", cells.len(), axes.join("; "), cells[0].id)
 }
 
 /// The cells to compare: the named ones, or the cells both runs have (a single cell each pairs up anyway).
@@ -145,10 +207,22 @@ fn pairs(
             None
         }
     };
+    if let Some(a_id) = a_cell {
+        check_cell(a, "A", a_id)?;
+    }
+    if let Some(b_id) = b_cell {
+        check_cell(b, "B", b_id)?;
+    }
     let found = match (a_cell, b_cell) {
         (Some(a_id), Some(b_id)) => vec![(a_id.to_string(), b_id.to_string())],
-        (Some(a_id), None) => pick_other(a_id, &b_ids).map(|b_id| (a_id.to_string(), b_id)).into_iter().collect(),
-        (None, Some(b_id)) => pick_other(b_id, &a_ids).map(|a_id| (a_id, b_id.to_string())).into_iter().collect(),
+        (Some(a_id), None) => match pick_other(a_id, &b_ids) {
+            Some(b_id) => vec![(a_id.to_string(), b_id)],
+            None => return Err(check_cell(b, "B", a_id).expect_err("B has no such cell")),
+        },
+        (None, Some(b_id)) => match pick_other(b_id, &a_ids) {
+            Some(a_id) => vec![(a_id, b_id.to_string())],
+            None => return Err(check_cell(a, "A", b_id).expect_err("A has no such cell")),
+        },
         (None, None) => {
             let common: Vec<(String, String)> =
                 a_ids.iter().filter(|id| b_ids.contains(id)).map(|id| (id.clone(), id.clone())).collect();
@@ -159,10 +233,6 @@ fn pairs(
             }
         }
     };
-    for (a_id, b_id) in &found {
-        check_cell(a, "A", a_id)?;
-        check_cell(b, "B", b_id)?;
-    }
     if found.is_empty() {
         return Err(bad_input(format!(
             "A and B have no cell in common (A: {}; B: {}); name the cells as DIR:cell-id",
@@ -235,7 +305,10 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
     if phases.is_empty() {
         return Err(bad_input(format!("{a_arg} and {b_arg} have no measured phase in common")));
     }
-    Ok(Comparison { a: a_arg.to_string(), b: b_arg.to_string(), threshold, phases })
+    let mut comparison =
+        Comparison { a: a_arg.to_string(), b: b_arg.to_string(), threshold, phases, conclusion: String::new() };
+    comparison.conclusion = comparison.conclude();
+    Ok(comparison)
 }
 
 fn shown(key: &str, estimate: &Option<Estimate>) -> String {
@@ -287,15 +360,7 @@ pub fn render(comparison: &Comparison) -> String {
             let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
         }
     }
-    let regressions = comparison.regressions();
-    let _ = writeln!(
-        out,
-        "\n{}",
-        match regressions {
-            0 => "no significant regression beyond the threshold".to_string(),
-            count => format!("{count} significant regression(s) beyond the threshold"),
-        }
-    );
+    let _ = writeln!(out, "\n{}", comparison.conclusion);
     out
 }
 

@@ -6,16 +6,18 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::analysis::{Analysis, CellPhase, PhaseAnalysis};
+use super::cell_styles::cell_styles;
 use super::charts::bars::{Bar, bar_chart};
-use super::charts::cell_color;
 use super::charts::spectrum::{Line, spectrum_chart};
+use super::charts::style::{CellStyle, cell_swatch};
 use super::charts::timeline::{PhaseSpan, Timeline, timeline_chart};
+use super::grid::{grid_axes, grid_note, phase_grids};
 use super::input::{Results, usable_records};
 use super::markdown::{GC_TAIL_NOTE, header_facts, phase_shape, statistics_note};
 use super::metrics::metric;
 use super::spectrum::Source;
 use super::stats::median;
-use super::tables::{Entry, Mark, Table, gc_tail_table, mark_of, phase_table, unmeasured_table};
+use super::tables::{Entry, Layout, Mark, Table, gc_tail_table, mark_of, phase_table, unmeasured_table};
 use crate::run::store::{PhaseRecord, Status};
 
 const STYLE: &str = r#"
@@ -38,15 +40,19 @@ table.metrics th:first-child { text-align: left; background: #f5f5f5; white-spac
 table.metrics thead th { background: #eef1f6; }
 table.metrics td.best { background: #e6f4e6; font-weight: 600; } table.metrics td.equal { background: #f1f8ee; }
 table.metrics td.problem { color: #b3261e; font-style: italic; max-width: 240px; }
-.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px; border-radius: 2px; }
+svg.swatch { vertical-align: middle; margin-right: 5px; }
 small.ci { display: block; color: #666; font-weight: normal; font-size: 0.85em; }
 p.note { font-size: 0.88em; color: #555; }
+div.grids { display: flex; flex-wrap: wrap; gap: 0 28px; } div.grid h4 { margin: 10px 0 0; font-size: 0.95em; }
+table.grid td { min-width: 4.5em; }
+table.cellrows { font-size: 0.78em; } table.cellrows th, table.cellrows td { padding: 3px 4px; }
+table.cellrows thead th { font-weight: 600; min-width: 3.2em; }
 figure { margin: 18px 0; } figcaption { font-size: 0.85em; color: #555; }
 svg.chart { max-width: 100%; height: auto; font-size: 12px; background: #fff; }
 svg.chart .heading { font-size: 15px; font-weight: 600; fill: #222; }
 svg.chart .grid { stroke: #e8e8e8; } svg.chart text { fill: #444; } svg.chart .title { fill: #666; }
 svg.chart .whisker line { stroke: #222; stroke-width: 1.5; } svg.chart .value { fill: #222; font-weight: 600; }
-svg.chart .missing, svg.chart .note { fill: #888; font-style: italic; }
+svg.chart .missing, svg.chart .note { fill: #888; font-style: italic; } svg.chart .legend .note { font-size: 10px; }
 svg.chart .series { fill: none; stroke-width: 2; stroke-linejoin: round; }
 svg.chart .pause { opacity: 0.65; } svg.chart .area { opacity: 0.85; }
 svg.chart .band.even { fill: #f4f6fa; } svg.chart .band.odd { fill: #fbf7f0; }
@@ -79,6 +85,7 @@ pub fn render(analysis: &Analysis, results: &Results) -> String {
                 }
                 nav {
                     a href="#recommendation" { "Recommendation" }
+                    @if grid_axes(analysis).is_some() { a href="#grids" { "Grids" } }
                     @for (index, phase) in measured.iter().enumerate() {
                         a href=(format!("#phase-{index}")) { "Phase " (phase.name) }
                     }
@@ -92,6 +99,7 @@ pub fn render(analysis: &Analysis, results: &Results) -> String {
                         @for finding in phase.recommendation.iter().flat_map(|r| &r.findings) { li { (finding.text) } }
                     }
                 }
+                (grids(analysis))
                 @for (index, phase) in measured.iter().enumerate() { (phase_section(analysis, phase, index)) }
                 (timelines(analysis, results))
                 h2 #gc-tail { "GC and tail latency" }
@@ -119,6 +127,16 @@ pub fn render(analysis: &Analysis, results: &Results) -> String {
     page.into_string()
 }
 
+/// A grid entry's background: white for the grid's worst figure to green for its best.
+fn shading(entry: &Entry) -> Option<String> {
+    entry.shade.map(|shade| format!("background:hsl(130, 45%, {:.0}%)", 97.0 - shade * 22.0))
+}
+
+/// Text that may wrap after each slash: compound figures (min/P90/P99/…) and their headers (YGC/YGCT).
+fn wrapping(text: &str) -> Markup {
+    html! { @for (index, part) in text.split('/').enumerate() { @if index > 0 { "/" wbr; } (part) } }
+}
+
 fn entry_html(entry: &Entry) -> Markup {
     let class = match (entry.mark, entry.problem) {
         (Some(Mark::Best), _) => "best",
@@ -127,31 +145,72 @@ fn entry_html(entry: &Entry) -> Markup {
         (None, false) => "",
     };
     html! {
-        td class=(class) title=[entry.detail.as_ref()] {
-            // Compound figures (min/P90/P99/…) may wrap after each slash.
-            @for (index, part) in entry.text.split('/').enumerate() { @if index > 0 { "/" wbr; } (part) }
+        td class=(class) title=[entry.detail.as_ref()] style=[shading(entry)] {
+            (wrapping(&entry.text))
             @if let Some(mark) = entry.mark { " " (mark.symbol()) }
             @if let Some(ci) = &entry.ci { small.ci { "CI " (ci) } }
         }
     }
 }
 
+fn cell_style(analysis: &Analysis, index: usize) -> CellStyle {
+    cell_styles(analysis)[index]
+}
+
+/// A header naming a cell: its swatch (colour and line style, as in the charts), its label, its id as tooltip.
+fn cell_header(analysis: &Analysis, index: usize, label: &str) -> Markup {
+    html! { th title=(analysis.cells[index].id) { (cell_swatch(&cell_style(analysis, index))) (label) } }
+}
+
 fn table_html(analysis: &Analysis, table: &Table) -> Markup {
+    let layout = table.layout;
     html! {
-        div.scroll { table.metrics {
+        div.scroll { table.metrics.(format!("{layout:?}").to_lowercase()) {
             thead { tr {
                 th { (table.corner) }
                 @for (index, column) in table.columns.iter().enumerate() {
-                    th title=(analysis.cells[index].id) {
-                        span.swatch style=(format!("background:{}", cell_color(index))) {} (column)
+                    @if layout == Layout::CellColumns {
+                        (cell_header(analysis, index, column))
+                    } @else {
+                        th { (wrapping(column)) }
                     }
                 }
             } }
             tbody {
-                @for row in &table.rows { tr { th { (row.label) } @for entry in &row.entries { (entry_html(entry)) } } }
+                @for (index, row) in table.rows.iter().enumerate() {
+                    tr {
+                        @if layout == Layout::CellRows {
+                            (cell_header(analysis, index, &row.label))
+                        } @else {
+                            th { (row.label) }
+                        }
+                        @for entry in &row.entries { (entry_html(entry)) }
+                    }
+                }
             }
         } }
         @for note in &table.notes { p.note { (note) } }
+    }
+}
+
+/// The grids section (sweeps with two or more varying axes): per measured phase, a grid per headline figure.
+fn grids(analysis: &Analysis) -> Markup {
+    let Some(axes) = grid_axes(analysis) else {
+        return html! {};
+    };
+    html! {
+        h2 #grids { "Grids: " (axes.rows) " × " (axes.columns) }
+        p.note {
+            (grid_note(&axes, analysis)) " Shading runs from the grid's worst figure (white) to its best (green)."
+        }
+        @for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+            h3 { "Phase " (phase.name) }
+            div.grids {
+                @for grid in phase_grids(analysis, &axes, phase) {
+                    div.grid { h4 { (grid.title()) } (table_html(analysis, &grid.table)) }
+                }
+            }
+        }
     }
 }
 
@@ -173,7 +232,7 @@ fn headline_bars(analysis: &Analysis, phase: &PhaseAnalysis, key: &str) -> Vec<B
             let estimate = cell.figure(key);
             Bar {
                 label: analysis.cell(&cell.cell).label.clone(),
-                color: cell_color(index),
+                color: cell_style(analysis, index).color,
                 value: estimate.map(|estimate| estimate.median),
                 ci: estimate.and_then(|estimate| estimate.ci),
                 mark: mark_of(analysis, cell, key),
@@ -201,7 +260,7 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
             };
             Some(Line {
                 label: analysis.cell(&cell.cell).label.clone(),
-                color: cell_color(index),
+                style: cell_style(analysis, index),
                 points: spectrum.points.clone(),
                 note,
             })
@@ -309,7 +368,7 @@ fn timelines(analysis: &Analysis, results: &Results) -> Markup {
         let crashed = if summary.status == Status::Crashed { " (crashed)" } else { "" };
         let timeline = Timeline {
             title: format!("{}, repeat {rep}{crashed}", info.label),
-            color: cell_color(index),
+            color: cell_style(analysis, index).color,
             phases,
             heap,
             max_heap_mb: info.max_heap_mb,

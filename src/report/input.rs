@@ -72,6 +72,11 @@ impl Results {
         self.rep_dirs.get(&(cell.to_string(), rep)).map(PathBuf::as_path)
     }
 
+    /// The port jload gave the cell-repeat (from its meta.json).
+    pub fn port(&self, cell: &str, rep: u32) -> Option<u16> {
+        read_json::<RepMeta>(&self.rep_dir(cell, rep)?.join("meta.json")).map(|meta| meta.port)
+    }
+
     /// Every request of a phase in one cell-repeat: the intervals of `<phase>.hlog` added up (µs).
     pub fn histogram(&self, cell: &str, rep: u32, phase: &str) -> anyhow::Result<Option<Histogram<u64>>> {
         let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join(format!("{phase}.hlog"))) else {

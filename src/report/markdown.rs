@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::analysis::{Analysis, PhaseAnalysis};
+use super::grid::{grid_axes, grid_note, phase_grids};
 use super::tables::{Entry, Table, gc_tail_table, phase_table, unmeasured_table};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, inline HTML).
@@ -175,6 +176,7 @@ pub fn render(analysis: &Analysis) -> String {
         }
         let _ = writeln!(out);
     }
+    out += &grids(analysis);
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
         let _ = writeln!(out, "{}", table(&phase_table(analysis, phase)));
@@ -211,6 +213,28 @@ pub fn render(analysis: &Analysis) -> String {
         "---\nWritten by jload {} from the results directory; regenerate with `jload report DIR`.",
         escape(&analysis.jload_version)
     );
+    out
+}
+
+/// The grids section (sweeps with two or more varying axes), else nothing.
+fn grids(analysis: &Analysis) -> String {
+    let Some(axes) = grid_axes(analysis) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## Grids: {} × {}\n\n{}\n",
+        escape(&axes.rows),
+        escape(&axes.columns),
+        escape(&grid_note(&axes, analysis))
+    );
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        let _ = writeln!(out, "### Phase {}\n", escape(&phase.name));
+        for grid in phase_grids(analysis, &axes, phase) {
+            let _ = writeln!(out, "**{}**\n\n{}", escape(&grid.title()), table(&grid.table));
+        }
+    }
     out
 }
 

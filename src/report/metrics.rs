@@ -34,12 +34,17 @@ pub enum Format {
 
 impl Format {
     pub fn show(self, value: f64) -> String {
-        match self {
+        let text = match self {
             Format::Count | Format::Megabytes => format!("{value:.0}"),
             Format::Ms => format_ms(value),
             Format::Seconds => format!("{value:.3}"),
             Format::Percent => format!("{value:.2}"),
             Format::Rate => format!("{value:.1}"),
+        };
+        // A sum of nothing is -0.0 in floating point, and tiny negatives round to zero: never print "-0.00".
+        match text.strip_prefix('-') {
+            Some(magnitude) if magnitude.chars().all(|c| c == '0' || c == '.') => magnitude.to_string(),
+            _ => text,
         }
     }
 }
@@ -111,6 +116,8 @@ pub const METRICS: &[Metric] = &[
     Metric::new("longest_stall_ms", "longest GC stall", Format::Ms, LOWER, |f| {
         jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.stall_max_ms))
     }),
+    // The grids' GC figure: what requests waited for the collector, pauses and stalls together.
+    Metric::new("gc_wait_pct", "GC pause+stall %", Format::Percent, LOWER, |f| jvm(f, |j| j.gc_wait_pct())),
     Metric::new("safepoint_pct", "safepoint %", Format::Percent, LOWER, |f| jvm(f, |j| j.safepoint_pct())),
     Metric::new("alloc_mb_s", "allocation rate", Format::Rate, None, |f| f.alloc_mb_s),
     Metric::new("rss_peak_mb", "RSS peak", Format::Megabytes, LOWER, |f| jvm(f, |j| Some(j.rss_mb.max))),
@@ -146,5 +153,9 @@ mod tests {
         assert_eq!(Format::Seconds.show(0.46686996), "0.467");
         assert_eq!(Format::Percent.show(8.016116953132208), "8.02");
         assert_eq!(Format::Rate.show(812.34), "812.3");
+        assert_eq!(Format::Percent.show(-0.0), "0.00");
+        assert_eq!(Format::Percent.show(-0.001), "0.00");
+        assert_eq!(Format::Ms.show(-0.0), "0.000");
+        assert_eq!(Format::Percent.show(-0.5), "-0.50");
     }
 }

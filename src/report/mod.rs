@@ -5,15 +5,18 @@
 //! Only reads a results directory, and writes nothing there but report.{md,html,json}, so any report can be
 //! regenerated later. Module jobs: `input` reads the directory, `metrics` defines the figures, `stats` the medians,
 //! intervals and tests, `spectrum` the latency percentile spectrum, `gc_tail` GC against tail latency, `analysis`
-//! puts it together (report.json), `recommend` the recommendation, `tables` the table values, `markdown` and `html`
+//! puts it together (report.json), `recommend` the recommendation, `tables` the table values, `grid` the headline
+//! figures of a sweep over two axes as grids, `cell_styles` each cell's look in the charts, `markdown` and `html`
 //! (with `charts`) the two documents, `compare` the comparison, `cli` the subcommands. User documentation:
 //! docs/report.md.
 
 mod analysis;
+mod cell_styles;
 mod charts;
 pub mod cli;
 mod compare;
 mod gc_tail;
+mod grid;
 mod html;
 mod input;
 mod markdown;

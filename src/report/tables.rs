@@ -37,6 +37,10 @@ pub struct Entry {
     pub detail: Option<String>,
     /// A crash or failure instead of numbers.
     pub problem: bool,
+    /// The figure itself, where the entry is one number.
+    pub value: Option<f64>,
+    /// Its place between the worst (0) and the best (1) of its table, where shading helps reading (grids).
+    pub shade: Option<f64>,
 }
 
 impl Entry {
@@ -51,6 +55,17 @@ pub struct Row {
     pub entries: Vec<Entry>,
 }
 
+/// Where a table has the sweep's cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One column per cell (in cell order), figures as rows: the seeds' shape.
+    CellColumns,
+    /// One row per cell (in cell order), figures as columns: the seeds' shape transposed, for many cells.
+    CellRows,
+    /// Rows and columns are the labels of two axes.
+    Grid,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     /// Top-left cell: `metrics \ heap gc`.
@@ -59,6 +74,43 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// Lines under the table (partial crashes).
     pub notes: Vec<String>,
+    pub layout: Layout,
+}
+
+/// Most cells shown as columns; a table with more is transposed (cells as rows) so it fits the page.
+pub const MAX_CELL_COLUMNS: usize = 8;
+
+impl Table {
+    /// The same table with rows and columns swapped: `metrics \ heap gc` becomes `heap gc \ metrics`.
+    pub fn transposed(self) -> Table {
+        let (left, right) = self.corner.split_once(" \\ ").unwrap_or((self.corner.as_str(), ""));
+        let corner = format!("{right} \\ {left}");
+        let rows = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(column, label)| Row {
+                label: label.clone(),
+                entries: self.rows.iter().map(|row| row.entries[column].clone()).collect(),
+            })
+            .collect();
+        let columns = self.rows.iter().map(|row| row.label.clone()).collect();
+        let layout = match self.layout {
+            Layout::CellColumns => Layout::CellRows,
+            Layout::CellRows => Layout::CellColumns,
+            Layout::Grid => Layout::Grid,
+        };
+        Table { corner, columns, rows, notes: self.notes, layout }
+    }
+
+    /// Cells as columns while they fit the page, as rows beyond [`MAX_CELL_COLUMNS`].
+    fn fitted(self) -> Table {
+        if self.layout == Layout::CellColumns && self.columns.len() > MAX_CELL_COLUMNS {
+            self.transposed()
+        } else {
+            self
+        }
+    }
 }
 
 /// A row of one or more metrics joined by `/`, as the seeds write `min/P90/P99/max`.
@@ -232,7 +284,7 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
         })
         .collect();
     notes.extend(jstat_notes(analysis));
-    Table { corner: corner(analysis), columns: columns(analysis), rows, notes }
+    Table { corner: corner(analysis), columns: columns(analysis), rows, notes, layout: Layout::CellColumns }.fitted()
 }
 
 /// One line per collector of the run whose jstat columns do not mean what their names say.
@@ -256,7 +308,16 @@ pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
     }
     let rows =
         phases.iter().flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name))).collect();
-    Some(Table { corner: corner(analysis), columns: columns(analysis), rows, notes: Vec::new() })
+    Some(
+        Table {
+            corner: corner(analysis),
+            columns: columns(analysis),
+            rows,
+            notes: Vec::new(),
+            layout: Layout::CellColumns,
+        }
+        .fitted(),
+    )
 }
 
 /// Per measured phase: slowest seconds overlapping a pause, longest pause against worst p99, verdict.
@@ -278,5 +339,14 @@ pub fn gc_tail_table(analysis: &Analysis) -> Option<Table> {
         }));
         rows.push(row("verdict", &|tail| tail.verdict.describe().to_string()));
     }
-    (!rows.is_empty()).then(|| Table { corner: corner(analysis), columns: columns(analysis), rows, notes: Vec::new() })
+    (!rows.is_empty()).then(|| {
+        Table {
+            corner: corner(analysis),
+            columns: columns(analysis),
+            rows,
+            notes: Vec::new(),
+            layout: Layout::CellColumns,
+        }
+        .fitted()
+    })
 }

@@ -133,10 +133,27 @@ const ROWS: &[Row] = &[
             med(r, |x| x.jvm.as_ref()?.collections.fgct_s)?
         ))
     }),
-    ("GC pause %", |r| med(r, |x| x.jvm.as_ref()?.paused_pct()).map(|v| format!("{v:.2}"))),
+    // Concurrent cycles: G1 and ZGC count them; Serial, Parallel and (JDK 17) Shenandoah have no counter (`-`).
+    ("CGC/CGCT s", |r| {
+        Some(format!(
+            "{:.0}/{:.3}",
+            med(r, |x| x.jvm.as_ref()?.collections.cgc.map(|v| v as f64))?,
+            med(r, |x| x.jvm.as_ref()?.collections.cgct_s)?
+        ))
+    }),
+    // `+ 0.0` turns the -0.0 of an empty sum into 0.
+    ("GC pause %", |r| med(r, |x| x.jvm.as_ref()?.paused_pct()).map(|v| format!("{:.2}", v + 0.0))),
 ];
 
-/// One compact table per measured phase: cells as columns, medians over ok repeats.
+/// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row).
+const OPTIONAL_ROWS: &[&str] = &["CGC/CGCT s"];
+
+/// The terminal's width the tables keep to, whatever the number of cells.
+pub const TERMINAL_COLUMNS: usize = 120;
+const INDENT: &str = "  ";
+
+/// One compact table per measured phase, medians over ok repeats: cells as columns while that fits
+/// [`TERMINAL_COLUMNS`], else cells as rows (with labels shortened if even that is too wide).
 pub fn phase_tables(summary: &Summary) -> String {
     let mut out = String::new();
     let labels: Vec<String> = summary.cells.iter().map(|cell| cell_label(summary, cell)).collect();
@@ -159,19 +176,63 @@ pub fn phase_tables(summary: &Summary) -> String {
                 };
                 row.push(value);
             }
-            table.push(row);
+            let empty = row[1..].iter().all(|value| value == "-");
+            if !(OPTIONAL_ROWS.contains(name) && empty) {
+                table.push(row);
+            }
         }
-        let widths: Vec<usize> =
-            (0..table[0].len()).map(|column| table.iter().map(|row| row[column].len()).max().unwrap_or(0)).collect();
-        for row in &table {
-            let line: Vec<String> = row
-                .iter()
-                .enumerate()
-                .map(|(column, cell)| format!("{cell:>width$}", width = widths[column]))
-                .collect();
-            let _ = writeln!(out, "  {}", line.join("  "));
+        if width(&table) > TERMINAL_COLUMNS {
+            table = transpose(&table);
+            shorten_first_column(&mut table);
         }
-        let _ = writeln!(out);
+        out += &render(&table);
+        out.push('\n');
+    }
+    out
+}
+
+fn column_widths(table: &[Vec<String>]) -> Vec<usize> {
+    (0..table[0].len()).map(|column| table.iter().map(|row| row[column].chars().count()).max().unwrap_or(0)).collect()
+}
+
+/// Printed width of a table: indent, columns and the two spaces between them.
+fn width(table: &[Vec<String>]) -> usize {
+    let widths = column_widths(table);
+    INDENT.len() + widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
+}
+
+fn transpose(table: &[Vec<String>]) -> Vec<Vec<String>> {
+    (0..table[0].len()).map(|column| table.iter().map(|row| row[column].clone()).collect()).collect()
+}
+
+/// Cut the first column's labels (with `…`) so the table fits [`TERMINAL_COLUMNS`].
+fn shorten_first_column(table: &mut [Vec<String>]) {
+    let excess = width(table).saturating_sub(TERMINAL_COLUMNS);
+    if excess == 0 {
+        return;
+    }
+    let keep = column_widths(table)[0].saturating_sub(excess).max(8);
+    for row in table.iter_mut() {
+        if row[0].chars().count() > keep {
+            row[0] = row[0].chars().take(keep - 1).chain(std::iter::once('…')).collect();
+        }
+    }
+}
+
+/// Columns right-aligned, two spaces apart, indented.
+fn render(table: &[Vec<String>]) -> String {
+    let widths = column_widths(table);
+    let mut out = String::new();
+    for row in table {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(column, cell)| {
+                let pad = widths[column].saturating_sub(cell.chars().count());
+                format!("{}{cell}", " ".repeat(pad))
+            })
+            .collect();
+        let _ = writeln!(out, "{INDENT}{}", line.join("  "));
     }
     out
 }

@@ -1,20 +1,14 @@
 //! Charts as inline SVG, drawn here with maud (so every label is escaped): scales and axes shared by the charts,
-//! the cell colours, and the chart kinds — `bars` (a figure per cell with its confidence interval), `spectrum`
-//! (latency percentile spectrum on a nines axis), `timeline` (req/s, p99, GC pauses and heap over a cell's run).
+//! the cells' looks (`style`: colour, dash, marker), and the chart kinds — `bars` (a figure per cell with its
+//! confidence interval), `spectrum` (latency percentile spectrum on a nines axis), `timeline` (req/s, p99, GC pauses
+//! and heap over a cell's run).
 
 pub mod bars;
 pub mod spectrum;
+pub mod style;
 pub mod timeline;
 
 use maud::{Markup, html};
-
-/// Tableau 10: distinct, print-safe cell colours (cycled beyond ten cells).
-const PALETTE: [&str; 10] =
-    ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
-
-pub fn cell_color(index: usize) -> &'static str {
-    PALETTE[index % PALETTE.len()]
-}
 
 /// A label cut to `max` characters (with an ellipsis) so it fits its column; charts give the full label as a tooltip.
 pub fn fit(label: &str, max: usize) -> String {

@@ -3,12 +3,13 @@
 
 use maud::{Markup, html};
 
+use super::style::{CellStyle, legend_sample, marker};
 use super::{Linear, Log, fit, points, px, svg, tick_label, x_axis, y_axis};
 use crate::report::spectrum::nines;
 
 pub struct Line {
     pub label: String,
-    pub color: &'static str,
+    pub style: CellStyle,
     /// (quantile, ms), quantile ascending.
     pub points: Vec<[f64; 2]>,
     /// Says where the line comes from (every request, or stored percentiles).
@@ -16,11 +17,16 @@ pub struct Line {
 }
 
 const WIDTH: f64 = 1000.0;
-const HEIGHT: f64 = 420.0;
 const LEFT: f64 = 80.0;
-const RIGHT: f64 = 230.0;
+const RIGHT: f64 = 30.0;
 const TOP: f64 = 34.0;
-const BOTTOM: f64 = 60.0;
+/// The percentile axis; the legend starts below its title.
+const PLOT_BOTTOM: f64 = 360.0;
+const LEGEND_TOP: f64 = PLOT_BOTTOM + 54.0;
+const LEGEND_COLUMNS: usize = 3;
+const LEGEND_ROW: f64 = 18.0;
+/// Markers per line (besides its last point), so styles tell lines apart where colours repeat.
+const MARKERS_PER_LINE: usize = 6;
 
 /// `0%`, `90%`, `99%`, `99.9%` … for 0, 1, 2, 3 nines.
 fn nines_label(nines: u32) -> String {
@@ -38,29 +44,46 @@ pub fn spectrum_chart(title: &str, lines: &[Line]) -> Markup {
     let top_nines =
         lines.iter().filter_map(|line| line.points.last()).map(|point| nines(point[0])).fold(2.0f64, f64::max).ceil();
     let x = Linear::new((0.0, top_nines), (LEFT, WIDTH - RIGHT));
-    let y = Log::decades(min, max, (HEIGHT - BOTTOM, TOP));
+    let y = Log::decades(min, max, (PLOT_BOTTOM, TOP));
     let x_ticks: Vec<(f64, String)> = (0..=top_nines as u32).map(|n| (x.at(n as f64), nines_label(n))).collect();
     let y_ticks: Vec<(f64, String)> = y.ticks().into_iter().map(|ms| (y.at(ms), tick_label(ms))).collect();
+    let at = |point: &[f64; 2]| (x.at(nines(point[0])), y.at(point[1]));
+    let legend_rows = lines.len().div_ceil(LEGEND_COLUMNS);
+    let height = LEGEND_TOP + legend_rows as f64 * LEGEND_ROW + 10.0;
+    let column_width = (WIDTH - LEFT) / LEGEND_COLUMNS as f64;
     let body = html! {
         text x=(px(LEFT)) y="20" class="heading" { (title) }
-        (x_axis(&x_ticks, HEIGHT - BOTTOM, TOP, "percentile", (LEFT + WIDTH - RIGHT) / 2.0))
-        (y_axis(&y_ticks, LEFT, WIDTH - RIGHT, "latency (ms, log scale)", (TOP + HEIGHT - BOTTOM) / 2.0))
+        (x_axis(&x_ticks, PLOT_BOTTOM, TOP, "percentile", (LEFT + WIDTH - RIGHT) / 2.0))
+        (y_axis(&y_ticks, LEFT, WIDTH - RIGHT, "latency (ms, log scale)", (TOP + PLOT_BOTTOM) / 2.0))
         @for line in lines {
-            polyline class="series" stroke=(line.color)
-                points=(points(line.points.iter().map(|point| (x.at(nines(point[0])), y.at(point[1]))))) {}
+            g class="cell" {
+                polyline class="series" stroke=(line.style.color) stroke-dasharray=[line.style.dash]
+                    points=(points(line.points.iter().map(at))) {}
+                @for point in marked(&line.points) {
+                    @let (px_x, px_y) = at(point);
+                    (marker(&line.style, px_x, px_y, 7.0))
+                }
+            }
         }
         g class="legend" {
             @for (index, line) in lines.iter().enumerate() {
-                @let row = TOP + 10.0 + index as f64 * 34.0;
-                rect x=(px(WIDTH - RIGHT + 20.0)) y=(px(row - 9.0)) width="14" height="4" fill=(line.color) {}
-                text x=(px(WIDTH - RIGHT + 40.0)) y=(px(row - 3.0)) class="label" {
-                    title { (line.label) } (fit(&line.label, 27))
+                @let left = LEFT + (index % LEGEND_COLUMNS) as f64 * column_width;
+                @let row = LEGEND_TOP + (index / LEGEND_COLUMNS) as f64 * LEGEND_ROW;
+                (legend_sample(&line.style, left, row - 4.0))
+                text x=(px(left + 38.0)) y=(px(row)) class="label" {
+                    title { (line.label) " (" (line.note) ")" } (fit(&line.label, 24))
+                    tspan class="note" dx="6" { (line.note) }
                 }
-                text x=(px(WIDTH - RIGHT + 40.0)) y=(px(row + 11.0)) class="note" { (line.note) }
             }
         }
     };
-    svg("spectrum", WIDTH, HEIGHT, title, body)
+    svg("spectrum", WIDTH, height, title, body)
+}
+
+/// The points a line carries markers on: about [`MARKERS_PER_LINE`] spread along it, and its last.
+fn marked(points: &[[f64; 2]]) -> impl Iterator<Item = &[f64; 2]> {
+    let step = (points.len() / MARKERS_PER_LINE).max(1);
+    points.iter().enumerate().filter(move |(index, _)| index % step == 0 || *index + 1 == points.len()).map(|(_, p)| p)
 }
 
 #[cfg(test)]
