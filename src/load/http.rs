@@ -56,6 +56,11 @@ impl ResponseParser {
         self.no_body = no_body;
     }
 
+    /// True once any byte of the current response has arrived.
+    pub fn started(&self) -> bool {
+        self.stage != Stage::Head || !self.pending.is_empty() || self.status != 0
+    }
+
     /// Feed the bytes read from the socket.
     pub fn feed(&mut self, mut data: &[u8]) -> Result<Progress, ParseError> {
         loop {
