@@ -128,3 +128,18 @@ fn looks_negative(word: &str) -> bool {
         .and_then(|rest| rest.chars().next())
         .is_some_and(|first| first.is_ascii_digit() || first == '.')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::looks_negative;
+
+    #[test]
+    fn a_minus_before_a_number_is_a_negative_value_and_a_flag_is_not() {
+        for word in ["-5", "-0.5", "-.5", "-1s", "-500ms", "-5%"] {
+            assert!(looks_negative(word), "{word}");
+        }
+        for word in ["-c", "--rate", "-", "5", "-R5x", ""] {
+            assert!(!looks_negative(word), "{word}");
+        }
+    }
+}

@@ -289,6 +289,18 @@ mod tests {
     }
 
     #[test]
+    fn started_once_any_byte_of_the_response_arrived() {
+        let mut parser = ResponseParser::default();
+        parser.reset(false);
+        assert!(!parser.started());
+        assert_eq!(parser.feed(b"HTTP/1.1 2").unwrap(), Progress::NeedMore);
+        assert!(parser.started(), "a partial head");
+        parser.reset(false);
+        assert_eq!(parser.feed(b"HTTP/1.1 100 Continue\r\n\r\n").unwrap(), Progress::NeedMore);
+        assert!(parser.started(), "an interim response");
+    }
+
+    #[test]
     fn body_until_close() {
         let mut parser = ResponseParser::default();
         assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\n\r\nsome body").unwrap(), Progress::NeedMore);
