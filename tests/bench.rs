@@ -129,13 +129,24 @@ fn a_server_closing_after_each_response_gets_each_request_once() {
 #[test]
 fn a_server_closing_after_each_response_over_a_duration_counts_what_the_server_received() {
     let server = serve(|_| ok_then_close("ok"));
-    let (code, result, _) = bench_json(&["-d", "2s", "-c", "4", "-t", "2", &server.url("/")]);
-    assert_eq!(code, 0);
-    assert_eq!(result["errors"]["total"], 0, "{}", result["errors"]);
-    let reported = result["requests"].as_u64().unwrap();
-    let received = server.requests.load(Ordering::SeqCst);
-    assert!(reported > 100, "the run made progress: {reported}");
-    assert!(received >= reported && received - reported <= 4, "within one per connection: {received} vs {reported}");
+    let url = server.url("/");
+    for (args, connections) in [(["-c", "4", "-t", "2"], 4), (["-R", "400", "-c", "8"], 8)] {
+        let before = server.requests.load(Ordering::SeqCst);
+        let mut all = vec!["-d", "2s", &url];
+        all.extend(args);
+        let (code, result, _) = bench_json(&all);
+        assert_eq!(code, 0, "{args:?}");
+        assert_eq!(result["errors"]["total"], 0, "{args:?}: {}", result["errors"]);
+        let reported = result["requests"].as_u64().unwrap();
+        // The server's count settles once the last connections are closed.
+        std::thread::sleep(Duration::from_millis(200));
+        let received = server.requests.load(Ordering::SeqCst) - before;
+        assert!(reported > 100, "{args:?}: the run made progress: {reported}");
+        assert!(
+            received >= reported && received - reported <= connections,
+            "{args:?}: within one per connection: the server received {received}, jload reports {reported}"
+        );
+    }
 }
 
 #[test]
