@@ -156,12 +156,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     let mut result = engine::run(&spec, &options)?;
     let (jvm_window, jvm_series) = watched.map(WatchedJvm::finish).unwrap_or_default();
     result.thresholds = thresholds.iter().map(|threshold| threshold.judge(&result)).collect();
+    // The file first: a closed stdout ends jload at the first print (see main.rs), and must not lose the result.
+    if let Some(path) = &args.json {
+        write_json(path, &BenchOutput { bench: &result, jvm: jvm_window.as_ref(), jvm_series })?;
+    }
     print!("{}", summary::render(&result));
     if let Some(window) = &jvm_window {
         print!("{}", window.render());
-    }
-    if let Some(path) = &args.json {
-        write_json(path, &BenchOutput { bench: &result, jvm: jvm_window.as_ref(), jvm_series })?;
     }
     Ok(exit_code(&result))
 }

@@ -20,6 +20,12 @@ pub fn bad_input(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(BadInput(message.into()))
 }
 
+/// The one wording for a negative value given where jload takes only positive ones (counts, rates, durations).
+pub fn negative_value(what: &str, value: &str) -> String {
+    let what = if what.is_empty() { String::new() } else { format!("{what} ") };
+    format!("{what}{value}: negative values are not accepted; give a positive value")
+}
+
 /// Exit codes shared by every subcommand.
 pub mod exit {
     pub const OK: i32 = 0;

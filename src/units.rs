@@ -2,11 +2,14 @@
 
 use std::time::Duration;
 
-use crate::error::bad_input;
+use crate::error::{bad_input, negative_value};
 
 /// Parse a duration such as `10s`, `2m`, `1h30m`, `500ms` or `1.5s`. `what` names the flag or key in the error.
 pub fn parse_duration(what: &str, text: &str) -> anyhow::Result<Duration> {
     let trimmed = text.trim();
+    if trimmed.starts_with('-') {
+        return Err(bad_input(negative_value(what, trimmed)));
+    }
     let parsed = humantime::parse_duration(trimmed).ok().or_else(|| parse_decimal_seconds(trimmed));
     match parsed {
         Some(duration) => Ok(duration),

@@ -109,6 +109,118 @@ fn server_closing_connections_is_reopened_and_counted() {
     assert_eq!(result["reconnects"], 100);
 }
 
+/// A `200 OK` response sent right before the server closes the connection, without `Connection: close`.
+fn ok_then_close(body: &str) -> Reply {
+    Reply::BytesThenClose(format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes())
+}
+
+#[test]
+fn a_server_closing_after_each_response_gets_each_request_once() {
+    let server = serve(|_| ok_then_close("ok"));
+    let (code, result, _) = bench_json(&["-n", "2000", "-c", "4", "-t", "2", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["errors"]["total"], 0, "an unannounced close is not an error: {}", result["errors"]);
+    assert_eq!(result["requests"], 2000);
+    assert_eq!(result["status_codes"]["200"], 2000);
+    assert_eq!(server.requests.load(Ordering::SeqCst), 2000, "the server received each request once");
+    assert!(result["reconnects"].as_u64().unwrap() >= 1996, "one connection per request: {}", result["reconnects"]);
+}
+
+#[test]
+fn a_server_closing_after_each_response_over_a_duration_counts_what_the_server_received() {
+    let server = serve(|_| ok_then_close("ok"));
+    let url = server.url("/");
+    for (args, connections) in [(["-c", "4", "-t", "2"], 4), (["-R", "400", "-c", "8"], 8)] {
+        let before = server.requests.load(Ordering::SeqCst);
+        let mut all = vec!["-d", "2s", &url];
+        all.extend(args);
+        let (code, result, _) = bench_json(&all);
+        assert_eq!(code, 0, "{args:?}");
+        assert_eq!(result["errors"]["total"], 0, "{args:?}: {}", result["errors"]);
+        let reported = result["requests"].as_u64().unwrap();
+        // The server's count settles once the last connections are closed.
+        std::thread::sleep(Duration::from_millis(200));
+        let received = server.requests.load(Ordering::SeqCst) - before;
+        assert!(reported > 100, "{args:?}: the run made progress: {reported}");
+        assert!(
+            received >= reported && received - reported <= connections,
+            "{args:?}: within one per connection: the server received {received}, jload reports {reported}"
+        );
+    }
+}
+
+#[test]
+fn a_server_closing_after_each_response_in_the_open_model_gets_the_schedule() {
+    let server = serve(|_| ok_then_close("ok"));
+    let (code, result, _) = bench_json(&["-R", "500", "-n", "1000", "-c", "10", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["errors"]["total"], 0, "{}", result["errors"]);
+    assert_eq!(result["requests"], 1000, "the schedule holds exactly -n requests");
+    assert_eq!(server.requests.load(Ordering::SeqCst), 1000, "the server received each request once");
+}
+
+#[test]
+fn a_keep_alive_limit_without_announcement_loses_no_request() {
+    // Like a keep-alive limit: every third response on a connection is its last, and the close is not announced.
+    let server = serve(|seen| if seen.on_connection % 3 == 2 { ok_then_close("ok") } else { ok("ok") });
+    for args in [["-n", "3000", "-c", "4", "-t", "2"], ["-n", "3000", "-R", "1500", "-c", "10"]] {
+        let mut all = args.to_vec();
+        let url = server.url("/");
+        all.push(&url);
+        let before = server.requests.load(Ordering::SeqCst);
+        let (code, result, _) = bench_json(&all);
+        assert_eq!(code, 0, "{args:?}");
+        assert_eq!(result["errors"]["total"], 0, "{args:?}: {}", result["errors"]);
+        assert_eq!(result["requests"], 3000, "{args:?}");
+        assert_eq!(server.requests.load(Ordering::SeqCst) - before, 3000, "{args:?}: each request received once");
+        // One reconnect per 3 requests, but a connection's last close may come after it has retired (at most -c).
+        let reconnects = result["reconnects"].as_u64().unwrap();
+        let connections: u64 = args[args.iter().position(|arg| *arg == "-c").unwrap() + 1].parse().unwrap();
+        assert!((1000 - connections..=1000).contains(&reconnects), "{args:?}: reconnects {reconnects}");
+    }
+}
+
+#[test]
+fn a_body_delimited_by_the_close_completes_at_once() {
+    let server = serve(|_| Reply::BytesThenClose(b"HTTP/1.0 200 OK\r\n\r\nno length, ends at the close".to_vec()));
+    let (code, result, elapsed) = bench_json(&["-n", "300", "-c", "3", "--timeout", "10s", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["errors"]["total"], 0, "{}", result["errors"]);
+    assert_eq!(result["status_codes"]["200"], 300);
+    assert!(elapsed < Duration::from_secs(8), "no response waited for the 10 s timeout: {elapsed:?}");
+}
+
+#[test]
+fn a_request_the_server_received_and_dropped_is_an_error_not_resent() {
+    // The server reads every second request on a connection and closes without answering: a real failure.
+    let server = serve(|seen| if seen.on_connection == 1 { Reply::BytesThenClose(Vec::new()) } else { ok("ok") });
+    let (code, result, _) = bench_json(&["-n", "400", "-c", "2", &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["requests"], 400);
+    assert_eq!(result["errors"]["read"], 200, "every second request was dropped: {}", result["errors"]);
+    assert_eq!(result["resent"], 0);
+    assert_eq!(server.requests.load(Ordering::SeqCst), 400);
+}
+
+#[test]
+fn a_request_is_resent_at_most_once() {
+    // A server that closes every connection as soon as it accepts it, reading nothing: each request goes out on its
+    // connection, is re-sent once on a new one, and then counts as a read error, so the run ends.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            drop(stream);
+        }
+    });
+    let (code, result, elapsed) = bench_json(&["-n", "50", "-c", "2", &url]);
+    assert_eq!(code, 1, "nothing succeeded");
+    assert_eq!(result["requests"], 50);
+    assert_eq!(result["errors"]["read"].as_u64().unwrap() + result["errors"]["write"].as_u64().unwrap(), 50);
+    assert_eq!(result["resent"], 50, "each request was re-sent once, never twice");
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+}
+
 #[test]
 fn open_model_keeps_the_rate() {
     let server = serve(|_| ok("x"));

@@ -112,10 +112,7 @@ pub fn run_gcstat(args: GcstatArgs) -> Result<i32> {
     };
     let pid = target::resolve(&args.target)?;
     let mut sampler = JvmSampler::open(pid)?;
-    match sample_loop(&mut sampler, &output, interval.unwrap_or_default(), count) {
-        Err(err) if is_broken_pipe(&err) => Ok(exit::OK),
-        other => other,
-    }
+    sample_loop(&mut sampler, &output, interval.unwrap_or_default(), count)
 }
 
 fn sample_loop(sampler: &mut JvmSampler, output: &Output, interval: Duration, count: Option<u64>) -> Result<i32> {
@@ -141,10 +138,6 @@ fn sample_loop(sampler: &mut JvmSampler, output: &Output, interval: Duration, co
     Ok(exit::OK)
 }
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-}
-
 /// jstat's interval syntax: `N` or `Nms` (milliseconds) or `Ns` (seconds).
 fn parse_interval(text: &str) -> Result<Duration> {
     let (digits, unit_ms) = if let Some(ms) = text.strip_suffix("ms") {
@@ -164,16 +157,14 @@ fn parse_interval(text: &str) -> Result<Duration> {
 pub fn run_jps(args: JpsArgs) -> Result<i32> {
     let jvms = discovery::list_jvms();
     let mut stdout = io::stdout().lock();
-    let printed = if args.json {
-        jvms.iter().try_for_each(|jvm| writeln!(stdout, "{}", serde_json::to_string(jvm)?).map_err(Into::into))
+    if args.json {
+        for jvm in &jvms {
+            writeln!(stdout, "{}", serde_json::to_string(jvm)?)?;
+        }
     } else {
-        print_jps_table(&mut stdout, &jvms, args.jvm_args)
-    };
-    match printed {
-        Err(err) if is_broken_pipe(&err) => Ok(exit::OK),
-        Err(err) => Err(err),
-        Ok(()) => Ok(exit::OK),
+        print_jps_table(&mut stdout, &jvms, args.jvm_args)?;
     }
+    Ok(exit::OK)
 }
 
 fn print_jps_table(out: &mut impl Write, jvms: &[JvmInfo], with_jvm_args: bool) -> Result<()> {

@@ -3,6 +3,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::time::Instant;
 
 use mio::net::TcpStream;
@@ -27,6 +28,15 @@ pub enum State {
     Done,
 }
 
+/// How the peer ended a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeerClose {
+    /// An orderly close (FIN): the end of the stream, or a reset that followed it (EPIPE).
+    Fin,
+    /// A reset without a FIN: the peer's kernel discarded the connection, with any request still unread in it.
+    Reset,
+}
+
 /// Outcome of reading what a readable event announced.
 #[derive(Debug)]
 pub enum ReadOutcome {
@@ -36,9 +46,9 @@ pub enum ReadOutcome {
         status: u16,
         close: bool,
     },
-    /// The peer closed the connection before a (complete) response.
-    Closed,
-    /// A socket error, or bytes that are not a valid HTTP response.
+    /// The peer closed or reset the connection before the response was complete.
+    Closed(PeerClose),
+    /// Another socket error, or bytes that are not a valid HTTP response.
     Failed,
 }
 
@@ -57,6 +67,12 @@ pub struct Conn {
     pub scratch: Vec<u8>,
     /// Open model: the number of this connection's scheduled requests already consumed.
     pub next_slot: u64,
+    /// The request in flight is already a re-send (see `unanswered_because_closed`): it is never re-sent twice.
+    pub resent: bool,
+    /// The request in flight goes out again as soon as the new connection is up.
+    pub resend_when_connected: bool,
+    /// Bytes written on the current TCP connection (compared with what the peer acknowledged).
+    written_on_connection: u64,
     writable_interest: bool,
 }
 
@@ -72,6 +88,9 @@ impl Conn {
             parser: ResponseParser::default(),
             scratch: Vec::new(),
             next_slot: 0,
+            resent: false,
+            resend_when_connected: false,
+            written_on_connection: 0,
             writable_interest: false,
         }
     }
@@ -82,6 +101,7 @@ impl Conn {
         let mut stream = TcpStream::connect(addr)?;
         registry.register(&mut stream, token, Interest::READABLE | Interest::WRITABLE)?;
         self.stream = Some(stream);
+        self.written_on_connection = 0;
         self.writable_interest = true;
         self.state = State::Connecting(now);
         Ok(())
@@ -124,6 +144,7 @@ impl Conn {
                 Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
                 Ok(written) => {
                     self.write_offset += written;
+                    self.written_on_connection += written as u64;
                     *bytes_sent += written as u64;
                 }
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
@@ -147,29 +168,81 @@ impl Conn {
     }
 
     /// Read what the socket has and feed the response parser. `buffer` is the worker's shared read buffer.
-    pub fn read_response(&mut self, buffer: &mut [u8], bytes_received: &mut u64) -> ReadOutcome {
-        let Some(stream) = self.stream.as_mut() else { return ReadOutcome::Closed };
+    /// `peer_closed`: the event said the peer has closed its side, so the end of the stream is already there (edge
+    /// triggering announces it once): read on to it rather than stopping at a short read.
+    pub fn read_response(&mut self, buffer: &mut [u8], bytes_received: &mut u64, peer_closed: bool) -> ReadOutcome {
+        let Some(stream) = self.stream.as_mut() else { return ReadOutcome::Closed(PeerClose::Fin) };
         loop {
             match stream.read(buffer) {
                 Ok(0) => {
                     return match self.parser.feed_eof() {
                         Ok(Progress::Complete { status, close }) => ReadOutcome::Complete { status, close },
-                        _ => ReadOutcome::Closed,
+                        _ => ReadOutcome::Closed(PeerClose::Fin),
                     };
                 }
                 Ok(count) => {
                     *bytes_received += count as u64;
                     match self.parser.feed(&buffer[..count]) {
                         Ok(Progress::Complete { status, close }) => return ReadOutcome::Complete { status, close },
-                        Ok(Progress::NeedMore) if count < buffer.len() => return ReadOutcome::Pending,
+                        Ok(Progress::NeedMore) if count < buffer.len() && !peer_closed => return ReadOutcome::Pending,
                         Ok(Progress::NeedMore) => continue,
                         Err(_) => return ReadOutcome::Failed,
                     }
                 }
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => return ReadOutcome::Pending,
-                Err(_) => return ReadOutcome::Failed,
+                Err(err) => {
+                    return match peer_close(&err) {
+                        Some(how) => ReadOutcome::Closed(how),
+                        None => ReadOutcome::Failed,
+                    };
+                }
             }
         }
+    }
+
+    /// True when the request in flight failed only because the peer had closed the connection before reading it, so
+    /// the server never processed it and it may go out again on a new connection. Never for a re-send (so a request
+    /// goes out at most twice) nor once any byte of its response arrived. A reset without a FIN means the peer's
+    /// kernel discarded the connection with the request unread in it. After a FIN, the FIN's acknowledgement tells:
+    /// a server that read the request before closing acknowledged it; one that had closed before it arrived did not
+    /// (it answered the request with a reset).
+    pub fn unanswered_because_closed(&self, how: PeerClose) -> bool {
+        if self.resent || self.parser.started() {
+            return false;
+        }
+        match how {
+            PeerClose::Reset => true,
+            PeerClose::Fin => self.acknowledged_bytes().is_some_and(|acked| acked < self.written_on_connection),
+        }
+    }
+
+    /// Bytes the peer acknowledged on this connection (TCP_INFO; kept after a reset), the SYN counted as one.
+    fn acknowledged_bytes(&self) -> Option<u64> {
+        let stream = self.stream.as_ref()?;
+        // SAFETY: an all-zero tcp_info is valid; getsockopt writes at most `length` bytes into it.
+        let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+        let mut length = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+        // SAFETY: a valid socket, a correctly sized buffer and its length.
+        let rc = unsafe {
+            libc::getsockopt(
+                stream.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_INFO,
+                (&mut info as *mut libc::tcp_info).cast(),
+                &mut length,
+            )
+        };
+        (rc == 0).then_some(info.tcpi_bytes_acked)
+    }
+}
+
+/// How the peer ended the connection, when this socket error means it did. Linux reports a reset that follows the
+/// peer's FIN as EPIPE, one without a FIN as ECONNRESET.
+pub fn peer_close(err: &io::Error) -> Option<PeerClose> {
+    match err.kind() {
+        io::ErrorKind::BrokenPipe => Some(PeerClose::Fin),
+        io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => Some(PeerClose::Reset),
+        _ => None,
     }
 }

@@ -56,6 +56,11 @@ impl ResponseParser {
         self.no_body = no_body;
     }
 
+    /// True once any byte of the current response has arrived.
+    pub fn started(&self) -> bool {
+        self.stage != Stage::Head || !self.pending.is_empty() || self.status != 0
+    }
+
     /// Feed the bytes read from the socket.
     pub fn feed(&mut self, mut data: &[u8]) -> Result<Progress, ParseError> {
         loop {
@@ -281,6 +286,18 @@ mod tests {
     fn interim_100_continue_is_skipped() {
         let response = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx";
         assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 200, close: false });
+    }
+
+    #[test]
+    fn started_once_any_byte_of_the_response_arrived() {
+        let mut parser = ResponseParser::default();
+        parser.reset(false);
+        assert!(!parser.started());
+        assert_eq!(parser.feed(b"HTTP/1.1 2").unwrap(), Progress::NeedMore);
+        assert!(parser.started(), "a partial head");
+        parser.reset(false);
+        assert_eq!(parser.feed(b"HTTP/1.1 100 Continue\r\n\r\n").unwrap(), Progress::NeedMore);
+        assert!(parser.started(), "an interim response");
     }
 
     #[test]

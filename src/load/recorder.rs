@@ -128,6 +128,8 @@ pub struct Recorder {
     pub late: u64,
     /// Connections opened again after the server closed them or after an error.
     pub reconnects: u64,
+    /// Requests sent again on a new connection because the server had closed the old one before they reached it.
+    pub resent: u64,
 }
 
 impl Recorder {
@@ -143,6 +145,7 @@ impl Recorder {
             bytes_sent: 0,
             late: 0,
             reconnects: 0,
+            resent: 0,
         }
     }
 
@@ -203,5 +206,6 @@ impl Recorder {
         self.bytes_sent += other.bytes_sent;
         self.late += other.late;
         self.reconnects += other.reconnects;
+        self.resent += other.resent;
     }
 }

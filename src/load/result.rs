@@ -131,6 +131,10 @@ pub struct BenchResult {
     pub errors: ErrorSummary,
     pub status_codes: BTreeMap<String, u64>,
     pub reconnects: u64,
+    /// Requests sent again on a new connection because the server had closed the old one before they reached it
+    /// (they were not processed, so they are counted once).
+    #[serde(default)]
+    pub resent: u64,
     /// Per request name, only with a mix of several requests.
     pub per_request: Vec<RequestResult>,
     pub series: Vec<SeriesRow>,
@@ -197,6 +201,7 @@ impl BenchResult {
             errors: ErrorSummary::from(&total.errors),
             status_codes: status_map(&total.status_codes),
             reconnects: merged.reconnects,
+            resent: merged.resent,
             per_request,
             series: facts.series,
             interrupted: facts.interrupted,

@@ -118,7 +118,15 @@ pub fn render(result: &BenchResult) -> String {
         let _ = writeln!(out, "  Status codes  {}", codes.join(", "));
     }
     if result.reconnects > 0 {
-        let _ = writeln!(out, "  Reconnects    {}", grouped(result.reconnects));
+        let resent = if result.resent > 0 {
+            format!(
+                " ({} requests re-sent: the server had closed the connection before they reached it)",
+                grouped(result.resent)
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "  Reconnects    {}{resent}", grouped(result.reconnects));
     }
     if !result.per_request.is_empty() {
         let width = result.per_request.iter().map(|request| request.name.len()).max().unwrap_or(4).max(4);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use mio::{Events, Poll, Token};
 
-use super::conn::{Conn, ReadOutcome, State};
+use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
 use super::status::OkStatus;
@@ -197,7 +197,7 @@ impl Worker<'_> {
             for event in events.iter() {
                 match event.token() {
                     TIMER_TOKEN => self.timer.acknowledge(),
-                    Token(index) => self.on_event(index, event.is_writable()),
+                    Token(index) => self.on_event(index, event.is_writable(), event.is_read_closed()),
                 }
             }
         }
@@ -225,12 +225,13 @@ impl Worker<'_> {
         self.conns.iter().all(|conn| conn.state == State::Done)
     }
 
-    fn on_event(&mut self, index: usize, writable: bool) {
+    /// `peer_closed`: the event carries the peer's close (with edge triggering it is announced only this once).
+    fn on_event(&mut self, index: usize, writable: bool, peer_closed: bool) {
         let now = Instant::now();
         match self.conns[index].state {
             State::Connecting(_) => self.complete_connect(index, now, true),
             State::Writing if writable => self.continue_write(index, now),
-            State::Writing | State::Reading => self.read(index),
+            State::Writing | State::Reading => self.read(index, peer_closed),
             State::Idle => self.read_while_idle(index),
             State::Backoff(_) | State::Done => {}
         }
@@ -250,18 +251,22 @@ impl Worker<'_> {
             self.refused_since_progress = 0;
         }
         match connected {
+            Ok(()) if running && self.conns[index].resend_when_connected => self.resend(index, now),
             Ok(()) if running => self.start_next(index, now),
             Ok(()) => {}
             Err(_) => self.connect_failed(index, now),
         }
     }
 
-    /// A failed or timed-out connect: counted, and (so that `-n` always ends) it uses up the request it was for.
+    /// A failed or timed-out connect: counted, and (so that `-n` always ends) it uses up the request it was for —
+    /// the one waiting to be re-sent, if any, else the next one.
     fn connect_failed(&mut self, index: usize, now: Instant) {
         self.recorder.connect_failure();
         self.refused_since_progress += 1;
         self.conns[index].close(self.poll.registry());
-        if self.shared.rate.is_some() {
+        if std::mem::take(&mut self.conns[index].resend_when_connected) {
+            // Its quota or schedule slot was taken when it was first sent.
+        } else if self.shared.rate.is_some() {
             if self.next_send_time(index).is_some_and(|at| at <= now) {
                 self.conns[index].next_slot += 1;
             }
@@ -328,8 +333,21 @@ impl Worker<'_> {
         conn.sent = now;
         conn.write_offset = 0;
         conn.next_slot += 1;
+        conn.resent = false;
         conn.parser.reset(set.requests[request].is_head);
         set.render_if_dynamic(request, &mut self.rng, &mut conn.scratch);
+        self.continue_write(index, now);
+    }
+
+    /// Write the request in flight again, unchanged, on the new connection. Its latency still counts from its first
+    /// send (or its due time): the client waited all along.
+    fn resend(&mut self, index: usize, now: Instant) {
+        let conn = &mut self.conns[index];
+        conn.resend_when_connected = false;
+        conn.resent = true;
+        conn.write_offset = 0;
+        conn.parser.reset(self.shared.set.requests[conn.request].is_head);
+        self.recorder.resent += 1;
         self.continue_write(index, now);
     }
 
@@ -340,13 +358,17 @@ impl Worker<'_> {
         let bytes = self.shared.set.request_bytes(conn.request, &scratch);
         let written = conn.write_request(self.poll.registry(), Token(index), bytes, &mut self.recorder.bytes_sent);
         conn.scratch = scratch;
-        if written.is_err() {
-            self.fail(index, Failure::Write, now);
+        if let Err(err) = written {
+            match peer_close(&err) {
+                Some(how) => self.closed_by_peer(index, how, Failure::Write, now),
+                None => self.fail(index, Failure::Write, now),
+            }
         }
     }
 
-    fn read(&mut self, index: usize) {
-        let outcome = self.conns[index].read_response(&mut self.read_buffer, &mut self.recorder.bytes_received);
+    fn read(&mut self, index: usize, peer_closed: bool) {
+        let outcome =
+            self.conns[index].read_response(&mut self.read_buffer, &mut self.recorder.bytes_received, peer_closed);
         let now = Instant::now();
         match outcome {
             ReadOutcome::Pending => {}
@@ -358,14 +380,28 @@ impl Worker<'_> {
                 let uncorrected = now.saturating_duration_since(conn.sent).as_micros() as u64;
                 let ok = self.shared.ok_status.is_ok(status);
                 self.recorder.response(conn.request, latency, uncorrected, status, ok);
-                if close {
+                // A close that came with the response, announced or not: the connection cannot carry another.
+                if close || peer_closed {
                     self.reconnect(index, now);
                 } else {
                     self.conns[index].state = State::Idle;
                     self.start_next(index, now);
                 }
             }
-            ReadOutcome::Closed | ReadOutcome::Failed => self.fail(index, Failure::Read, now),
+            ReadOutcome::Closed(how) => self.closed_by_peer(index, how, Failure::Read, now),
+            ReadOutcome::Failed => self.fail(index, Failure::Read, now),
+        }
+    }
+
+    /// The peer closed the connection under the request in flight. If it had closed before reading the request (the
+    /// close came with or right after the previous response), the request was never processed: send it again on a
+    /// new connection. Otherwise the server dropped a request it had read: a failure of this class.
+    fn closed_by_peer(&mut self, index: usize, how: PeerClose, failure: Failure, now: Instant) {
+        if self.conns[index].unanswered_because_closed(how) {
+            self.conns[index].resend_when_connected = true;
+            self.reconnect(index, now);
+        } else {
+            self.fail(index, failure, now);
         }
     }
 
@@ -373,7 +409,9 @@ impl Worker<'_> {
     fn read_while_idle(&mut self, index: usize) {
         let conn = &mut self.conns[index];
         conn.parser.reset(false);
-        if let ReadOutcome::Pending = conn.read_response(&mut self.read_buffer, &mut self.recorder.bytes_received) {
+        if let ReadOutcome::Pending =
+            conn.read_response(&mut self.read_buffer, &mut self.recorder.bytes_received, false)
+        {
             return;
         }
         // Its scheduled send (if any) is re-planned from `next_slot` once the new connection is up.
@@ -402,7 +440,9 @@ impl Worker<'_> {
                     self.fail(index, Failure::Timeout, now)
                 }
                 State::Backoff(until) if now >= until => {
-                    let has_work = if self.shared.rate.is_some() {
+                    let has_work = if self.conns[index].resend_when_connected {
+                        true
+                    } else if self.shared.rate.is_some() {
                         self.next_send_time(index).is_some()
                     } else {
                         self.quota_left != Some(0)

@@ -20,6 +20,9 @@ pub enum Reply {
     Stall,
     /// Close the connection with a TCP reset.
     Reset,
+    /// Send these bytes, then close the connection without having announced it (no `Connection: close`), as
+    /// HTTP/1.0-style servers, proxies and keep-alive limits do.
+    BytesThenClose(Vec<u8>),
 }
 
 /// A request as the server saw it.
@@ -27,6 +30,8 @@ pub struct Seen {
     pub path: String,
     /// 0-based count of requests the server has seen before this one.
     pub index: u64,
+    /// 0-based count of requests seen before this one on the same connection.
+    pub on_connection: u64,
 }
 
 /// A running test server; it stops accepting when dropped.
@@ -99,6 +104,7 @@ fn connection(
     let _ = stream.set_nodelay(true);
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 8192];
+    let mut on_connection = 0;
     loop {
         // Parse a whole request (head plus Content-Length body) from what has arrived.
         let parsed = {
@@ -131,11 +137,15 @@ fn connection(
         }
         let index = requests.fetch_add(1, Ordering::SeqCst);
         *paths.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
-        match handler(&Seen { path, index }) {
+        match handler(&Seen { path, index, on_connection }) {
             Reply::Bytes(bytes) => {
                 if stream.write_all(&bytes).is_err() {
                     return;
                 }
+            }
+            Reply::BytesThenClose(bytes) => {
+                let _ = stream.write_all(&bytes);
+                return;
             }
             Reply::Stall => {
                 // Hold the connection open without answering until the client gives up.
@@ -149,6 +159,7 @@ fn connection(
                 return;
             }
         }
+        on_connection += 1;
     }
 }
 

@@ -1,0 +1,146 @@
+//! The command line's behaviour common to every subcommand, through the real binary: a closed stdout
+//! (`jload … | head -1`) ends jload quietly, and a negative number for any numeric flag gets jload's one-line message.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::{jload, ok, repo, serve, tempdir};
+
+/// Run jload with a stdout whose reader is already gone, as `jload … | head -1` leaves it once head has exited.
+fn jload_into_closed_pipe(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(args)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("jload runs")
+}
+
+fn assert_ends_quietly(args: &[&str]) {
+    let output = jload_into_closed_pipe(args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), None, "{args:?}: no exit code (never 101): {:?} {stderr}", output.status);
+    assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{args:?}: ended by SIGPIPE, as a Unix filter: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: no panic: {stderr}");
+}
+
+/// A JVM running tests/java/Alloc.java (idle after start-up), killed when dropped.
+struct IdleJvm(Child);
+
+impl IdleJvm {
+    fn start() -> IdleJvm {
+        let mut child = Command::new("java")
+            .args(["-Xmx32m", repo().join("tests/java/Alloc.java").to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("java runs");
+        let stdout = child.stdout.take().unwrap();
+        let (lines, received) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = lines.send(line);
+            }
+        });
+        let line = received.recv_timeout(Duration::from_secs(60)).expect("the JVM prints its idle line");
+        assert!(line.starts_with("idle port="), "{line}");
+        IdleJvm(child)
+    }
+}
+
+impl Drop for IdleJvm {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let status = Command::new("cp").arg("-r").arg(from).arg(to).status().expect("cp runs");
+    assert!(status.success());
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let server = serve(|_| ok("x"));
+    let url = server.url("/");
+    let dir = tempdir();
+    let json = dir.join("bench.json");
+    let fixtures = repo().join("tests/fixtures/results");
+    let report_dir = dir.join("sweep");
+    copy_dir(&fixtures.join("sweep"), &report_dir);
+    let jvm = IdleJvm::start();
+    let pid = jvm.0.id().to_string();
+    let path = |path: &PathBuf| path.to_str().unwrap().to_string();
+    let commands: Vec<Vec<String>> = vec![
+        vec!["bench".into(), "-q".into(), "-n".into(), "20".into(), "--json".into(), path(&json), url.clone()],
+        vec!["gcstat".into(), pid.clone(), "10".into(), "1000".into()],
+        vec!["gclog".into(), path(&repo().join("tests/fixtures/gclog/g1-jdk17.log")), "--pauses".into()],
+        vec!["jps".into()],
+        vec!["jdks".into()],
+        vec!["run".into(), "--dry-run".into(), path(&repo().join("plans/quickstart.toml"))],
+        vec!["report".into(), path(&report_dir)],
+        vec!["compare".into(), path(&fixtures.join("compare-base")), path(&fixtures.join("compare-rerun"))],
+    ];
+    for command in &commands {
+        let args: Vec<&str> = command.iter().map(String::as_str).collect();
+        assert_ends_quietly(&args);
+    }
+    assert!(json.exists(), "bench wrote its --json file before printing");
+    assert!(report_dir.join("report.html").exists(), "report wrote its files before printing their paths");
+}
+
+#[test]
+fn negative_numbers_get_one_line_naming_the_flag_for_every_numeric_flag() {
+    // (arguments, the flag the message must name)
+    let cases: &[(&[&str], &str)] = &[
+        (&["bench", "-R", "-5", "http://127.0.0.1:1/"], "-R"),
+        (&["bench", "-c", "-1", "http://127.0.0.1:1/"], "-c"),
+        (&["bench", "-n", "-3", "http://127.0.0.1:1/"], "-n"),
+        (&["bench", "-t", "-2", "http://127.0.0.1:1/"], "-t"),
+        (&["bench", "--timeout", "-1s", "http://127.0.0.1:1/"], "--timeout"),
+        (&["bench", "-d", "-2s", "http://127.0.0.1:1/"], "-d"),
+        (&["bench", "--jvm-interval", "-1s", "http://127.0.0.1:1/"], "--jvm-interval"),
+        (&["bench", "-R", "-0.5", "http://127.0.0.1:1/"], "-R"),
+        (&["bench", "--connections=-1", "http://127.0.0.1:1/"], "--connections"),
+        (&["bench", "-n=-3", "http://127.0.0.1:1/"], "--requests"),
+        (&["bench", "--timeout=-1s", "http://127.0.0.1:1/"], "--timeout"),
+        (&["gcstat", "1", "1000", "-h", "-5"], "-h"),
+        (&["gclog", "--pid", "-3"], "--pid"),
+        (&["gclog", "x.log", "--from", "-5"], "--from"),
+        (&["run", "--repeats", "-1", "plan.toml"], "--repeats"),
+        (&["run", "--seed", "-7", "plan.toml"], "--seed"),
+        (&["compare", "a", "b", "--threshold", "-5%"], "--threshold"),
+    ];
+    for (args, flag) in cases {
+        let (output, _) = jload(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
+        assert!(stderr.starts_with(&format!("jload: {flag} ")), "{args:?}: jload's message naming {flag}: {stderr}");
+        assert!(stderr.contains("negative"), "{args:?}: says what is wrong: {stderr}");
+    }
+}
+
+#[test]
+fn a_negative_positional_number_gets_one_line() {
+    let (output, _) = jload(&["gcstat", "1", "-1000"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr.trim_end(), "jload: -1000: negative values are not accepted; give a positive value");
+}
+
+#[test]
+fn a_value_of_the_wrong_type_gets_one_line() {
+    let (output, _) = jload(&["bench", "-c", "many", "http://127.0.0.1:1/"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr.trim_end(), "jload: invalid value 'many' for --connections: invalid digit found in string");
+}
