@@ -13,6 +13,8 @@ mod units;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};
+use std::io::Write as _;
+
 use error::{BadInput, exit};
 
 /// jload: find the JVM heap, collector and settings that make a Java service fastest, and what breaks first.
@@ -44,7 +46,6 @@ enum Command {
 }
 
 fn main() {
-    end_quietly_on_closed_stdout();
     let cli = Cli::try_parse().unwrap_or_else(|err| match one_line_usage_error(&err) {
         Some(message) => {
             eprintln!("jload: {message}");
@@ -52,6 +53,10 @@ fn main() {
         }
         None => err.exit(),
     });
+    // A sweep is the exception: it owns running targets and unwritten reports, so it outlives its output.
+    if !matches!(&cli.command, Command::Run(args) if !args.dry_run) {
+        end_quietly_on_closed_stdout();
+    }
     let outcome = match cli.command {
         Command::Run(args) => run::cli::run(args),
         Command::Bench(args) => bench::run(*args),
@@ -66,7 +71,7 @@ fn main() {
         Ok(code) => code,
         Err(err) => {
             let bad_input = err.downcast_ref::<BadInput>().is_some();
-            eprintln!("jload: {err:#}");
+            let _ = writeln!(std::io::stderr(), "jload: {err:#}");
             if bad_input { exit::BAD_INPUT } else { exit::FAILED }
         }
     };
@@ -77,7 +82,8 @@ fn main() {
 /// status 141), in every command. Rust starts programs with SIGPIPE ignored, which turns each later print into a
 /// panic (exit 101); this restores the default. Sockets are not affected: std's TcpStream, under the load engine and
 /// the probes, writes with MSG_NOSIGNAL, so a peer's reset stays an error code. Commands write their files before
-/// they print, so a closed stdout loses nothing.
+/// they print, so a closed stdout loses nothing. Not for a sweep (`jload run` without `--dry-run`): it drops what it
+/// cannot print and goes on (`run::say!`), so its targets are stopped and its results and reports written.
 fn end_quietly_on_closed_stdout() {
     // SAFETY: setting a signal's disposition to its default, before any thread is started.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };

@@ -473,3 +473,30 @@ fn a_command_that_cannot_start_fails_every_cell_for_the_environment_and_exits_1(
         assert_eq!(meta["failure"], "environment");
     }
 }
+
+#[test]
+fn a_sweep_whose_output_is_closed_runs_to_the_end_and_writes_its_reports() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
+    let plan = plan(&dir, "closed", axes, SHORT_PHASES, "");
+    let out = dir.join("results");
+    // `jload run … 2>&1 | head -1` once head has gone: both streams lead to a pipe nobody reads.
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let status = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .status()
+        .expect("jload runs");
+    assert_eq!(status.code(), Some(0), "the sweep ends normally: {status:?}");
+    let summary = json(&out.join("summary.json"));
+    let statuses: Vec<&str> =
+        summary["cells"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["ok", "ok"]);
+    for report in ["report.md", "report.html", "report.json"] {
+        assert!(out.join(report).is_file(), "{report} written");
+    }
+    assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM left behind");
+}

@@ -282,7 +282,7 @@ fn drive_phases(
             break;
         }
         if run.show_progress {
-            eprintln!("jload:        phase {}", phase.name);
+            say!("jload:        phase {}", phase.name);
         }
         let phase_stop = Arc::new(AtomicBool::new(false));
         let start_mark = watch.as_ref().and_then(JvmWatch::mark);

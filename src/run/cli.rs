@@ -127,16 +127,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     // Also after an interrupt: the report covers what finished (incomplete cells are marked as such).
     write_reports(&results);
     if interrupted {
-        eprintln!(
-            "jload: interrupted; finished work is kept. Continue with: jload run --resume {}",
-            results.root.display()
-        );
+        say!("jload: interrupted; finished work is kept. Continue with: jload run --resume {}", results.root.display());
         return Ok(130);
     }
     let run_cells: Vec<Cell> = prepared.into_iter().map(|item| item.cell).collect();
     let tally = Tally::of(&results, &run_cells, plan.run.repeats);
     if tally.retryable > 0 {
-        eprintln!(
+        say!(
             "jload: {} cell-repeat(s) failed before they were ready (see their cause); once it is fixed, run them \
              again with: jload run --resume {}",
             tally.retryable,
@@ -144,9 +141,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         );
     }
     if tally.exit_code() != exit::OK {
-        eprintln!("jload: every cell-repeat failed; no results (exit {})", tally.exit_code());
+        say!("jload: every cell-repeat failed; no results (exit {})", tally.exit_code());
     }
-    eprintln!("jload: results in {}", results.root.display());
+    say!("jload: results in {}", results.root.display());
     Ok(tally.exit_code())
 }
 
@@ -208,13 +205,13 @@ fn check_results_path(root: &Path) -> anyhow::Result<()> {
 /// Write the reports into the results directory; a failure is printed and never costs the run.
 fn write_reports(results: &ResultsDir) {
     match crate::report::write_reports(&results.root) {
-        Ok(written) => eprintln!(
+        Ok(written) => say!(
             "jload: report in {} (and {}, {})",
             written.html.display(),
             written.markdown.display(),
             written.json.display()
         ),
-        Err(err) => eprintln!(
+        Err(err) => say!(
             "jload: the results are kept, but the report failed: {err:#}; retry with: jload report {}",
             results.root.display()
         ),

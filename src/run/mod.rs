@@ -2,6 +2,16 @@
 //! results directory: per cell × repeat it launches a fresh JVM, drives it through the plan's phases while watching
 //! it, and stores what was seen.
 
+/// A line for the user on stderr that never stops a sweep: when stderr has been closed (`jload run … 2>&1 | head`),
+/// the line is dropped and the sweep goes on, so every target is still stopped and every result and report written.
+/// (`jload run` keeps SIGPIPE ignored for the same reason; see main.rs.)
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod cell;
 #[cfg(test)]
 mod cell_tests;

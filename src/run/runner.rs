@@ -85,7 +85,7 @@ pub fn environment(installed: Vec<Jdk>, seed: u64) -> Env {
 /// Run `target.build` once in the target's working directory.
 pub fn build_target(plan: &Plan) -> anyhow::Result<()> {
     let Some(build) = &plan.target.build else { return Ok(()) };
-    eprintln!("jload: building the target: {build}");
+    say!("jload: building the target: {build}");
     let output = Command::new("sh").arg("-c").arg(build).current_dir(&plan.target.workdir).output()?;
     if !output.status.success() {
         let text = String::from_utf8_lossy(&output.stderr).to_string() + &String::from_utf8_lossy(&output.stdout);
@@ -148,7 +148,7 @@ pub fn sweep(
         } else {
             String::new()
         };
-        eprintln!("jload: [{}/{total}] {} rep {rep}{eta}", done + 1, item.cell.id);
+        say!("jload: [{}/{total}] {} rep {rep}{eta}", done + 1, item.cell.id);
         match &item.preflight {
             Preflight::Invalid(message) => record_rejected(results, item, rep, message)?,
             Preflight::Valid(flags) => {
@@ -164,7 +164,7 @@ pub fn sweep(
                 };
                 let meta = run_cell_rep(&run)?;
                 let note = meta.cause.as_deref().map(|cause| format!(": {cause}")).unwrap_or_default();
-                eprintln!("jload:        {} rep {rep} {:?}{note}", item.cell.id, meta.status);
+                say!("jload:        {} rep {rep} {:?}{note}", item.cell.id, meta.status);
             }
         }
         write_json(&results.root.join("summary.json"), &build_summary(plan, &cells, results))?;
@@ -174,7 +174,8 @@ pub fn sweep(
     }
     let summary = build_summary(plan, &cells, results);
     write_json(&results.root.join("summary.json"), &summary)?;
-    print!("{}", phase_tables(&summary));
+    // Like `say!`: a closed stdout must not stop the run before its reports are written.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), phase_tables(&summary).as_bytes());
     Ok(stop.load(Ordering::Relaxed))
 }
 
@@ -200,7 +201,7 @@ pub fn check_preflight(
         .collect();
     if invalid.is_empty() || skip_invalid {
         for line in &invalid {
-            eprintln!("jload: skipping invalid cell {line}");
+            say!("jload: skipping invalid cell {line}");
         }
         return Ok(());
     }
