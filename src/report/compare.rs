@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::input::{Results, usable_records};
 use super::metrics::{RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
+use crate::results::Results;
 
 /// The figures shown, in order; `true` for the judged ones.
 const ROWS: &[(&str, bool)] = &[
@@ -162,7 +162,7 @@ fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
     if results.summary.cells.iter().any(|cell| cell.id == id) {
         return Ok(());
     }
-    Err(bad_input(format!("unknown cell '{id}' in {side} ({}); {}", results.root.display(), cells_hint(results))))
+    Err(bad_input(format!("unknown cell '{id}' in {side} ({}); {}", results.dir.root.display(), cells_hint(results))))
 }
 
 /// The cells a run has, short enough for one line: their ids, or for many cells each axis's labels and one id.
@@ -245,7 +245,9 @@ fn pairs(
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
     let read = metric(key).read;
-    let values = usable_records(&results.summary, cell, phase)
+    let values = results
+        .summary
+        .measurements(cell, phase)
         .into_iter()
         .filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None }))
         .collect();

@@ -121,7 +121,7 @@ mod tests {
     use super::*;
     use crate::jvm::window::{JvmWindow, WindowPauses};
     use crate::load::result::SeriesRow;
-    use crate::run::store::PhaseRecord;
+    use crate::results::PhaseRecord;
 
     /// A phase whose JVM window starts at uptime 100 s, with these per-second p99s and these pauses (uptime, ms).
     fn record(p99s: &[f64], pauses: &[(f64, f64)]) -> PhaseRecord {

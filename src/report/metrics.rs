@@ -2,7 +2,7 @@
 //! format, and which way is better. Tables, statistics, compare and report.json all go through this list.
 
 use crate::load::summary::format_ms;
-use crate::run::store::PhaseRecord;
+use crate::results::PhaseRecord;
 
 use super::stats::Better;
 

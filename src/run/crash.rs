@@ -7,7 +7,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::launcher::ExitInfo;
+use crate::results::ExitInfo;
+use crate::results::layout::ERROR_FILE_PREFIX;
 
 const OOM: &str = "java.lang.OutOfMemoryError";
 
@@ -101,7 +102,7 @@ pub fn hs_err_file(dir: &Path) -> Option<PathBuf> {
     std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
-        .find(|entry| entry.file_name().to_string_lossy().starts_with("hs_err_pid"))
+        .find(|entry| entry.file_name().to_string_lossy().starts_with(ERROR_FILE_PREFIX))
         .map(|entry| entry.path())
 }
 

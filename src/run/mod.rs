@@ -1,6 +1,6 @@
 //! `jload run`: the runner. The only part of jload that starts or kills target processes and the only writer of a
-//! results directory: per cell × repeat it launches a fresh JVM, drives it through the plan's phases while watching
-//! it, and stores what was seen.
+//! results directory's records (through [`crate::results`]): per cell × repeat it launches a fresh JVM, drives it
+//! through the plan's phases while watching it, and stores what was seen.
 
 pub mod cell;
 #[cfg(test)]
@@ -10,4 +10,3 @@ pub mod crash;
 pub mod launcher;
 pub mod runner;
 pub mod store;
-pub mod summary;

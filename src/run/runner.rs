@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::cell::{CellRun, jvm_options, run_cell_rep, unix_now};
-use super::store::{Env, Failure, RepMeta, ResultsDir, Status, needs_run, write_json};
-use super::summary::{build_summary, phase_tables};
+use super::store::{build_summary, needs_run};
+use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
 use crate::plan::jdks::{self, Jdk};
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::{self, EffectiveFlags, Preflight};
 use crate::plan::{Order, Plan};
+use crate::results::{Env, Failure, RepFiles, RepMeta, ResultsDir, Status};
 
 /// A cell with the JDK it runs on and what preflight said about its options.
 pub struct PreparedCell {
@@ -117,7 +118,7 @@ fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, mess
         started_unix_s: unix_now(),
         finished_unix_s: Some(unix_now()),
     };
-    write_json(&dir.join("meta.json"), &meta)
+    write_json(&RepFiles::of(&dir).meta(), &meta)
 }
 
 /// Run every cell-repeat of `prepared` not already final in `results`. Returns true when interrupted.
@@ -167,14 +168,12 @@ pub fn sweep(
                 eprintln!("jload:        {} rep {rep} {:?}{note}", item.cell.id, meta.status);
             }
         }
-        write_json(&results.root.join("summary.json"), &build_summary(plan, &cells, results))?;
+        write_json(&results.summary(), &build_summary(plan, &cells, results))?;
         if done + 1 < total && !stop.load(Ordering::Relaxed) {
             std::thread::sleep(plan.run.cooldown);
         }
     }
-    let summary = build_summary(plan, &cells, results);
-    write_json(&results.root.join("summary.json"), &summary)?;
-    print!("{}", phase_tables(&summary));
+    write_json(&results.summary(), &build_summary(plan, &cells, results))?;
     Ok(stop.load(Ordering::Relaxed))
 }
 

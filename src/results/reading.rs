@@ -11,15 +11,15 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
+use super::layout::{RepFiles, ResultsDir, read_json};
+use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
-use crate::run::store::{Env, PhaseRecord, RepMeta, SUMMARY_VERSION, Summary, read_json};
-use crate::run::summary;
 
 /// A results directory, opened.
 #[derive(Debug)]
 pub struct Results {
-    pub root: PathBuf,
+    pub dir: ResultsDir,
     pub summary: Summary,
     pub env: Option<Env>,
     pub plan_text: Option<String>,
@@ -42,7 +42,8 @@ impl Results {
         if !root.is_dir() {
             return Err(bad_input(format!("{}: no such directory; give the folder `jload run` wrote", root.display())));
         }
-        let summary_path = root.join("summary.json");
+        let dir = ResultsDir::new(root.to_path_buf());
+        let summary_path = dir.summary();
         let text = std::fs::read_to_string(&summary_path).map_err(|_| {
             bad_input(format!(
                 "{}: not a jload results directory (no summary.json); give the folder `jload run` wrote",
@@ -60,26 +61,27 @@ impl Results {
             )));
         }
         Ok(Results {
-            root: root.to_path_buf(),
-            env: read_json(&root.join("env.json")),
-            plan_text: std::fs::read_to_string(root.join("plan.toml")).ok(),
-            rep_dirs: find_rep_dirs(root),
+            env: read_json(&dir.env()),
+            plan_text: std::fs::read_to_string(dir.plan_copy()).ok(),
+            rep_dirs: find_rep_dirs(&dir),
             summary,
+            dir,
         })
     }
 
-    pub fn rep_dir(&self, cell: &str, rep: u32) -> Option<&Path> {
-        self.rep_dirs.get(&(cell.to_string(), rep)).map(PathBuf::as_path)
+    /// The files of a cell-repeat (None when it has no folder with a meta.json).
+    pub fn rep_files(&self, cell: &str, rep: u32) -> Option<RepFiles<'_>> {
+        self.rep_dirs.get(&(cell.to_string(), rep)).map(|dir| RepFiles::of(dir))
     }
 
     /// The port jload gave the cell-repeat (from its meta.json).
     pub fn port(&self, cell: &str, rep: u32) -> Option<u16> {
-        read_json::<RepMeta>(&self.rep_dir(cell, rep)?.join("meta.json")).map(|meta| meta.port)
+        read_json::<RepMeta>(&self.rep_files(cell, rep)?.meta()).map(|meta| meta.port)
     }
 
     /// Every request of a phase in one cell-repeat: the intervals of `<phase>.hlog` added up (µs).
     pub fn histogram(&self, cell: &str, rep: u32, phase: &str) -> anyhow::Result<Option<Histogram<u64>>> {
-        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join(format!("{phase}.hlog"))) else {
+        let Some(path) = self.rep_files(cell, rep).map(|files| files.phase_hlog(phase)) else {
             return Ok(None);
         };
         if !path.is_file() {
@@ -91,7 +93,7 @@ impl Results {
 
     /// The JVM's heap occupancy, one sample a second over its whole life (empty without `gcstat.csv`).
     pub fn heap_samples(&self, cell: &str, rep: u32) -> anyhow::Result<Vec<HeapSample>> {
-        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join("gcstat.csv")) else {
+        let Some(path) = self.rep_files(cell, rep).map(|files| files.gcstat()) else {
             return Ok(Vec::new());
         };
         if !path.is_file() {
@@ -103,15 +105,15 @@ impl Results {
 
     /// The cell-repeat's GC log, parsed (None when there is none).
     pub fn gc_log(&self, cell: &str, rep: u32) -> Option<GcLog> {
-        let path = self.rep_dir(cell, rep)?.join("gc.log");
+        let path = self.rep_files(cell, rep)?.gc_log();
         path.is_file().then(|| gclog::parse_path(&path).ok()).flatten()
     }
 }
 
 /// Map every `cells/<dir>/rep-<n>/meta.json` to its cell id and repeat.
-fn find_rep_dirs(root: &Path) -> HashMap<(String, u32), PathBuf> {
+fn find_rep_dirs(dir: &ResultsDir) -> HashMap<(String, u32), PathBuf> {
     let mut found = HashMap::new();
-    let Ok(cells) = std::fs::read_dir(root.join("cells")) else {
+    let Ok(cells) = std::fs::read_dir(dir.cells()) else {
         return found;
     };
     for cell_dir in cells.flatten() {
@@ -119,7 +121,7 @@ fn find_rep_dirs(root: &Path) -> HashMap<(String, u32), PathBuf> {
             continue;
         };
         for rep_dir in reps.flatten() {
-            if let Some(meta) = read_json::<RepMeta>(&rep_dir.path().join("meta.json")) {
+            if let Some(meta) = read_json::<RepMeta>(&RepFiles::of(&rep_dir.path()).meta()) {
                 found.insert((meta.cell, meta.rep), rep_dir.path());
             }
         }
@@ -162,16 +164,6 @@ fn read_gcstat(text: &str) -> anyhow::Result<Vec<HeapSample>> {
         });
     }
     Ok(samples)
-}
-
-/// The phase records of a cell that count as measurements (the rule is [`crate::run::summary::usable_records`]),
-/// in repeat order.
-pub fn usable_records<'a>(summary: &'a Summary, cell_id: &str, phase: &str) -> Vec<(u32, &'a PhaseRecord)> {
-    summary
-        .cells
-        .iter()
-        .find(|cell| cell.id == cell_id)
-        .map_or_else(Vec::new, |cell| summary::usable_records(cell, phase))
 }
 
 #[cfg(test)]
