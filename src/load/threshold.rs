@@ -101,28 +101,26 @@ impl Threshold {
         Ok(Threshold { expression: expression.trim().to_string(), metric, comparison, value })
     }
 
-    /// The measured value this rule looks at.
-    fn actual(&self, result: &BenchResult) -> f64 {
+    /// The measured value this rule looks at; None when the run has none (no error share without attempts).
+    fn actual(&self, result: &BenchResult) -> Option<f64> {
         match self.metric {
-            Metric::Latency(pick) => pick(&result.latency_ms),
-            Metric::ErrorRate => {
-                let attempts = result.requests + result.errors.connect;
-                if attempts == 0 { 100.0 } else { result.errors.total as f64 * 100.0 / attempts as f64 }
-            }
-            Metric::ErrorCount => result.errors.total as f64,
-            Metric::Rps => result.rps,
-            Metric::Requests => result.requests as f64,
+            Metric::Latency(pick) => Some(pick(&result.latency_ms)),
+            Metric::ErrorRate => result.error_pct(),
+            Metric::ErrorCount => Some(result.errors.total as f64),
+            Metric::Rps => Some(result.rps),
+            Metric::Requests => Some(result.requests as f64),
         }
     }
 
+    /// Whether the rule holds; a rule on a figure the run does not have fails.
     pub fn judge(&self, result: &BenchResult) -> ThresholdOutcome {
         let actual = self.actual(result);
-        let passed = match self.comparison {
+        let passed = actual.is_some_and(|actual| match self.comparison {
             Comparison::Less => actual < self.value,
             Comparison::LessOrEqual => actual <= self.value,
             Comparison::Greater => actual > self.value,
             Comparison::GreaterOrEqual => actual >= self.value,
-        };
+        });
         ThresholdOutcome { expression: self.expression.clone(), actual, passed }
     }
 
@@ -172,5 +170,18 @@ mod tests {
         assert_eq!(Threshold::parse("p99<1.5s").unwrap().value, 1500.0);
         assert_eq!(Threshold::parse("p99<250us").unwrap().value, 0.25);
         assert_eq!(Threshold::parse("p99<7").unwrap().value, 7.0);
+    }
+
+    #[test]
+    fn an_error_share_rule_fails_when_nothing_was_attempted() {
+        use crate::load::recorder::Recorder;
+        use crate::load::result::tests::result_of;
+        let rule = Threshold::parse("errors<1%").unwrap();
+        let nothing = rule.judge(&result_of(&Recorder::new(1, false)));
+        assert_eq!((nothing.actual, nothing.passed), (None, false));
+        let mut recorder = Recorder::new(1, false);
+        recorder.response(0, 100, 100, 200, true);
+        let clean = rule.judge(&result_of(&recorder));
+        assert_eq!((clean.actual, clean.passed), (Some(0.0), true));
     }
 }

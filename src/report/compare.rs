@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::metrics::{RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
-use crate::results::Results;
+use crate::results::{Results, ResultsDir};
 
 /// The figures shown, in order; `true` for the judged ones.
 const ROWS: &[(&str, bool)] = &[
@@ -143,13 +143,13 @@ impl Comparison {
 /// `DIR` or `DIR:cell-id` (a cell id may itself hold colons: `gc=-XX:+UseG1GC`, so the directory is the shortest
 /// prefix that is a results directory).
 pub fn parse_side(arg: &str) -> anyhow::Result<(PathBuf, Option<String>)> {
-    if Path::new(arg).join("summary.json").is_file() || Path::new(arg).is_dir() {
+    if ResultsDir::new(PathBuf::from(arg)).holds_results() || Path::new(arg).is_dir() {
         return Ok((PathBuf::from(arg), None));
     }
     for (index, _) in arg.match_indices(':') {
-        let dir = Path::new(&arg[..index]);
-        if dir.join("summary.json").is_file() {
-            return Ok((dir.to_path_buf(), Some(arg[index + 1..].to_string())));
+        let dir = ResultsDir::new(PathBuf::from(&arg[..index]));
+        if dir.holds_results() {
+            return Ok((dir.root, Some(arg[index + 1..].to_string())));
         }
     }
     Err(bad_input(format!("{arg}: not a results directory, nor DIR:cell-id with DIR a results directory")))

@@ -24,6 +24,11 @@ impl ResultsDir {
         ResultsDir { root }
     }
 
+    /// True when `jload run` wrote here: the folder has a summary.
+    pub fn holds_results(&self) -> bool {
+        self.summary().is_file()
+    }
+
     /// The plan file as it was run.
     pub fn plan_copy(&self) -> PathBuf {
         self.root.join("plan.toml")

@@ -128,7 +128,8 @@ mod tests {
     fn evidence_is_found_past_lines_in_other_encodings_and_in_hs_err_files() {
         let dir = std::env::temp_dir().join(format!("jload-crash-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let (stdout, stderr) = (dir.join("stdout.log"), dir.join("stderr.log"));
+        let files = crate::results::RepFiles::of(&dir);
+        let (stdout, stderr) = (files.stdout_log(), files.stderr_log());
         std::fs::write(
             &stdout,
             b"caf\xe9 au lait\r\nTerminating due to java.lang.OutOfMemoryError: Java heap space\r\n",
