@@ -8,8 +8,9 @@ pub mod layout;
 pub mod reading;
 pub mod records;
 
+pub use crate::jvm::gcstat_csv::HeapSample;
 pub use layout::{RepFiles, ResultsDir, read_json};
-pub use reading::{HeapSample, Results};
+pub use reading::Results;
 pub use records::{
     CellSummary, Env, ExitInfo, Failure, PhaseRecord, RepMeta, RepSummary, RunRecord, SUMMARY_VERSION, Status, Summary,
 };

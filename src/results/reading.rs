@@ -15,6 +15,7 @@ use super::layout::{RepFiles, ResultsDir, read_json};
 use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
+use crate::jvm::gcstat_csv::{HeapSample, read_heap_samples};
 
 /// A results directory, opened.
 #[derive(Debug)]
@@ -25,15 +26,6 @@ pub struct Results {
     pub plan_text: Option<String>,
     /// (cell id, repeat) → its folder, from the `meta.json` files found.
     rep_dirs: HashMap<(String, u32), PathBuf>,
-}
-
-/// One row of `gcstat.csv`: heap occupancy at a moment of JVM uptime.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HeapSample {
-    pub uptime_s: f64,
-    pub eden_mb: Option<f64>,
-    pub old_mb: Option<f64>,
-    pub old_capacity_mb: Option<f64>,
 }
 
 impl Results {
@@ -100,7 +92,7 @@ impl Results {
             return Ok(Vec::new());
         }
         let text = std::fs::read_to_string(&path)?;
-        read_gcstat(&text).with_context(|| format!("{}", path.display()))
+        read_heap_samples(&text).with_context(|| format!("{}", path.display()))
     }
 
     /// The cell-repeat's GC log, parsed (None when there is none).
@@ -144,45 +136,9 @@ fn read_hlog(text: &[u8]) -> anyhow::Result<Histogram<u64>> {
     Ok(total)
 }
 
-/// The heap columns of `gcstat.csv`, found by their header names.
-fn read_gcstat(text: &str) -> anyhow::Result<Vec<HeapSample>> {
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
-    let column = |name: &str| header.iter().position(|column| *column == name);
-    let uptime = column("uptime_s").ok_or_else(|| anyhow::anyhow!("no uptime_s column"))?;
-    let (eden, old, capacity) = (column("eden_used_mb"), column("old_used_mb"), column("old_capacity_mb"));
-    let mut samples = Vec::new();
-    for line in lines.filter(|line| !line.trim().is_empty()) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let number = |index: Option<usize>| index.and_then(|index| fields.get(index)?.trim().parse::<f64>().ok());
-        let Some(uptime_s) = number(Some(uptime)) else { continue };
-        samples.push(HeapSample {
-            uptime_s,
-            eden_mb: number(eden),
-            old_mb: number(old),
-            old_capacity_mb: number(capacity),
-        });
-    }
-    Ok(samples)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gcstat_columns_are_found_by_name() {
-        let text = "unix_ms,uptime_s,S0,E,O,eden_used_mb,old_used_mb,old_capacity_mb\n1,1.5,0,10,20,3.5,7.25,16.0\n\
-                    2,2.5,0,10,20,-,8.0,16.0\n";
-        let samples = read_gcstat(text).unwrap();
-        assert_eq!(samples.len(), 2);
-        assert_eq!(
-            samples[0],
-            HeapSample { uptime_s: 1.5, eden_mb: Some(3.5), old_mb: Some(7.25), old_capacity_mb: Some(16.0) }
-        );
-        assert_eq!(samples[1].eden_mb, None, "jstat's '-' is no value");
-        assert!(read_gcstat("a,b\n1,2\n").is_err());
-    }
 
     #[test]
     fn garbage_is_not_an_hlog() {
