@@ -3,8 +3,9 @@
 use super::result::{BenchResult, LatencySummary, ThresholdOutcome};
 use crate::error::bad_input;
 
+/// The figure of a run a rule looks at.
 #[derive(Debug, Clone, Copy)]
-enum Metric {
+enum Measured {
     Latency(fn(&LatencySummary) -> f64),
     ErrorRate,
     ErrorCount,
@@ -24,7 +25,7 @@ enum Comparison {
 #[derive(Debug, Clone)]
 pub struct Threshold {
     expression: String,
-    metric: Metric,
+    metric: Measured,
     comparison: Comparison,
     /// Milliseconds for latencies, percent for an error rate, plain numbers otherwise.
     value: f64,
@@ -82,16 +83,16 @@ impl Threshold {
             || bad_input(format!("threshold '{expression}': cannot read the value '{value_text}'; {HELP}"));
         let name = name.to_ascii_lowercase();
         let (metric, value) = if let Some(metric) = latency_metric(&name) {
-            (Metric::Latency(metric), parse_latency_ms(value_text).ok_or_else(unknown_value)?)
+            (Measured::Latency(metric), parse_latency_ms(value_text).ok_or_else(unknown_value)?)
         } else if name == "errors" {
             match value_text.strip_suffix('%') {
-                Some(percent) => (Metric::ErrorRate, percent.parse::<f64>().map_err(|_| unknown_value())?),
-                None => (Metric::ErrorCount, value_text.parse::<f64>().map_err(|_| unknown_value())?),
+                Some(percent) => (Measured::ErrorRate, percent.parse::<f64>().map_err(|_| unknown_value())?),
+                None => (Measured::ErrorCount, value_text.parse::<f64>().map_err(|_| unknown_value())?),
             }
         } else if name == "rps" {
-            (Metric::Rps, value_text.parse::<f64>().map_err(|_| unknown_value())?)
+            (Measured::Rps, value_text.parse::<f64>().map_err(|_| unknown_value())?)
         } else if name == "requests" {
-            (Metric::Requests, value_text.parse::<f64>().map_err(|_| unknown_value())?)
+            (Measured::Requests, value_text.parse::<f64>().map_err(|_| unknown_value())?)
         } else {
             return Err(bad_input(format!("threshold '{expression}': unknown metric '{name}'; {HELP}")));
         };
@@ -104,11 +105,11 @@ impl Threshold {
     /// The measured value this rule looks at; None when the run has none (no error share without attempts).
     fn actual(&self, result: &BenchResult) -> Option<f64> {
         match self.metric {
-            Metric::Latency(pick) => Some(pick(&result.latency_ms)),
-            Metric::ErrorRate => result.error_pct(),
-            Metric::ErrorCount => Some(result.errors.total as f64),
-            Metric::Rps => Some(result.rps),
-            Metric::Requests => Some(result.requests as f64),
+            Measured::Latency(pick) => Some(pick(&result.latency_ms)),
+            Measured::ErrorRate => result.error_pct(),
+            Measured::ErrorCount => Some(result.errors.total as f64),
+            Measured::Rps => Some(result.rps),
+            Measured::Requests => Some(result.requests as f64),
         }
     }
 

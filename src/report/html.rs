@@ -7,7 +7,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::cell_styles::cell_styles;
 use super::charts::bars::{Bar, bar_chart};
-use super::charts::spectrum::{Line, spectrum_chart};
+use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
 use super::charts::timeline::{Timeline, timeline_chart};
 use super::grid::{grid_axes, grid_note, phase_grids};
@@ -245,7 +245,7 @@ fn plain_bars(analysis: &Analysis, phase: &PhaseAnalysis, key: &str) -> Vec<Bar>
 }
 
 fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Markup {
-    let lines: Vec<Line> = phase
+    let lines: Vec<SpectrumLine> = phase
         .cells
         .iter()
         .enumerate()
@@ -255,7 +255,7 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
                 Source::Hlog => format!("{} requests", spectrum.count),
                 Source::Percentiles => "stored percentiles".to_string(),
             };
-            Some(Line {
+            Some(SpectrumLine {
                 label: analysis.cell(&cell.cell).label.clone(),
                 style: cell_style(analysis, index),
                 points: spectrum.points.clone(),

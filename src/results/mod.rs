@@ -12,5 +12,6 @@ pub use crate::jvm::gcstat_csv::HeapSample;
 pub use layout::{RepFiles, ResultsDir, read_json};
 pub use reading::Results;
 pub use records::{
-    CellSummary, Env, ExitInfo, Failure, PhaseRecord, RepMeta, RepSummary, RunRecord, SUMMARY_VERSION, Status, Summary,
+    CellSummary, Env, ExitInfo, FailureKind, PhaseRecord, RepMeta, RepSummary, RunRecord, SUMMARY_VERSION, Status,
+    Summary,
 };

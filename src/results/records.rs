@@ -32,7 +32,7 @@ pub enum Status {
 /// Why a cell-repeat failed; decides whether `--resume` runs it again.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum Failure {
+pub enum FailureKind {
     /// Preflight rejected the cell's options: a verdict on the configuration, kept.
     Rejected,
     /// The JVM died of its configuration before it was ready (OutOfMemoryError, a fatal error): kept.
@@ -93,7 +93,7 @@ pub struct RepMeta {
     pub cause: Option<String>,
     /// For a failed one: whose fault, which decides whether `--resume` retries it.
     #[serde(default)]
-    pub failure: Option<Failure>,
+    pub failure: Option<FailureKind>,
     pub command: Vec<String>,
     pub jdk: Jdk,
     pub flags: Option<EffectiveFlags>,

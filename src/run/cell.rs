@@ -20,7 +20,7 @@ use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan, with_port};
-use crate::results::{ExitInfo, Failure, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
+use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
 
 /// What one cell-repeat needs from the sweep.
 pub struct CellRun<'a> {
@@ -161,7 +161,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Ok(target) => Arc::new(Mutex::new(target)),
         Err(err) => {
             meta.status = Status::Failed;
-            meta.failure = Some(Failure::Environment);
+            meta.failure = Some(FailureKind::Environment);
             meta.cause = Some(format!("{err:#} (in {})", launch.workdir.display()));
             meta.finished_unix_s = Some(unix_now());
             write_json(&RepFiles::of(&dir).meta(), &meta)?;
@@ -178,13 +178,13 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
             let mut target = target.lock().expect("target");
             let daemonized = daemon_note(&mut target);
             let crashed = daemonized.is_none() && evidence.cause().is_some();
-            meta.failure = Some(if crashed { Failure::StartupCrash } else { Failure::Environment });
+            meta.failure = Some(if crashed { FailureKind::StartupCrash } else { FailureKind::Environment });
             meta.cause = Some(exited_early_cause(&exit, daemonized, &evidence));
             meta.exit = Some(exit);
         }
         Readiness::TimedOut => {
             meta.status = Status::Failed;
-            meta.failure = Some(Failure::Environment);
+            meta.failure = Some(FailureKind::Environment);
             meta.cause = Some(format!("not ready at {ready_url} within {:?}", run.plan.target.startup_timeout));
         }
         Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),

@@ -8,7 +8,7 @@ use clap::Args;
 use signal_hook::consts::SIGINT;
 
 use super::cell::{command_line, target_env};
-use super::runner::{PreparedCell, Tally, build_target, check_preflight, environment, prepare, sweep};
+use super::runner::{PreparedCell, SweepTally, build_target, check_preflight, environment, prepare, sweep};
 use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
@@ -137,7 +137,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         return Ok(130);
     }
     let run_cells: Vec<Cell> = prepared.into_iter().map(|item| item.cell).collect();
-    let tally = Tally::of(&results, &run_cells, plan.run.repeats);
+    let tally = SweepTally::of(&results, &run_cells, plan.run.repeats);
     if tally.retryable > 0 {
         eprintln!(
             "jload: {} cell-repeat(s) failed before they were ready (see their cause); once it is fixed, run them \

@@ -17,7 +17,7 @@ use crate::plan::jdks::{self, Jdk};
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::{self, EffectiveFlags, Preflight};
 use crate::plan::{Order, Plan};
-use crate::results::{Env, Failure, RepFiles, RepMeta, ResultsDir, Status};
+use crate::results::{Env, FailureKind, RepFiles, RepMeta, ResultsDir, Status};
 
 /// A cell with the JDK it runs on and what preflight said about its options.
 pub struct PreparedCell {
@@ -106,7 +106,7 @@ fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, mess
         rep,
         status: Status::Failed,
         cause: Some(format!("preflight: {message}")),
-        failure: Some(Failure::Rejected),
+        failure: Some(FailureKind::Rejected),
         command: Vec::new(),
         jdk: prepared.jdk.clone(),
         flags: None,
@@ -212,7 +212,7 @@ pub fn check_preflight(
 
 /// How the cell-repeats of a sweep ended: the exit code and the closing advice come from it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct SweepTally {
     /// Ran to the end or crashed after they were ready: results.
     pub ran: usize,
     pub failed: usize,
@@ -220,9 +220,9 @@ pub struct Tally {
     pub retryable: usize,
 }
 
-impl Tally {
-    pub fn of(results: &ResultsDir, cells: &[Cell], repeats: u32) -> Tally {
-        let mut tally = Tally::default();
+impl SweepTally {
+    pub fn of(results: &ResultsDir, cells: &[Cell], repeats: u32) -> SweepTally {
+        let mut tally = SweepTally::default();
         for cell in cells {
             for rep in 1..=repeats {
                 let meta = results.read_meta(&cell.dir, rep);
@@ -251,11 +251,11 @@ mod tests {
 
     #[test]
     fn a_run_whose_every_cell_failed_exits_1_and_one_result_makes_it_0() {
-        let all_failed = Tally { ran: 0, failed: 4, retryable: 4 };
+        let all_failed = SweepTally { ran: 0, failed: 4, retryable: 4 };
         assert_eq!(all_failed.exit_code(), exit::FAILED);
-        let one_ran = Tally { ran: 1, failed: 3, retryable: 3 };
+        let one_ran = SweepTally { ran: 1, failed: 3, retryable: 3 };
         assert_eq!(one_ran.exit_code(), exit::OK);
-        assert_eq!(Tally { ran: 2, ..Tally::default() }.exit_code(), exit::OK);
+        assert_eq!(SweepTally { ran: 2, ..SweepTally::default() }.exit_code(), exit::OK);
     }
 
     #[test]

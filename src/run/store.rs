@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::plan::Plan;
 use crate::plan::matrix::Cell;
-use crate::results::{CellSummary, Failure, RepMeta, RepSummary, ResultsDir, SUMMARY_VERSION, Status, Summary};
+use crate::results::{CellSummary, FailureKind, RepMeta, RepSummary, ResultsDir, SUMMARY_VERSION, Status, Summary};
 
 /// Whether a sweep (first run or `--resume`) runs this cell-repeat: it never ran, was interrupted, or failed for a
 /// reason of the environment. Cell-repeats that ran (`ok`), crashed, or failed by their configuration are kept.
@@ -15,7 +15,7 @@ pub fn needs_run(meta: Option<&RepMeta>) -> bool {
     match meta.status {
         Status::Ok | Status::Crashed => false,
         Status::Incomplete => true,
-        Status::Failed => !matches!(meta.failure, Some(Failure::Rejected | Failure::StartupCrash)),
+        Status::Failed => !matches!(meta.failure, Some(FailureKind::Rejected | FailureKind::StartupCrash)),
     }
 }
 
@@ -78,7 +78,7 @@ mod tests {
     use super::*;
     use crate::plan::jdks::Jdk;
 
-    fn meta(status: Status, failure: Option<Failure>) -> RepMeta {
+    fn meta(status: Status, failure: Option<FailureKind>) -> RepMeta {
         RepMeta {
             cell: "gc=G1".to_string(),
             axes: BTreeMap::new(),
@@ -108,7 +108,7 @@ mod tests {
     fn resume_runs_what_never_ran_was_interrupted_or_failed_by_the_environment() {
         assert!(needs_run(None));
         assert!(needs_run(Some(&meta(Status::Incomplete, None))));
-        assert!(needs_run(Some(&meta(Status::Failed, Some(Failure::Environment)))));
+        assert!(needs_run(Some(&meta(Status::Failed, Some(FailureKind::Environment)))));
         assert!(needs_run(Some(&meta(Status::Failed, None))), "an older meta.json without a failure kind");
     }
 
@@ -116,7 +116,7 @@ mod tests {
     fn resume_keeps_what_ran_crashed_or_failed_by_its_configuration() {
         assert!(!needs_run(Some(&meta(Status::Ok, None))));
         assert!(!needs_run(Some(&meta(Status::Crashed, None))));
-        assert!(!needs_run(Some(&meta(Status::Failed, Some(Failure::Rejected)))));
-        assert!(!needs_run(Some(&meta(Status::Failed, Some(Failure::StartupCrash)))));
+        assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::Rejected)))));
+        assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::StartupCrash)))));
     }
 }
