@@ -275,7 +275,40 @@ fn port_placeholder(url: &str, port: u16) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::port_placeholder;
+    use std::collections::BTreeMap;
+
+    use super::{cell_label, port_placeholder};
+    use crate::results::{CellSummary, SUMMARY_VERSION, Status, Summary};
+
+    fn summary(cells: &[&[(&str, &str)]]) -> Summary {
+        let cell = |axes: &&[(&str, &str)]| CellSummary {
+            id: axes.iter().map(|(axis, label)| format!("{axis}={label}")).collect::<Vec<_>>().join(","),
+            axes: axes.iter().map(|(axis, label)| (axis.to_string(), label.to_string())).collect::<BTreeMap<_, _>>(),
+            status: Status::Ok,
+            flags: None,
+            reps: Vec::new(),
+        };
+        Summary {
+            version: SUMMARY_VERSION,
+            plan: "p".to_string(),
+            description: String::new(),
+            axes: vec!["heap".to_string(), "gc".to_string()],
+            phases: Vec::new(),
+            slo: Vec::new(),
+            cost_axis: None,
+            cells: cells.iter().map(cell).collect(),
+        }
+    }
+
+    #[test]
+    fn a_cells_label_names_the_axes_that_vary_in_plan_order() {
+        let sweep = summary(&[&[("heap", "64m"), ("gc", "G1")], &[("heap", "256m"), ("gc", "G1")]]);
+        assert_eq!(cell_label(&sweep, &sweep.cells[1]), "256m");
+        let grid = summary(&[&[("heap", "64m"), ("gc", "G1")], &[("heap", "256m"), ("gc", "ZGC")]]);
+        assert_eq!(cell_label(&grid, &grid.cells[1]), "256m ZGC");
+        let single = summary(&[&[("heap", "64m"), ("gc", "G1")]]);
+        assert_eq!(cell_label(&single, &single.cells[0]), "64m G1", "nothing varies: every axis");
+    }
 
     #[test]
     fn the_cells_port_becomes_a_placeholder() {

@@ -117,3 +117,73 @@ fn render(table: &[Vec<String>]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use crate::report::Report;
+
+    /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
+    /// `edit` applied to its summary.
+    fn sweep_with(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/sweep");
+        let dir = tempfile::tempdir().unwrap();
+        for file in ["env.json", "plan.toml"] {
+            std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+        }
+        let mut summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture.join("summary.json")).unwrap()).unwrap();
+        edit(&mut summary);
+        std::fs::write(dir.path().join("summary.json"), summary.to_string()).unwrap();
+        dir
+    }
+
+    /// The words of the row `label` in the table of `phase`.
+    fn row(tables: &str, phase: &str, label: &str) -> Vec<String> {
+        let table = tables.split("\n\n").find(|table| table.trim_start().starts_with(phase)).unwrap();
+        let line = table.lines().find(|line| line.trim_start().starts_with(label)).unwrap();
+        line[line.find(label).unwrap() + label.len()..].split_whitespace().map(str::to_string).collect()
+    }
+
+    fn rps(summary: &Value, cell: usize, rep: usize, phase: &str) -> f64 {
+        summary["cells"][cell]["reps"][rep]["phases"][phase]["rps"].as_f64().unwrap()
+    }
+
+    #[test]
+    fn a_crashed_cell_without_figures_says_so_in_every_row() {
+        let dir = sweep_with(|_| {});
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        assert_eq!(row(&tables, "set", "status"), ["crashed", "ok", "ok"]);
+        for label in ["req/s", "p99 ms", "YGC/YGCT s", "GC pause %"] {
+            assert_eq!(row(&tables, "set", label)[0], "crashed", "{label}");
+        }
+    }
+
+    #[test]
+    fn the_terminal_counts_the_repeats_the_report_counts() {
+        // Repeat 2 of -Xmx64m crashed during `set`: its `get` counts, its cut-short `set` does not, in both outputs.
+        let dir = sweep_with(|summary| {
+            let rep = &mut summary["cells"][1]["reps"][1];
+            rep["status"] = "crashed".into();
+            rep["phases"]["set"]["interrupted"] = true.into();
+            summary["cells"][1]["status"] = "crashed".into();
+        });
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let report = Report::open(dir.path()).unwrap();
+        let tables = report.terminal_tables();
+        assert_eq!(row(&tables, "set", "status"), ["crashed", "crashed", "ok"]);
+        let set_median = (rps(&summary, 1, 0, "set") + rps(&summary, 1, 2, "set")) / 2.0;
+        assert_eq!(row(&tables, "set", "req/s")[1], format!("{set_median:.0}"));
+        let mut gets: Vec<f64> = (0..3).map(|rep| rps(&summary, 1, rep, "get")).collect();
+        gets.sort_by(f64::total_cmp);
+        assert_eq!(row(&tables, "get", "req/s")[1], format!("{:.0}", gets[1]));
+        let phase = |name: &str| report.analysis.phases.iter().find(|phase| phase.name == name).unwrap();
+        assert_eq!(phase("set").cells[1].reps, [1, 3]);
+        assert_eq!(phase("set").cells[1].figure("rps").unwrap().median, set_median);
+        assert_eq!(phase("get").cells[1].reps, [1, 2, 3]);
+    }
+}

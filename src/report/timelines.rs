@@ -67,3 +67,35 @@ fn span(name: &str, record: &PhaseRecord) -> PhaseSpan {
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::report::analysis::analyse;
+
+    #[test]
+    fn a_cells_timeline_shows_its_median_repeat_or_else_its_first_with_phases() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/sweep");
+        let results = Results::open(&fixture).unwrap();
+        let analysis = analyse(&results);
+        let (timelines, notes) = timelines(&results, &analysis.cells);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(timelines.len(), 3);
+        // tiny crashed during the fill in every repeat: no measurement, so its first repeat, marked crashed.
+        assert_eq!((timelines[0].rep, timelines[0].crashed), (1, true));
+        assert_eq!(timelines[0].phases.iter().map(|phase| phase.name.as_str()).collect::<Vec<_>>(), ["fill"]);
+        // The others: the repeat whose req/s is the median in the first measured phase.
+        let first_measured = &results.summary.phases.iter().find(|(_, measured)| *measured).unwrap().0;
+        for timeline in &timelines[1..] {
+            let cell = results.summary.cell(&timeline.cell).unwrap();
+            let mut by_rps: Vec<(f64, u32)> =
+                cell.measurements(first_measured).iter().map(|(rep, record)| (record.bench.rps, *rep)).collect();
+            by_rps.sort_by(|a, b| a.0.total_cmp(&b.0));
+            assert_eq!(timeline.rep, by_rps[1].1, "{}", timeline.cell);
+            assert!(!timeline.crashed && !timeline.heap.is_empty());
+            assert_eq!(timeline.phases.len(), results.summary.phases.len());
+        }
+    }
+}

@@ -119,4 +119,26 @@ mod tests {
         assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::Rejected)))));
         assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::StartupCrash)))));
     }
+
+    fn reps(statuses: &[Status]) -> Vec<RepSummary> {
+        let rep = |(index, status): (usize, &Status)| RepSummary {
+            rep: index as u32 + 1,
+            status: *status,
+            cause: None,
+            phases: BTreeMap::new(),
+        };
+        statuses.iter().enumerate().map(rep).collect()
+    }
+
+    #[test]
+    fn a_cell_is_ok_only_when_every_repeat_is() {
+        assert_eq!(cell_status(&reps(&[Status::Ok, Status::Ok])), Status::Ok);
+        assert_eq!(cell_status(&reps(&[Status::Ok, Status::Incomplete])), Status::Incomplete);
+    }
+
+    #[test]
+    fn a_cell_takes_the_most_telling_status_of_its_repeats() {
+        assert_eq!(cell_status(&reps(&[Status::Incomplete, Status::Failed, Status::Ok])), Status::Failed);
+        assert_eq!(cell_status(&reps(&[Status::Failed, Status::Crashed, Status::Incomplete])), Status::Crashed);
+    }
 }
