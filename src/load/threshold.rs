@@ -34,6 +34,9 @@ pub struct Threshold {
 const HELP: &str =
     "write it like p99<50ms, p999<=200ms, mean<10ms, max<1s, errors<0.1%, errors<=5, rps>10000 or requests>=1000";
 
+const SLO_HELP: &str = "an [slo] key is a threshold figure: min, mean, stdev, p50, p90, p95, p99, p999 or max (at most \
+     a latency: p99 = \"50ms\"), errors (at most: \"0.1%\" or a count), rps or requests (at least: rps = 10000)";
+
 fn latency_metric(name: &str) -> Option<fn(&LatencySummary) -> f64> {
     Some(match name {
         "min" => |latency| latency.min,
@@ -125,6 +128,26 @@ impl Threshold {
         ThresholdOutcome { expression: self.expression.clone(), actual, passed }
     }
 
+    /// The rule a plan's `[slo]` key states, in threshold form: any figure a threshold knows, latencies and errors as
+    /// upper bounds (`p95 = "50ms"` is `p95<=50ms`, `errors = "0.1%"` is `errors<=0.1%`), rps and requests as lower
+    /// bounds (`rps = 1000` is `rps>=1000`). Bad input naming the keys when thresholds do not know `key`.
+    pub fn slo_rule(key: &str, value: &str) -> anyhow::Result<Threshold> {
+        let name = key.to_ascii_lowercase();
+        let comparison = if latency_metric(&name).is_some() || name == "errors" {
+            "<="
+        } else if name == "rps" || name == "requests" {
+            ">="
+        } else {
+            return Err(bad_input(format!("unknown key '{key}'; {SLO_HELP}")));
+        };
+        Threshold::parse(&format!("{name}{comparison}{value}"))
+    }
+
+    /// The rule as written (`p99<=50ms`).
+    pub fn expression(&self) -> &str {
+        &self.expression
+    }
+
     /// The unit `actual` is expressed in, for printing.
     pub fn unit(expression: &str) -> &'static str {
         let name: String = expression.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
@@ -184,5 +207,20 @@ mod tests {
         recorder.response(0, 100, 100, 200, true);
         let clean = rule.judge(&result_of(&recorder));
         assert_eq!((clean.actual, clean.passed), (Some(0.0), true));
+    }
+
+    #[test]
+    fn slo_keys_are_threshold_figures_with_their_direction() {
+        let rule = |key: &str, value: &str| Threshold::slo_rule(key, value).unwrap().expression().to_string();
+        assert_eq!(rule("p95", "50ms"), "p95<=50ms");
+        assert_eq!(rule("stdev", "5ms"), "stdev<=5ms");
+        assert_eq!(rule("min", "0.1ms"), "min<=0.1ms");
+        assert_eq!(rule("errors", "0.1%"), "errors<=0.1%");
+        assert_eq!(rule("rps", "10000"), "rps>=10000");
+        assert_eq!(rule("requests", "500"), "requests>=500");
+        let unknown = Threshold::slo_rule("p98", "5ms").unwrap_err();
+        assert!(unknown.downcast_ref::<crate::error::BadInput>().is_some());
+        assert!(unknown.to_string().starts_with("unknown key 'p98'; an [slo] key is a threshold figure"), "{unknown}");
+        assert!(Threshold::slo_rule("p99", "fast").is_err());
     }
 }
