@@ -170,7 +170,7 @@ fn grid_entry(analysis: &Analysis, cell: &super::model::CellPhase, info: &CellIn
         },
         None => match info.problems.first() {
             Some(problem) if cell.reps.is_empty() => Entry {
-                text: format!("{:?}", problem.status).to_lowercase(),
+                text: problem.status.name().to_string(),
                 detail: Some(format!("{}: {}", info.label, problem.describe(info.reps))),
                 problem: true,
                 ..Entry::default()

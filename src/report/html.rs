@@ -215,7 +215,7 @@ fn grids(analysis: &Analysis) -> Markup {
 fn missing_text(analysis: &Analysis, cell: &CellPhase) -> String {
     let info = analysis.cell(&cell.cell);
     match info.problems.first() {
-        Some(problem) => format!("{}: {}", format!("{:?}", problem.status).to_lowercase(), problem.cause),
+        Some(problem) => format!("{}: {}", problem.status.name(), problem.cause),
         None => "no data".to_string(),
     }
 }

@@ -79,7 +79,7 @@ pub struct Problem {
 impl Problem {
     /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`
     pub fn describe(&self, total_reps: usize) -> String {
-        let status = format!("{:?}", self.status).to_lowercase();
+        let status = self.status.name();
         let during = self.phase.as_ref().map(|phase| format!(" during {phase}")).unwrap_or_default();
         let which = if self.reps.len() == total_reps && total_reps > 1 {
             "in every repeat".to_string()

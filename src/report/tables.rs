@@ -221,7 +221,7 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
     if !first_row {
         return Entry::plain("/");
     }
-    let status = format!("{:?}", problem.status).to_lowercase();
+    let status = problem.status.name();
     let during = match &problem.phase {
         Some(during) if during != phase => format!(" during {during}"),
         _ => String::new(),

@@ -29,10 +29,6 @@ fn value(cell: &CellPhase, keys: &[&str]) -> String {
     shown.map_or_else(|| "-".to_string(), |parts| parts.join("/"))
 }
 
-fn status_text(status: Status) -> String {
-    format!("{status:?}").to_lowercase()
-}
-
 /// One compact table per measured phase.
 pub fn phase_tables(analysis: &Analysis) -> String {
     let mut out = String::new();
@@ -40,13 +36,13 @@ pub fn phase_tables(analysis: &Analysis) -> String {
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let mut table: Vec<Vec<String>> =
             vec![std::iter::once(phase.name.clone()).chain(labels.iter().cloned()).collect()];
-        let statuses = analysis.cells.iter().map(|cell| status_text(cell.status));
+        let statuses = analysis.cells.iter().map(|cell| cell.status.name().to_string());
         table.push(std::iter::once("status".to_string()).chain(statuses).collect());
         for (name, keys) in ROWS {
             let mut row = vec![name.to_string()];
             for (info, cell) in analysis.cells.iter().zip(&phase.cells) {
                 row.push(match info.status {
-                    Status::Crashed | Status::Failed if cell.reps.is_empty() => status_text(info.status),
+                    Status::Crashed | Status::Failed if cell.reps.is_empty() => info.status.name().to_string(),
                     _ => value(cell, keys),
                 });
             }

@@ -29,6 +29,18 @@ pub enum Status {
     Incomplete,
 }
 
+impl Status {
+    /// The status as summary.json and every output spell it: `ok`, `crashed`, `failed`, `incomplete`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Crashed => "crashed",
+            Status::Failed => "failed",
+            Status::Incomplete => "incomplete",
+        }
+    }
+}
+
 /// Why a cell-repeat failed; decides whether `--resume` runs it again.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -182,5 +194,17 @@ impl Summary {
     /// The measurements of a phase in a cell ([`CellSummary::measurements`]); none for an unknown cell.
     pub fn measurements(&self, cell: &str, phase: &str) -> Vec<(u32, &PhaseRecord)> {
         self.cell(cell).map_or_else(Vec::new, |cell| cell.measurements(phase))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_is_named_as_summary_json_spells_it() {
+        for status in [Status::Ok, Status::Crashed, Status::Failed, Status::Incomplete] {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.name());
+        }
     }
 }
