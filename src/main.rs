@@ -7,6 +7,7 @@ mod jvm;
 mod load;
 mod plan;
 mod report;
+mod results;
 mod run;
 mod tomlfile;
 mod units;

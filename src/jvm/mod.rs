@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod discovery;
 pub mod gclog;
+pub mod gcstat_csv;
 pub mod gcutil;
 pub mod perfdata;
 pub mod procfs;

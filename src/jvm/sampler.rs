@@ -283,6 +283,7 @@ fn space_sample(gc: &GcCounters, space: Space) -> SpaceSample {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jvm::gcstat_csv;
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
 
@@ -334,6 +335,15 @@ mod tests {
         let json = serde_json::to_value(&second).unwrap();
         assert_eq!(json["old"]["capacity_bytes"], old.capacity_bytes.unwrap());
         assert!(json.get("timestamp").is_none() && json.get("gc").is_none());
+
+        // gcstat.csv's row of a real sample reads back through the same schema.
+        let csv = format!("{}\n{}\n", gcstat_csv::header(), gcstat_csv::row(&second));
+        let heap = gcstat_csv::read_heap_samples(&csv).unwrap();
+        let mib = |bytes: Option<u64>| Some((bytes.unwrap() as f64 / 1048576.0 * 10.0).round() / 10.0);
+        assert_eq!(heap.len(), 1);
+        assert_eq!(heap[0].uptime_s, (second.uptime_s * 1000.0).round() / 1000.0);
+        assert_eq!((heap[0].old_mb, heap[0].old_capacity_mb), (mib(old.used_bytes), mib(old.capacity_bytes)));
+        assert_eq!(heap[0].eden_mb, mib(second.eden.used_bytes));
 
         jvm.wait().unwrap();
         assert!(sampler.sample().unwrap().is_none(), "an exited JVM gives None");

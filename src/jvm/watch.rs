@@ -1,5 +1,5 @@
 //! Watching a JVM in the background: a thread samples it at a fixed interval (optionally appending each sample to a
-//! CSV file), and callers take extra samples at the exact edges of a window (`mark`) to summarise it.
+//! CSV file, [`super::gcstat_csv`]), and callers take extra samples at the exact edges of a window (`mark`) to summarise it.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -9,10 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::gcstat_csv;
 use super::sampler::{JvmSample, JvmSampler};
 use super::window::JvmWindow;
-
-const CSV_HEADER: &str = "unix_ms,uptime_s,S0,S1,E,O,M,CCS,YGC,YGCT,FGC,FGCT,CGC,CGCT,GCT,eden_used_mb,old_used_mb,old_capacity_mb,rss_mb,cpu_pct,threads";
 
 struct Shared {
     sampler: Mutex<JvmSampler>,
@@ -48,7 +47,7 @@ impl JvmWatch {
         let csv = match csv {
             Some(path) => {
                 let mut file = BufWriter::new(File::create(&path)?);
-                writeln!(file, "{CSV_HEADER}")?;
+                writeln!(file, "{}", gcstat_csv::header())?;
                 Some(file)
             }
             None => None,
@@ -121,39 +120,8 @@ fn take_sample(shared: &Shared, to_csv: bool) -> Option<JvmSample> {
         }
     };
     if to_csv && let Some(csv) = shared.csv.lock().expect("csv lock").as_mut() {
-        let _ = writeln!(csv, "{}", csv_row(&sample));
+        let _ = writeln!(csv, "{}", gcstat_csv::row(&sample));
     }
     shared.samples.lock().expect("samples lock").push(sample.clone());
     Some(sample)
-}
-
-fn csv_row(sample: &JvmSample) -> String {
-    let pct = |value: Option<f64>| value.map_or(String::new(), |value| format!("{value:.2}"));
-    let count = |value: Option<u64>| value.map_or(String::new(), |value| value.to_string());
-    let secs = |value: Option<f64>| value.map_or(String::new(), |value| format!("{value:.3}"));
-    let mb = |value: Option<u64>| value.map_or(String::new(), |bytes| format!("{:.1}", bytes as f64 / 1048576.0));
-    [
-        sample.unix_ms.to_string(),
-        format!("{:.3}", sample.uptime_s),
-        pct(sample.survivor0.used_pct),
-        pct(sample.survivor1.used_pct),
-        pct(sample.eden.used_pct),
-        pct(sample.old.used_pct),
-        pct(sample.metaspace.used_pct),
-        pct(sample.ccs.used_pct),
-        count(sample.collections.ygc),
-        secs(sample.collections.ygct_s),
-        count(sample.collections.fgc),
-        secs(sample.collections.fgct_s),
-        count(sample.collections.cgc),
-        secs(sample.collections.cgct_s),
-        secs(sample.collections.gct_s),
-        mb(sample.eden.used_bytes),
-        mb(sample.old.used_bytes),
-        mb(sample.old.capacity_bytes),
-        format!("{:.1}", sample.rss_bytes as f64 / 1048576.0),
-        pct(sample.cpu_pct),
-        sample.threads.to_string(),
-    ]
-    .join(",")
 }

@@ -100,7 +100,8 @@ pub struct RequestResult {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ThresholdOutcome {
     pub expression: String,
-    pub actual: f64,
+    /// None when the run has no such figure (an error share when nothing was attempted): the rule failed.
+    pub actual: Option<f64>,
     pub passed: bool,
 }
 
@@ -212,5 +213,53 @@ impl BenchResult {
     /// Requests that got a 2xx/3xx response.
     pub fn successes(&self) -> u64 {
         self.requests.saturating_sub(self.errors.total - self.errors.connect)
+    }
+
+    /// Errors as a share of the attempts (requests completed plus connections that failed), in percent; None when
+    /// nothing was attempted, which has no share (a threshold on it fails, a report shows no figure). The one
+    /// definition for the bench summary, thresholds, `[slo]` and every report.
+    pub fn error_pct(&self) -> Option<f64> {
+        let attempts = self.requests + self.errors.connect;
+        (attempts > 0).then(|| self.errors.total as f64 * 100.0 / attempts as f64)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::load::recorder::Failure;
+
+    /// The result of a one-second run of one request name that recorded what `recorder` holds.
+    pub(crate) fn result_of(recorder: &Recorder) -> BenchResult {
+        let facts = RunFacts {
+            url: "http://127.0.0.1:1/".to_string(),
+            connections: 1,
+            threads: 1,
+            rate: None,
+            duration_s: 1.0,
+            request_names: vec!["get".to_string()],
+            series: Vec::new(),
+            interrupted: false,
+        };
+        BenchResult::build(recorder, facts)
+    }
+
+    #[test]
+    fn the_error_share_counts_failed_connections_as_attempts() {
+        let mut recorder = Recorder::new(1, false);
+        for _ in 0..6 {
+            recorder.response(0, 100, 100, 200, true);
+        }
+        recorder.response(0, 100, 100, 500, false);
+        recorder.failure(0, Failure::Timeout);
+        recorder.connect_failure();
+        recorder.connect_failure();
+        // 8 requests completed and 2 connections failed: 4 errors of 10 attempts.
+        assert_eq!(result_of(&recorder).error_pct(), Some(40.0));
+    }
+
+    #[test]
+    fn nothing_attempted_has_no_error_share() {
+        assert_eq!(result_of(&Recorder::new(1, false)).error_pct(), None);
     }
 }

@@ -99,11 +99,10 @@ pub fn render(result: &BenchResult) -> String {
     if errors.total == 0 {
         let _ = writeln!(out, "  Errors        none");
     } else {
-        let attempts = result.requests + errors.connect;
-        let share = if attempts > 0 { errors.total as f64 * 100.0 / attempts as f64 } else { 100.0 };
+        let share = result.error_pct().map_or(String::new(), |share| format!(" ({share:.2} %)"));
         let _ = writeln!(
             out,
-            "  Errors        {} ({share:.2} %): connect {}, timeout {}, read {}, write {}, status {}",
+            "  Errors        {}{share}: connect {}, timeout {}, read {}, write {}, status {}",
             grouped(errors.total),
             errors.connect,
             errors.timeout,
@@ -153,8 +152,12 @@ pub fn render(result: &BenchResult) -> String {
     for outcome in &result.thresholds {
         let verdict = if outcome.passed { "PASS" } else { "FAIL" };
         let unit = Threshold::unit(&outcome.expression);
-        let actual = if unit == "ms" { format_ms(outcome.actual) } else { format!("{:.2}", outcome.actual) };
-        let _ = writeln!(out, "  Threshold     {verdict} {} (actual {actual}{unit})", outcome.expression);
+        let actual = match outcome.actual {
+            Some(actual) if unit == "ms" => format!("actual {}{unit}", format_ms(actual)),
+            Some(actual) => format!("actual {actual:.2}{unit}"),
+            None => "no value: nothing was attempted".to_string(),
+        };
+        let _ = writeln!(out, "  Threshold     {verdict} {} ({actual})", outcome.expression);
     }
     out
 }

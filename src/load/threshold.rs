@@ -3,8 +3,9 @@
 use super::result::{BenchResult, LatencySummary, ThresholdOutcome};
 use crate::error::bad_input;
 
+/// The figure of a run a rule looks at.
 #[derive(Debug, Clone, Copy)]
-enum Metric {
+enum Measured {
     Latency(fn(&LatencySummary) -> f64),
     ErrorRate,
     ErrorCount,
@@ -24,7 +25,7 @@ enum Comparison {
 #[derive(Debug, Clone)]
 pub struct Threshold {
     expression: String,
-    metric: Metric,
+    metric: Measured,
     comparison: Comparison,
     /// Milliseconds for latencies, percent for an error rate, plain numbers otherwise.
     value: f64,
@@ -32,6 +33,9 @@ pub struct Threshold {
 
 const HELP: &str =
     "write it like p99<50ms, p999<=200ms, mean<10ms, max<1s, errors<0.1%, errors<=5, rps>10000 or requests>=1000";
+
+const SLO_HELP: &str = "an [slo] key is a threshold figure: min, mean, stdev, p50, p90, p95, p99, p999 or max (at most \
+     a latency: p99 = \"50ms\"), errors (at most: \"0.1%\" or a count), rps or requests (at least: rps = 10000)";
 
 fn latency_metric(name: &str) -> Option<fn(&LatencySummary) -> f64> {
     Some(match name {
@@ -82,16 +86,16 @@ impl Threshold {
             || bad_input(format!("threshold '{expression}': cannot read the value '{value_text}'; {HELP}"));
         let name = name.to_ascii_lowercase();
         let (metric, value) = if let Some(metric) = latency_metric(&name) {
-            (Metric::Latency(metric), parse_latency_ms(value_text).ok_or_else(unknown_value)?)
+            (Measured::Latency(metric), parse_latency_ms(value_text).ok_or_else(unknown_value)?)
         } else if name == "errors" {
             match value_text.strip_suffix('%') {
-                Some(percent) => (Metric::ErrorRate, percent.parse::<f64>().map_err(|_| unknown_value())?),
-                None => (Metric::ErrorCount, value_text.parse::<f64>().map_err(|_| unknown_value())?),
+                Some(percent) => (Measured::ErrorRate, percent.parse::<f64>().map_err(|_| unknown_value())?),
+                None => (Measured::ErrorCount, value_text.parse::<f64>().map_err(|_| unknown_value())?),
             }
         } else if name == "rps" {
-            (Metric::Rps, value_text.parse::<f64>().map_err(|_| unknown_value())?)
+            (Measured::Rps, value_text.parse::<f64>().map_err(|_| unknown_value())?)
         } else if name == "requests" {
-            (Metric::Requests, value_text.parse::<f64>().map_err(|_| unknown_value())?)
+            (Measured::Requests, value_text.parse::<f64>().map_err(|_| unknown_value())?)
         } else {
             return Err(bad_input(format!("threshold '{expression}': unknown metric '{name}'; {HELP}")));
         };
@@ -101,29 +105,47 @@ impl Threshold {
         Ok(Threshold { expression: expression.trim().to_string(), metric, comparison, value })
     }
 
-    /// The measured value this rule looks at.
-    fn actual(&self, result: &BenchResult) -> f64 {
+    /// The measured value this rule looks at; None when the run has none (no error share without attempts).
+    fn actual(&self, result: &BenchResult) -> Option<f64> {
         match self.metric {
-            Metric::Latency(pick) => pick(&result.latency_ms),
-            Metric::ErrorRate => {
-                let attempts = result.requests + result.errors.connect;
-                if attempts == 0 { 100.0 } else { result.errors.total as f64 * 100.0 / attempts as f64 }
-            }
-            Metric::ErrorCount => result.errors.total as f64,
-            Metric::Rps => result.rps,
-            Metric::Requests => result.requests as f64,
+            Measured::Latency(pick) => Some(pick(&result.latency_ms)),
+            Measured::ErrorRate => result.error_pct(),
+            Measured::ErrorCount => Some(result.errors.total as f64),
+            Measured::Rps => Some(result.rps),
+            Measured::Requests => Some(result.requests as f64),
         }
     }
 
+    /// Whether the rule holds; a rule on a figure the run does not have fails.
     pub fn judge(&self, result: &BenchResult) -> ThresholdOutcome {
         let actual = self.actual(result);
-        let passed = match self.comparison {
+        let passed = actual.is_some_and(|actual| match self.comparison {
             Comparison::Less => actual < self.value,
             Comparison::LessOrEqual => actual <= self.value,
             Comparison::Greater => actual > self.value,
             Comparison::GreaterOrEqual => actual >= self.value,
-        };
+        });
         ThresholdOutcome { expression: self.expression.clone(), actual, passed }
+    }
+
+    /// The rule a plan's `[slo]` key states, in threshold form: any figure a threshold knows, latencies and errors as
+    /// upper bounds (`p95 = "50ms"` is `p95<=50ms`, `errors = "0.1%"` is `errors<=0.1%`), rps and requests as lower
+    /// bounds (`rps = 1000` is `rps>=1000`). Bad input naming the keys when thresholds do not know `key`.
+    pub fn slo_rule(key: &str, value: &str) -> anyhow::Result<Threshold> {
+        let name = key.to_ascii_lowercase();
+        let comparison = if latency_metric(&name).is_some() || name == "errors" {
+            "<="
+        } else if name == "rps" || name == "requests" {
+            ">="
+        } else {
+            return Err(bad_input(format!("unknown key '{key}'; {SLO_HELP}")));
+        };
+        Threshold::parse(&format!("{name}{comparison}{value}"))
+    }
+
+    /// The rule as written (`p99<=50ms`).
+    pub fn expression(&self) -> &str {
+        &self.expression
     }
 
     /// The unit `actual` is expressed in, for printing.
@@ -172,5 +194,33 @@ mod tests {
         assert_eq!(Threshold::parse("p99<1.5s").unwrap().value, 1500.0);
         assert_eq!(Threshold::parse("p99<250us").unwrap().value, 0.25);
         assert_eq!(Threshold::parse("p99<7").unwrap().value, 7.0);
+    }
+
+    #[test]
+    fn an_error_share_rule_fails_when_nothing_was_attempted() {
+        use crate::load::recorder::Recorder;
+        use crate::load::result::tests::result_of;
+        let rule = Threshold::parse("errors<1%").unwrap();
+        let nothing = rule.judge(&result_of(&Recorder::new(1, false)));
+        assert_eq!((nothing.actual, nothing.passed), (None, false));
+        let mut recorder = Recorder::new(1, false);
+        recorder.response(0, 100, 100, 200, true);
+        let clean = rule.judge(&result_of(&recorder));
+        assert_eq!((clean.actual, clean.passed), (Some(0.0), true));
+    }
+
+    #[test]
+    fn slo_keys_are_threshold_figures_with_their_direction() {
+        let rule = |key: &str, value: &str| Threshold::slo_rule(key, value).unwrap().expression().to_string();
+        assert_eq!(rule("p95", "50ms"), "p95<=50ms");
+        assert_eq!(rule("stdev", "5ms"), "stdev<=5ms");
+        assert_eq!(rule("min", "0.1ms"), "min<=0.1ms");
+        assert_eq!(rule("errors", "0.1%"), "errors<=0.1%");
+        assert_eq!(rule("rps", "10000"), "rps>=10000");
+        assert_eq!(rule("requests", "500"), "requests>=500");
+        let unknown = Threshold::slo_rule("p98", "5ms").unwrap_err();
+        assert!(unknown.downcast_ref::<crate::error::BadInput>().is_some());
+        assert!(unknown.to_string().starts_with("unknown key 'p98'; an [slo] key is a threshold figure"), "{unknown}");
+        assert!(Threshold::slo_rule("p99", "fast").is_err());
     }
 }

@@ -391,31 +391,23 @@ pub fn with_port(request: &RequestSpec, port: u16) -> RequestSpec {
     }
 }
 
+/// The `[slo]` keys as threshold rules, in the plan's order.
 fn slo_expressions(origin: &str, text: &str, slo: &SloFile) -> anyhow::Result<Vec<String>> {
+    let mut entries: Vec<_> = slo.iter().collect();
+    entries.sort_by_key(|(_, value)| value.span().start);
     let mut expressions = Vec::new();
-    let latency = [
-        ("p50", &slo.p50),
-        ("p90", &slo.p90),
-        ("p99", &slo.p99),
-        ("p999", &slo.p999),
-        ("max", &slo.max),
-        ("mean", &slo.mean),
-    ];
-    for (metric, value) in latency {
-        if let Some(value) = value {
-            expressions.push((format!("{metric}<={}", value.get_ref()), value.span()));
-        }
+    for (key, value) in entries {
+        let at = |message: String| error_at(origin, text, value.span(), format!("[slo] {key}: {message}"));
+        let bound = match value.get_ref() {
+            toml::Value::String(text) => text.clone(),
+            toml::Value::Integer(number) => number.to_string(),
+            toml::Value::Float(number) => number.to_string(),
+            _ => return Err(at("write a value like \"50ms\", \"0.1%\" or 10000".to_string())),
+        };
+        let rule = Threshold::slo_rule(key, &bound).map_err(|err| at(err.to_string()))?;
+        expressions.push(rule.expression().to_string());
     }
-    if let Some(errors) = &slo.errors {
-        expressions.push((format!("errors<={}", errors.get_ref()), errors.span()));
-    }
-    if let Some(rps) = &slo.rps {
-        expressions.push((format!("rps>={}", rps.get_ref()), rps.span()));
-    }
-    for (expression, span) in &expressions {
-        Threshold::parse(expression).map_err(|err| error_at(origin, text, span.clone(), format!("[slo]: {err}")))?;
-    }
-    Ok(expressions.into_iter().map(|(expression, _)| expression).collect())
+    Ok(expressions)
 }
 
 #[cfg(test)]
@@ -450,5 +442,29 @@ mod tests {
         assert_eq!(base.cwd, std::env::current_dir().unwrap());
         assert!(base.plan_dir.is_absolute());
         assert_eq!(base.plan_dir, base.cwd.canonicalize().unwrap());
+    }
+
+    fn slo_of(slo: &str) -> anyhow::Result<Vec<String>> {
+        let text = format!(
+            "name = \"s\"\n[target]\ncommand = \"java {{jvm}} -jar x.jar\"\nready = \"http://127.0.0.1:{{port}}/\"\n\
+             [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n[slo]\n{slo}"
+        );
+        let base = PlanBase { plan_dir: "/p".into(), cwd: "/p".into() };
+        parse_plan("s.toml", &text, &base).map(|plan| plan.slo)
+    }
+
+    #[test]
+    fn slo_keys_are_the_threshold_figures_in_plan_order() {
+        let slo = slo_of("stdev = \"5ms\"\np95 = \"20ms\"\nerrors = \"0.1%\"\nrps = 1000\nmin = \"1ms\"\n").unwrap();
+        assert_eq!(slo, ["stdev<=5ms", "p95<=20ms", "errors<=0.1%", "rps>=1000", "min<=1ms"]);
+    }
+
+    #[test]
+    fn an_unknown_slo_key_is_bad_input_at_its_line() {
+        let err = slo_of("p99 = \"50ms\"\np98 = \"60ms\"\n").unwrap_err();
+        assert!(err.downcast_ref::<crate::error::BadInput>().is_some());
+        assert!(err.to_string().starts_with("s.toml: line 11: [slo] p98: unknown key 'p98'; an [slo] key is"), "{err}");
+        let err = slo_of("p99 = [1]\n").unwrap_err();
+        assert!(err.to_string().contains("line 10: [slo] p99: write a value like"), "{err}");
     }
 }

@@ -109,16 +109,6 @@ pub struct RunFile {
     pub cost_axis: Option<Spanned<String>>,
 }
 
-/// Service-level objectives judged per cell and phase.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SloFile {
-    pub p50: Option<Spanned<String>>,
-    pub p90: Option<Spanned<String>>,
-    pub p99: Option<Spanned<String>>,
-    pub p999: Option<Spanned<String>>,
-    pub max: Option<Spanned<String>>,
-    pub mean: Option<Spanned<String>>,
-    pub errors: Option<Spanned<String>>,
-    pub rps: Option<Spanned<f64>>,
-}
+/// Service-level objectives judged per cell and phase: threshold figure → its bound (`p99 = "50ms"`, `rps = 10000`);
+/// which keys exist and which way each bounds is `load::threshold`'s.
+pub type SloFile = BTreeMap<String, Spanned<toml::Value>>;

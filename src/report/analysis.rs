@@ -3,154 +3,21 @@
 //! SLO verdict, the GC-and-tail numbers and the latency spectrum; per measured phase the recommendation.
 //! Serialised as report.json; the markdown and the HTML render it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde::Serialize;
-
-use super::gc_tail::{GcTail, gc_tail};
-use super::input::{Results, usable_records};
+use super::gc_tail::gc_tail;
 use super::metrics::{HEADLINE, METRICS, RepFigures, metric};
-use super::recommend::{Recommendation, recommend};
+use super::model::{
+    Analysis, AxisInfo, CellInfo, CellPhase, LoadShape, PhaseAnalysis, Problem, Recommendation, SloVerdict,
+};
+use super::recommend::recommend;
 use super::spectrum::{self, Spectrum};
-use super::stats::{CONFIDENCE, Estimate, Standing, rank};
+use super::stats::{CONFIDENCE, Estimate, median, rank};
+use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
-use crate::run::store::{CellSummary, Env, Status};
-use crate::run::summary::cell_label;
+use crate::results::{CellSummary, Results, Status, Summary};
 
 pub const REPORT_VERSION: u32 = 1;
-
-#[derive(Debug, Serialize)]
-pub struct Analysis {
-    pub version: u32,
-    pub plan: String,
-    pub description: String,
-    pub results_dir: String,
-    pub jload_version: String,
-    /// How the figures and intervals are computed, in one sentence.
-    pub statistics: String,
-    /// Repeats per cell the plan asked for.
-    pub repeats: usize,
-    pub env: Option<Env>,
-    pub slo: Vec<String>,
-    /// The axis the recommendation economises on.
-    pub cost_axis: Option<String>,
-    pub axes: Vec<AxisInfo>,
-    pub cells: Vec<CellInfo>,
-    pub phases: Vec<PhaseAnalysis>,
-    /// Files that could not be read, and what the report did instead.
-    pub notes: Vec<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct AxisInfo {
-    pub name: String,
-    /// In plan order.
-    pub labels: Vec<String>,
-    /// False when every cell has the same label (then column labels leave it out).
-    pub varies: bool,
-}
-
-#[derive(Debug, Serialize)]
-pub struct CellInfo {
-    pub id: String,
-    /// Column label: the labels of the axes that vary.
-    pub label: String,
-    pub axes: BTreeMap<String, String>,
-    pub status: Status,
-    pub reps: usize,
-    pub reps_ok: usize,
-    /// Repeats that crashed, failed or are incomplete, grouped by cause.
-    pub problems: Vec<Problem>,
-    pub java_version: Option<String>,
-    pub collector: Option<String>,
-    pub max_heap_mb: Option<f64>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Problem {
-    pub status: Status,
-    pub cause: String,
-    /// The phase running when it happened.
-    pub phase: Option<String>,
-    pub reps: Vec<u32>,
-}
-
-impl Problem {
-    /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`
-    pub fn describe(&self, total_reps: usize) -> String {
-        let status = format!("{:?}", self.status).to_lowercase();
-        let during = self.phase.as_ref().map(|phase| format!(" during {phase}")).unwrap_or_default();
-        let which = if self.reps.len() == total_reps && total_reps > 1 {
-            "in every repeat".to_string()
-        } else {
-            let reps: Vec<String> = self.reps.iter().map(u32::to_string).collect();
-            format!("in repeat{} {}", if reps.len() > 1 { "s" } else { "" }, reps.join(", "))
-        };
-        format!("{status}{during} {which}: {}", self.cause)
-    }
-}
-
-/// How the phase drove the target (from its first record).
-#[derive(Debug, Serialize)]
-pub struct LoadShape {
-    pub url: String,
-    pub model: String,
-    pub connections: usize,
-    pub rate: Option<f64>,
-    pub duration_s: f64,
-    pub requests: u64,
-}
-
-#[derive(Debug, Serialize)]
-pub struct PhaseAnalysis {
-    pub name: String,
-    pub measured: bool,
-    pub load: Option<LoadShape>,
-    /// In cell order.
-    pub cells: Vec<CellPhase>,
-    /// Measured phases only.
-    pub recommendation: Option<Recommendation>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct CellPhase {
-    pub cell: String,
-    /// Repeats whose figures count (finished phases of repeats that ran or crashed later).
-    pub reps: Vec<u32>,
-    /// Metric key → estimate over `reps`.
-    pub figures: BTreeMap<&'static str, Estimate>,
-    /// Headline metric key → standing against the best cell.
-    pub standing: BTreeMap<&'static str, Standing>,
-    pub slo: Option<SloVerdict>,
-    pub gc_tail: Option<GcTail>,
-    pub spectrum: Option<Spectrum>,
-}
-
-impl CellPhase {
-    pub fn figure(&self, key: &str) -> Option<&Estimate> {
-        self.figures.get(key)
-    }
-}
-
-/// The plan's SLO on one cell and phase.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SloVerdict {
-    pub reps_judged: usize,
-    pub reps_passed: usize,
-    /// Every judged repeat passed and the cell never crashed or failed.
-    pub met: bool,
-}
-
-impl Analysis {
-    pub fn cell(&self, id: &str) -> &CellInfo {
-        self.cells.iter().find(|cell| cell.id == id).expect("cells come from the summary")
-    }
-
-    /// True when no cell has two repeats of anything: differences are unqualified.
-    pub fn single_repeat(&self) -> bool {
-        self.phases.iter().flat_map(|phase| &phase.cells).all(|cell| cell.reps.len() < 2)
-    }
-}
 
 pub fn statistics_statement() -> String {
     format!(
@@ -165,6 +32,7 @@ pub fn analyse(results: &Results) -> Analysis {
     let summary = &results.summary;
     let mut notes = Vec::new();
     let cells: Vec<CellInfo> = summary.cells.iter().map(|cell| cell_info(results, cell)).collect();
+    let (timelines, timeline_notes) = timelines(results, &cells);
     let logs = gc_logs(results);
     let phases = summary
         .phases
@@ -189,7 +57,7 @@ pub fn analyse(results: &Results) -> Analysis {
         version: REPORT_VERSION,
         plan: summary.plan.clone(),
         description: summary.description.clone(),
-        results_dir: results.root.display().to_string(),
+        results_dir: results.dir.root.display().to_string(),
         jload_version: env!("CARGO_PKG_VERSION").to_string(),
         statistics: statistics_statement(),
         repeats: summary.cells.iter().map(|cell| cell.reps.len()).max().unwrap_or(0),
@@ -200,6 +68,9 @@ pub fn analyse(results: &Results) -> Analysis {
         cells,
         phases,
         notes: Vec::new(),
+        timelines,
+        timeline_notes,
+        plan_text: results.plan_text.clone(),
     };
     let recommendations: Vec<Option<Recommendation>> =
         analysis.phases.iter().map(|phase| phase.measured.then(|| recommend(&analysis, phase))).collect();
@@ -229,6 +100,22 @@ fn axes(results: &Results) -> Vec<AxisInfo> {
             AxisInfo { name: name.clone(), varies: labels.len() > 1, labels }
         })
         .collect()
+}
+
+/// Column label of a cell: the labels of the axes that vary in the plan (all of them when none varies).
+fn cell_label(summary: &Summary, cell: &CellSummary) -> String {
+    let varying: Vec<&String> = summary
+        .axes
+        .iter()
+        .filter(|axis| summary.cells.iter().map(|other| other.axes.get(*axis)).collect::<HashSet<_>>().len() > 1)
+        .collect();
+    let shown: Vec<String> = summary
+        .axes
+        .iter()
+        .filter(|axis| varying.is_empty() || varying.contains(axis))
+        .filter_map(|axis| cell.axes.get(axis).cloned())
+        .collect();
+    if shown.is_empty() { cell.id.clone() } else { shown.join(" ") }
 }
 
 fn cell_info(results: &Results, cell: &CellSummary) -> CellInfo {
@@ -278,7 +165,8 @@ fn cell_phase(
     logs: &HashMap<(String, u32), GcLog>,
     notes: &mut Vec<String>,
 ) -> CellPhase {
-    let reps: Vec<RepFigures> = usable_records(&results.summary, &cell.id, phase)
+    let reps: Vec<RepFigures> = cell
+        .measurements(phase)
         .into_iter()
         .map(|(rep, record)| {
             let alloc_mb_s = match (logs.get(&(cell.id.clone(), rep)), record.jvm.as_ref()) {
@@ -353,9 +241,7 @@ fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
         .summary
         .cells
         .iter()
-        .flat_map(|cell| {
-            usable_records(&results.summary, &cell.id, phase).into_iter().map(|(rep, record)| (&cell.id, rep, record))
-        })
+        .flat_map(|cell| cell.measurements(phase).into_iter().map(|(rep, record)| (&cell.id, rep, record)))
         .collect();
     let (first_cell, first_rep, first) = records.first()?;
     let durations: Vec<f64> = records.iter().map(|(_, _, record)| record.bench.duration_s).collect();
@@ -369,8 +255,8 @@ fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
         model: first.bench.model.clone(),
         connections: first.bench.connections,
         rate: first.bench.rate,
-        duration_s: super::stats::median(durations).unwrap_or(0.0),
-        requests: super::stats::median(requests).unwrap_or(0.0) as u64,
+        duration_s: median(durations).unwrap_or(0.0),
+        requests: median(requests).unwrap_or(0.0) as u64,
     })
 }
 
@@ -389,7 +275,40 @@ fn port_placeholder(url: &str, port: u16) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::port_placeholder;
+    use std::collections::BTreeMap;
+
+    use super::{cell_label, port_placeholder};
+    use crate::results::{CellSummary, SUMMARY_VERSION, Status, Summary};
+
+    fn summary(cells: &[&[(&str, &str)]]) -> Summary {
+        let cell = |axes: &&[(&str, &str)]| CellSummary {
+            id: axes.iter().map(|(axis, label)| format!("{axis}={label}")).collect::<Vec<_>>().join(","),
+            axes: axes.iter().map(|(axis, label)| (axis.to_string(), label.to_string())).collect::<BTreeMap<_, _>>(),
+            status: Status::Ok,
+            flags: None,
+            reps: Vec::new(),
+        };
+        Summary {
+            version: SUMMARY_VERSION,
+            plan: "p".to_string(),
+            description: String::new(),
+            axes: vec!["heap".to_string(), "gc".to_string()],
+            phases: Vec::new(),
+            slo: Vec::new(),
+            cost_axis: None,
+            cells: cells.iter().map(cell).collect(),
+        }
+    }
+
+    #[test]
+    fn a_cells_label_names_the_axes_that_vary_in_plan_order() {
+        let sweep = summary(&[&[("heap", "64m"), ("gc", "G1")], &[("heap", "256m"), ("gc", "G1")]]);
+        assert_eq!(cell_label(&sweep, &sweep.cells[1]), "256m");
+        let grid = summary(&[&[("heap", "64m"), ("gc", "G1")], &[("heap", "256m"), ("gc", "ZGC")]]);
+        assert_eq!(cell_label(&grid, &grid.cells[1]), "256m ZGC");
+        let single = summary(&[&[("heap", "64m"), ("gc", "G1")]]);
+        assert_eq!(cell_label(&single, &single.cells[0]), "64m G1", "nothing varies: every axis");
+    }
 
     #[test]
     fn the_cells_port_becomes_a_placeholder() {

@@ -3,9 +3,9 @@
 //! other axes (e.g. the heap), so one colour means one value everywhere; otherwise colours cycle over the cells and
 //! the style changes every ten. No two cells look the same (up to 300 cells).
 
-use super::analysis::Analysis;
 use super::charts::style::{CellStyle, PALETTE};
 use super::grid::grid_axes;
+use super::model::Analysis;
 
 /// The look of every cell, in cell order.
 pub fn cell_styles(analysis: &Analysis) -> Vec<CellStyle> {

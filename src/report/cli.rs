@@ -40,7 +40,7 @@ pub struct CompareArgs {
 }
 
 pub fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
-    let written = super::write_reports(&args.dir)?;
+    let written = super::Report::open(&args.dir)?.write()?;
     println!("{}\n{}\n{}", written.markdown.display(), written.html.display(), written.json.display());
     Ok(exit::OK)
 }

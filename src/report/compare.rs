@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::input::{Results, usable_records};
 use super::metrics::{RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
+use crate::results::{Results, ResultsDir};
 
 /// The figures shown, in order; `true` for the judged ones.
 const ROWS: &[(&str, bool)] = &[
@@ -143,13 +143,13 @@ impl Comparison {
 /// `DIR` or `DIR:cell-id` (a cell id may itself hold colons: `gc=-XX:+UseG1GC`, so the directory is the shortest
 /// prefix that is a results directory).
 pub fn parse_side(arg: &str) -> anyhow::Result<(PathBuf, Option<String>)> {
-    if Path::new(arg).join("summary.json").is_file() || Path::new(arg).is_dir() {
+    if ResultsDir::new(PathBuf::from(arg)).holds_results() || Path::new(arg).is_dir() {
         return Ok((PathBuf::from(arg), None));
     }
     for (index, _) in arg.match_indices(':') {
-        let dir = Path::new(&arg[..index]);
-        if dir.join("summary.json").is_file() {
-            return Ok((dir.to_path_buf(), Some(arg[index + 1..].to_string())));
+        let dir = ResultsDir::new(PathBuf::from(&arg[..index]));
+        if dir.holds_results() {
+            return Ok((dir.root, Some(arg[index + 1..].to_string())));
         }
     }
     Err(bad_input(format!("{arg}: not a results directory, nor DIR:cell-id with DIR a results directory")))
@@ -162,7 +162,7 @@ fn check_cell(results: &Results, side: &str, id: &str) -> anyhow::Result<()> {
     if results.summary.cells.iter().any(|cell| cell.id == id) {
         return Ok(());
     }
-    Err(bad_input(format!("unknown cell '{id}' in {side} ({}); {}", results.root.display(), cells_hint(results))))
+    Err(bad_input(format!("unknown cell '{id}' in {side} ({}); {}", results.dir.root.display(), cells_hint(results))))
 }
 
 /// The cells a run has, short enough for one line: their ids, or for many cells each axis's labels and one id.
@@ -245,7 +245,9 @@ fn pairs(
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
     let read = metric(key).read;
-    let values = usable_records(&results.summary, cell, phase)
+    let values = results
+        .summary
+        .measurements(cell, phase)
         .into_iter()
         .filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None }))
         .collect();

@@ -27,12 +27,12 @@ pub struct GcTail {
     pub longest_stall_ms: Option<f64>,
     /// Worst one-second p99.
     pub worst_p99_ms: f64,
-    pub verdict: Verdict,
+    pub verdict: GcTailVerdict,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum GcTailVerdict {
     /// The slowest seconds overlap pauses far more often than seconds in general.
     Likely,
     /// The slowest seconds overlap pauses no more often than seconds in general.
@@ -42,13 +42,13 @@ pub enum Verdict {
     Inconclusive,
 }
 
-impl Verdict {
+impl GcTailVerdict {
     pub fn describe(self) -> &'static str {
         match self {
-            Verdict::Likely => "GC likely drives the tail",
-            Verdict::Unlikely => "the tail is not GC-driven",
-            Verdict::PausesEverywhere => "GC pauses or stalls in nearly every second: overlap cannot tell",
-            Verdict::Inconclusive => "inconclusive",
+            GcTailVerdict::Likely => "GC likely drives the tail",
+            GcTailVerdict::Unlikely => "the tail is not GC-driven",
+            GcTailVerdict::PausesEverywhere => "GC pauses or stalls in nearly every second: overlap cannot tell",
+            GcTailVerdict::Inconclusive => "inconclusive",
         }
     }
 }
@@ -96,13 +96,13 @@ pub fn gc_tail(reps: &[RepFigures]) -> Option<GcTail> {
     let base = seconds_with_pause as f64 / seconds.len() as f64;
     let share = slowest_with_pause as f64 / slowest as f64;
     let verdict = if base >= 0.9 {
-        Verdict::PausesEverywhere
+        GcTailVerdict::PausesEverywhere
     } else if share >= 0.5 && share >= base + 0.25 {
-        Verdict::Likely
+        GcTailVerdict::Likely
     } else if share <= base {
-        Verdict::Unlikely
+        GcTailVerdict::Unlikely
     } else {
-        Verdict::Inconclusive
+        GcTailVerdict::Inconclusive
     };
     Some(GcTail {
         seconds: seconds.len(),
@@ -121,7 +121,7 @@ mod tests {
     use super::*;
     use crate::jvm::window::{JvmWindow, WindowPauses};
     use crate::load::result::SeriesRow;
-    use crate::run::store::PhaseRecord;
+    use crate::results::PhaseRecord;
 
     /// A phase whose JVM window starts at uptime 100 s, with these per-second p99s and these pauses (uptime, ms).
     fn record(p99s: &[f64], pauses: &[(f64, f64)]) -> PhaseRecord {
@@ -174,7 +174,7 @@ mod tests {
         // 109.999 + 35 ms runs into second 10 as well: 5 seconds overlap a pause.
         assert_eq!(tail.longest_pause_ms, 35.0);
         assert_eq!(tail.worst_p99_ms, 40.0);
-        assert_eq!(tail.verdict, Verdict::Likely);
+        assert_eq!(tail.verdict, GcTailVerdict::Likely);
         assert_eq!(tail.overlap(), "3 of 3 (all: 5 of 20)");
     }
 
@@ -188,14 +188,14 @@ mod tests {
         let record = record(&p99s, &[(101.5, 3.0), (103.5, 3.0)]);
         let tail = tail(&record).unwrap();
         assert_eq!((tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause), (3, 0, 2));
-        assert_eq!(tail.verdict, Verdict::Unlikely);
+        assert_eq!(tail.verdict, GcTailVerdict::Unlikely);
     }
 
     #[test]
     fn pauses_every_second_cannot_tell() {
         let pauses: Vec<(f64, f64)> = (0..10).map(|second| (100.5 + second as f64, 1.0)).collect();
         let tail = tail(&record(&[3.0, 9.0, 4.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0], &pauses)).unwrap();
-        assert_eq!(tail.verdict, Verdict::PausesEverywhere);
+        assert_eq!(tail.verdict, GcTailVerdict::PausesEverywhere);
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
         let tail = tail(&record).unwrap();
         assert_eq!((tail.slowest, tail.slowest_with_pause, tail.seconds_with_pause), (3, 3, 4));
         assert_eq!((tail.longest_pause_ms, tail.longest_stall_ms), (0.05, Some(40.0)));
-        assert_eq!(tail.verdict, Verdict::Likely);
+        assert_eq!(tail.verdict, GcTailVerdict::Likely);
     }
 
     #[test]

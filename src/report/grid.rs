@@ -2,8 +2,8 @@
 //! rows are the labels of one axis, columns those of another, one grid per measured phase and figure. With three or
 //! more varying axes the first two (plan order) make the grid and there is one grid per combination of the others.
 
-use super::analysis::{Analysis, AxisInfo, CellInfo, PhaseAnalysis};
 use super::metrics::metric;
+use super::model::{Analysis, AxisInfo, CellInfo, PhaseAnalysis};
 use super::stats::Better;
 use super::tables::{Entry, Layout, Row, Table, mark_of};
 
@@ -158,7 +158,7 @@ fn grid_table(
     }
 }
 
-fn grid_entry(analysis: &Analysis, cell: &super::analysis::CellPhase, info: &CellInfo, figure: &str) -> Entry {
+fn grid_entry(analysis: &Analysis, cell: &super::model::CellPhase, info: &CellInfo, figure: &str) -> Entry {
     let detail = Some(info.label.clone());
     match cell.figure(figure) {
         Some(estimate) => Entry {
@@ -170,7 +170,7 @@ fn grid_entry(analysis: &Analysis, cell: &super::analysis::CellPhase, info: &Cel
         },
         None => match info.problems.first() {
             Some(problem) if cell.reps.is_empty() => Entry {
-                text: format!("{:?}", problem.status).to_lowercase(),
+                text: problem.status.name().to_string(),
                 detail: Some(format!("{}: {}", info.label, problem.describe(info.reps))),
                 problem: true,
                 ..Entry::default()

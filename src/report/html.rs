@@ -5,20 +5,17 @@
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-use super::analysis::{Analysis, CellPhase, PhaseAnalysis};
 use super::cell_styles::cell_styles;
 use super::charts::bars::{Bar, bar_chart};
-use super::charts::spectrum::{Line, spectrum_chart};
+use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
-use super::charts::timeline::{PhaseSpan, Timeline, timeline_chart};
+use super::charts::timeline::{Timeline, timeline_chart};
 use super::grid::{grid_axes, grid_note, phase_grids};
-use super::input::{Results, usable_records};
 use super::markdown::{GC_TAIL_NOTE, header_facts, phase_shape, statistics_note};
 use super::metrics::metric;
+use super::model::{Analysis, CellPhase, PhaseAnalysis};
 use super::spectrum::Source;
-use super::stats::median;
 use super::tables::{Entry, Layout, Mark, Table, gc_tail_table, mark_of, phase_table, unmeasured_table};
-use crate::run::store::{PhaseRecord, Status};
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;
@@ -62,7 +59,7 @@ pre.plan { background: #f5f5f5; padding: 12px; overflow-x: auto; font-size: 0.85
 footer { font-size: 0.8em; color: #777; margin-top: 3em; }
 "#;
 
-pub fn render(analysis: &Analysis, results: &Results) -> String {
+pub fn render(analysis: &Analysis) -> String {
     let title = format!("jload report: {}", analysis.plan);
     let measured: Vec<&PhaseAnalysis> = analysis.phases.iter().filter(|phase| phase.measured).collect();
     let page = html! {
@@ -101,7 +98,7 @@ pub fn render(analysis: &Analysis, results: &Results) -> String {
                 }
                 (grids(analysis))
                 @for (index, phase) in measured.iter().enumerate() { (phase_section(analysis, phase, index)) }
-                (timelines(analysis, results))
+                (timelines(analysis))
                 h2 #gc-tail { "GC and tail latency" }
                 p.note { (GC_TAIL_NOTE) }
                 @match gc_tail_table(analysis) {
@@ -115,7 +112,7 @@ pub fn render(analysis: &Analysis, results: &Results) -> String {
                 }
                 (problems(analysis))
                 h2 #plan { "Plan" }
-                @match &results.plan_text {
+                @match &analysis.plan_text {
                     Some(text) => details { summary { "plan.toml as run" } pre.plan { (text) } },
                     None => p { "No plan.toml in the results directory." },
                 }
@@ -218,7 +215,7 @@ fn grids(analysis: &Analysis) -> Markup {
 fn missing_text(analysis: &Analysis, cell: &CellPhase) -> String {
     let info = analysis.cell(&cell.cell);
     match info.problems.first() {
-        Some(problem) => format!("{}: {}", format!("{:?}", problem.status).to_lowercase(), problem.cause),
+        Some(problem) => format!("{}: {}", problem.status.name(), problem.cause),
         None => "no data".to_string(),
     }
 }
@@ -248,7 +245,7 @@ fn plain_bars(analysis: &Analysis, phase: &PhaseAnalysis, key: &str) -> Vec<Bar>
 }
 
 fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Markup {
-    let lines: Vec<Line> = phase
+    let lines: Vec<SpectrumLine> = phase
         .cells
         .iter()
         .enumerate()
@@ -258,7 +255,7 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
                 Source::Hlog => format!("{} requests", spectrum.count),
                 Source::Percentiles => "stored percentiles".to_string(),
             };
-            Some(Line {
+            Some(SpectrumLine {
                 label: analysis.cell(&cell.cell).label.clone(),
                 style: cell_style(analysis, index),
                 points: spectrum.points.clone(),
@@ -303,85 +300,30 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
     }
 }
 
-/// The repeat a cell's timeline shows: the one with the median req/s in the first measured phase it has.
-fn typical_rep(analysis: &Analysis, results: &Results, cell: &str) -> Option<u32> {
-    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
-        let records = usable_records(&results.summary, cell, &phase.name);
-        if let Some(middle) = median(records.iter().map(|(_, record)| record.bench.rps).collect()) {
-            return records
-                .iter()
-                .min_by(|a, b| (a.1.bench.rps - middle).abs().total_cmp(&(b.1.bench.rps - middle).abs()))
-                .map(|(rep, _)| *rep);
-        }
-    }
-    let summary = results.summary.cells.iter().find(|summary| summary.id == cell)?;
-    summary.reps.iter().find(|rep| !rep.phases.is_empty()).map(|rep| rep.rep)
-}
-
-fn span(name: &str, record: &PhaseRecord) -> PhaseSpan {
-    let (from_s, to_s) = match &record.jvm {
-        Some(jvm) => (jvm.uptime_start_s, jvm.uptime_end_s),
-        None => (record.start_s, record.start_s + record.bench.duration_s),
-    };
-    PhaseSpan {
-        name: name.to_string(),
-        from_s,
-        to_s,
-        seconds: record
-            .bench
-            .series
-            .iter()
-            .filter(|row| row.requests > 0)
-            .map(|row| (from_s + row.second as f64 + row.duration_s / 2.0, row.rps, row.p99_ms))
-            .collect(),
-        pauses: record
-            .jvm
-            .iter()
-            .flat_map(|jvm| jvm.pauses.iter())
-            .flat_map(|pauses| pauses.pauses.iter().map(|(start, ms, _)| (*start, *ms)))
-            .collect(),
-    }
-}
-
-fn timelines(analysis: &Analysis, results: &Results) -> Markup {
-    let mut figures = Vec::new();
-    let mut notes = Vec::new();
-    for (index, info) in analysis.cells.iter().enumerate() {
-        let Some(rep) = typical_rep(analysis, results, &info.id) else {
-            continue;
-        };
-        let Some(summary) = results
-            .summary
-            .cells
-            .iter()
-            .find(|cell| cell.id == info.id)
-            .and_then(|cell| cell.reps.iter().find(|r| r.rep == rep))
-        else {
-            continue;
-        };
-        let phases: Vec<PhaseSpan> =
-            results.summary.phases.iter().filter_map(|(name, _)| Some(span(name, summary.phases.get(name)?))).collect();
-        let heap = results.heap_samples(&info.id, rep).unwrap_or_else(|err| {
-            notes.push(format!("{err:#}: unreadable; the {} timeline has no heap", info.label));
-            Vec::new()
-        });
-        let crashed = if summary.status == Status::Crashed { " (crashed)" } else { "" };
-        let timeline = Timeline {
-            title: format!("{}, repeat {rep}{crashed}", info.label),
-            color: cell_style(analysis, index).color,
-            phases,
-            heap,
-            max_heap_mb: info.max_heap_mb,
-        };
-        figures.push(timeline_chart(&timeline));
-    }
+fn timelines(analysis: &Analysis) -> Markup {
+    let figures: Vec<Markup> = analysis
+        .timelines
+        .iter()
+        .map(|cell| {
+            let index = analysis.cells.iter().position(|info| info.id == cell.cell).expect("timelines are of cells");
+            let info = &analysis.cells[index];
+            let crashed = if cell.crashed { " (crashed)" } else { "" };
+            timeline_chart(&Timeline {
+                title: format!("{}, repeat {}{crashed}", info.label, cell.rep),
+                color: cell_style(analysis, index).color,
+                phases: &cell.phases,
+                heap: &cell.heap,
+                max_heap_mb: info.max_heap_mb,
+            })
+        })
+        .collect();
     html! {
         h2 #timelines { "Timelines" }
         p.note {
             "Per cell, its repeat with the median req/s: req/s and p99 per second, every GC pause as a red bar as tall "
             "as it lasted (same ms scale as p99), and the heap beneath, on the JVM's uptime."
         }
-        @for note in &notes { p.note { (note) } }
+        @for note in &analysis.timeline_notes { p.note { (note) } }
         @for figure in figures { figure { (figure) } }
     }
 }

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use super::analysis::{Analysis, PhaseAnalysis};
 use super::grid::{grid_axes, grid_note, phase_grids};
+use super::model::{Analysis, PhaseAnalysis};
 use super::tables::{Entry, Table, gc_tail_table, phase_table, unmeasured_table};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, inline HTML).

@@ -2,7 +2,7 @@
 //! format, and which way is better. Tables, statistics, compare and report.json all go through this list.
 
 use crate::load::summary::format_ms;
-use crate::run::store::PhaseRecord;
+use crate::results::PhaseRecord;
 
 use super::stats::Better;
 
@@ -65,12 +65,6 @@ fn jvm<T>(figures: &RepFigures, pick: impl Fn(&crate::jvm::window::JvmWindow) ->
     figures.record.jvm.as_ref().and_then(pick)
 }
 
-/// Errors as a share of the attempts (requests sent plus connections refused).
-fn error_pct(record: &PhaseRecord) -> f64 {
-    let attempts = record.bench.requests + record.bench.errors.connect;
-    if attempts == 0 { 0.0 } else { record.bench.errors.total as f64 * 100.0 / attempts as f64 }
-}
-
 const HIGHER: Option<Better> = Some(Better::Higher);
 const LOWER: Option<Better> = Some(Better::Lower);
 
@@ -98,7 +92,7 @@ pub const METRICS: &[Metric] = &[
     Metric::new("stdev_ms", "stdev", Format::Ms, LOWER, |f| Some(f.record.bench.latency_ms.stdev)),
     Metric::new("errors", "errors", Format::Count, LOWER, |f| Some(f.record.bench.errors.total as f64)),
     Metric::new("timeouts", "timeouts", Format::Count, LOWER, |f| Some(f.record.bench.errors.timeout as f64)),
-    Metric::new("error_pct", "errors %", Format::Percent, LOWER, |f| Some(error_pct(f.record))),
+    Metric::new("error_pct", "errors %", Format::Percent, LOWER, |f| f.record.bench.error_pct()),
     Metric::new("ygc", "YGC", Format::Count, None, |f| jvm(f, |j| j.collections.ygc.map(|v| v as f64))),
     Metric::new("ygct_s", "YGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.ygct_s)),
     Metric::new("fgc", "FGC", Format::Count, None, |f| jvm(f, |j| j.collections.fgc.map(|v| v as f64))),

@@ -2,13 +2,14 @@
 //! report.html (the same plus charts, one self-contained file) and report.json (every figure with its interval);
 //! `jload compare A B` sets two runs or two cells side by side and says which differences are real.
 //!
-//! Only reads a results directory, and writes nothing there but report.{md,html,json}, so any report can be
-//! regenerated later. Module jobs: `input` reads the directory, `metrics` defines the figures, `stats` the medians,
-//! intervals and tests, `spectrum` the latency percentile spectrum, `gc_tail` GC against tail latency, `analysis`
-//! puts it together (report.json), `recommend` the recommendation, `tables` the table values, `grid` the headline
-//! figures of a sweep over two axes as grids, `cell_styles` each cell's look in the charts, `markdown` and `html`
-//! (with `charts`) the two documents, `compare` the comparison, `cli` the subcommands. User documentation:
-//! docs/report.md.
+//! Only reads a results directory (through [`crate::results`]), and writes nothing there but report.{md,html,json},
+//! so any report can be regenerated later. The analysis decides, renderers render. Deciding: `metrics` defines the
+//! figures, `stats` the medians, intervals and tests, `spectrum` the latency percentile spectrum, `gc_tail` GC
+//! against tail latency, `timelines` each cell's typical repeat over time, `recommend` the recommendation, and
+//! `analysis` puts it together into the `model` (report.json). Rendering: `tables` the table values, `grid` the
+//! headline figures of a sweep over two axes as grids, `cell_styles` each cell's look in the charts, `markdown`,
+//! `html` (with `charts`) and `terminal` (the end-of-run tables). `compare` compares two runs, `cli` the
+//! subcommands. User documentation: docs/report.md.
 
 mod analysis;
 mod cell_styles;
@@ -18,17 +19,20 @@ mod compare;
 mod gc_tail;
 mod grid;
 mod html;
-mod input;
 mod markdown;
 mod metrics;
+mod model;
 mod recommend;
 mod spectrum;
 mod stats;
 mod tables;
+mod terminal;
+mod timelines;
 
 use std::path::{Path, PathBuf};
 
 use crate::atomic_file::{write_atomically, write_json};
+use crate::results::Results;
 
 /// Where the reports went.
 pub struct Written {
@@ -37,14 +41,32 @@ pub struct Written {
     pub json: PathBuf,
 }
 
-/// Read the results directory `dir` and write report.md, report.html and report.json into it (each atomically).
-pub fn write_reports(dir: &Path) -> anyhow::Result<Written> {
-    let results = input::Results::open(dir)?;
-    let analysis = analysis::analyse(&results);
-    let written =
-        Written { markdown: dir.join("report.md"), html: dir.join("report.html"), json: dir.join("report.json") };
-    write_atomically(&written.markdown, markdown::render(&analysis).as_bytes())?;
-    write_atomically(&written.html, html::render(&analysis, &results).as_bytes())?;
-    write_json(&written.json, &analysis)?;
-    Ok(written)
+/// A results directory, read and analysed once: what every output renders.
+pub struct Report {
+    results: Results,
+    analysis: model::Analysis,
+}
+
+impl Report {
+    /// Read the results directory `dir` and analyse it; bad input when it is not one.
+    pub fn open(dir: &Path) -> anyhow::Result<Report> {
+        let results = Results::open(dir)?;
+        let analysis = analysis::analyse(&results);
+        Ok(Report { results, analysis })
+    }
+
+    /// Write report.md, report.html and report.json into the results directory (each atomically).
+    pub fn write(&self) -> anyhow::Result<Written> {
+        let dir = &self.results.dir;
+        let written = Written { markdown: dir.report_markdown(), html: dir.report_html(), json: dir.report_json() };
+        write_atomically(&written.markdown, markdown::render(&self.analysis).as_bytes())?;
+        write_atomically(&written.html, html::render(&self.analysis).as_bytes())?;
+        write_json(&written.json, &self.analysis)?;
+        Ok(written)
+    }
+
+    /// The compact per-phase tables printed at the end of a run.
+    pub fn terminal_tables(&self) -> String {
+        terminal::phase_tables(&self.analysis)
+    }
 }

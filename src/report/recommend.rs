@@ -5,36 +5,10 @@
 //! "Cheapest" follows the cost axis (`run.cost_axis`, default the first axis): when every label on it names a JVM
 //! size (`-Xmx64m`, `512m`, `2g`) the smallest size, otherwise the label listed first in the plan.
 
-use serde::Serialize;
-
-use super::analysis::{Analysis, CellPhase, PhaseAnalysis};
 use super::metrics::metric;
+use super::model::{Analysis, CellPhase, Finding, Kind, PhaseAnalysis, Recommendation};
 use super::stats::{Estimate, Standing};
-use crate::run::store::Status;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Throughput,
-    P99,
-    Cheapest,
-    FailedSlo,
-    Crashed,
-}
-
-/// One line of the recommendation.
-#[derive(Debug, Clone, Serialize)]
-pub struct Finding {
-    pub kind: Kind,
-    /// The cell it names, when it names one.
-    pub cell: Option<String>,
-    pub text: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Recommendation {
-    pub findings: Vec<Finding>,
-}
+use crate::results::Status;
 
 /// `12345 req/s (95 % CI 12000–12700)` or `12345 req/s` with one repeat.
 fn with_ci(estimate: &Estimate, key: &str, unit: &str) -> String {

@@ -9,8 +9,6 @@
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-pub use crate::run::summary::median;
-
 /// Two-sided confidence level of the intervals and significance level of the tests.
 pub const CONFIDENCE: f64 = 0.95;
 pub const ALPHA: f64 = 1.0 - CONFIDENCE;
@@ -41,6 +39,16 @@ impl Estimate {
         });
         Some(Estimate { n, median, mean, ci, values })
     }
+}
+
+/// The median of the values (None when empty).
+pub fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    Some(if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 })
 }
 
 /// Mean and sample standard deviation (n − 1); the deviation is 0 for fewer than two values.

@@ -2,8 +2,8 @@
 //! axes that vary — for the markdown and the HTML to render: one per measured phase, one for the phases that are
 //! not measured, one for GC and tail latency.
 
-use super::analysis::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::metrics::metric;
+use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
 use crate::jvm::sampler::jstat_columns_note;
 use crate::load::summary::format_ms;
@@ -221,7 +221,7 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
     if !first_row {
         return Entry::plain("/");
     }
-    let status = format!("{:?}", problem.status).to_lowercase();
+    let status = problem.status.name();
     let during = match &problem.phase {
         Some(during) if during != phase => format!(" during {during}"),
         _ => String::new(),

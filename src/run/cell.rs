@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::crash::{Ending, Evidence};
-use super::launcher::{ExitInfo, LaunchSpec, Readiness, RunningTarget, free_port};
-use super::store::{Failure, PhaseRecord, RepMeta, ResultsDir, Status, write_json};
+use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
+use crate::atomic_file::write_json;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::WindowPauses;
 use crate::jvm::{gclog, procfs};
@@ -20,6 +20,7 @@ use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan, with_port};
+use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
 
 /// What one cell-repeat needs from the sweep.
 pub struct CellRun<'a> {
@@ -43,8 +44,8 @@ pub fn unix_now() -> u64 {
 pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     let mut options = vec![
         "-XX:+UsePerfData".to_string(),
-        format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", dir.join("gc.log").display()),
-        format!("-XX:ErrorFile={}", dir.join("hs_err_pid%p.log").display()),
+        format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", RepFiles::of(dir).gc_log().display()),
+        format!("-XX:ErrorFile={}", RepFiles::of(dir).error_file_pattern().display()),
     ];
     if exit_on_oom {
         options.push("-XX:+ExitOnOutOfMemoryError".to_string());
@@ -144,14 +145,14 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         started_unix_s: unix_now(),
         finished_unix_s: None,
     };
-    write_json(&dir.join("meta.json"), &meta)?;
+    write_json(&RepFiles::of(&dir).meta(), &meta)?;
     let launch = LaunchSpec {
         program: command[0].clone().into(),
         args: command[1..].to_vec(),
         env: target_env(run.plan, run.cell, run.jdk, &port.to_string(), &dir),
         workdir: run.plan.target.workdir.clone(),
-        stdout: dir.join("stdout.log"),
-        stderr: dir.join("stderr.log"),
+        stdout: RepFiles::of(&dir).stdout_log(),
+        stderr: RepFiles::of(&dir).stderr_log(),
         marker: dir.display().to_string(),
         port,
     };
@@ -160,10 +161,10 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Ok(target) => Arc::new(Mutex::new(target)),
         Err(err) => {
             meta.status = Status::Failed;
-            meta.failure = Some(Failure::Environment);
+            meta.failure = Some(FailureKind::Environment);
             meta.cause = Some(format!("{err:#} (in {})", launch.workdir.display()));
             meta.finished_unix_s = Some(unix_now());
-            write_json(&dir.join("meta.json"), &meta)?;
+            write_json(&RepFiles::of(&dir).meta(), &meta)?;
             return Ok(meta);
         }
     };
@@ -177,13 +178,13 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
             let mut target = target.lock().expect("target");
             let daemonized = daemon_note(&mut target);
             let crashed = daemonized.is_none() && evidence.cause().is_some();
-            meta.failure = Some(if crashed { Failure::StartupCrash } else { Failure::Environment });
+            meta.failure = Some(if crashed { FailureKind::StartupCrash } else { FailureKind::Environment });
             meta.cause = Some(exited_early_cause(&exit, daemonized, &evidence));
             meta.exit = Some(exit);
         }
         Readiness::TimedOut => {
             meta.status = Status::Failed;
-            meta.failure = Some(Failure::Environment);
+            meta.failure = Some(FailureKind::Environment);
             meta.cause = Some(format!("not ready at {ready_url} within {:?}", run.plan.target.startup_timeout));
         }
         Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),
@@ -199,7 +200,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         (meta.status, meta.cause) = ending_after_ready(run, &meta, &evidence, &exit, left_behind);
     }
     meta.finished_unix_s = Some(unix_now());
-    write_json(&dir.join("meta.json"), &meta)?;
+    write_json(&RepFiles::of(&dir).meta(), &meta)?;
     Ok(meta)
 }
 
@@ -267,7 +268,7 @@ fn drive_phases(
     meta: &mut RepMeta,
 ) -> anyhow::Result<()> {
     let jvm_pid = target.lock().expect("target").jvm_pid();
-    let csv = Some(dir.join("gcstat.csv"));
+    let csv = Some(RepFiles::of(dir).gcstat());
     let watch = jvm_pid.and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), csv, Duration::from_secs(5)).ok());
     if watch.is_none() {
         meta.cause = Some(
@@ -289,7 +290,7 @@ fn drive_phases(
         let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
         let options = RunOptions {
             progress: run.show_progress,
-            hlog: Some(dir.join(format!("{}.hlog", phase.name))),
+            hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
             stop: phase_stop.clone(),
         };
         let spec = phase_spec(phase, port);
@@ -307,12 +308,12 @@ fn drive_phases(
         let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
         let record = PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed };
         let interrupted = record.bench.interrupted;
-        write_json(&dir.join(format!("{}.json", phase.name)), &record)?;
+        write_json(&RepFiles::of(dir).phase_record(&phase.name), &record)?;
         if interrupted {
             break; // Ctrl-C or the target died: this phase is not complete
         }
         meta.phases.push(phase.name.clone());
-        write_json(&dir.join("meta.json"), meta)?;
+        write_json(&RepFiles::of(dir).meta(), meta)?;
     }
     Ok(())
 }
@@ -343,10 +344,10 @@ pub fn phase_spec(phase: &Phase, port: u16) -> LoadSpec {
 
 /// Read the cell's GC log and add the pauses inside each phase's window to its stored record.
 fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
-    let Ok(log) = gclog::parse_path(&dir.join("gc.log")) else { return Ok(()) };
+    let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
     for phase in &meta.phases {
-        let path = dir.join(format!("{phase}.json"));
-        let Some(mut record) = super::store::read_json::<PhaseRecord>(&path) else { continue };
+        let path = RepFiles::of(dir).phase_record(phase);
+        let Some(mut record) = read_json::<PhaseRecord>(&path) else { continue };
         let Some(jvm) = record.jvm.as_mut() else { continue };
         jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));
         write_json(&path, &record)?;

@@ -8,8 +8,9 @@ use clap::Args;
 use signal_hook::consts::SIGINT;
 
 use super::cell::{command_line, target_env};
-use super::runner::{PreparedCell, Tally, build_target, check_preflight, environment, prepare, sweep};
-use super::store::{ResultsDir, RunRecord, needs_run, read_json, write_atomically, write_json};
+use super::runner::{PreparedCell, SweepTally, build_target, check_preflight, environment, prepare, sweep};
+use super::store::needs_run;
+use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
@@ -17,6 +18,8 @@ use crate::plan::jdks;
 use crate::plan::matrix::{Cell, cells, select};
 use crate::plan::preflight::Preflight;
 use crate::plan::{Plan, PlanBase, load_plan};
+use crate::report::Report;
+use crate::results::{ResultsDir, RunRecord, read_json};
 
 #[derive(Args, Debug)]
 #[command(
@@ -117,21 +120,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(&results.root)?;
         write_atomically(&results.plan_copy(), &std::fs::read(&record.plan_file)?)?;
         write_json(&results.run_record(), &record)?;
-        write_json(&results.root.join("env.json"), &environment(jdks::discover(), seed))?;
+        write_json(&results.env(), &environment(jdks::discover(), seed))?;
     }
     build_target(&plan)?;
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
     let interrupted = sweep(&plan, &prepared, &results, seed, &stop)?;
-    // Also after an interrupt: the report covers what finished (incomplete cells are marked as such).
-    write_reports(&results);
+    // Also after an interrupt: the tables and the report cover what finished (incomplete cells are marked as such).
+    report(&results);
     if interrupted {
         say!("jload: interrupted; finished work is kept. Continue with: jload run --resume {}", results.root.display());
         return Ok(130);
     }
     let run_cells: Vec<Cell> = prepared.into_iter().map(|item| item.cell).collect();
-    let tally = Tally::of(&results, &run_cells, plan.run.repeats);
+    let tally = SweepTally::of(&results, &run_cells, plan.run.repeats);
     if tally.retryable > 0 {
         say!(
             "jload: {} cell-repeat(s) failed before they were ready (see their cause); once it is fixed, run them \
@@ -202,9 +205,14 @@ fn check_results_path(root: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Write the reports into the results directory; a failure is printed and never costs the run.
-fn write_reports(results: &ResultsDir) {
-    match crate::report::write_reports(&results.root) {
+/// Print the end-of-run tables and write the reports into the results directory, from one analysis; a failure is
+/// printed and never costs the run.
+fn report(results: &ResultsDir) {
+    match Report::open(&results.root).and_then(|report| {
+        // Like `say!`: a closed stdout must not stop the run before its reports are written.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), report.terminal_tables().as_bytes());
+        report.write()
+    }) {
         Ok(written) => say!(
             "jload: report in {} (and {}, {})",
             written.html.display(),

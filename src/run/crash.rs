@@ -7,7 +7,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::launcher::ExitInfo;
+use crate::results::ExitInfo;
+use crate::results::layout::ERROR_FILE_PREFIX;
 
 const OOM: &str = "java.lang.OutOfMemoryError";
 
@@ -101,7 +102,7 @@ pub fn hs_err_file(dir: &Path) -> Option<PathBuf> {
     std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
-        .find(|entry| entry.file_name().to_string_lossy().starts_with("hs_err_pid"))
+        .find(|entry| entry.file_name().to_string_lossy().starts_with(ERROR_FILE_PREFIX))
         .map(|entry| entry.path())
 }
 
@@ -127,7 +128,8 @@ mod tests {
     fn evidence_is_found_past_lines_in_other_encodings_and_in_hs_err_files() {
         let dir = std::env::temp_dir().join(format!("jload-crash-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let (stdout, stderr) = (dir.join("stdout.log"), dir.join("stderr.log"));
+        let files = crate::results::RepFiles::of(&dir);
+        let (stdout, stderr) = (files.stdout_log(), files.stderr_log());
         std::fs::write(
             &stdout,
             b"caf\xe9 au lait\r\nTerminating due to java.lang.OutOfMemoryError: Java heap space\r\n",

@@ -13,10 +13,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use crate::jvm::{discovery, procfs};
 use crate::load::probe::get_status;
+use crate::results::ExitInfo;
 
 /// The environment variable that marks every process of one start of a target.
 pub const MARKER_VARIABLE: &str = "JLOAD_TARGET";
@@ -33,25 +32,6 @@ pub struct LaunchSpec {
     pub marker: String,
     /// The port the target was told to listen on.
     pub port: u16,
-}
-
-/// How the target ended.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct ExitInfo {
-    pub code: Option<i32>,
-    pub signal: Option<i32>,
-    /// True when jload stopped it (a normal end of a cell), false when it died by itself.
-    pub stopped_by_jload: bool,
-}
-
-impl ExitInfo {
-    pub fn describe(&self) -> String {
-        match (self.code, self.signal) {
-            (Some(code), _) => format!("exit code {code}"),
-            (None, Some(signal)) => format!("killed by signal {signal}"),
-            _ => "unknown exit".to_string(),
-        }
-    }
 }
 
 pub enum Readiness {

@@ -1,6 +1,6 @@
 //! `jload run`: the runner. The only part of jload that starts or kills target processes and the only writer of a
-//! results directory: per cell × repeat it launches a fresh JVM, drives it through the plan's phases while watching
-//! it, and stores what was seen.
+//! results directory's records (through [`crate::results`]): per cell × repeat it launches a fresh JVM, drives it
+//! through the plan's phases while watching it, and stores what was seen.
 
 /// A line for the user on stderr that never stops a sweep: when stderr has been closed (`jload run … 2>&1 | head`),
 /// the line is dropped and the sweep goes on, so every target is still stopped and every result and report written.
@@ -20,4 +20,3 @@ pub mod crash;
 pub mod launcher;
 pub mod runner;
 pub mod store;
-pub mod summary;

@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::cell::{CellRun, jvm_options, run_cell_rep, unix_now};
-use super::store::{Env, Failure, RepMeta, ResultsDir, Status, needs_run, write_json};
-use super::summary::{build_summary, phase_tables};
+use super::store::{build_summary, needs_run};
+use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
 use crate::plan::jdks::{self, Jdk};
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::{self, EffectiveFlags, Preflight};
 use crate::plan::{Order, Plan};
+use crate::results::{Env, FailureKind, RepFiles, RepMeta, ResultsDir, Status};
 
 /// A cell with the JDK it runs on and what preflight said about its options.
 pub struct PreparedCell {
@@ -105,7 +106,7 @@ fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, mess
         rep,
         status: Status::Failed,
         cause: Some(format!("preflight: {message}")),
-        failure: Some(Failure::Rejected),
+        failure: Some(FailureKind::Rejected),
         command: Vec::new(),
         jdk: prepared.jdk.clone(),
         flags: None,
@@ -117,7 +118,7 @@ fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, mess
         started_unix_s: unix_now(),
         finished_unix_s: Some(unix_now()),
     };
-    write_json(&dir.join("meta.json"), &meta)
+    write_json(&RepFiles::of(&dir).meta(), &meta)
 }
 
 /// Run every cell-repeat of `prepared` not already final in `results`. Returns true when interrupted.
@@ -167,15 +168,12 @@ pub fn sweep(
                 say!("jload:        {} rep {rep} {:?}{note}", item.cell.id, meta.status);
             }
         }
-        write_json(&results.root.join("summary.json"), &build_summary(plan, &cells, results))?;
+        write_json(&results.summary(), &build_summary(plan, &cells, results))?;
         if done + 1 < total && !stop.load(Ordering::Relaxed) {
             std::thread::sleep(plan.run.cooldown);
         }
     }
-    let summary = build_summary(plan, &cells, results);
-    write_json(&results.root.join("summary.json"), &summary)?;
-    // Like `say!`: a closed stdout must not stop the run before its reports are written.
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), phase_tables(&summary).as_bytes());
+    write_json(&results.summary(), &build_summary(plan, &cells, results))?;
     Ok(stop.load(Ordering::Relaxed))
 }
 
@@ -214,7 +212,7 @@ pub fn check_preflight(
 
 /// How the cell-repeats of a sweep ended: the exit code and the closing advice come from it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct SweepTally {
     /// Ran to the end or crashed after they were ready: results.
     pub ran: usize,
     pub failed: usize,
@@ -222,9 +220,9 @@ pub struct Tally {
     pub retryable: usize,
 }
 
-impl Tally {
-    pub fn of(results: &ResultsDir, cells: &[Cell], repeats: u32) -> Tally {
-        let mut tally = Tally::default();
+impl SweepTally {
+    pub fn of(results: &ResultsDir, cells: &[Cell], repeats: u32) -> SweepTally {
+        let mut tally = SweepTally::default();
         for cell in cells {
             for rep in 1..=repeats {
                 let meta = results.read_meta(&cell.dir, rep);
@@ -253,11 +251,11 @@ mod tests {
 
     #[test]
     fn a_run_whose_every_cell_failed_exits_1_and_one_result_makes_it_0() {
-        let all_failed = Tally { ran: 0, failed: 4, retryable: 4 };
+        let all_failed = SweepTally { ran: 0, failed: 4, retryable: 4 };
         assert_eq!(all_failed.exit_code(), exit::FAILED);
-        let one_ran = Tally { ran: 1, failed: 3, retryable: 3 };
+        let one_ran = SweepTally { ran: 1, failed: 3, retryable: 3 };
         assert_eq!(one_ran.exit_code(), exit::OK);
-        assert_eq!(Tally { ran: 2, ..Tally::default() }.exit_code(), exit::OK);
+        assert_eq!(SweepTally { ran: 2, ..SweepTally::default() }.exit_code(), exit::OK);
     }
 
     #[test]

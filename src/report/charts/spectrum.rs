@@ -7,7 +7,7 @@ use super::style::{CellStyle, legend_sample, marker};
 use super::{Linear, Log, fit, points, px, svg, tick_label, x_axis, y_axis};
 use crate::report::spectrum::nines;
 
-pub struct Line {
+pub struct SpectrumLine {
     pub label: String,
     pub style: CellStyle,
     /// (quantile, ms), quantile ascending.
@@ -37,7 +37,7 @@ fn nines_label(nines: u32) -> String {
     }
 }
 
-pub fn spectrum_chart(title: &str, lines: &[Line]) -> Markup {
+pub fn spectrum_chart(title: &str, lines: &[SpectrumLine]) -> Markup {
     let values = lines.iter().flat_map(|line| line.points.iter().map(|point| point[1])).filter(|ms| *ms > 0.0);
     let (min, max) = values.fold((f64::INFINITY, 0.0f64), |(min, max), ms| (min.min(ms), max.max(ms)));
     let (min, max) = if min.is_finite() { (min, max) } else { (0.1, 1.0) };

@@ -5,25 +5,14 @@
 use maud::{Markup, html};
 
 use super::{Linear, Log, nice_ticks, points, px, range_ticks, svg, tick_label, x_axis, y_axis};
-use crate::report::input::HeapSample;
+use crate::report::model::PhaseSpan;
+use crate::results::HeapSample;
 
-/// One phase of the run.
-pub struct PhaseSpan {
-    pub name: String,
-    /// JVM uptime, seconds.
-    pub from_s: f64,
-    pub to_s: f64,
-    /// (middle of the second in uptime s, req/s, p99 ms).
-    pub seconds: Vec<(f64, f64, f64)>,
-    /// (start in uptime s, duration ms).
-    pub pauses: Vec<(f64, f64)>,
-}
-
-pub struct Timeline {
+pub struct Timeline<'a> {
     pub title: String,
     pub color: &'static str,
-    pub phases: Vec<PhaseSpan>,
-    pub heap: Vec<HeapSample>,
+    pub phases: &'a [PhaseSpan],
+    pub heap: &'a [HeapSample],
     pub max_heap_mb: Option<f64>,
 }
 
@@ -59,7 +48,7 @@ fn legend(x: f64, y: f64, entries: &[(&str, &str)]) -> Markup {
     }
 }
 
-pub fn timeline_chart(timeline: &Timeline) -> Markup {
+pub fn timeline_chart(timeline: &Timeline<'_>) -> Markup {
     let from = timeline.phases.iter().map(|phase| phase.from_s).fold(f64::INFINITY, f64::min);
     let to = timeline.phases.iter().map(|phase| phase.to_s).fold(f64::NEG_INFINITY, f64::max);
     let (from, to) = if from.is_finite() && to > from { (from, to) } else { (0.0, 1.0) };
@@ -103,7 +92,7 @@ pub fn timeline_chart(timeline: &Timeline) -> Markup {
         (y_axis(&rps_ticks, LEFT, WIDTH - RIGHT, "req/s", (RPS.0 + RPS.1) / 2.0))
         (y_axis(&latency_ticks, LEFT, WIDTH - RIGHT, "ms (log)", (LATENCY.0 + LATENCY.1) / 2.0))
         (y_axis(&heap_ticks, LEFT, WIDTH - RIGHT, "heap MB", (HEAP.0 + HEAP.1) / 2.0))
-        @for phase in &timeline.phases {
+        @for phase in timeline.phases {
             polyline class="series" stroke=(timeline.color)
                 points=(points(phase.seconds.iter().map(|s| (x.at(s.0), rps.at(s.1))))) {}
             @for (start, ms) in &phase.pauses {

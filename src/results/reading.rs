@@ -11,29 +11,21 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
+use super::layout::{RepFiles, ResultsDir, read_json};
+use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
-use crate::run::store::{Env, PhaseRecord, RepMeta, SUMMARY_VERSION, Summary, read_json};
-use crate::run::summary;
+use crate::jvm::gcstat_csv::{HeapSample, read_heap_samples};
 
 /// A results directory, opened.
 #[derive(Debug)]
 pub struct Results {
-    pub root: PathBuf,
+    pub dir: ResultsDir,
     pub summary: Summary,
     pub env: Option<Env>,
     pub plan_text: Option<String>,
     /// (cell id, repeat) → its folder, from the `meta.json` files found.
     rep_dirs: HashMap<(String, u32), PathBuf>,
-}
-
-/// One row of `gcstat.csv`: heap occupancy at a moment of JVM uptime.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HeapSample {
-    pub uptime_s: f64,
-    pub eden_mb: Option<f64>,
-    pub old_mb: Option<f64>,
-    pub old_capacity_mb: Option<f64>,
 }
 
 impl Results {
@@ -42,7 +34,8 @@ impl Results {
         if !root.is_dir() {
             return Err(bad_input(format!("{}: no such directory; give the folder `jload run` wrote", root.display())));
         }
-        let summary_path = root.join("summary.json");
+        let dir = ResultsDir::new(root.to_path_buf());
+        let summary_path = dir.summary();
         let text = std::fs::read_to_string(&summary_path).map_err(|_| {
             bad_input(format!(
                 "{}: not a jload results directory (no summary.json); give the folder `jload run` wrote",
@@ -60,26 +53,27 @@ impl Results {
             )));
         }
         Ok(Results {
-            root: root.to_path_buf(),
-            env: read_json(&root.join("env.json")),
-            plan_text: std::fs::read_to_string(root.join("plan.toml")).ok(),
-            rep_dirs: find_rep_dirs(root),
+            env: read_json(&dir.env()),
+            plan_text: std::fs::read_to_string(dir.plan_copy()).ok(),
+            rep_dirs: find_rep_dirs(&dir),
             summary,
+            dir,
         })
     }
 
-    pub fn rep_dir(&self, cell: &str, rep: u32) -> Option<&Path> {
-        self.rep_dirs.get(&(cell.to_string(), rep)).map(PathBuf::as_path)
+    /// The files of a cell-repeat (None when it has no folder with a meta.json).
+    pub fn rep_files(&self, cell: &str, rep: u32) -> Option<RepFiles<'_>> {
+        self.rep_dirs.get(&(cell.to_string(), rep)).map(|dir| RepFiles::of(dir))
     }
 
     /// The port jload gave the cell-repeat (from its meta.json).
     pub fn port(&self, cell: &str, rep: u32) -> Option<u16> {
-        read_json::<RepMeta>(&self.rep_dir(cell, rep)?.join("meta.json")).map(|meta| meta.port)
+        read_json::<RepMeta>(&self.rep_files(cell, rep)?.meta()).map(|meta| meta.port)
     }
 
     /// Every request of a phase in one cell-repeat: the intervals of `<phase>.hlog` added up (µs).
     pub fn histogram(&self, cell: &str, rep: u32, phase: &str) -> anyhow::Result<Option<Histogram<u64>>> {
-        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join(format!("{phase}.hlog"))) else {
+        let Some(path) = self.rep_files(cell, rep).map(|files| files.phase_hlog(phase)) else {
             return Ok(None);
         };
         if !path.is_file() {
@@ -91,27 +85,27 @@ impl Results {
 
     /// The JVM's heap occupancy, one sample a second over its whole life (empty without `gcstat.csv`).
     pub fn heap_samples(&self, cell: &str, rep: u32) -> anyhow::Result<Vec<HeapSample>> {
-        let Some(path) = self.rep_dir(cell, rep).map(|dir| dir.join("gcstat.csv")) else {
+        let Some(path) = self.rep_files(cell, rep).map(|files| files.gcstat()) else {
             return Ok(Vec::new());
         };
         if !path.is_file() {
             return Ok(Vec::new());
         }
         let text = std::fs::read_to_string(&path)?;
-        read_gcstat(&text).with_context(|| format!("{}", path.display()))
+        read_heap_samples(&text).with_context(|| format!("{}", path.display()))
     }
 
     /// The cell-repeat's GC log, parsed (None when there is none).
     pub fn gc_log(&self, cell: &str, rep: u32) -> Option<GcLog> {
-        let path = self.rep_dir(cell, rep)?.join("gc.log");
+        let path = self.rep_files(cell, rep)?.gc_log();
         path.is_file().then(|| gclog::parse_path(&path).ok()).flatten()
     }
 }
 
 /// Map every `cells/<dir>/rep-<n>/meta.json` to its cell id and repeat.
-fn find_rep_dirs(root: &Path) -> HashMap<(String, u32), PathBuf> {
+fn find_rep_dirs(dir: &ResultsDir) -> HashMap<(String, u32), PathBuf> {
     let mut found = HashMap::new();
-    let Ok(cells) = std::fs::read_dir(root.join("cells")) else {
+    let Ok(cells) = std::fs::read_dir(dir.cells()) else {
         return found;
     };
     for cell_dir in cells.flatten() {
@@ -119,7 +113,7 @@ fn find_rep_dirs(root: &Path) -> HashMap<(String, u32), PathBuf> {
             continue;
         };
         for rep_dir in reps.flatten() {
-            if let Some(meta) = read_json::<RepMeta>(&rep_dir.path().join("meta.json")) {
+            if let Some(meta) = read_json::<RepMeta>(&RepFiles::of(&rep_dir.path()).meta()) {
                 found.insert((meta.cell, meta.rep), rep_dir.path());
             }
         }
@@ -142,55 +136,9 @@ fn read_hlog(text: &[u8]) -> anyhow::Result<Histogram<u64>> {
     Ok(total)
 }
 
-/// The heap columns of `gcstat.csv`, found by their header names.
-fn read_gcstat(text: &str) -> anyhow::Result<Vec<HeapSample>> {
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
-    let column = |name: &str| header.iter().position(|column| *column == name);
-    let uptime = column("uptime_s").ok_or_else(|| anyhow::anyhow!("no uptime_s column"))?;
-    let (eden, old, capacity) = (column("eden_used_mb"), column("old_used_mb"), column("old_capacity_mb"));
-    let mut samples = Vec::new();
-    for line in lines.filter(|line| !line.trim().is_empty()) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let number = |index: Option<usize>| index.and_then(|index| fields.get(index)?.trim().parse::<f64>().ok());
-        let Some(uptime_s) = number(Some(uptime)) else { continue };
-        samples.push(HeapSample {
-            uptime_s,
-            eden_mb: number(eden),
-            old_mb: number(old),
-            old_capacity_mb: number(capacity),
-        });
-    }
-    Ok(samples)
-}
-
-/// The phase records of a cell that count as measurements (the rule is [`crate::run::summary::usable_records`]),
-/// in repeat order.
-pub fn usable_records<'a>(summary: &'a Summary, cell_id: &str, phase: &str) -> Vec<(u32, &'a PhaseRecord)> {
-    summary
-        .cells
-        .iter()
-        .find(|cell| cell.id == cell_id)
-        .map_or_else(Vec::new, |cell| summary::usable_records(cell, phase))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gcstat_columns_are_found_by_name() {
-        let text = "unix_ms,uptime_s,S0,E,O,eden_used_mb,old_used_mb,old_capacity_mb\n1,1.5,0,10,20,3.5,7.25,16.0\n\
-                    2,2.5,0,10,20,-,8.0,16.0\n";
-        let samples = read_gcstat(text).unwrap();
-        assert_eq!(samples.len(), 2);
-        assert_eq!(
-            samples[0],
-            HeapSample { uptime_s: 1.5, eden_mb: Some(3.5), old_mb: Some(7.25), old_capacity_mb: Some(16.0) }
-        );
-        assert_eq!(samples[1].eden_mb, None, "jstat's '-' is no value");
-        assert!(read_gcstat("a,b\n1,2\n").is_err());
-    }
 
     #[test]
     fn garbage_is_not_an_hlog() {

@@ -1,0 +1,202 @@
+//! What a report says, as data: the analysis of a results directory (report.json is this, serialised) and the
+//! recommendation in it. [`super::analysis`] computes it; `recommend` adds the recommendation; the renderers
+//! (`markdown`, `html`, `terminal`, `tables`, `grid`, `charts`) only read it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::gc_tail::GcTail;
+use super::spectrum::Spectrum;
+use super::stats::{Estimate, Standing};
+use crate::results::{Env, HeapSample, Status};
+
+#[derive(Debug, Serialize)]
+pub struct Analysis {
+    pub version: u32,
+    pub plan: String,
+    pub description: String,
+    pub results_dir: String,
+    pub jload_version: String,
+    /// How the figures and intervals are computed, in one sentence.
+    pub statistics: String,
+    /// Repeats per cell the plan asked for.
+    pub repeats: usize,
+    pub env: Option<Env>,
+    pub slo: Vec<String>,
+    /// The axis the recommendation economises on.
+    pub cost_axis: Option<String>,
+    pub axes: Vec<AxisInfo>,
+    pub cells: Vec<CellInfo>,
+    pub phases: Vec<PhaseAnalysis>,
+    /// Files that could not be read, and what the report did instead.
+    pub notes: Vec<String>,
+    /// Each cell's typical repeat over time, for the HTML's timelines (not in report.json: every figure of it is).
+    #[serde(skip)]
+    pub timelines: Vec<CellTimeline>,
+    /// Files a timeline could not read.
+    #[serde(skip)]
+    pub timeline_notes: Vec<String>,
+    /// plan.toml as it was run, when the results directory has it.
+    #[serde(skip)]
+    pub plan_text: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AxisInfo {
+    pub name: String,
+    /// In plan order.
+    pub labels: Vec<String>,
+    /// False when every cell has the same label (then column labels leave it out).
+    pub varies: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CellInfo {
+    pub id: String,
+    /// Column label: the labels of the axes that vary.
+    pub label: String,
+    pub axes: BTreeMap<String, String>,
+    pub status: Status,
+    pub reps: usize,
+    pub reps_ok: usize,
+    /// Repeats that crashed, failed or are incomplete, grouped by cause.
+    pub problems: Vec<Problem>,
+    pub java_version: Option<String>,
+    pub collector: Option<String>,
+    pub max_heap_mb: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    pub status: Status,
+    pub cause: String,
+    /// The phase running when it happened.
+    pub phase: Option<String>,
+    pub reps: Vec<u32>,
+}
+
+impl Problem {
+    /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`
+    pub fn describe(&self, total_reps: usize) -> String {
+        let status = self.status.name();
+        let during = self.phase.as_ref().map(|phase| format!(" during {phase}")).unwrap_or_default();
+        let which = if self.reps.len() == total_reps && total_reps > 1 {
+            "in every repeat".to_string()
+        } else {
+            let reps: Vec<String> = self.reps.iter().map(u32::to_string).collect();
+            format!("in repeat{} {}", if reps.len() > 1 { "s" } else { "" }, reps.join(", "))
+        };
+        format!("{status}{during} {which}: {}", self.cause)
+    }
+}
+
+/// How the phase drove the target (from its first record).
+#[derive(Debug, Serialize)]
+pub struct LoadShape {
+    pub url: String,
+    pub model: String,
+    pub connections: usize,
+    pub rate: Option<f64>,
+    pub duration_s: f64,
+    pub requests: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PhaseAnalysis {
+    pub name: String,
+    pub measured: bool,
+    pub load: Option<LoadShape>,
+    /// In cell order.
+    pub cells: Vec<CellPhase>,
+    /// Measured phases only.
+    pub recommendation: Option<Recommendation>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CellPhase {
+    pub cell: String,
+    /// Repeats whose figures count (finished phases of repeats that ran or crashed later).
+    pub reps: Vec<u32>,
+    /// Metric key → estimate over `reps`.
+    pub figures: BTreeMap<&'static str, Estimate>,
+    /// Headline metric key → standing against the best cell.
+    pub standing: BTreeMap<&'static str, Standing>,
+    pub slo: Option<SloVerdict>,
+    pub gc_tail: Option<GcTail>,
+    pub spectrum: Option<Spectrum>,
+}
+
+impl CellPhase {
+    pub fn figure(&self, key: &str) -> Option<&Estimate> {
+        self.figures.get(key)
+    }
+}
+
+/// The plan's SLO on one cell and phase.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SloVerdict {
+    pub reps_judged: usize,
+    pub reps_passed: usize,
+    /// Every judged repeat passed and the cell never crashed or failed.
+    pub met: bool,
+}
+
+impl Analysis {
+    pub fn cell(&self, id: &str) -> &CellInfo {
+        self.cells.iter().find(|cell| cell.id == id).expect("cells come from the summary")
+    }
+
+    /// True when no cell has two repeats of anything: differences are unqualified.
+    pub fn single_repeat(&self) -> bool {
+        self.phases.iter().flat_map(|phase| &phase.cells).all(|cell| cell.reps.len() < 2)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Throughput,
+    P99,
+    Cheapest,
+    FailedSlo,
+    Crashed,
+}
+
+/// One line of the recommendation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub kind: Kind,
+    /// The cell it names, when it names one.
+    pub cell: Option<String>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Recommendation {
+    pub findings: Vec<Finding>,
+}
+
+/// One cell's run on the JVM's uptime: the repeat its timeline shows.
+#[derive(Debug)]
+pub struct CellTimeline {
+    pub cell: String,
+    pub rep: u32,
+    /// The repeat crashed.
+    pub crashed: bool,
+    pub phases: Vec<PhaseSpan>,
+    pub heap: Vec<HeapSample>,
+}
+
+/// One phase of a cell-repeat's run.
+#[derive(Debug, Clone)]
+pub struct PhaseSpan {
+    pub name: String,
+    /// JVM uptime, seconds.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// (middle of the second in uptime s, req/s, p99 ms).
+    pub seconds: Vec<(f64, f64, f64)>,
+    /// (start in uptime s, duration ms).
+    pub pauses: Vec<(f64, f64)>,
+}

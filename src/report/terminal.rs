@@ -1,0 +1,185 @@
+//! The compact tables printed at the end of a run: one per measured phase, the medians the report shows (the same
+//! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
+//! [`TERMINAL_COLUMNS`], else cells as rows.
+
+use std::fmt::Write;
+
+use super::metrics::metric;
+use super::model::{Analysis, CellPhase};
+use crate::results::Status;
+
+/// A row: its label and the metric keys it shows, `/`-joined (`YGC/YGCT`).
+const ROWS: &[(&str, &[&str])] = &[
+    ("req/s", &["rps"]),
+    ("p50 ms", &["p50_ms"]),
+    ("p99 ms", &["p99_ms"]),
+    ("max ms", &["max_ms"]),
+    ("errors", &["errors"]),
+    ("YGC/YGCT s", &["ygc", "ygct_s"]),
+    ("FGC/FGCT s", &["fgc", "fgct_s"]),
+    // Concurrent cycles: G1 and ZGC count them; Serial, Parallel and (JDK 17) Shenandoah have no counter (`-`).
+    ("CGC/CGCT s", &["cgc", "cgct_s"]),
+    ("GC pause %", &["pause_pct"]),
+];
+
+/// The row's value for one cell: each figure's median in its metric's format; `-` when one is missing.
+fn value(cell: &CellPhase, keys: &[&str]) -> String {
+    let shown: Option<Vec<String>> =
+        keys.iter().map(|key| cell.figure(key).map(|estimate| metric(key).format.show(estimate.median))).collect();
+    shown.map_or_else(|| "-".to_string(), |parts| parts.join("/"))
+}
+
+/// One compact table per measured phase.
+pub fn phase_tables(analysis: &Analysis) -> String {
+    let mut out = String::new();
+    let labels: Vec<String> = analysis.cells.iter().map(|cell| cell.label.clone()).collect();
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        let mut table: Vec<Vec<String>> =
+            vec![std::iter::once(phase.name.clone()).chain(labels.iter().cloned()).collect()];
+        let statuses = analysis.cells.iter().map(|cell| cell.status.name().to_string());
+        table.push(std::iter::once("status".to_string()).chain(statuses).collect());
+        for (name, keys) in ROWS {
+            let mut row = vec![name.to_string()];
+            for (info, cell) in analysis.cells.iter().zip(&phase.cells) {
+                row.push(match info.status {
+                    Status::Crashed | Status::Failed if cell.reps.is_empty() => info.status.name().to_string(),
+                    _ => value(cell, keys),
+                });
+            }
+            let empty = row[1..].iter().all(|value| value == "-");
+            if !(OPTIONAL_ROWS.contains(name) && empty) {
+                table.push(row);
+            }
+        }
+        if width(&table) > TERMINAL_COLUMNS {
+            table = transpose(&table);
+            shorten_first_column(&mut table);
+        }
+        out += &render(&table);
+        out.push('\n');
+    }
+    out
+}
+
+/// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row).
+const OPTIONAL_ROWS: &[&str] = &["CGC/CGCT s"];
+
+/// The terminal's width the tables keep to, whatever the number of cells.
+pub const TERMINAL_COLUMNS: usize = 120;
+const INDENT: &str = "  ";
+
+fn column_widths(table: &[Vec<String>]) -> Vec<usize> {
+    (0..table[0].len()).map(|column| table.iter().map(|row| row[column].chars().count()).max().unwrap_or(0)).collect()
+}
+
+/// Printed width of a table: indent, columns and the two spaces between them.
+fn width(table: &[Vec<String>]) -> usize {
+    let widths = column_widths(table);
+    INDENT.len() + widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
+}
+
+fn transpose(table: &[Vec<String>]) -> Vec<Vec<String>> {
+    (0..table[0].len()).map(|column| table.iter().map(|row| row[column].clone()).collect()).collect()
+}
+
+/// Cut the first column's labels (with `…`) so the table fits [`TERMINAL_COLUMNS`].
+fn shorten_first_column(table: &mut [Vec<String>]) {
+    let excess = width(table).saturating_sub(TERMINAL_COLUMNS);
+    if excess == 0 {
+        return;
+    }
+    let keep = column_widths(table)[0].saturating_sub(excess).max(8);
+    for row in table.iter_mut() {
+        if row[0].chars().count() > keep {
+            row[0] = row[0].chars().take(keep - 1).chain(std::iter::once('…')).collect();
+        }
+    }
+}
+
+/// Columns right-aligned, two spaces apart, indented.
+fn render(table: &[Vec<String>]) -> String {
+    let widths = column_widths(table);
+    let mut out = String::new();
+    for row in table {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(column, cell)| {
+                let pad = widths[column].saturating_sub(cell.chars().count());
+                format!("{}{cell}", " ".repeat(pad))
+            })
+            .collect();
+        let _ = writeln!(out, "{INDENT}{}", line.join("  "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use crate::report::Report;
+
+    /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
+    /// `edit` applied to its summary.
+    fn sweep_with(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/sweep");
+        let dir = tempfile::tempdir().unwrap();
+        for file in ["env.json", "plan.toml"] {
+            std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+        }
+        let mut summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture.join("summary.json")).unwrap()).unwrap();
+        edit(&mut summary);
+        std::fs::write(dir.path().join("summary.json"), summary.to_string()).unwrap();
+        dir
+    }
+
+    /// The words of the row `label` in the table of `phase`.
+    fn row(tables: &str, phase: &str, label: &str) -> Vec<String> {
+        let table = tables.split("\n\n").find(|table| table.trim_start().starts_with(phase)).unwrap();
+        let line = table.lines().find(|line| line.trim_start().starts_with(label)).unwrap();
+        line[line.find(label).unwrap() + label.len()..].split_whitespace().map(str::to_string).collect()
+    }
+
+    fn rps(summary: &Value, cell: usize, rep: usize, phase: &str) -> f64 {
+        summary["cells"][cell]["reps"][rep]["phases"][phase]["rps"].as_f64().unwrap()
+    }
+
+    #[test]
+    fn a_crashed_cell_without_figures_says_so_in_every_row() {
+        let dir = sweep_with(|_| {});
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        assert_eq!(row(&tables, "set", "status"), ["crashed", "ok", "ok"]);
+        for label in ["req/s", "p99 ms", "YGC/YGCT s", "GC pause %"] {
+            assert_eq!(row(&tables, "set", label)[0], "crashed", "{label}");
+        }
+    }
+
+    #[test]
+    fn the_terminal_counts_the_repeats_the_report_counts() {
+        // Repeat 2 of -Xmx64m crashed during `set`: its `get` counts, its cut-short `set` does not, in both outputs.
+        let dir = sweep_with(|summary| {
+            let rep = &mut summary["cells"][1]["reps"][1];
+            rep["status"] = "crashed".into();
+            rep["phases"]["set"]["interrupted"] = true.into();
+            summary["cells"][1]["status"] = "crashed".into();
+        });
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let report = Report::open(dir.path()).unwrap();
+        let tables = report.terminal_tables();
+        assert_eq!(row(&tables, "set", "status"), ["crashed", "crashed", "ok"]);
+        let set_median = (rps(&summary, 1, 0, "set") + rps(&summary, 1, 2, "set")) / 2.0;
+        assert_eq!(row(&tables, "set", "req/s")[1], format!("{set_median:.0}"));
+        let mut gets: Vec<f64> = (0..3).map(|rep| rps(&summary, 1, rep, "get")).collect();
+        gets.sort_by(f64::total_cmp);
+        assert_eq!(row(&tables, "get", "req/s")[1], format!("{:.0}", gets[1]));
+        let phase = |name: &str| report.analysis.phases.iter().find(|phase| phase.name == name).unwrap();
+        assert_eq!(phase("set").cells[1].reps, [1, 3]);
+        assert_eq!(phase("set").cells[1].figure("rps").unwrap().median, set_median);
+        assert_eq!(phase("get").cells[1].reps, [1, 2, 3]);
+    }
+}

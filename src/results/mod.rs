@@ -1,0 +1,17 @@
+//! The results directory: its layout (every file name, [`layout`]), the records in it ([`records`]) and reading it
+//! back ([`reading`]). `run` writes a results directory through this module and `report` reads it through this
+//! module; neither knows the other (the printer only consumes what the runner recorded).
+//!
+//! Depends on `plan`, `load` and `jvm` for the types the records hold; never on `run` or `report`.
+
+pub mod layout;
+pub mod reading;
+pub mod records;
+
+pub use crate::jvm::gcstat_csv::HeapSample;
+pub use layout::{RepFiles, ResultsDir, read_json};
+pub use reading::Results;
+pub use records::{
+    CellSummary, Env, ExitInfo, FailureKind, PhaseRecord, RepMeta, RepSummary, RunRecord, SUMMARY_VERSION, Status,
+    Summary,
+};

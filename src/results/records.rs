@@ -1,0 +1,210 @@
+//! The records of a results directory, as plain serde values: what `run` writes and `report` reads. Each file of
+//! the layout ([`super::layout`]) holds one of these: `run.json` a [`RunRecord`], `env.json` an [`Env`],
+//! `summary.json` a [`Summary`], a cell-repeat's `meta.json` a [`RepMeta`] and each `<phase>.json` a [`PhaseRecord`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::jvm::window::JvmWindow;
+use crate::load::result::BenchResult;
+use crate::plan::PlanBase;
+use crate::plan::jdks::Jdk;
+use crate::plan::preflight::EffectiveFlags;
+
+pub const SUMMARY_VERSION: u32 = 1;
+
+/// How a cell-repeat ended.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every phase ran and the target stayed up.
+    Ok,
+    /// The target died after it was ready.
+    Crashed,
+    /// The target never became ready, or preflight rejected its options.
+    Failed,
+    /// Interrupted (Ctrl-C) or still running.
+    Incomplete,
+}
+
+impl Status {
+    /// The status as summary.json and every output spell it: `ok`, `crashed`, `failed`, `incomplete`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Crashed => "crashed",
+            Status::Failed => "failed",
+            Status::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// Why a cell-repeat failed; decides whether `--resume` runs it again.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// Preflight rejected the cell's options: a verdict on the configuration, kept.
+    Rejected,
+    /// The JVM died of its configuration before it was ready (OutOfMemoryError, a fatal error): kept.
+    StartupCrash,
+    /// The environment: the command could not be started, the target exited before it was ready without a JVM
+    /// crash (a missing file, a port in use), or it was not ready in time. `--resume` runs it again.
+    Environment,
+}
+
+/// `run.json`: what `--resume` needs to go on exactly as the first run started.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunRecord {
+    /// The plan file the run started from (`plan.toml` beside this file is its copy).
+    pub plan_file: PathBuf,
+    /// Where the plan's relative paths resolve.
+    pub base: PlanBase,
+    /// Repeats of the run (`--repeats` overrides the plan's).
+    pub repeats: u32,
+    /// Cell id → its folder under `cells/`, for every cell of the matrix.
+    pub cells: BTreeMap<String, String>,
+}
+
+/// The machine and tools a run used.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Env {
+    pub host: String,
+    pub cores: usize,
+    pub memory_bytes: u64,
+    pub kernel: String,
+    pub jload_version: String,
+    pub jdks: Vec<Jdk>,
+    pub started_unix_s: u64,
+    pub seed: u64,
+}
+
+/// One phase's stored result: the bench result plus the JVM figures over the phase's window.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PhaseRecord {
+    pub phase: String,
+    pub measure: bool,
+    /// Seconds since the target started at which the phase's load began.
+    pub start_s: f64,
+    #[serde(flatten)]
+    pub bench: BenchResult,
+    pub jvm: Option<JvmWindow>,
+    /// The plan's SLO judged on this phase (empty without an SLO).
+    pub slo_passed: Option<bool>,
+}
+
+/// `meta.json` of one cell-repeat.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RepMeta {
+    pub cell: String,
+    pub axes: BTreeMap<String, String>,
+    pub rep: u32,
+    pub status: Status,
+    /// Why it crashed or failed, in one line.
+    pub cause: Option<String>,
+    /// For a failed one: whose fault, which decides whether `--resume` retries it.
+    #[serde(default)]
+    pub failure: Option<FailureKind>,
+    pub command: Vec<String>,
+    pub jdk: Jdk,
+    pub flags: Option<EffectiveFlags>,
+    pub port: u16,
+    pub pid: Option<u32>,
+    pub ready_s: Option<f64>,
+    pub exit: Option<ExitInfo>,
+    /// Phases completed, in order.
+    pub phases: Vec<String>,
+    pub started_unix_s: u64,
+    pub finished_unix_s: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RepSummary {
+    pub rep: u32,
+    pub status: Status,
+    pub cause: Option<String>,
+    pub phases: BTreeMap<String, PhaseRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CellSummary {
+    pub id: String,
+    pub axes: BTreeMap<String, String>,
+    /// The worst status among its repeats (incomplete < failed < crashed < ok, by how much is missing).
+    pub status: Status,
+    pub flags: Option<EffectiveFlags>,
+    pub reps: Vec<RepSummary>,
+}
+
+impl CellSummary {
+    /// The phase records that count as measurements, for the terminal and every report alike: from repeats that ran
+    /// to the end or crashed later, and only phases that finished (not the one a crash or Ctrl-C cut short). In
+    /// repeat order, with the repeat number.
+    pub fn measurements(&self, phase: &str) -> Vec<(u32, &PhaseRecord)> {
+        self.reps
+            .iter()
+            .filter(|rep| matches!(rep.status, Status::Ok | Status::Crashed))
+            .filter_map(|rep| rep.phases.get(phase).map(|record| (rep.rep, record)))
+            .filter(|(_, record)| !record.bench.interrupted)
+            .collect()
+    }
+}
+
+/// `summary.json`: every cell and repeat with its phases; what reports read.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    pub version: u32,
+    pub plan: String,
+    pub description: String,
+    /// Axis names in plan order.
+    pub axes: Vec<String>,
+    /// Phase names in plan order, with whether each is measured.
+    pub phases: Vec<(String, bool)>,
+    pub slo: Vec<String>,
+    pub cost_axis: Option<String>,
+    pub cells: Vec<CellSummary>,
+}
+
+/// How the target ended.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ExitInfo {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    /// True when jload stopped it (a normal end of a cell), false when it died by itself.
+    pub stopped_by_jload: bool,
+}
+
+impl ExitInfo {
+    pub fn describe(&self) -> String {
+        match (self.code, self.signal) {
+            (Some(code), _) => format!("exit code {code}"),
+            (None, Some(signal)) => format!("killed by signal {signal}"),
+            _ => "unknown exit".to_string(),
+        }
+    }
+}
+
+impl Summary {
+    /// The cell with this id.
+    pub fn cell(&self, id: &str) -> Option<&CellSummary> {
+        self.cells.iter().find(|cell| cell.id == id)
+    }
+
+    /// The measurements of a phase in a cell ([`CellSummary::measurements`]); none for an unknown cell.
+    pub fn measurements(&self, cell: &str, phase: &str) -> Vec<(u32, &PhaseRecord)> {
+        self.cell(cell).map_or_else(Vec::new, |cell| cell.measurements(phase))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_is_named_as_summary_json_spells_it() {
+        for status in [Status::Ok, Status::Crashed, Status::Failed, Status::Incomplete] {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.name());
+        }
+    }
+}
