@@ -35,7 +35,8 @@ pub struct RunOptions {
 
 /// Run the load described by `spec`.
 pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult> {
-    validate(spec)?;
+    // The front ends check through `LoadInput::into_spec`; a spec built another way is checked by the same rule.
+    spec.check_limits().map_err(|err| bad_input(err.to_string()))?;
     let set = RequestSet::compile(&spec.requests)?;
     let threads = spec.threads.min(spec.connections);
     ensure_open_files(spec.connections, threads)?;
@@ -105,33 +106,6 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         interrupted: options.stop.load(Ordering::Relaxed),
     };
     Ok(BenchResult::build(&merged, facts))
-}
-
-fn validate(spec: &LoadSpec) -> anyhow::Result<()> {
-    if spec.connections == 0 {
-        return Err(bad_input("-c/--connections must be at least 1"));
-    }
-    if spec.threads == 0 {
-        return Err(bad_input("-t/--threads must be at least 1"));
-    }
-    if spec.stop.requests == Some(0) {
-        return Err(bad_input("-n/--requests must be at least 1"));
-    }
-    if spec.stop.duration.is_some_and(|duration| duration.is_zero()) {
-        return Err(bad_input("-d/--duration must be longer than 0s"));
-    }
-    if spec.timeout.is_zero() {
-        return Err(bad_input("--timeout must be longer than 0s"));
-    }
-    if let Some(rate) = spec.rate
-        && !(rate.is_finite() && rate > 0.0)
-    {
-        return Err(bad_input(format!("-R/--rate must be a positive number of requests per second, not {rate}")));
-    }
-    if spec.stop.requests.is_none() && spec.stop.duration.is_none() {
-        return Err(bad_input("give -n/--requests or -d/--duration to bound the run"));
-    }
-    Ok(())
 }
 
 /// Worker `index`'s share of `total` split as evenly as possible among `parts`.

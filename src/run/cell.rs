@@ -14,12 +14,12 @@ use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::WindowPauses;
 use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
-use crate::load::spec::{LoadSpec, StopCondition, cores};
+use crate::load::spec::fill_port;
 use crate::load::threshold::Threshold;
+use crate::plan::Plan;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
-use crate::plan::{Phase, Plan, with_port};
 
 /// What one cell-repeat needs from the sweep.
 pub struct CellRun<'a> {
@@ -53,7 +53,7 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
 }
 
 fn fill_placeholders(text: &str, jdk: &Jdk, port: &str, dir: &Path) -> String {
-    text.replace("{port}", port)
+    fill_port(text, port)
         .replace("{java}", &jdk.java().display().to_string())
         .replace("{dir}", &dir.display().to_string())
 }
@@ -168,7 +168,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         }
     };
     meta.pid = Some(target.lock().expect("target").pid);
-    let ready_url = run.plan.target.ready.replace("{port}", &port.to_string());
+    let ready_url = fill_port(&run.plan.target.ready, &port.to_string());
     let readiness = target.lock().expect("target").wait_ready(&ready_url, run.plan.target.startup_timeout, run.stop);
     match readiness {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
@@ -292,7 +292,7 @@ fn drive_phases(
             hlog: Some(dir.join(format!("{}.hlog", phase.name))),
             stop: phase_stop.clone(),
         };
-        let spec = phase_spec(phase, port);
+        let spec = phase.load.with_port(port);
         let bench = std::thread::scope(|scope| {
             let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
             let result = engine::run(&spec, &options);
@@ -325,19 +325,6 @@ fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_
             return;
         }
         std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// The load spec of a phase for a target on `port`.
-pub fn phase_spec(phase: &Phase, port: u16) -> LoadSpec {
-    LoadSpec {
-        requests: phase.requests.iter().map(|request| with_port(request, port)).collect(),
-        connections: phase.connections,
-        threads: phase.threads.unwrap_or_else(cores),
-        stop: StopCondition { requests: phase.max_requests, duration: phase.duration },
-        rate: phase.rate,
-        timeout: phase.timeout,
-        ok_status: phase.ok_status.clone(),
     }
 }
 
