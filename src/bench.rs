@@ -22,7 +22,7 @@ use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
 use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
 use crate::load::status::OkStatus;
-use crate::load::summary;
+use crate::load::printout;
 use crate::load::threshold::Threshold;
 use crate::units::parse_duration;
 
@@ -161,7 +161,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     if let Some(path) = &args.json {
         write_json(path, &BenchOutput { bench: &result, jvm: jvm_window.as_ref(), jvm_series })?;
     }
-    print!("{}", summary::render(&result));
+    print!("{}", printout::render(&result));
     if let Some(window) = &jvm_window {
         print!("{}", window.render());
     }

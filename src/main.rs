@@ -8,6 +8,7 @@ mod load;
 mod plan;
 mod report;
 mod run;
+mod text_table;
 mod tomlfile;
 mod units;
 

@@ -2,7 +2,7 @@
 //! plan's phases while it is watched, stop it, read its GC log, and record everything in the cell's folder.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -120,41 +120,11 @@ pub fn join_options(options: &[String]) -> String {
 
 /// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.
 pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
-    let dir = run.results.rep_dir(&run.cell.dir, run.rep);
-    let _ = std::fs::remove_dir_all(&dir); // an interrupted earlier attempt is redone from scratch
-    std::fs::create_dir_all(&dir)?;
-    let dir = dir.canonicalize()?;
+    let dir = fresh_rep_dir(run)?;
     let port = free_port()?;
-    let command = command_line(run.plan, run.cell, run.jdk, &port.to_string(), &dir);
-    let mut meta = RepMeta {
-        cell: run.cell.id.clone(),
-        axes: run.cell.axes.clone(),
-        rep: run.rep,
-        status: Status::Incomplete,
-        cause: None,
-        failure: None,
-        command: command.clone(),
-        jdk: run.jdk.clone(),
-        flags: run.flags.clone(),
-        port,
-        pid: None,
-        ready_s: None,
-        exit: None,
-        phases: Vec::new(),
-        started_unix_s: unix_now(),
-        finished_unix_s: None,
-    };
+    let launch = launch_spec(run, &dir, port);
+    let mut meta = first_meta(run, &launch);
     write_json(&dir.join("meta.json"), &meta)?;
-    let launch = LaunchSpec {
-        program: command[0].clone().into(),
-        args: command[1..].to_vec(),
-        env: target_env(run.plan, run.cell, run.jdk, &port.to_string(), &dir),
-        workdir: run.plan.target.workdir.clone(),
-        stdout: dir.join("stdout.log"),
-        stderr: dir.join("stderr.log"),
-        marker: dir.display().to_string(),
-        port,
-    };
     let evidence = Evidence { stdout: &launch.stdout, stderr: &launch.stderr, error_dir: &dir };
     let target = match RunningTarget::start(&launch) {
         Ok(target) => Arc::new(Mutex::new(target)),
@@ -162,42 +132,109 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
             meta.status = Status::Failed;
             meta.failure = Some(Failure::Environment);
             meta.cause = Some(format!("{err:#} (in {})", launch.workdir.display()));
-            meta.finished_unix_s = Some(unix_now());
-            write_json(&dir.join("meta.json"), &meta)?;
-            return Ok(meta);
+            return finish(&dir, meta);
         }
     };
     meta.pid = Some(target.lock().expect("target").pid);
+    wait_until_ready(run, &target, &evidence, port, &mut meta);
+    if meta.ready_s.is_some() {
+        drive_phases(run, &target, &dir, port, &mut meta)?;
+    }
+    stop_and_judge(run, &target, &evidence, &mut meta);
+    attach_gc_pauses(&dir, &meta)?;
+    finish(&dir, meta)
+}
+
+/// The cell-repeat's folder, empty: an interrupted earlier attempt is redone from scratch.
+fn fresh_rep_dir(run: &CellRun<'_>) -> anyhow::Result<PathBuf> {
+    let dir = run.results.rep_dir(&run.cell.dir, run.rep);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir.canonicalize()?)
+}
+
+/// How the cell's target is started on `port`, logging into `dir`.
+fn launch_spec(run: &CellRun<'_>, dir: &Path, port: u16) -> LaunchSpec {
+    let command = command_line(run.plan, run.cell, run.jdk, &port.to_string(), dir);
+    LaunchSpec {
+        program: command[0].clone().into(),
+        args: command[1..].to_vec(),
+        env: target_env(run.plan, run.cell, run.jdk, &port.to_string(), dir),
+        workdir: run.plan.target.workdir.clone(),
+        stdout: dir.join("stdout.log"),
+        stderr: dir.join("stderr.log"),
+        marker: dir.display().to_string(),
+        port,
+    }
+}
+
+/// The meta of a cell-repeat about to start: incomplete until it says otherwise.
+fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
+    let mut command = vec![launch.program.display().to_string()];
+    command.extend(launch.args.iter().cloned());
+    RepMeta {
+        cell: run.cell.id.clone(),
+        axes: run.cell.axes.clone(),
+        rep: run.rep,
+        status: Status::Incomplete,
+        cause: None,
+        failure: None,
+        command,
+        jdk: run.jdk.clone(),
+        flags: run.flags.clone(),
+        port: launch.port,
+        pid: None,
+        ready_s: None,
+        exit: None,
+        phases: Vec::new(),
+        started_unix_s: unix_now(),
+        finished_unix_s: None,
+    }
+}
+
+/// Wait for the target's ready URL; record when it answered, or why it never did.
+fn wait_until_ready(
+    run: &CellRun<'_>,
+    target: &Mutex<RunningTarget>,
+    evidence: &Evidence<'_>,
+    port: u16,
+    meta: &mut RepMeta,
+) {
     let ready_url = fill_port(&run.plan.target.ready, &port.to_string());
-    let readiness = target.lock().expect("target").wait_ready(&ready_url, run.plan.target.startup_timeout, run.stop);
+    let startup_timeout = run.plan.target.startup_timeout;
+    let readiness = target.lock().expect("target").wait_ready(&ready_url, startup_timeout, run.stop);
     match readiness {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
             meta.status = Status::Failed;
-            let mut target = target.lock().expect("target");
-            let daemonized = daemon_note(&mut target);
+            let daemonized = daemon_note(&mut target.lock().expect("target"));
             let crashed = daemonized.is_none() && evidence.cause().is_some();
             meta.failure = Some(if crashed { Failure::StartupCrash } else { Failure::Environment });
-            meta.cause = Some(exited_early_cause(&exit, daemonized, &evidence));
+            meta.cause = Some(exited_early_cause(&exit, daemonized, evidence));
             meta.exit = Some(exit);
         }
         Readiness::TimedOut => {
             meta.status = Status::Failed;
             meta.failure = Some(Failure::Environment);
-            meta.cause = Some(format!("not ready at {ready_url} within {:?}", run.plan.target.startup_timeout));
+            meta.cause = Some(format!("not ready at {ready_url} within {startup_timeout:?}"));
         }
         Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),
     }
-    if meta.ready_s.is_some() {
-        drive_phases(run, &target, &dir, port, &mut meta)?;
-    }
-    let left_behind = daemon_note(&mut target.lock().expect("target"));
-    let exit = target.lock().expect("target").stop(run.plan.target.stop_timeout);
+}
+
+/// Stop the target (with whatever it left behind) and, if it became ready, judge how it ended.
+fn stop_and_judge(run: &CellRun<'_>, target: &Mutex<RunningTarget>, evidence: &Evidence<'_>, meta: &mut RepMeta) {
+    let mut target = target.lock().expect("target");
+    let left_behind = daemon_note(&mut target);
+    let exit = target.stop(run.plan.target.stop_timeout);
     meta.exit = Some(exit.clone());
-    attach_gc_pauses(&dir, &meta)?;
     if meta.ready_s.is_some() {
-        (meta.status, meta.cause) = ending_after_ready(run, &meta, &evidence, &exit, left_behind);
+        (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
     }
+}
+
+/// Stamp the end and write the final meta.
+fn finish(dir: &Path, mut meta: RepMeta) -> anyhow::Result<RepMeta> {
     meta.finished_unix_s = Some(unix_now());
     write_json(&dir.join("meta.json"), &meta)?;
     Ok(meta)

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::store::{CellSummary, PhaseRecord, RepSummary, ResultsDir, SUMMARY_VERSION, Status, Summary};
-use crate::load::summary::format_ms;
+use crate::load::printout::format_ms;
 use crate::plan::Plan;
 use crate::plan::matrix::Cell;
 

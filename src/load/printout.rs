@@ -1,10 +1,11 @@
-//! The human summary of a load run printed on stdout: throughput, latency columns (JMeter's aggregate plus wrk's),
+//! The printout of a load run on stdout (`jload bench`): throughput, latency columns (JMeter's aggregate plus wrk's),
 //! errors by class, status codes, per-request rows for a mix, and threshold verdicts.
 
 use std::fmt::Write;
 
 use super::result::{BenchResult, LatencySummary};
 use super::threshold::Threshold;
+use crate::text_table::{self, Column};
 
 const LATENCY_HEADER: &str = "min      mean     stdev    p50      p90      p95      p99      p99.9    max";
 
@@ -53,21 +54,27 @@ pub fn grouped(value: u64) -> String {
     out
 }
 
+/// The summary of `result` as printed after a run, one line per figure.
 pub fn render(result: &BenchResult) -> String {
     let mut out = String::new();
+    run_lines(&mut out, result);
+    latency_lines(&mut out, result);
+    error_lines(&mut out, result);
+    per_request_table(&mut out, result);
+    threshold_lines(&mut out, result);
+    out
+}
+
+/// What ran (URL, model, connections, threads), how much and how fast.
+fn run_lines(out: &mut String, result: &BenchResult) {
     let model = match result.rate {
         Some(rate) => format!("open model at {rate} req/s"),
         None => "closed model".to_string(),
     };
-    let _ = writeln!(out, "jload bench {}", result.url);
-    let _ = writeln!(
-        out,
-        "  {model}, {} connections, {} threads{}",
-        result.connections,
-        result.threads,
-        if result.interrupted { "  (interrupted)" } else { "" }
-    );
+    let interrupted = if result.interrupted { "  (interrupted)" } else { "" };
     let kb_per_s = |bytes: u64| if result.duration_s > 0.0 { bytes as f64 / 1024.0 / result.duration_s } else { 0.0 };
+    let _ = writeln!(out, "jload bench {}", result.url);
+    let _ = writeln!(out, "  {model}, {} connections, {} threads{interrupted}", result.connections, result.threads);
     let _ = writeln!(
         out,
         "  Requests      {} in {:.2}s, {:.1} req/s",
@@ -81,6 +88,10 @@ pub fn render(result: &BenchResult) -> String {
         kb_per_s(result.bytes_received),
         kb_per_s(result.bytes_sent)
     );
+}
+
+/// Latency percentiles (corrected and uncorrected in the open model) and sends that left late.
+fn latency_lines(out: &mut String, result: &BenchResult) {
     let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
     let corrected_label = if result.rate.is_some() { "  corrected     " } else { "                " };
     let _ = writeln!(out, "{corrected_label}{}", latency_row(&result.latency_ms));
@@ -95,6 +106,10 @@ pub fn render(result: &BenchResult) -> String {
             grouped(late)
         );
     }
+}
+
+/// Errors by class, status codes and reconnects.
+fn error_lines(out: &mut String, result: &BenchResult) {
     let errors = &result.errors;
     if errors.total == 0 {
         let _ = writeln!(out, "  Errors        none");
@@ -128,35 +143,51 @@ pub fn render(result: &BenchResult) -> String {
         };
         let _ = writeln!(out, "  Reconnects    {}{resent}", grouped(result.reconnects));
     }
-    if !result.per_request.is_empty() {
-        let width = result.per_request.iter().map(|request| request.name.len()).max().unwrap_or(4).max(4);
-        let _ = writeln!(
-            out,
-            "  Per request   {:<width$}  {:>10}  {:>10}  {:>8}  {:>8}  {:>8}  {:>8}",
-            "name", "requests", "req/s", "p50", "p99", "max", "errors"
-        );
-        for request in &result.per_request {
-            let latency = &request.latency_ms;
-            let _ = writeln!(
-                out,
-                "                {:<width$}  {:>10}  {:>10.1}  {:>8}  {:>8}  {:>8}  {:>8}",
-                request.name,
-                grouped(request.requests),
-                request.rps,
-                format_ms(latency.p50),
-                format_ms(latency.p99),
-                format_ms(latency.max),
-                request.errors.total
-            );
-        }
+}
+
+/// The columns of the per-request table of a mix: name, requests, req/s, p50, p99, max, errors.
+const PER_REQUEST_COLUMNS: [Column; 7] = [
+    Column::left(4),
+    Column::right(10).after(2),
+    Column::right(10).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+];
+
+/// One row per request of a mix.
+fn per_request_table(out: &mut String, result: &BenchResult) {
+    if result.per_request.is_empty() {
+        return;
     }
+    let header = ["name", "requests", "req/s", "p50", "p99", "max", "errors"].map(str::to_string).to_vec();
+    let rows = result.per_request.iter().map(|request| {
+        let latency = &request.latency_ms;
+        vec![
+            request.name.clone(),
+            grouped(request.requests),
+            format!("{:.1}", request.rps),
+            format_ms(latency.p50),
+            format_ms(latency.p99),
+            format_ms(latency.max),
+            request.errors.total.to_string(),
+        ]
+    });
+    let table: Vec<Vec<String>> = std::iter::once(header).chain(rows).collect();
+    for (index, line) in text_table::render(&PER_REQUEST_COLUMNS, &table).iter().enumerate() {
+        let label = if index == 0 { "Per request" } else { "" };
+        let _ = writeln!(out, "  {label:<14}{line}");
+    }
+}
+
+fn threshold_lines(out: &mut String, result: &BenchResult) {
     for outcome in &result.thresholds {
         let verdict = if outcome.passed { "PASS" } else { "FAIL" };
         let unit = Threshold::unit(&outcome.expression);
         let actual = if unit == "ms" { format_ms(outcome.actual) } else { format!("{:.2}", outcome.actual) };
         let _ = writeln!(out, "  Threshold     {verdict} {} (actual {actual}{unit})", outcome.expression);
     }
-    out
 }
 
 #[cfg(test)]
