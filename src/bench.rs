@@ -18,11 +18,11 @@ use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::load::engine::{self, RunOptions};
+use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
 use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
 use crate::load::status::OkStatus;
-use crate::load::printout;
 use crate::load::threshold::Threshold;
 use crate::units::parse_duration;
 
