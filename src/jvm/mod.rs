@@ -7,6 +7,7 @@ pub mod discovery;
 pub mod gclog;
 pub mod gcutil;
 pub mod perfdata;
+pub mod perfdata_file;
 pub mod procfs;
 pub mod sampler;
 pub mod target;
