@@ -78,7 +78,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         let start = Instant::now();
         shared.start.set(start).expect("start is set once");
         shared.barrier.wait();
-        let progress = options.progress.then(|| Progress::new(spec));
+        let progress = options.progress.then(|| ProgressLine::new(spec));
         let collected = collect(&receiver, threads, start, progress.as_ref(), &mut hlog)?;
         if let Some(progress) = progress {
             progress.bar.finish_and_clear();
@@ -124,7 +124,7 @@ fn collect(
     receiver: &Receiver<WorkerMessage>,
     workers: usize,
     start: Instant,
-    progress: Option<&Progress>,
+    progress: Option<&ProgressLine>,
     hlog: &mut HlogFile,
 ) -> anyhow::Result<Collected> {
     let mut pending: BTreeMap<u64, IntervalCounts> = BTreeMap::new();
@@ -182,15 +182,15 @@ fn collect(
 }
 
 /// The live progress line.
-struct Progress {
+struct ProgressLine {
     bar: ProgressBar,
     by_requests: bool,
     requests: std::cell::Cell<u64>,
     errors: std::cell::Cell<u64>,
 }
 
-impl Progress {
-    fn new(spec: &LoadSpec) -> Progress {
+impl ProgressLine {
+    fn new(spec: &LoadSpec) -> ProgressLine {
         let (length, by_requests, unit) = match (spec.stop.duration, spec.stop.requests) {
             (Some(duration), _) => (duration.as_secs().max(1), false, "s"),
             (None, requests) => (requests.unwrap_or(0), true, " req"),
@@ -199,7 +199,7 @@ impl Progress {
         let template = format!("{{elapsed:>4}} [{{bar:30}}] {{pos}}/{{len}}{unit}  {{msg}}");
         bar.set_style(ProgressStyle::with_template(&template).expect("valid template").progress_chars("=> "));
         bar.enable_steady_tick(Duration::from_millis(200));
-        Progress { bar, by_requests, requests: 0.into(), errors: 0.into() }
+        ProgressLine { bar, by_requests, requests: 0.into(), errors: 0.into() }
     }
 
     fn second_done(&self, second: u64, counts: &IntervalCounts) {
