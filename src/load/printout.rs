@@ -193,6 +193,58 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::result::{ErrorSummary, RequestResult};
+
+    /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
+    fn fixture() -> BenchResult {
+        let path = "tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json";
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn request(name: &str, requests: u64, rps: f64, p99: f64, errors: u64) -> RequestResult {
+        RequestResult {
+            name: name.to_string(),
+            requests,
+            rps,
+            latency_ms: LatencySummary { p50: 0.5, p99, max: 1234.5, ..LatencySummary::default() },
+            errors: ErrorSummary { total: errors, ..ErrorSummary::default() },
+            status_codes: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_mix_gets_one_aligned_row_per_request() {
+        let mut result = fixture();
+        result.per_request = vec![request("get", 1234567, 4115.2, 12.345, 0), request("set", 12, 0.04, 250.0, 3)];
+        let text = render(&result);
+        let table: Vec<&str> = text
+            .lines()
+            .skip_while(|line| !line.starts_with("  Per request"))
+            .take_while(|line| !line.starts_with("  Threshold"))
+            .collect();
+        assert_eq!(
+            table,
+            [
+                "  Per request   name    requests       req/s       p50       p99       max    errors",
+                "                get    1,234,567      4115.2     0.500     12.35      1234         0",
+                "                set           12         0.0     0.500     250.0      1234         3",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_single_url_run_has_no_per_request_table_and_says_what_ran() {
+        let text = render(&fixture());
+        assert!(!text.contains("Per request"), "{text}");
+        let first: Vec<&str> = text.lines().take(2).collect();
+        assert_eq!(
+            first,
+            [
+                "jload bench http://127.0.0.1:46367/random_get?keyRange=20000",
+                "  closed model, 8 connections, 2 threads"
+            ]
+        );
+    }
 
     #[test]
     fn numbers_read_well() {
