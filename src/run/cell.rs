@@ -16,10 +16,10 @@ use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
 use crate::load::spec::fill_port;
 use crate::load::threshold::Threshold;
-use crate::plan::Plan;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
+use crate::plan::{Phase, Plan};
 
 /// What one cell-repeat needs from the sweep.
 pub struct CellRun<'a> {
@@ -318,31 +318,7 @@ fn drive_phases(
         if run.stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
             break;
         }
-        if run.show_progress {
-            say!("jload:        phase {}", phase.name);
-        }
-        let phase_stop = Arc::new(AtomicBool::new(false));
-        let start_mark = watch.as_ref().and_then(JvmWatch::mark);
-        let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
-        let options = RunOptions {
-            progress: run.show_progress,
-            hlog: Some(dir.join(format!("{}.hlog", phase.name))),
-            stop: phase_stop.clone(),
-        };
-        let spec = phase.load.with_port(port);
-        let bench = std::thread::scope(|scope| {
-            let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
-            let result = engine::run(&spec, &options);
-            phase_stop.store(true, Ordering::Relaxed);
-            let _ = guard.join();
-            result
-        })?;
-        let jvm = match (&watch, start_mark) {
-            (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
-            _ => None,
-        };
-        let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
-        let record = PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed };
+        let record = run_phase(run, target, watch.as_ref(), dir, port, phase, &slo)?;
         let interrupted = record.bench.interrupted;
         write_json(&dir.join(format!("{}.json", phase.name)), &record)?;
         if interrupted {
@@ -352,6 +328,43 @@ fn drive_phases(
         write_json(&dir.join("meta.json"), meta)?;
     }
     Ok(())
+}
+
+/// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged.
+fn run_phase(
+    run: &CellRun<'_>,
+    target: &Arc<Mutex<RunningTarget>>,
+    watch: Option<&JvmWatch>,
+    dir: &Path,
+    port: u16,
+    phase: &Phase,
+    slo: &[Threshold],
+) -> anyhow::Result<PhaseRecord> {
+    if run.show_progress {
+        say!("jload:        phase {}", phase.name);
+    }
+    let phase_stop = Arc::new(AtomicBool::new(false));
+    let start_mark = watch.and_then(JvmWatch::mark);
+    let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
+    let options = RunOptions {
+        progress: run.show_progress,
+        hlog: Some(dir.join(format!("{}.hlog", phase.name))),
+        stop: phase_stop.clone(),
+    };
+    let spec = phase.load.with_port(port);
+    let bench = std::thread::scope(|scope| {
+        let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
+        let result = engine::run(&spec, &options);
+        phase_stop.store(true, Ordering::Relaxed);
+        let _ = guard.join();
+        result
+    })?;
+    let jvm = match (watch, start_mark) {
+        (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
+        _ => None,
+    };
+    let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
+    Ok(PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed })
 }
 
 /// Watches a running phase: ends it early when Ctrl-C is pressed or the target dies.
