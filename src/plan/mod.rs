@@ -366,4 +366,49 @@ mod tests {
         assert!(base.plan_dir.is_absolute());
         assert_eq!(base.plan_dir, base.cwd.canonicalize().unwrap());
     }
+
+    const TARGET: &str =
+        "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/\"\n";
+    const PHASE: &str = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\n";
+
+    fn error_of(text: &str) -> String {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        parse_plan("p.toml", text, &base).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_check_names_the_file_line_and_key() {
+        let cases = [
+            (format!("{TARGET}[[axis]]\nname = \"a\"\nvalues = []\n{PHASE}"), "line 7: axis 'a' has no values"),
+            (
+                format!(
+                    "{TARGET}[[axis]]\nname = \"a\"\nvalues = [\"-X\"]\n[[axis]]\nname = \"a\"\nvalues = [\"-Y\"]\n{PHASE}"
+                ),
+                "line 9: duplicate axis name 'a'",
+            ),
+            (format!("{TARGET}{PHASE}{PHASE}"), "line 10: duplicate phase name 'get'"),
+            (format!("{TARGET}{PHASE}[run]\norder = \"random\"\n"), "line 10: run.order 'random' must be"),
+            (format!("{TARGET}{PHASE}[run]\ncost_axis = \"heap\"\n"), "line 10: run.cost_axis 'heap' is not an axis"),
+            (format!("{TARGET}{PHASE}[run]\ncooldown = \"soon\"\n"), "line 10: run.cooldown: 'soon' is not a duration"),
+            (format!("{TARGET}stop_timeout = \"0x\"\n{PHASE}"), "line 5: target.stop_timeout: '0x' is not a duration"),
+            (TARGET.replace("java {jvm} -jar x.jar", "") + PHASE, "line 3: target.command is empty"),
+        ];
+        for (text, expected) in cases {
+            let err = error_of(&text);
+            assert!(err.starts_with(&format!("p.toml: {expected}")), "expected '{expected}' in {err}");
+        }
+    }
+
+    #[test]
+    fn defaults_fill_what_the_plan_leaves_out() {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        let plan = parse_plan("p.toml", &format!("{TARGET}{PHASE}"), &base).unwrap();
+        assert_eq!(plan.target.startup_timeout, DEFAULT_STARTUP_TIMEOUT);
+        assert_eq!(plan.target.stop_timeout, DEFAULT_STOP_TIMEOUT);
+        assert_eq!(
+            plan.run,
+            RunSettings { repeats: 1, order: Order::Interleaved, cooldown: DEFAULT_COOLDOWN, cost_axis: None }
+        );
+        assert!(plan.axes.is_empty() && plan.slo.is_empty());
+    }
 }

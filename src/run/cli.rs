@@ -11,6 +11,7 @@ use super::cell::{command_line, target_env};
 use super::runner::{PreparedCell, Tally, build_target, check_preflight, environment, prepare, sweep};
 use super::store::{ResultsDir, RunRecord, needs_run, read_json, write_atomically, write_json};
 use crate::error::{bad_input, exit};
+use crate::load::spec::PORT_PLACEHOLDER;
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
 use crate::plan::jdks;
@@ -232,7 +233,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
     println!("workdir: {}", plan.target.workdir.display());
     for item in prepared {
         let dir = PathBuf::from("<results>").join("cells").join(&item.cell.dir).join("rep-N");
-        let command = command_line(plan, &item.cell, &item.jdk, "{port}", &dir);
+        let command = command_line(plan, &item.cell, &item.jdk, PORT_PLACEHOLDER, &dir);
         let verdict = match &item.preflight {
             Preflight::Valid(flags) => format!(
                 "ok: {} heap {}–{} MiB, {} GC threads",
@@ -245,7 +246,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
-        let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, "{port}", &dir)
+        let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, PORT_PLACEHOLDER, &dir)
             .iter()
             .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
             .collect();
