@@ -18,17 +18,18 @@ use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::load::engine::{self, RunOptions};
-use crate::load::mix::load_mix;
-use crate::load::request::{RequestSpec, parse_url};
+use crate::load::printout;
+use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
-use crate::load::spec::{LoadSpec, StopCondition, cores};
+use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
 use crate::load::status::OkStatus;
-use crate::load::summary;
 use crate::load::threshold::Threshold;
 use crate::units::parse_duration;
 
 /// How long a run lasts when neither -n nor -d is given (like wrk).
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+/// The method of a URL's requests when -m is not given.
+const DEFAULT_METHOD: &str = "GET";
 
 #[derive(Args, Debug, Clone)]
 #[command(
@@ -38,7 +39,7 @@ pub struct BenchArgs {
     /// Target URL (http:// only). May contain {rand:LO..HI} and {seq} placeholders. Optional with --mix.
     pub url: Option<String>,
     /// Concurrent connections (like wrk -c / ab -c).
-    #[arg(short = 'c', long, default_value_t = 50)]
+    #[arg(short = 'c', long, default_value_t = DEFAULT_CONNECTIONS)]
     pub connections: usize,
     /// Worker threads, each with its own event loop [default: number of cores].
     #[arg(short = 't', long)]
@@ -52,11 +53,11 @@ pub struct BenchArgs {
     /// Open model: requests per second in total, on an even schedule; latency is corrected for coordinated omission.
     #[arg(short = 'R', long)]
     pub rate: Option<f64>,
-    /// Per-request timeout (like ab -s): the connection is closed, the request counted as a timeout.
-    #[arg(long, default_value = "5s")]
-    pub timeout: String,
+    /// Per-request timeout (like ab -s): the connection is closed, the request counted as a timeout [default: 5s].
+    #[arg(long)]
+    pub timeout: Option<String>,
     /// HTTP method.
-    #[arg(short = 'm', long, default_value = "GET")]
+    #[arg(short = 'm', long, default_value = DEFAULT_METHOD)]
     pub method: String,
     /// Extra request header "Name: value" (repeatable). May contain placeholders.
     #[arg(short = 'H', long = "header")]
@@ -160,7 +161,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     if let Some(path) = &args.json {
         write_json(path, &BenchOutput { bench: &result, jvm: jvm_window.as_ref(), jvm_series })?;
     }
-    print!("{}", summary::render(&result));
+    print!("{}", printout::render(&result));
     if let Some(window) = &jvm_window {
         print!("{}", window.render());
     }
@@ -178,51 +179,48 @@ fn exit_code(result: &BenchResult) -> i32 {
     }
 }
 
-/// Turn the flags into a load spec, checking each for bad input.
+/// Turn the flags into a checked load spec (see [`LoadInput::into_spec`]); every problem names its flag.
 pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
-    let requests = match (&args.mix, &args.url) {
-        (Some(_), Some(_)) => return Err(bad_input("give either a URL or --mix FILE, not both")),
-        (Some(path), None) => {
-            if !args.headers.is_empty() || args.method != "GET" {
-                return Err(bad_input(
-                    "-H and -m do not apply with --mix; set headers and method per [[request]] in the mix file",
-                ));
-            }
-            load_mix(path)?
-        }
-        (None, Some(url)) => {
-            let raw_body = match &args.body_file {
-                Some(path) => Some(
-                    std::fs::read(path)
-                        .map_err(|err| bad_input(format!("cannot read --body-file {}: {err}", path.display())))?,
-                ),
-                None => None,
-            };
-            vec![RequestSpec {
-                name: None,
-                weight: 1,
-                method: args.method.clone(),
-                url: url.clone(),
-                headers: args.headers.clone(),
-                body: args.body.clone(),
-                raw_body,
-            }]
-        }
-        (None, None) => return Err(bad_input("no target: give a URL (http://127.0.0.1:8088/path) or --mix FILE")),
+    let raw_body = match &args.body_file {
+        Some(path) => Some(
+            std::fs::read(path)
+                .map_err(|err| bad_input(format!("cannot read --body-file {}: {err}", path.display())))?,
+        ),
+        None => None,
     };
     let duration = args.duration.as_deref().map(|text| parse_duration("-d/--duration", text)).transpose()?;
-    let duration = match (duration, args.requests) {
-        (None, None) => Some(DEFAULT_DURATION),
-        (duration, _) => duration,
-    };
-    let threads = args.threads.unwrap_or_else(cores);
-    Ok(LoadSpec {
-        requests,
-        connections: args.connections,
-        threads,
-        stop: StopCondition { requests: args.requests, duration },
+    let input = LoadInput {
+        url: args.url.clone(),
+        mix: args.mix.clone(),
+        // -m has a default; only a method other than it is one the user chose.
+        method: Some(args.method.clone()).filter(|method| method != DEFAULT_METHOD),
+        headers: args.headers.clone(),
+        body: args.body.clone(),
+        raw_body,
+        connections: Some(args.connections),
+        threads: args.threads,
+        requests: args.requests,
+        duration: if duration.is_none() && args.requests.is_none() { Some(DEFAULT_DURATION) } else { duration },
         rate: args.rate,
-        timeout: parse_duration("--timeout", &args.timeout)?,
-        ok_status: args.ok_status.as_deref().map(OkStatus::parse).transpose()?.unwrap_or_default(),
-    })
+        timeout: args.timeout.as_deref().map(|text| parse_duration("--timeout", text)).transpose()?,
+        ok_status: args.ok_status.as_deref().map(OkStatus::parse).transpose()?,
+    };
+    input.into_spec().map_err(|err| bad_input(err.describe(flag_name)))
+}
+
+/// A load setting as the flag that sets it.
+fn flag_name(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Url => "a URL (http://127.0.0.1:8088/path)",
+        Setting::Mix => "--mix FILE",
+        Setting::Method => "-m",
+        Setting::Headers => "-H",
+        Setting::Body => "--body/--body-file",
+        Setting::Connections => "-c/--connections",
+        Setting::Threads => "-t/--threads",
+        Setting::Requests => "-n/--requests",
+        Setting::Duration => "-d/--duration",
+        Setting::Rate => "-R/--rate",
+        Setting::Timeout => "--timeout",
+    }
 }

@@ -9,6 +9,7 @@ mod plan;
 mod report;
 mod results;
 mod run;
+mod text_table;
 mod tomlfile;
 mod units;
 

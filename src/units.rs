@@ -1,4 +1,5 @@
-//! Parsing of human-written quantities shared by the CLI and plan files: durations (`10s`, `2m`, `500ms`, `1.5s`).
+//! Parsing of human-written quantities: durations (`10s`, `2m`, `500ms`, `1.5s`) from the CLI and plan files, and
+//! sizes with the JVM's binary units (`512k`, `64m`, `2g`) in JVM options and GC logs.
 
 use std::time::Duration;
 
@@ -33,6 +34,40 @@ fn parse_decimal_seconds(text: &str) -> Option<Duration> {
     (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
 }
 
+/// The bytes in one JVM size unit: `k`, `m`, `g`, `t` (either case), binary as the JVM means them.
+pub fn size_unit_bytes(unit: char) -> Option<f64> {
+    let power = match unit.to_ascii_lowercase() {
+        'k' => 1,
+        'm' => 2,
+        'g' => 3,
+        't' => 4,
+        _ => return None,
+    };
+    Some(1024f64.powi(power))
+}
+
+/// The first JVM-style size in a label (`-Xmx512m`, `je.maxOffHeapMemory=2g`, `64k`), in bytes. A size ends its word:
+/// `-Xmx64mb2` has none.
+pub fn first_jvm_size_bytes(label: &str) -> Option<f64> {
+    let bytes = label.as_bytes();
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index].is_ascii_digit() {
+            let start = index;
+            while index < bytes.len() && (bytes[index].is_ascii_digit() || bytes[index] == b'.') {
+                index += 1;
+            }
+            let scale = bytes.get(index).and_then(|&unit| size_unit_bytes(char::from(unit)));
+            let ends_word = !bytes.get(index + 1).is_some_and(|next| next.is_ascii_alphanumeric());
+            if let Some(scale) = scale.filter(|_| ends_word) {
+                return Some(label[start..index].parse::<f64>().ok()? * scale);
+            }
+        }
+        index += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +87,16 @@ mod tests {
         assert!(err.starts_with("--timeout: 'ten' is not a duration"), "{err}");
         assert!(parse_duration("-d", "-1s").is_err());
         assert!(parse_duration("-d", "5x").is_err());
+    }
+
+    #[test]
+    fn sizes_in_labels() {
+        assert_eq!(first_jvm_size_bytes("-Xmx64m"), Some(64.0 * 1024.0 * 1024.0));
+        assert_eq!(first_jvm_size_bytes("je.maxOffHeapMemory=2g"), Some(2.0 * 1024f64.powi(3)));
+        assert_eq!(first_jvm_size_bytes("512K"), Some(512.0 * 1024.0));
+        assert_eq!(first_jvm_size_bytes("1.5T"), Some(1.5 * 1024f64.powi(4)));
+        assert_eq!(first_jvm_size_bytes("G1"), None);
+        assert_eq!(first_jvm_size_bytes("5%"), None);
+        assert_eq!(first_jvm_size_bytes("-Xmx64mb2"), None, "a size must end the word");
     }
 }

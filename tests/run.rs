@@ -237,7 +237,7 @@ fn malformed_plans_are_rejected_with_file_line_and_key() {
             format!("{base}[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\n"),
             "neither requests nor duration",
         ),
-        (format!("{base}[[phase]]\nname = \"get\"\nduration = \"1s\"\n"), "needs url"),
+        (format!("{base}[[phase]]\nname = \"get\"\nduration = \"1s\"\n"), "give url or mix"),
         (format!("{base}{phase}{phase}"), "duplicate phase name 'get'"),
         (format!("{base}[[axis]]\nname = \"heap\"\nvalues = []\n{phase}"), "has no values"),
         (

@@ -11,6 +11,7 @@ use super::gcutil::{self, Column, Columns, GC, GCUTIL};
 use super::sampler::{JvmSample, JvmSampler};
 use super::target;
 use crate::error::{bad_input, exit};
+use crate::text_table;
 
 #[derive(Args, Debug, Clone)]
 #[command(
@@ -168,19 +169,17 @@ pub fn run_jps(args: JpsArgs) -> Result<i32> {
 }
 
 fn print_jps_table(out: &mut impl Write, jvms: &[JvmInfo], with_jvm_args: bool) -> Result<()> {
-    let mut rows = vec![["PID", "MAIN", "VERSION", "ARGS", "JVM_ARGS"].map(str::to_owned)];
+    let mut rows = vec![["PID", "MAIN", "VERSION", "ARGS", "JVM_ARGS"].map(str::to_owned).to_vec()];
     rows.extend(jvms.iter().map(|jvm| {
-        [jvm.pid.to_string(), jvm.main.clone(), jvm.version.clone(), jvm.args.clone(), jvm.jvm_args.clone()]
+        vec![jvm.pid.to_string(), jvm.main.clone(), jvm.version.clone(), jvm.args.clone(), jvm.jvm_args.clone()]
     }));
-    let columns = if with_jvm_args { 5 } else { 4 };
-    let widths: Vec<usize> = (0..columns).map(|c| rows.iter().map(|row| row[c].len()).max().unwrap_or(0)).collect();
-    for row in &rows {
-        let cells: Vec<String> = (0..columns)
-            .map(|c| {
-                if c == 0 { format!("{:>w$}", row[c], w = widths[c]) } else { format!("{:<w$}", row[c], w = widths[c]) }
-            })
-            .collect();
-        writeln!(out, "{}", cells.join("  ").trim_end())?;
+    let text = text_table::Column::left(0).after(2);
+    let mut columns = vec![text_table::Column::right(0), text, text, text];
+    if with_jvm_args {
+        columns.push(text);
+    }
+    for line in text_table::render(&columns, &rows) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::perfdata::{PerfData, Snapshot};
-use super::{procfs, target};
+use super::{perfdata_file, procfs};
 
 /// What `jload jps` shows about one JVM.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub fn list_jvms() -> Vec<JvmInfo> {
         if jvms.iter().any(|jvm| jvm.pid == pid) {
             continue;
         }
-        if let Some(jvm) = target::find_perfdata(pid).and_then(|path| describe(pid, &path)) {
+        if let Some(jvm) = perfdata_file::find_perfdata(pid).and_then(|path| describe(pid, &path)) {
             jvms.push(jvm);
         }
     }
@@ -54,7 +54,7 @@ pub fn list_jvms() -> Vec<JvmInfo> {
 /// publishes PerfData, else the newest one that publishes PerfData; None when no candidate is a sampleable JVM.
 pub fn service_jvm(candidates: &[u32], port: u16) -> Option<u32> {
     let with_perfdata: Vec<u32> =
-        candidates.iter().copied().filter(|&pid| target::find_perfdata(pid).is_some()).collect();
+        candidates.iter().copied().filter(|&pid| perfdata_file::find_perfdata(pid).is_some()).collect();
     let listening = procfs::listeners(port);
     if let Some(&pid) = with_perfdata.iter().find(|pid| listening.contains(pid)) {
         return Some(pid);
@@ -65,7 +65,7 @@ pub fn service_jvm(candidates: &[u32], port: u16) -> Option<u32> {
 /// (pid, path) of every numeric file in /tmp/hsperfdata_*/.
 fn host_perfdata_files() -> Vec<(u32, PathBuf)> {
     let mut files = Vec::new();
-    for dir in target::perfdata_dirs(Path::new("/tmp")) {
+    for dir in perfdata_file::perfdata_dirs(Path::new(perfdata_file::TMP)) {
         let Ok(entries) = fs::read_dir(&dir) else {
             continue;
         };

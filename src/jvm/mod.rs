@@ -8,6 +8,7 @@ pub mod gclog;
 pub mod gcstat_csv;
 pub mod gcutil;
 pub mod perfdata;
+pub mod perfdata_file;
 pub mod procfs;
 pub mod sampler;
 pub mod target;

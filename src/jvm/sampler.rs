@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::gcutil::{GcCounterHandles, GcCounters, Space};
 use super::perfdata::{Counter, PerfData, Snapshot};
+use super::perfdata_file;
 use super::procfs::{self, WatchedProcess};
-use super::target;
 
 /// Capacity and usage of one memory space, in bytes (None where the collector has no such space).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -158,7 +158,7 @@ impl JvmSampler {
     /// Opens JVM `pid`. Errors are one line: no such process, not a JVM, PerfData disabled, permission denied.
     pub fn open(pid: u32) -> Result<Self> {
         let process = WatchedProcess::open(pid)?;
-        let perfdata = target::open_perfdata(pid)?;
+        let perfdata = perfdata_file::open_perfdata(pid)?;
         let snapshot = perfdata.snapshot();
         let process_start_unix_ms = procfs::start_time(pid).ok().map(unix_ms);
         Ok(JvmSampler {

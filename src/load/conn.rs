@@ -9,7 +9,7 @@ use std::time::Instant;
 use mio::net::TcpStream;
 use mio::{Interest, Registry, Token};
 
-use super::http::{Progress, ResponseParser};
+use super::http::{Parsed, ResponseParser};
 
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,16 +176,16 @@ impl Conn {
             match stream.read(buffer) {
                 Ok(0) => {
                     return match self.parser.feed_eof() {
-                        Ok(Progress::Complete { status, close }) => ReadOutcome::Complete { status, close },
+                        Ok(Parsed::Complete { status, close }) => ReadOutcome::Complete { status, close },
                         _ => ReadOutcome::Closed(PeerClose::Fin),
                     };
                 }
                 Ok(count) => {
                     *bytes_received += count as u64;
                     match self.parser.feed(&buffer[..count]) {
-                        Ok(Progress::Complete { status, close }) => return ReadOutcome::Complete { status, close },
-                        Ok(Progress::NeedMore) if count < buffer.len() && !peer_closed => return ReadOutcome::Pending,
-                        Ok(Progress::NeedMore) => continue,
+                        Ok(Parsed::Complete { status, close }) => return ReadOutcome::Complete { status, close },
+                        Ok(Parsed::NeedMore) if count < buffer.len() && !peer_closed => return ReadOutcome::Pending,
+                        Ok(Parsed::NeedMore) => continue,
                         Err(_) => return ReadOutcome::Failed,
                     }
                 }

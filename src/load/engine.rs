@@ -35,7 +35,8 @@ pub struct RunOptions {
 
 /// Run the load described by `spec`.
 pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult> {
-    validate(spec)?;
+    // The front ends check through `LoadInput::into_spec`; a spec built another way is checked by the same rule.
+    spec.check_limits().map_err(|err| bad_input(err.to_string()))?;
     let set = RequestSet::compile(&spec.requests)?;
     let threads = spec.threads.min(spec.connections);
     ensure_open_files(spec.connections, threads)?;
@@ -77,7 +78,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         let start = Instant::now();
         shared.start.set(start).expect("start is set once");
         shared.barrier.wait();
-        let progress = options.progress.then(|| Progress::new(spec));
+        let progress = options.progress.then(|| ProgressLine::new(spec));
         let collected = collect(&receiver, threads, start, progress.as_ref(), &mut hlog)?;
         if let Some(progress) = progress {
             progress.bar.finish_and_clear();
@@ -107,33 +108,6 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     Ok(BenchResult::build(&merged, facts))
 }
 
-fn validate(spec: &LoadSpec) -> anyhow::Result<()> {
-    if spec.connections == 0 {
-        return Err(bad_input("-c/--connections must be at least 1"));
-    }
-    if spec.threads == 0 {
-        return Err(bad_input("-t/--threads must be at least 1"));
-    }
-    if spec.stop.requests == Some(0) {
-        return Err(bad_input("-n/--requests must be at least 1"));
-    }
-    if spec.stop.duration.is_some_and(|duration| duration.is_zero()) {
-        return Err(bad_input("-d/--duration must be longer than 0s"));
-    }
-    if spec.timeout.is_zero() {
-        return Err(bad_input("--timeout must be longer than 0s"));
-    }
-    if let Some(rate) = spec.rate
-        && !(rate.is_finite() && rate > 0.0)
-    {
-        return Err(bad_input(format!("-R/--rate must be a positive number of requests per second, not {rate}")));
-    }
-    if spec.stop.requests.is_none() && spec.stop.duration.is_none() {
-        return Err(bad_input("give -n/--requests or -d/--duration to bound the run"));
-    }
-    Ok(())
-}
-
 /// Worker `index`'s share of `total` split as evenly as possible among `parts`.
 fn share(total: usize, parts: usize, index: usize) -> usize {
     total / parts + usize::from(index < total % parts)
@@ -150,7 +124,7 @@ fn collect(
     receiver: &Receiver<WorkerMessage>,
     workers: usize,
     start: Instant,
-    progress: Option<&Progress>,
+    progress: Option<&ProgressLine>,
     hlog: &mut HlogFile,
 ) -> anyhow::Result<Collected> {
     let mut pending: BTreeMap<u64, IntervalCounts> = BTreeMap::new();
@@ -208,15 +182,15 @@ fn collect(
 }
 
 /// The live progress line.
-struct Progress {
+struct ProgressLine {
     bar: ProgressBar,
     by_requests: bool,
     requests: std::cell::Cell<u64>,
     errors: std::cell::Cell<u64>,
 }
 
-impl Progress {
-    fn new(spec: &LoadSpec) -> Progress {
+impl ProgressLine {
+    fn new(spec: &LoadSpec) -> ProgressLine {
         let (length, by_requests, unit) = match (spec.stop.duration, spec.stop.requests) {
             (Some(duration), _) => (duration.as_secs().max(1), false, "s"),
             (None, requests) => (requests.unwrap_or(0), true, " req"),
@@ -225,7 +199,7 @@ impl Progress {
         let template = format!("{{elapsed:>4}} [{{bar:30}}] {{pos}}/{{len}}{unit}  {{msg}}");
         bar.set_style(ProgressStyle::with_template(&template).expect("valid template").progress_chars("=> "));
         bar.enable_steady_tick(Duration::from_millis(200));
-        Progress { bar, by_requests, requests: 0.into(), errors: 0.into() }
+        ProgressLine { bar, by_requests, requests: 0.into(), errors: 0.into() }
     }
 
     fn second_done(&self, second: u64, counts: &IntervalCounts) {

@@ -7,7 +7,7 @@ const MAX_HEADERS: usize = 64;
 
 /// What feeding bytes to the parser produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Progress {
+pub enum Parsed {
     /// The response is not complete yet.
     NeedMore,
     /// A whole response was read; `close` when the server announced it closes the connection.
@@ -62,13 +62,13 @@ impl ResponseParser {
     }
 
     /// Feed the bytes read from the socket.
-    pub fn feed(&mut self, mut data: &[u8]) -> Result<Progress, ParseError> {
+    pub fn feed(&mut self, mut data: &[u8]) -> Result<Parsed, ParseError> {
         loop {
             match self.stage {
                 Stage::Head => {
                     let consumed = match self.parse_head(data)? {
                         Some(consumed) => consumed,
-                        None => return Ok(Progress::NeedMore),
+                        None => return Ok(Parsed::NeedMore),
                     };
                     data = &data[consumed..];
                 }
@@ -78,10 +78,10 @@ impl ResponseParser {
                         return Ok(self.complete()); // bytes after the response are not ours: no pipelining
                     }
                     self.stage = Stage::Body { remaining: remaining - take };
-                    return Ok(Progress::NeedMore);
+                    return Ok(Parsed::NeedMore);
                 }
                 Stage::ChunkSize => {
-                    let Some(line_end) = self.take_line(&mut data)? else { return Ok(Progress::NeedMore) };
+                    let Some(line_end) = self.take_line(&mut data)? else { return Ok(Parsed::NeedMore) };
                     let size = parse_chunk_size_line(&self.pending[..line_end])?;
                     self.pending.clear();
                     self.stage = if size == 0 { Stage::Trailer } else { Stage::ChunkData { remaining: size } };
@@ -91,7 +91,7 @@ impl ResponseParser {
                     data = &data[take as usize..];
                     if take < remaining {
                         self.stage = Stage::ChunkData { remaining: remaining - take };
-                        return Ok(Progress::NeedMore);
+                        return Ok(Parsed::NeedMore);
                     }
                     self.stage = Stage::ChunkDataEnd { missing: 2 };
                 }
@@ -104,25 +104,25 @@ impl ResponseParser {
                     data = &data[available..];
                     if available < missing as usize {
                         self.stage = Stage::ChunkDataEnd { missing: missing - available as u8 };
-                        return Ok(Progress::NeedMore);
+                        return Ok(Parsed::NeedMore);
                     }
                     self.stage = Stage::ChunkSize;
                 }
                 Stage::Trailer => {
-                    let Some(line_end) = self.take_line(&mut data)? else { return Ok(Progress::NeedMore) };
+                    let Some(line_end) = self.take_line(&mut data)? else { return Ok(Parsed::NeedMore) };
                     let empty = line_end == 0;
                     self.pending.clear();
                     if empty {
                         return Ok(self.complete());
                     }
                 }
-                Stage::UntilClose => return Ok(Progress::NeedMore),
+                Stage::UntilClose => return Ok(Parsed::NeedMore),
             }
         }
     }
 
     /// The server closed the connection: completes a response delimited by close, fails any other started one.
-    pub fn feed_eof(&mut self) -> Result<Progress, ParseError> {
+    pub fn feed_eof(&mut self) -> Result<Parsed, ParseError> {
         match self.stage {
             Stage::UntilClose => {
                 self.close = true;
@@ -132,8 +132,8 @@ impl ResponseParser {
         }
     }
 
-    fn complete(&mut self) -> Progress {
-        let progress = Progress::Complete { status: self.status, close: self.close };
+    fn complete(&mut self) -> Parsed {
+        let progress = Parsed::Complete { status: self.status, close: self.close };
         self.stage = Stage::Head;
         self.pending.clear();
         progress
@@ -238,14 +238,14 @@ mod tests {
     use super::*;
 
     /// Feed `response` split at every possible point and check the same outcome each time.
-    fn parse_split_everywhere(response: &[u8], no_body: bool) -> Progress {
+    fn parse_split_everywhere(response: &[u8], no_body: bool) -> Parsed {
         let mut outcome = None;
         for split in 0..=response.len() {
             let mut parser = ResponseParser::default();
             parser.reset(no_body);
             let first = parser.feed(&response[..split]).unwrap();
             let result =
-                if let Progress::Complete { .. } = first { first } else { parser.feed(&response[split..]).unwrap() };
+                if let Parsed::Complete { .. } = first { first } else { parser.feed(&response[split..]).unwrap() };
             if let Some(previous) = outcome {
                 assert_eq!(previous, result, "split at {split}");
             }
@@ -257,35 +257,35 @@ mod tests {
     #[test]
     fn content_length_body() {
         let response = b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nhello world\n";
-        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 200, close: false });
+        assert_eq!(parse_split_everywhere(response, false), Parsed::Complete { status: 200, close: false });
     }
 
     #[test]
     fn chunked_body_with_extension_and_trailer() {
         let response = b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n";
-        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 201, close: false });
+        assert_eq!(parse_split_everywhere(response, false), Parsed::Complete { status: 201, close: false });
     }
 
     #[test]
     fn connection_close_and_http10() {
         let response = b"HTTP/1.1 503 Busy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
-        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 503, close: true });
+        assert_eq!(parse_split_everywhere(response, false), Parsed::Complete { status: 503, close: true });
         let response = b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
-        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 200, close: true });
+        assert_eq!(parse_split_everywhere(response, false), Parsed::Complete { status: 200, close: true });
     }
 
     #[test]
     fn head_and_204_have_no_body() {
         let response = b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n";
-        assert_eq!(parse_split_everywhere(response, true), Progress::Complete { status: 200, close: false });
+        assert_eq!(parse_split_everywhere(response, true), Parsed::Complete { status: 200, close: false });
         let response = b"HTTP/1.1 204 No Content\r\n\r\n";
-        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 204, close: false });
+        assert_eq!(parse_split_everywhere(response, false), Parsed::Complete { status: 204, close: false });
     }
 
     #[test]
     fn interim_100_continue_is_skipped() {
         let response = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx";
-        assert_eq!(parse_split_everywhere(response, false), Progress::Complete { status: 200, close: false });
+        assert_eq!(parse_split_everywhere(response, false), Parsed::Complete { status: 200, close: false });
     }
 
     #[test]
@@ -293,18 +293,18 @@ mod tests {
         let mut parser = ResponseParser::default();
         parser.reset(false);
         assert!(!parser.started());
-        assert_eq!(parser.feed(b"HTTP/1.1 2").unwrap(), Progress::NeedMore);
+        assert_eq!(parser.feed(b"HTTP/1.1 2").unwrap(), Parsed::NeedMore);
         assert!(parser.started(), "a partial head");
         parser.reset(false);
-        assert_eq!(parser.feed(b"HTTP/1.1 100 Continue\r\n\r\n").unwrap(), Progress::NeedMore);
+        assert_eq!(parser.feed(b"HTTP/1.1 100 Continue\r\n\r\n").unwrap(), Parsed::NeedMore);
         assert!(parser.started(), "an interim response");
     }
 
     #[test]
     fn body_until_close() {
         let mut parser = ResponseParser::default();
-        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\n\r\nsome body").unwrap(), Progress::NeedMore);
-        assert_eq!(parser.feed_eof().unwrap(), Progress::Complete { status: 200, close: true });
+        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\n\r\nsome body").unwrap(), Parsed::NeedMore);
+        assert_eq!(parser.feed_eof().unwrap(), Parsed::Complete { status: 200, close: true });
     }
 
     #[test]
@@ -312,7 +312,7 @@ mod tests {
         let mut parser = ResponseParser::default();
         assert!(parser.feed(b"this is not http\r\n\r\n").is_err());
         let mut parser = ResponseParser::default();
-        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc").unwrap(), Progress::NeedMore);
+        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc").unwrap(), Parsed::NeedMore);
         assert!(parser.feed_eof().is_err());
         let mut parser = ResponseParser::default();
         assert!(parser.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n").is_err());

@@ -35,11 +35,11 @@ pub fn estimate(plan: &Plan, cell_repeats: u64) -> Estimate {
 /// The longest a phase runs: its duration or, in the open model, requests ÷ rate, whichever ends it first; None when
 /// only a request count at no fixed rate bounds it.
 fn phase_bound(phase: &Phase) -> Option<Duration> {
-    let by_rate = match (phase.max_requests, phase.rate) {
+    let by_rate = match (phase.load.stop.requests, phase.load.rate) {
         (Some(requests), Some(rate)) => Some(Duration::from_secs_f64(requests as f64 / rate)),
         _ => None,
     };
-    match (phase.duration, by_rate) {
+    match (phase.load.stop.duration, by_rate) {
         (Some(duration), Some(by_rate)) => Some(duration.min(by_rate)),
         (duration, by_rate) => duration.or(by_rate),
     }

@@ -5,6 +5,7 @@ pub mod estimate;
 pub mod folder;
 pub mod jdks;
 pub mod matrix;
+pub mod phase;
 pub mod preflight;
 pub mod schema;
 
@@ -14,13 +15,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use toml::Spanned;
+
 use crate::error::bad_input;
-use crate::load::request::{RequestSet, RequestSpec};
-use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
-use crate::tomlfile::{error_at, parse_toml};
-use crate::units::parse_duration;
-use schema::{AxisValueFile, PhaseFile, PlanFile, SloFile};
+use crate::tomlfile::{Source, parse_toml};
+pub use phase::Phase;
+use phase::parse_phases;
+use schema::{AxisFile, AxisValueFile, PlanFile, RunFile, SloFile, TargetFile};
 
 /// What jload starts for every cell.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -53,21 +55,6 @@ pub struct Axis {
     pub values: Vec<AxisValue>,
 }
 
-/// One phase of the load, with `{port}` still to be filled in.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Phase {
-    pub name: String,
-    pub measure: bool,
-    pub requests: Vec<RequestSpec>,
-    pub connections: usize,
-    pub threads: Option<usize>,
-    pub max_requests: Option<u64>,
-    pub duration: Option<Duration>,
-    pub timeout: Duration,
-    pub rate: Option<f64>,
-    pub ok_status: OkStatus,
-}
-
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
@@ -97,6 +84,9 @@ pub struct Plan {
 }
 
 const PLAN_HINT: &str = "see docs/plan.md for the plan format";
+const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_COOLDOWN: Duration = Duration::from_secs(2);
 
 /// Where a plan's relative paths are resolved. A first run takes them from where the plan file is and where jload
 /// runs; `--resume` reads them back from the results directory, so it resolves every path as the first run did.
@@ -141,105 +131,123 @@ fn resolve_jdk(jdk: &Option<String>, base: &PlanBase) -> Option<String> {
 /// Parse plan text; `origin` names it in errors and `base` resolves relative paths (mix files, workdir, JDK paths).
 pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<Plan> {
     let file: PlanFile = parse_toml(origin, text, PLAN_HINT)?;
-    let at = |span: std::ops::Range<usize>, message: String| error_at(origin, text, span, message);
-    let name = file.name.get_ref().trim().to_string();
-    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-        return Err(at(
-            file.name.span(),
-            format!("name '{name}' must be non-empty, without slashes (it names the results directory)"),
+    let source = Source { origin, text };
+    let name = plan_name(source, &file.name)?;
+    let target = parse_target(source, base, &file.target)?;
+    let axes = parse_axes(source, base, &file.axis)?;
+    refuse_unused_options(&target, &axes).map_err(|message| source.error_at(file.target.command.span(), message))?;
+    let phases = parse_phases(source, base, &file.phase)?;
+    let run = parse_run(source, &file.run, &axes)?;
+    let slo = match &file.slo {
+        Some(slo) => slo_expressions(source, slo)?,
+        None => Vec::new(),
+    };
+    Ok(Plan { name, description: file.description, target, axes, phases, run, slo })
+}
+
+/// The plan's name, which names its results directory.
+fn plan_name(source: Source<'_>, name: &Spanned<String>) -> anyhow::Result<String> {
+    let trimmed = name.get_ref().trim().to_string();
+    if trimmed.is_empty() || trimmed.contains(['/', '\\']) || trimmed.starts_with('.') {
+        return Err(source.error_at(
+            name.span(),
+            format!("name '{trimmed}' must be non-empty, without slashes (it names the results directory)"),
         ));
     }
-    let duration_of = |value: &Option<toml::Spanned<String>>,
-                       key: &str,
-                       default: Duration|
-     -> anyhow::Result<Duration> {
-        match value {
-            None => Ok(default),
-            Some(spanned) => parse_duration(key, spanned.get_ref()).map_err(|err| at(spanned.span(), err.to_string())),
-        }
-    };
-    let target = &file.target;
+    Ok(trimmed)
+}
+
+fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> anyhow::Result<Target> {
     let command = shell_words::split(target.command.get_ref())
-        .map_err(|err| at(target.command.span(), format!("target.command: {err}")))?;
+        .map_err(|err| source.error_at(target.command.span(), format!("target.command: {err}")))?;
     if command.is_empty() {
-        return Err(at(target.command.span(), "target.command is empty".to_string()));
+        return Err(source.error_at(target.command.span(), "target.command is empty"));
     }
     if !target.ready.get_ref().starts_with("http://") {
-        return Err(at(
-            target.ready.span(),
-            "target.ready must be an http:// URL that answers 2xx when ready".to_string(),
-        ));
+        return Err(
+            source.error_at(target.ready.span(), "target.ready must be an http:// URL that answers 2xx when ready")
+        );
     }
     let workdir = match &target.workdir {
         Some(dir) => base.plan_dir.join(dir),
         None => base.cwd.clone(),
     };
-    let target_value = Target {
+    Ok(Target {
         build: target.build.clone(),
         command,
         ready: target.ready.get_ref().clone(),
-        startup_timeout: duration_of(&target.startup_timeout, "target.startup_timeout", Duration::from_secs(60))?,
-        stop_timeout: duration_of(&target.stop_timeout, "target.stop_timeout", Duration::from_secs(10))?,
+        startup_timeout: source
+            .duration(&target.startup_timeout, "target.startup_timeout")?
+            .unwrap_or(DEFAULT_STARTUP_TIMEOUT),
+        stop_timeout: source.duration(&target.stop_timeout, "target.stop_timeout")?.unwrap_or(DEFAULT_STOP_TIMEOUT),
         jdk: resolve_jdk(&target.jdk, base),
         jvm: target.jvm.clone(),
         env: target.env.clone(),
         workdir,
         exit_on_oom: target.exit_on_oom,
-    };
-    let mut axes = Vec::new();
-    let mut axis_names = HashSet::new();
-    for axis in &file.axis {
-        let axis_name = axis.name.get_ref().trim().to_string();
-        if axis_name.is_empty() || axis_name.contains([',', '=']) {
-            return Err(at(axis.name.span(), format!("axis name '{axis_name}' must be non-empty without ',' or '='")));
+    })
+}
+
+/// Check every axis: unique non-empty names, at least one value, unique labels.
+fn parse_axes(source: Source<'_>, base: &PlanBase, axes: &[AxisFile]) -> anyhow::Result<Vec<Axis>> {
+    let mut parsed = Vec::new();
+    let mut names = HashSet::new();
+    for axis in axes {
+        let name = axis.name.get_ref().trim().to_string();
+        if name.is_empty() || name.contains([',', '=']) {
+            return Err(
+                source.error_at(axis.name.span(), format!("axis name '{name}' must be non-empty without ',' or '='"))
+            );
         }
-        if !axis_names.insert(axis_name.clone()) {
-            return Err(at(axis.name.span(), format!("duplicate axis name '{axis_name}'")));
+        if !names.insert(name.clone()) {
+            return Err(source.error_at(axis.name.span(), format!("duplicate axis name '{name}'")));
         }
         if axis.values.get_ref().is_empty() {
-            return Err(at(axis.values.span(), format!("axis '{axis_name}' has no values; give at least one")));
+            return Err(source.error_at(axis.values.span(), format!("axis '{name}' has no values; give at least one")));
         }
-        let mut labels = HashSet::new();
-        let mut values = Vec::new();
-        for value in axis.values.get_ref() {
-            let parsed = match value.get_ref() {
-                AxisValueFile::Option(option) => {
-                    AxisValue { label: option.clone(), jvm: vec![option.clone()], jdk: None, env: BTreeMap::new() }
-                }
-                AxisValueFile::Table(table) => AxisValue {
-                    label: table.label.clone(),
-                    jvm: table.jvm.clone(),
-                    jdk: resolve_jdk(&table.jdk, base),
-                    env: table.env.clone(),
-                },
-            };
-            if parsed.label.trim().is_empty() {
-                return Err(at(value.span(), format!("axis '{axis_name}': a label must not be empty")));
+        let values = axis_values(source, base, &name, axis.values.get_ref())?;
+        parsed.push(Axis { name, values });
+    }
+    Ok(parsed)
+}
+
+fn axis_values(
+    source: Source<'_>,
+    base: &PlanBase,
+    axis_name: &str,
+    values: &[Spanned<AxisValueFile>],
+) -> anyhow::Result<Vec<AxisValue>> {
+    let mut labels = HashSet::new();
+    let mut parsed = Vec::new();
+    for value in values {
+        let checked = match value.get_ref() {
+            AxisValueFile::Option(option) => {
+                AxisValue { label: option.clone(), jvm: vec![option.clone()], jdk: None, env: BTreeMap::new() }
             }
-            if !labels.insert(parsed.label.clone()) {
-                return Err(at(value.span(), format!("axis '{axis_name}': duplicate label '{}'", parsed.label)));
-            }
-            values.push(parsed);
+            AxisValueFile::Table(table) => AxisValue {
+                label: table.label.clone(),
+                jvm: table.jvm.clone(),
+                jdk: resolve_jdk(&table.jdk, base),
+                env: table.env.clone(),
+            },
+        };
+        if checked.label.trim().is_empty() {
+            return Err(source.error_at(value.span(), format!("axis '{axis_name}': a label must not be empty")));
         }
-        axes.push(Axis { name: axis_name, values });
-    }
-    refuse_unused_options(&target_value, &axes).map_err(|message| at(target.command.span(), message))?;
-    if file.phase.get_ref().is_empty() {
-        return Err(at(file.phase.span(), "no [[phase]]; add at least one".to_string()));
-    }
-    let mut phases = Vec::new();
-    let mut phase_names = HashSet::new();
-    for phase in file.phase.get_ref() {
-        let parsed = parse_phase(origin, text, base, phase)?;
-        if !phase_names.insert(parsed.name.clone()) {
-            return Err(at(phase.name.span(), format!("duplicate phase name '{}'", parsed.name)));
+        if !labels.insert(checked.label.clone()) {
+            return Err(
+                source.error_at(value.span(), format!("axis '{axis_name}': duplicate label '{}'", checked.label))
+            );
         }
-        phases.push(parsed);
+        parsed.push(checked);
     }
-    let run = &file.run;
+    Ok(parsed)
+}
+
+fn parse_run(source: Source<'_>, run: &RunFile, axes: &[Axis]) -> anyhow::Result<RunSettings> {
     let repeats = match &run.repeats {
         Some(spanned) if *spanned.get_ref() == 0 => {
-            return Err(at(spanned.span(), "run.repeats must be at least 1".to_string()));
+            return Err(source.error_at(spanned.span(), "run.repeats must be at least 1"));
         }
         Some(spanned) => *spanned.get_ref(),
         None => 1,
@@ -250,7 +258,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
             "interleaved" => Order::Interleaved,
             "sequential" => Order::Sequential,
             other => {
-                return Err(at(
+                return Err(source.error_at(
                     spanned.span(),
                     format!("run.order '{other}' must be \"interleaved\" or \"sequential\""),
                 ));
@@ -258,24 +266,19 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         },
     };
     if let Some(cost_axis) = &run.cost_axis
-        && !axis_names.contains(cost_axis.get_ref())
+        && !axes.iter().any(|axis| &axis.name == cost_axis.get_ref())
     {
-        return Err(at(
+        return Err(source.error_at(
             cost_axis.span(),
             format!("run.cost_axis '{}' is not an axis of this plan", cost_axis.get_ref()),
         ));
     }
-    let run_settings = RunSettings {
+    Ok(RunSettings {
         repeats,
         order,
-        cooldown: duration_of(&run.cooldown, "run.cooldown", Duration::from_secs(2))?,
+        cooldown: source.duration(&run.cooldown, "run.cooldown")?.unwrap_or(DEFAULT_COOLDOWN),
         cost_axis: run.cost_axis.as_ref().map(|axis| axis.get_ref().clone()),
-    };
-    let slo = match &file.slo {
-        Some(slo) => slo_expressions(origin, text, slo)?,
-        None => Vec::new(),
-    };
-    Ok(Plan { name, description: file.description, target: target_value, axes, phases, run: run_settings, slo })
+    })
 }
 
 /// Options set in `target.jvm` or an axis are only ever passed through `{jvm}`: a plan that sets some but whose
@@ -303,101 +306,12 @@ fn refuse_unused_options(target: &Target, axes: &[Axis]) -> Result<(), String> {
     }
 }
 
-fn parse_phase(origin: &str, text: &str, base: &PlanBase, phase: &PhaseFile) -> anyhow::Result<Phase> {
-    let at = |span: std::ops::Range<usize>, message: String| error_at(origin, text, span, message);
-    let name = phase.name.get_ref().trim().to_string();
-    let name_span = phase.name.span();
-    if name.is_empty() || name.contains(['/', '\\', ',', '=']) {
-        return Err(at(name_span, format!("phase name '{name}' must be non-empty without '/', ',' or '='")));
-    }
-    let requests = match (&phase.url, &phase.mix) {
-        (Some(_), Some(_)) => return Err(at(name_span, format!("phase '{name}': give url or mix, not both"))),
-        (None, None) => return Err(at(name_span, format!("phase '{name}': needs url (or mix)"))),
-        (Some(url), None) => vec![RequestSpec {
-            name: None,
-            weight: 1,
-            method: phase.method.clone().unwrap_or_else(|| "GET".to_string()),
-            url: url.clone(),
-            headers: phase.headers.clone(),
-            body: phase.body.clone(),
-            raw_body: None,
-        }],
-        (None, Some(mix)) => {
-            if phase.method.is_some() || !phase.headers.is_empty() || phase.body.is_some() {
-                return Err(at(
-                    name_span,
-                    format!("phase '{name}': method, headers and body go into the mix file's [[request]]s"),
-                ));
-            }
-            crate::load::mix::load_mix(&base.plan_dir.join(mix))
-                .map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?
-        }
-    };
-    // Compile once with a stand-in port so bad URLs, headers and templates are caught before anything starts.
-    let probe: Vec<RequestSpec> = requests.iter().map(|request| with_port(request, 1)).collect();
-    RequestSet::compile(&probe).map_err(|err| at(name_span.clone(), format!("phase '{name}': {err}")))?;
-    let duration = match &phase.duration {
-        Some(spanned) => Some(
-            parse_duration(&format!("phase '{name}' duration"), spanned.get_ref())
-                .map_err(|err| at(spanned.span(), err.to_string()))?,
-        ),
-        None => None,
-    };
-    if phase.requests.is_none() && duration.is_none() {
-        return Err(at(name_span, format!("phase '{name}' has neither requests nor duration; give one (or both)")));
-    }
-    if phase.requests == Some(0) || duration.is_some_and(|duration| duration.is_zero()) {
-        return Err(at(name_span, format!("phase '{name}': requests and duration must be more than 0")));
-    }
-    if phase.connections == Some(0) || phase.threads == Some(0) {
-        return Err(at(name_span, format!("phase '{name}': connections and threads must be at least 1")));
-    }
-    if phase.rate.is_some_and(|rate| !(rate.is_finite() && rate > 0.0)) {
-        return Err(at(name_span, format!("phase '{name}': rate must be a positive number of requests per second")));
-    }
-    let timeout = match &phase.timeout {
-        Some(spanned) => parse_duration(&format!("phase '{name}' timeout"), spanned.get_ref())
-            .map_err(|err| at(spanned.span(), err.to_string()))?,
-        None => Duration::from_secs(5),
-    };
-    let ok_status = match &phase.ok_status {
-        Some(spanned) => {
-            OkStatus::parse(spanned.get_ref()).map_err(|err| at(spanned.span(), format!("phase '{name}': {err}")))?
-        }
-        None => OkStatus::default(),
-    };
-    Ok(Phase {
-        ok_status,
-        name,
-        measure: phase.measure,
-        requests,
-        connections: phase.connections.unwrap_or(50),
-        threads: phase.threads,
-        max_requests: phase.requests,
-        duration,
-        timeout,
-        rate: phase.rate,
-    })
-}
-
-/// A request with `{port}` replaced in its URL, headers and body.
-pub fn with_port(request: &RequestSpec, port: u16) -> RequestSpec {
-    let fill = |text: &str| text.replace("{port}", &port.to_string());
-    RequestSpec {
-        url: fill(&request.url),
-        headers: request.headers.iter().map(|header| fill(header)).collect(),
-        body: request.body.as_deref().map(fill),
-        ..request.clone()
-    }
-}
-
-/// The `[slo]` keys as threshold rules, in the plan's order.
-fn slo_expressions(origin: &str, text: &str, slo: &SloFile) -> anyhow::Result<Vec<String>> {
+fn slo_expressions(source: Source<'_>, slo: &SloFile) -> anyhow::Result<Vec<String>> {
     let mut entries: Vec<_> = slo.iter().collect();
     entries.sort_by_key(|(_, value)| value.span().start);
     let mut expressions = Vec::new();
     for (key, value) in entries {
-        let at = |message: String| error_at(origin, text, value.span(), format!("[slo] {key}: {message}"));
+        let at = |message: String| source.error_at(value.span(), format!("[slo] {key}: {message}"));
         let bound = match value.get_ref() {
             toml::Value::String(text) => text.clone(),
             toml::Value::Integer(number) => number.to_string(),
@@ -466,5 +380,50 @@ mod tests {
         assert!(err.to_string().starts_with("s.toml: line 11: [slo] p98: unknown key 'p98'; an [slo] key is"), "{err}");
         let err = slo_of("p99 = [1]\n").unwrap_err();
         assert!(err.to_string().contains("line 10: [slo] p99: write a value like"), "{err}");
+    }
+
+    const TARGET: &str =
+        "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/\"\n";
+    const PHASE: &str = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\n";
+
+    fn error_of(text: &str) -> String {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        parse_plan("p.toml", text, &base).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_check_names_the_file_line_and_key() {
+        let cases = [
+            (format!("{TARGET}[[axis]]\nname = \"a\"\nvalues = []\n{PHASE}"), "line 7: axis 'a' has no values"),
+            (
+                format!(
+                    "{TARGET}[[axis]]\nname = \"a\"\nvalues = [\"-X\"]\n[[axis]]\nname = \"a\"\nvalues = [\"-Y\"]\n{PHASE}"
+                ),
+                "line 9: duplicate axis name 'a'",
+            ),
+            (format!("{TARGET}{PHASE}{PHASE}"), "line 10: duplicate phase name 'get'"),
+            (format!("{TARGET}{PHASE}[run]\norder = \"random\"\n"), "line 10: run.order 'random' must be"),
+            (format!("{TARGET}{PHASE}[run]\ncost_axis = \"heap\"\n"), "line 10: run.cost_axis 'heap' is not an axis"),
+            (format!("{TARGET}{PHASE}[run]\ncooldown = \"soon\"\n"), "line 10: run.cooldown: 'soon' is not a duration"),
+            (format!("{TARGET}stop_timeout = \"0x\"\n{PHASE}"), "line 5: target.stop_timeout: '0x' is not a duration"),
+            (TARGET.replace("java {jvm} -jar x.jar", "") + PHASE, "line 3: target.command is empty"),
+        ];
+        for (text, expected) in cases {
+            let err = error_of(&text);
+            assert!(err.starts_with(&format!("p.toml: {expected}")), "expected '{expected}' in {err}");
+        }
+    }
+
+    #[test]
+    fn defaults_fill_what_the_plan_leaves_out() {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        let plan = parse_plan("p.toml", &format!("{TARGET}{PHASE}"), &base).unwrap();
+        assert_eq!(plan.target.startup_timeout, DEFAULT_STARTUP_TIMEOUT);
+        assert_eq!(plan.target.stop_timeout, DEFAULT_STOP_TIMEOUT);
+        assert_eq!(
+            plan.run,
+            RunSettings { repeats: 1, order: Order::Interleaved, cooldown: DEFAULT_COOLDOWN, cost_axis: None }
+        );
+        assert!(plan.axes.is_empty() && plan.slo.is_empty());
     }
 }

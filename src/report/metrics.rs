@@ -1,7 +1,7 @@
 //! The figures a report shows, one definition each: how to read it from one repeat's phase record, its unit and
 //! format, and which way is better. Tables, statistics, compare and report.json all go through this list.
 
-use crate::load::summary::format_ms;
+use crate::load::printout::format_ms;
 use crate::results::PhaseRecord;
 
 use super::stats::Better;

@@ -9,6 +9,7 @@ use super::metrics::metric;
 use super::model::{Analysis, CellPhase, Finding, Kind, PhaseAnalysis, Recommendation};
 use super::stats::{Estimate, Standing};
 use crate::results::Status;
+use crate::units::first_jvm_size_bytes;
 
 /// `12345 req/s (95 % CI 12000–12700)` or `12345 req/s` with one repeat.
 fn with_ci(estimate: &Estimate, key: &str, unit: &str) -> String {
@@ -134,40 +135,12 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
 
 /// The labels cheapest first: by JVM size when every label names one, else as listed.
 pub fn cost_order(labels: &[String]) -> Vec<String> {
-    let sizes: Option<Vec<f64>> = labels.iter().map(|label| jvm_size_bytes(label)).collect();
+    let sizes: Option<Vec<f64>> = labels.iter().map(|label| first_jvm_size_bytes(label)).collect();
     let mut ordered: Vec<(usize, &String)> = labels.iter().enumerate().collect();
     if let Some(sizes) = sizes {
         ordered.sort_by(|a, b| sizes[a.0].total_cmp(&sizes[b.0]));
     }
     ordered.into_iter().map(|(_, label)| label.clone()).collect()
-}
-
-/// The first JVM-style size in a label (`-Xmx512m`, `je.maxOffHeapMemory=2g`, `64k`), in bytes.
-fn jvm_size_bytes(label: &str) -> Option<f64> {
-    let bytes = label.as_bytes();
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index].is_ascii_digit() {
-            let start = index;
-            while index < bytes.len() && (bytes[index].is_ascii_digit() || bytes[index] == b'.') {
-                index += 1;
-            }
-            let unit = bytes.get(index).map(u8::to_ascii_lowercase);
-            let after_unit = bytes.get(index + 1).copied();
-            let scale = match unit {
-                Some(b'k') => 1024f64,
-                Some(b'm') => 1024f64.powi(2),
-                Some(b'g') => 1024f64.powi(3),
-                Some(b't') => 1024f64.powi(4),
-                _ => 0.0,
-            };
-            if scale > 0.0 && !after_unit.is_some_and(|next| next.is_ascii_alphanumeric()) {
-                return Some(label[start..index].parse::<f64>().ok()? * scale);
-            }
-        }
-        index += 1;
-    }
-    None
 }
 
 #[cfg(test)]
@@ -176,16 +149,6 @@ mod tests {
 
     fn strings(labels: &[&str]) -> Vec<String> {
         labels.iter().map(|label| label.to_string()).collect()
-    }
-
-    #[test]
-    fn sizes_in_labels() {
-        assert_eq!(jvm_size_bytes("-Xmx64m"), Some(64.0 * 1024.0 * 1024.0));
-        assert_eq!(jvm_size_bytes("je.maxOffHeapMemory=2g"), Some(2.0 * 1024f64.powi(3)));
-        assert_eq!(jvm_size_bytes("512K"), Some(512.0 * 1024.0));
-        assert_eq!(jvm_size_bytes("G1"), None);
-        assert_eq!(jvm_size_bytes("5%"), None);
-        assert_eq!(jvm_size_bytes("-Xmx64mb2"), None, "a size must end the word");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::metrics::metric;
 use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
 use crate::jvm::sampler::jstat_columns_note;
-use crate::load::summary::format_ms;
+use crate::load::printout::format_ms;
 
 /// Marks on headline figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

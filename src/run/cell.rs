@@ -2,7 +2,7 @@
 //! plan's phases while it is watched, stop it, read its GC log, and record everything in the cell's folder.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -14,12 +14,12 @@ use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::WindowPauses;
 use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
-use crate::load::spec::{LoadSpec, StopCondition, cores};
+use crate::load::spec::fill_port;
 use crate::load::threshold::Threshold;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
-use crate::plan::{Phase, Plan, with_port};
+use crate::plan::{Phase, Plan};
 use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
 
 /// What one cell-repeat needs from the sweep.
@@ -54,7 +54,7 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
 }
 
 fn fill_placeholders(text: &str, jdk: &Jdk, port: &str, dir: &Path) -> String {
-    text.replace("{port}", port)
+    fill_port(text, port)
         .replace("{java}", &jdk.java().display().to_string())
         .replace("{dir}", &dir.display().to_string())
 }
@@ -121,41 +121,11 @@ pub fn join_options(options: &[String]) -> String {
 
 /// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.
 pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
-    let dir = run.results.rep_dir(&run.cell.dir, run.rep);
-    let _ = std::fs::remove_dir_all(&dir); // an interrupted earlier attempt is redone from scratch
-    std::fs::create_dir_all(&dir)?;
-    let dir = dir.canonicalize()?;
+    let dir = fresh_rep_dir(run)?;
     let port = free_port()?;
-    let command = command_line(run.plan, run.cell, run.jdk, &port.to_string(), &dir);
-    let mut meta = RepMeta {
-        cell: run.cell.id.clone(),
-        axes: run.cell.axes.clone(),
-        rep: run.rep,
-        status: Status::Incomplete,
-        cause: None,
-        failure: None,
-        command: command.clone(),
-        jdk: run.jdk.clone(),
-        flags: run.flags.clone(),
-        port,
-        pid: None,
-        ready_s: None,
-        exit: None,
-        phases: Vec::new(),
-        started_unix_s: unix_now(),
-        finished_unix_s: None,
-    };
+    let launch = launch_spec(run, &dir, port);
+    let mut meta = first_meta(run, &launch);
     write_json(&RepFiles::of(&dir).meta(), &meta)?;
-    let launch = LaunchSpec {
-        program: command[0].clone().into(),
-        args: command[1..].to_vec(),
-        env: target_env(run.plan, run.cell, run.jdk, &port.to_string(), &dir),
-        workdir: run.plan.target.workdir.clone(),
-        stdout: RepFiles::of(&dir).stdout_log(),
-        stderr: RepFiles::of(&dir).stderr_log(),
-        marker: dir.display().to_string(),
-        port,
-    };
     let evidence = Evidence { stdout: &launch.stdout, stderr: &launch.stderr, error_dir: &dir };
     let target = match RunningTarget::start(&launch) {
         Ok(target) => Arc::new(Mutex::new(target)),
@@ -163,42 +133,109 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
             meta.status = Status::Failed;
             meta.failure = Some(FailureKind::Environment);
             meta.cause = Some(format!("{err:#} (in {})", launch.workdir.display()));
-            meta.finished_unix_s = Some(unix_now());
-            write_json(&RepFiles::of(&dir).meta(), &meta)?;
-            return Ok(meta);
+            return finish(&dir, meta);
         }
     };
     meta.pid = Some(target.lock().expect("target").pid);
-    let ready_url = run.plan.target.ready.replace("{port}", &port.to_string());
-    let readiness = target.lock().expect("target").wait_ready(&ready_url, run.plan.target.startup_timeout, run.stop);
+    wait_until_ready(run, &target, &evidence, port, &mut meta);
+    if meta.ready_s.is_some() {
+        drive_phases(run, &target, &dir, port, &mut meta)?;
+    }
+    stop_and_judge(run, &target, &evidence, &mut meta);
+    attach_gc_pauses(&dir, &meta)?;
+    finish(&dir, meta)
+}
+
+/// The cell-repeat's folder, empty: an interrupted earlier attempt is redone from scratch.
+fn fresh_rep_dir(run: &CellRun<'_>) -> anyhow::Result<PathBuf> {
+    let dir = run.results.rep_dir(&run.cell.dir, run.rep);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir.canonicalize()?)
+}
+
+/// How the cell's target is started on `port`, logging into `dir`.
+fn launch_spec(run: &CellRun<'_>, dir: &Path, port: u16) -> LaunchSpec {
+    let command = command_line(run.plan, run.cell, run.jdk, &port.to_string(), dir);
+    LaunchSpec {
+        program: command[0].clone().into(),
+        args: command[1..].to_vec(),
+        env: target_env(run.plan, run.cell, run.jdk, &port.to_string(), dir),
+        workdir: run.plan.target.workdir.clone(),
+        stdout: RepFiles::of(dir).stdout_log(),
+        stderr: RepFiles::of(dir).stderr_log(),
+        marker: dir.display().to_string(),
+        port,
+    }
+}
+
+/// The meta of a cell-repeat about to start: incomplete until it says otherwise.
+fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
+    let mut command = vec![launch.program.display().to_string()];
+    command.extend(launch.args.iter().cloned());
+    RepMeta {
+        cell: run.cell.id.clone(),
+        axes: run.cell.axes.clone(),
+        rep: run.rep,
+        status: Status::Incomplete,
+        cause: None,
+        failure: None,
+        command,
+        jdk: run.jdk.clone(),
+        flags: run.flags.clone(),
+        port: launch.port,
+        pid: None,
+        ready_s: None,
+        exit: None,
+        phases: Vec::new(),
+        started_unix_s: unix_now(),
+        finished_unix_s: None,
+    }
+}
+
+/// Wait for the target's ready URL; record when it answered, or why it never did.
+fn wait_until_ready(
+    run: &CellRun<'_>,
+    target: &Mutex<RunningTarget>,
+    evidence: &Evidence<'_>,
+    port: u16,
+    meta: &mut RepMeta,
+) {
+    let ready_url = fill_port(&run.plan.target.ready, &port.to_string());
+    let startup_timeout = run.plan.target.startup_timeout;
+    let readiness = target.lock().expect("target").wait_ready(&ready_url, startup_timeout, run.stop);
     match readiness {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
             meta.status = Status::Failed;
-            let mut target = target.lock().expect("target");
-            let daemonized = daemon_note(&mut target);
+            let daemonized = daemon_note(&mut target.lock().expect("target"));
             let crashed = daemonized.is_none() && evidence.cause().is_some();
             meta.failure = Some(if crashed { FailureKind::StartupCrash } else { FailureKind::Environment });
-            meta.cause = Some(exited_early_cause(&exit, daemonized, &evidence));
+            meta.cause = Some(exited_early_cause(&exit, daemonized, evidence));
             meta.exit = Some(exit);
         }
         Readiness::TimedOut => {
             meta.status = Status::Failed;
             meta.failure = Some(FailureKind::Environment);
-            meta.cause = Some(format!("not ready at {ready_url} within {:?}", run.plan.target.startup_timeout));
+            meta.cause = Some(format!("not ready at {ready_url} within {startup_timeout:?}"));
         }
         Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),
     }
-    if meta.ready_s.is_some() {
-        drive_phases(run, &target, &dir, port, &mut meta)?;
-    }
-    let left_behind = daemon_note(&mut target.lock().expect("target"));
-    let exit = target.lock().expect("target").stop(run.plan.target.stop_timeout);
+}
+
+/// Stop the target (with whatever it left behind) and, if it became ready, judge how it ended.
+fn stop_and_judge(run: &CellRun<'_>, target: &Mutex<RunningTarget>, evidence: &Evidence<'_>, meta: &mut RepMeta) {
+    let mut target = target.lock().expect("target");
+    let left_behind = daemon_note(&mut target);
+    let exit = target.stop(run.plan.target.stop_timeout);
     meta.exit = Some(exit.clone());
-    attach_gc_pauses(&dir, &meta)?;
     if meta.ready_s.is_some() {
-        (meta.status, meta.cause) = ending_after_ready(run, &meta, &evidence, &exit, left_behind);
+        (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
     }
+}
+
+/// Stamp the end and write the final meta.
+fn finish(dir: &Path, mut meta: RepMeta) -> anyhow::Result<RepMeta> {
     meta.finished_unix_s = Some(unix_now());
     write_json(&RepFiles::of(&dir).meta(), &meta)?;
     Ok(meta)
@@ -282,31 +319,7 @@ fn drive_phases(
         if run.stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
             break;
         }
-        if run.show_progress {
-            say!("jload:        phase {}", phase.name);
-        }
-        let phase_stop = Arc::new(AtomicBool::new(false));
-        let start_mark = watch.as_ref().and_then(JvmWatch::mark);
-        let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
-        let options = RunOptions {
-            progress: run.show_progress,
-            hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
-            stop: phase_stop.clone(),
-        };
-        let spec = phase_spec(phase, port);
-        let bench = std::thread::scope(|scope| {
-            let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
-            let result = engine::run(&spec, &options);
-            phase_stop.store(true, Ordering::Relaxed);
-            let _ = guard.join();
-            result
-        })?;
-        let jvm = match (&watch, start_mark) {
-            (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
-            _ => None,
-        };
-        let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
-        let record = PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed };
+        let record = run_phase(run, target, watch.as_ref(), dir, port, phase, &slo)?;
         let interrupted = record.bench.interrupted;
         write_json(&RepFiles::of(dir).phase_record(&phase.name), &record)?;
         if interrupted {
@@ -318,6 +331,43 @@ fn drive_phases(
     Ok(())
 }
 
+/// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged.
+fn run_phase(
+    run: &CellRun<'_>,
+    target: &Arc<Mutex<RunningTarget>>,
+    watch: Option<&JvmWatch>,
+    dir: &Path,
+    port: u16,
+    phase: &Phase,
+    slo: &[Threshold],
+) -> anyhow::Result<PhaseRecord> {
+    if run.show_progress {
+        say!("jload:        phase {}", phase.name);
+    }
+    let phase_stop = Arc::new(AtomicBool::new(false));
+    let start_mark = watch.and_then(JvmWatch::mark);
+    let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
+    let options = RunOptions {
+        progress: run.show_progress,
+        hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
+        stop: phase_stop.clone(),
+    };
+    let spec = phase.load.with_port(port);
+    let bench = std::thread::scope(|scope| {
+        let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
+        let result = engine::run(&spec, &options);
+        phase_stop.store(true, Ordering::Relaxed);
+        let _ = guard.join();
+        result
+    })?;
+    let jvm = match (watch, start_mark) {
+        (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
+        _ => None,
+    };
+    let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
+    Ok(PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed })
+}
+
 /// Watches a running phase: ends it early when Ctrl-C is pressed or the target dies.
 fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_stop: &Arc<AtomicBool>) {
     while !phase_stop.load(Ordering::Relaxed) {
@@ -326,19 +376,6 @@ fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_
             return;
         }
         std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// The load spec of a phase for a target on `port`.
-pub fn phase_spec(phase: &Phase, port: u16) -> LoadSpec {
-    LoadSpec {
-        requests: phase.requests.iter().map(|request| with_port(request, port)).collect(),
-        connections: phase.connections,
-        threads: phase.threads.unwrap_or_else(cores),
-        stop: StopCondition { requests: phase.max_requests, duration: phase.duration },
-        rate: phase.rate,
-        timeout: phase.timeout,
-        ok_status: phase.ok_status.clone(),
     }
 }
 

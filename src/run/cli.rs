@@ -12,6 +12,7 @@ use super::runner::{PreparedCell, SweepTally, build_target, check_preflight, env
 use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
+use crate::load::spec::PORT_PLACEHOLDER;
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
 use crate::plan::jdks;
@@ -240,7 +241,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
     println!("workdir: {}", plan.target.workdir.display());
     for item in prepared {
         let dir = PathBuf::from("<results>").join("cells").join(&item.cell.dir).join("rep-N");
-        let command = command_line(plan, &item.cell, &item.jdk, "{port}", &dir);
+        let command = command_line(plan, &item.cell, &item.jdk, PORT_PLACEHOLDER, &dir);
         let verdict = match &item.preflight {
             Preflight::Valid(flags) => format!(
                 "ok: {} heap {}–{} MiB, {} GC threads",
@@ -253,7 +254,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
-        let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, "{port}", &dir)
+        let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, PORT_PLACEHOLDER, &dir)
             .iter()
             .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
             .collect();
@@ -261,19 +262,20 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         println!("  folder: {}", dir.display());
     }
     for phase in &plan.phases {
-        let bound = match (phase.max_requests, phase.duration) {
+        let load = &phase.load;
+        let bound = match (load.stop.requests, load.stop.duration) {
             (Some(requests), Some(duration)) => format!("{requests} requests or {duration:?}"),
             (Some(requests), None) => format!("{requests} requests"),
             (None, Some(duration)) => format!("{duration:?}"),
             (None, None) => String::new(),
         };
-        let model = phase.rate.map(|rate| format!(" at {rate} req/s")).unwrap_or_default();
+        let model = load.rate.map(|rate| format!(" at {rate} req/s")).unwrap_or_default();
         println!(
             "\nphase {}{}: {} × {} connections, {bound}{model}",
             phase.name,
             if phase.measure { "" } else { " (not measured)" },
-            phase.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "),
-            phase.connections
+            load.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "),
+            load.connections
         );
     }
     let to_run = prepared

@@ -72,7 +72,8 @@ impl Assembler {
         Assembler { wanted_run, ..Assembler::default() }
     }
 
-    /// Reads every line of one text.
+    /// Reads every line of one text (tests; files go through `add_file`).
+    #[cfg(test)]
     pub fn add_text(&mut self, file: Option<&Path>, text: &str) {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (index, raw) in text.lines().enumerate() {

@@ -10,7 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{GcLog, Generation, PauseKind, TimeBase, parse_file, parse_path};
+use super::model::{Generation, PauseKind};
+use super::{GcLog, TimeBase, parse_file, parse_path};
 
 fn fixture_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog").join(name)

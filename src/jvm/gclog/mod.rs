@@ -9,8 +9,8 @@
 //! - [`log_file_from_args`] finds the log file in a JVM's command line.
 //!
 //! Module jobs: `input` opening a file as lines (gzip, what is no text), `line` decorations, `numbers` number formats, `message` the grammar of event messages, `events`
-//! what one message says, `assemble` lines into a log, `files` rotated sets, `model` the result types, `summary`
-//! statistics, `args` the log file in a command line, `cli` and `report` the `jload gclog` subcommand. The user
+//! what one message says, `assemble` lines into a log, `files` rotated sets, `model` the result types, `statistics`
+//! the figures over a window, `args` the log file in a command line, `cli` and `report` the `jload gclog` subcommand. The user
 //! documentation is docs/gclog.md.
 
 mod args;
@@ -24,7 +24,7 @@ mod message;
 mod model;
 mod numbers;
 mod report;
-mod summary;
+mod statistics;
 
 #[cfg(test)]
 mod fixture_tests;
@@ -37,20 +37,14 @@ use std::path::Path;
 
 use crate::error::bad_input;
 
-// The API other modules use (bench --jvm, run): not all of it is called inside this module.
+// The API other modules use (bench --jvm, run, report).
 pub use args::log_file_from_args;
-#[allow(unused_imports)]
-pub use model::{
-    ConcurrentCycle, GcLog, Generation, Pause, PauseKind, RunStart, Safepoint, Stall, StallKind, TimeBase, UnparsedLine,
-};
-#[allow(unused_imports)]
-pub use summary::{
-    ConcurrentSummary, DurationStats, GcLogSummary, KindSummary, StallKindSummary, StallSummary, StopSummary, Window,
-    in_window,
-};
+pub use model::{GcLog, Pause, Stall, TimeBase};
+pub use statistics::{DurationStats, GcLogSummary, in_window};
 
-/// Parses GC-log text (one file's content). Never fails: what cannot be read is counted in `unparsed_lines`.
-#[allow(dead_code)]
+/// Parses GC-log text (one file's content), for the tests. Never fails: what cannot be read is counted in
+/// `unparsed_lines`.
+#[cfg(test)]
 pub fn parse_str(text: &str) -> GcLog {
     let mut assembler = assemble::Assembler::default();
     assembler.add_text(None, text);
@@ -59,7 +53,6 @@ pub fn parse_str(text: &str) -> GcLog {
 
 /// Reads and parses a GC log file together with its rotated siblings of the same JVM run (`gc.log.0`, …).
 /// Fails (as bad input) only when the file cannot be read.
-#[allow(dead_code)]
 pub fn parse_path(path: &Path) -> anyhow::Result<GcLog> {
     parse_file(path, true)
 }

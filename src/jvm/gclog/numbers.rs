@@ -1,6 +1,8 @@
 //! The number formats of HotSpot's GC log messages: decimals with a dot or a comma (the C library locale decides),
 //! sizes with a unit (`17M`, `2142K`), durations (`12.369ms`, `0.025s`) and heap changes (`17M->4M(61M)`).
 
+use crate::units::size_unit_bytes;
+
 /// A decimal number with at most one `.` or `,` as decimal separator, no sign, no exponent: `12.369`, `12,369`, `7`.
 pub fn parse_decimal(text: &str) -> Option<f64> {
     let mut separators = 0;
@@ -28,19 +30,19 @@ pub fn parse_duration_ms(text: &str) -> Option<f64> {
     })
 }
 
+const MIB: f64 = 1024.0 * 1024.0;
+
 /// A size with a binary unit, in MB (MiB, as the JVM means it): `17M`, `2142K`, `1G`, `512B`.
 pub fn parse_size_mb(text: &str) -> Option<f64> {
     let unit = text.chars().last()?;
     let number = &text[..text.len() - unit.len_utf8()];
-    let to_mb = match unit {
-        'B' => 1.0 / (1024.0 * 1024.0),
-        'K' => 1.0 / 1024.0,
-        'M' => 1.0,
-        'G' => 1024.0,
-        'T' => 1024.0 * 1024.0,
+    // GC logs write the unit in capitals; `B` is bytes.
+    let unit_bytes = match unit {
+        'B' => 1.0,
+        'K' | 'M' | 'G' | 'T' => size_unit_bytes(unit)?,
         _ => return None,
     };
-    parse_decimal(number).map(|value| value * to_mb)
+    parse_decimal(number).map(|value| value * unit_bytes / MIB)
 }
 
 /// Heap (or generation) occupancy before and after a collection, and the capacity after it when the line has it.

@@ -2,6 +2,7 @@
 //! concurrent cycles, throughput and rates, and optionally every pause and every stall.
 
 use super::{DurationStats, GcLog, GcLogSummary, Pause, Stall, TimeBase};
+use crate::text_table::{self, Column};
 
 /// Which event lists to print after the summary.
 #[derive(Debug, Clone, Copy, Default)]
@@ -72,11 +73,13 @@ fn pause_section(out: &mut String, summary: &GcLogSummary) {
         out.push_str("  none\n");
         return;
     }
-    out.push_str(&table_header());
-    for kind in &summary.by_kind {
-        out.push_str(&table_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(kind.mean_ms), Some(kind.max_ms)));
-    }
-    out.push_str(&table_row("all", pauses.count, pauses.total_ms, pauses.mean_ms, pauses.max_ms));
+    let mut rows: Vec<Vec<String>> = summary
+        .by_kind
+        .iter()
+        .map(|kind| kind_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(kind.mean_ms), Some(kind.max_ms)))
+        .collect();
+    rows.push(kind_row("all", pauses.count, pauses.total_ms, pauses.mean_ms, pauses.max_ms));
+    push_lines(out, "  ", &text_table::render(&KIND_COLUMNS, &with_kind_header(rows)));
     out.push_str(&percentiles(pauses));
     if summary.nested_pauses > 0 {
         out.push_str(&format!(
@@ -96,13 +99,17 @@ fn stall_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     if stalls.stalls.count == 0 {
         out.push_str("  none in the window\n");
     } else {
-        out.push_str(&table_header());
-        for kind in &stalls.by_kind {
-            let mean = kind.total_ms / kind.count as f64;
-            out.push_str(&table_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(mean), Some(kind.max_ms)));
-        }
+        let mut rows: Vec<Vec<String>> = stalls
+            .by_kind
+            .iter()
+            .map(|kind| {
+                let mean = kind.total_ms / kind.count as f64;
+                kind_row(kind.kind.as_str(), kind.count, kind.total_ms, Some(mean), Some(kind.max_ms))
+            })
+            .collect();
         let all = &stalls.stalls;
-        out.push_str(&table_row("all", all.count, all.total_ms, all.mean_ms, all.max_ms));
+        rows.push(kind_row("all", all.count, all.total_ms, all.mean_ms, all.max_ms));
+        push_lines(out, "  ", &text_table::render(&KIND_COLUMNS, &with_kind_header(rows)));
         out.push_str(&percentiles(all));
         if let Some(pct) = stalls.stalled_pct {
             out.push_str(&format!("  stall time: {pct:.2} % of wall time\n"));
@@ -115,12 +122,26 @@ fn stall_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     }
 }
 
-fn table_header() -> String {
-    format!("  {:<18} {:>6} {:>11} {:>10} {:>10}\n", "kind", "count", "total ms", "mean ms", "max ms")
+/// The columns of the pause and stall tables: kind, count, total, mean and max.
+const KIND_COLUMNS: [Column; 5] =
+    [Column::left(18), Column::right(6), Column::right(11), Column::right(10), Column::right(10)];
+
+fn with_kind_header(rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let header = ["kind", "count", "total ms", "mean ms", "max ms"].map(str::to_string).to_vec();
+    std::iter::once(header).chain(rows).collect()
 }
 
-fn table_row(label: &str, count: usize, total_ms: f64, mean_ms: Option<f64>, max_ms: Option<f64>) -> String {
-    format!("  {label:<18} {count:>6} {total_ms:>11.3} {:>10} {:>10}\n", ms(mean_ms), ms(max_ms))
+fn kind_row(label: &str, count: usize, total_ms: f64, mean_ms: Option<f64>, max_ms: Option<f64>) -> Vec<String> {
+    vec![label.to_string(), count.to_string(), format!("{total_ms:.3}"), ms(mean_ms), ms(max_ms)]
+}
+
+/// Each line with `indent` before it and a newline after it.
+fn push_lines(out: &mut String, indent: &str, lines: &[String]) {
+    for line in lines {
+        out.push_str(indent);
+        out.push_str(line);
+        out.push('\n');
+    }
 }
 
 fn stop_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
@@ -166,44 +187,48 @@ fn rates_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
     out.push_str(&format!("Peak heap after GC   {}\n", figure(summary.peak_heap_after_mb, "MB")));
 }
 
+/// The columns of the pause and stall lists: start, duration, kind, then each list's own.
+const LIST_START: [Column; 3] = [Column::right(10), Column::right(11), Column::left(22).after(2)];
+
 fn pause_list(out: &mut String, pauses: &[Pause]) {
-    out.push_str(&format!(
-        "\n{:>10} {:>11}  {:<22} {:<28} {:<22} {}\n",
-        "start s", "duration ms", "kind", "cause", "heap MB", "gc id"
-    ));
-    for pause in pauses {
-        let start = pause.start_s.map_or("-".to_string(), |start| format!("{start:.3}"));
+    let header = ["start s", "duration ms", "kind", "cause", "heap MB", "gc id"].map(str::to_string).to_vec();
+    let rows = pauses.iter().map(|pause| {
         let heap = match (pause.before_mb, pause.after_mb, pause.total_mb) {
             (Some(before), Some(after), Some(total)) => format!("{before:.0}->{after:.0} ({total:.0})"),
             (Some(before), Some(after), None) => format!("{before:.0}->{after:.0}"),
             _ => "-".to_string(),
         };
-        let id = pause.gc_id.map_or("-".to_string(), |id| id.to_string());
         let kind = match (pause.generation, pause.within_gc_id) {
             (Some(generation), _) => format!("{} ({})", pause.kind.as_str(), generation.as_str()),
             (None, Some(outer)) => format!("{} (in GC {outer})", pause.kind.as_str()),
             (None, None) => pause.kind.as_str().to_string(),
         };
-        out.push_str(&format!(
-            "{start:>10} {:>11.3}  {kind:<22} {:<28} {heap:<22} {id}\n",
-            pause.duration_ms,
-            pause.cause.as_deref().unwrap_or("-"),
-        ));
-    }
+        let cause = pause.cause.as_deref().unwrap_or("-").to_string();
+        vec![start(pause.start_s), format!("{:.3}", pause.duration_ms), kind, cause, heap, gc_id(pause.gc_id)]
+    });
+    let columns = [&LIST_START[..], &[Column::left(28), Column::left(22), Column::left(0)]].concat();
+    out.push('\n');
+    push_lines(out, "", &text_table::render(&columns, &std::iter::once(header).chain(rows).collect::<Vec<_>>()));
 }
 
 fn stall_list(out: &mut String, stalls: &[Stall]) {
-    out.push_str(&format!("\n{:>10} {:>11}  {:<18} {:<40} {}\n", "start s", "duration ms", "kind", "thread", "gc id"));
-    for stall in stalls {
-        let start = stall.start_s.map_or("-".to_string(), |start| format!("{start:.3}"));
-        let id = stall.gc_id.map_or("-".to_string(), |id| id.to_string());
-        out.push_str(&format!(
-            "{start:>10} {:>11.3}  {:<18} {:<40} {id}\n",
-            stall.duration_ms,
-            stall.kind.as_str(),
-            stall.thread.as_deref().unwrap_or("-")
-        ));
-    }
+    let header = ["start s", "duration ms", "kind", "thread", "gc id"].map(str::to_string).to_vec();
+    let rows = stalls.iter().map(|stall| {
+        let thread = stall.thread.as_deref().unwrap_or("-").to_string();
+        let kind = stall.kind.as_str().to_string();
+        vec![start(stall.start_s), format!("{:.3}", stall.duration_ms), kind, thread, gc_id(stall.gc_id)]
+    });
+    let columns = [&LIST_START[..2], &[Column::left(18).after(2), Column::left(40), Column::left(0)]].concat();
+    out.push('\n');
+    push_lines(out, "", &text_table::render(&columns, &std::iter::once(header).chain(rows).collect::<Vec<_>>()));
+}
+
+fn start(start_s: Option<f64>) -> String {
+    start_s.map_or("-".to_string(), |start| format!("{start:.3}"))
+}
+
+fn gc_id(id: Option<u64>) -> String {
+    id.map_or("-".to_string(), |id| id.to_string())
 }
 
 /// `  percentiles: p50 … ms, p90 … ms, p99 … ms, max … ms` and a newline.

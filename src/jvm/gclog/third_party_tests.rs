@@ -9,7 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{GcLog, PauseKind, StallKind, parse_file, parse_str};
+use super::model::{PauseKind, StallKind};
+use super::{GcLog, parse_file, parse_str};
 
 fn path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog").join(name)

@@ -1,10 +1,11 @@
-//! The human summary of a load run printed on stdout: throughput, latency columns (JMeter's aggregate plus wrk's),
+//! The printout of a load run on stdout (`jload bench`): throughput, latency columns (JMeter's aggregate plus wrk's),
 //! errors by class, status codes, per-request rows for a mix, and threshold verdicts.
 
 use std::fmt::Write;
 
 use super::result::{BenchResult, LatencySummary};
 use super::threshold::Threshold;
+use crate::text_table::{self, Column};
 
 const LATENCY_HEADER: &str = "min      mean     stdev    p50      p90      p95      p99      p99.9    max";
 
@@ -53,21 +54,27 @@ pub fn grouped(value: u64) -> String {
     out
 }
 
+/// The summary of `result` as printed after a run, one line per figure.
 pub fn render(result: &BenchResult) -> String {
     let mut out = String::new();
+    run_lines(&mut out, result);
+    latency_lines(&mut out, result);
+    error_lines(&mut out, result);
+    per_request_table(&mut out, result);
+    threshold_lines(&mut out, result);
+    out
+}
+
+/// What ran (URL, model, connections, threads), how much and how fast.
+fn run_lines(out: &mut String, result: &BenchResult) {
     let model = match result.rate {
         Some(rate) => format!("open model at {rate} req/s"),
         None => "closed model".to_string(),
     };
-    let _ = writeln!(out, "jload bench {}", result.url);
-    let _ = writeln!(
-        out,
-        "  {model}, {} connections, {} threads{}",
-        result.connections,
-        result.threads,
-        if result.interrupted { "  (interrupted)" } else { "" }
-    );
+    let interrupted = if result.interrupted { "  (interrupted)" } else { "" };
     let kb_per_s = |bytes: u64| if result.duration_s > 0.0 { bytes as f64 / 1024.0 / result.duration_s } else { 0.0 };
+    let _ = writeln!(out, "jload bench {}", result.url);
+    let _ = writeln!(out, "  {model}, {} connections, {} threads{interrupted}", result.connections, result.threads);
     let _ = writeln!(
         out,
         "  Requests      {} in {:.2}s, {:.1} req/s",
@@ -81,6 +88,10 @@ pub fn render(result: &BenchResult) -> String {
         kb_per_s(result.bytes_received),
         kb_per_s(result.bytes_sent)
     );
+}
+
+/// Latency percentiles (corrected and uncorrected in the open model) and sends that left late.
+fn latency_lines(out: &mut String, result: &BenchResult) {
     let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
     let corrected_label = if result.rate.is_some() { "  corrected     " } else { "                " };
     let _ = writeln!(out, "{corrected_label}{}", latency_row(&result.latency_ms));
@@ -95,6 +106,10 @@ pub fn render(result: &BenchResult) -> String {
             grouped(late)
         );
     }
+}
+
+/// Errors by class, status codes and reconnects.
+fn error_lines(out: &mut String, result: &BenchResult) {
     let errors = &result.errors;
     if errors.total == 0 {
         let _ = writeln!(out, "  Errors        none");
@@ -127,28 +142,45 @@ pub fn render(result: &BenchResult) -> String {
         };
         let _ = writeln!(out, "  Reconnects    {}{resent}", grouped(result.reconnects));
     }
-    if !result.per_request.is_empty() {
-        let width = result.per_request.iter().map(|request| request.name.len()).max().unwrap_or(4).max(4);
-        let _ = writeln!(
-            out,
-            "  Per request   {:<width$}  {:>10}  {:>10}  {:>8}  {:>8}  {:>8}  {:>8}",
-            "name", "requests", "req/s", "p50", "p99", "max", "errors"
-        );
-        for request in &result.per_request {
-            let latency = &request.latency_ms;
-            let _ = writeln!(
-                out,
-                "                {:<width$}  {:>10}  {:>10.1}  {:>8}  {:>8}  {:>8}  {:>8}",
-                request.name,
-                grouped(request.requests),
-                request.rps,
-                format_ms(latency.p50),
-                format_ms(latency.p99),
-                format_ms(latency.max),
-                request.errors.total
-            );
-        }
+}
+
+/// The columns of the per-request table of a mix: name, requests, req/s, p50, p99, max, errors.
+const PER_REQUEST_COLUMNS: [Column; 7] = [
+    Column::left(4),
+    Column::right(10).after(2),
+    Column::right(10).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+];
+
+/// One row per request of a mix.
+fn per_request_table(out: &mut String, result: &BenchResult) {
+    if result.per_request.is_empty() {
+        return;
     }
+    let header = ["name", "requests", "req/s", "p50", "p99", "max", "errors"].map(str::to_string).to_vec();
+    let rows = result.per_request.iter().map(|request| {
+        let latency = &request.latency_ms;
+        vec![
+            request.name.clone(),
+            grouped(request.requests),
+            format!("{:.1}", request.rps),
+            format_ms(latency.p50),
+            format_ms(latency.p99),
+            format_ms(latency.max),
+            request.errors.total.to_string(),
+        ]
+    });
+    let table: Vec<Vec<String>> = std::iter::once(header).chain(rows).collect();
+    for (index, line) in text_table::render(&PER_REQUEST_COLUMNS, &table).iter().enumerate() {
+        let label = if index == 0 { "Per request" } else { "" };
+        let _ = writeln!(out, "  {label:<14}{line}");
+    }
+}
+
+fn threshold_lines(out: &mut String, result: &BenchResult) {
     for outcome in &result.thresholds {
         let verdict = if outcome.passed { "PASS" } else { "FAIL" };
         let unit = Threshold::unit(&outcome.expression);
@@ -159,12 +191,63 @@ pub fn render(result: &BenchResult) -> String {
         };
         let _ = writeln!(out, "  Threshold     {verdict} {} ({actual})", outcome.expression);
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::result::{ErrorSummary, RequestResult};
+
+    /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
+    fn fixture() -> BenchResult {
+        let path = "tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json";
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn request(name: &str, requests: u64, rps: f64, p99: f64, errors: u64) -> RequestResult {
+        RequestResult {
+            name: name.to_string(),
+            requests,
+            rps,
+            latency_ms: LatencySummary { p50: 0.5, p99, max: 1234.5, ..LatencySummary::default() },
+            errors: ErrorSummary { total: errors, ..ErrorSummary::default() },
+            status_codes: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_mix_gets_one_aligned_row_per_request() {
+        let mut result = fixture();
+        result.per_request = vec![request("get", 1234567, 4115.2, 12.345, 0), request("set", 12, 0.04, 250.0, 3)];
+        let text = render(&result);
+        let table: Vec<&str> = text
+            .lines()
+            .skip_while(|line| !line.starts_with("  Per request"))
+            .take_while(|line| !line.starts_with("  Threshold"))
+            .collect();
+        assert_eq!(
+            table,
+            [
+                "  Per request   name    requests       req/s       p50       p99       max    errors",
+                "                get    1,234,567      4115.2     0.500     12.35      1234         0",
+                "                set           12         0.0     0.500     250.0      1234         3",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_single_url_run_has_no_per_request_table_and_says_what_ran() {
+        let text = render(&fixture());
+        assert!(!text.contains("Per request"), "{text}");
+        let first: Vec<&str> = text.lines().take(2).collect();
+        assert_eq!(
+            first,
+            [
+                "jload bench http://127.0.0.1:46367/random_get?keyRange=20000",
+                "  closed model, 8 connections, 2 threads"
+            ]
+        );
+    }
 
     #[test]
     fn numbers_read_well() {

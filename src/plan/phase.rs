@@ -1,0 +1,145 @@
+//! A plan's `[[phase]]`s: name and whether each is measured, and its load through the same conversion to a checked
+//! `LoadSpec` as `jload bench` flags ([`LoadInput::into_spec`]), with errors naming the plan file, line and key.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::PlanBase;
+use super::schema::PhaseFile;
+use crate::load::spec::{LoadInput, LoadSpec, Setting};
+use crate::load::status::OkStatus;
+use crate::tomlfile::Source;
+
+/// One phase of the load.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Phase {
+    pub name: String,
+    pub measure: bool,
+    /// The checked load, with `{port}` still to be filled in ([`LoadSpec::with_port`]).
+    pub load: LoadSpec,
+}
+
+/// Check every phase: at least one, unique names, each load checked.
+pub(super) fn parse_phases(
+    source: Source<'_>,
+    base: &PlanBase,
+    phases: &Spanned<Vec<PhaseFile>>,
+) -> anyhow::Result<Vec<Phase>> {
+    if phases.get_ref().is_empty() {
+        return Err(source.error_at(phases.span(), "no [[phase]]; add at least one"));
+    }
+    let mut parsed = Vec::new();
+    let mut names = HashSet::new();
+    for phase in phases.get_ref() {
+        let checked = parse_phase(source, base, phase)?;
+        if !names.insert(checked.name.clone()) {
+            return Err(source.error_at(phase.name.span(), format!("duplicate phase name '{}'", checked.name)));
+        }
+        parsed.push(checked);
+    }
+    Ok(parsed)
+}
+
+fn parse_phase(source: Source<'_>, base: &PlanBase, phase: &PhaseFile) -> anyhow::Result<Phase> {
+    let name = phase.name.get_ref().trim().to_string();
+    if name.is_empty() || name.contains(['/', '\\', ',', '=']) {
+        return Err(source
+            .error_at(phase.name.span(), format!("phase name '{name}' must be non-empty without '/', ',' or '='")));
+    }
+    let input = load_input(source, base, phase, &name)?;
+    let load = input.into_spec().map_err(|err| {
+        let span = err.setting().and_then(|setting| span_of(phase, setting)).unwrap_or_else(|| phase.name.span());
+        source.error_at(span, format!("phase '{name}': {err}"))
+    })?;
+    Ok(Phase { name, measure: phase.measure, load })
+}
+
+/// The phase's load settings as typed values; durations and status codes are parsed here, at their keys.
+fn load_input(source: Source<'_>, base: &PlanBase, phase: &PhaseFile, name: &str) -> anyhow::Result<LoadInput> {
+    let ok_status = match &phase.ok_status {
+        Some(spanned) => Some(
+            OkStatus::parse(spanned.get_ref())
+                .map_err(|err| source.error_at(spanned.span(), format!("phase '{name}': {err}")))?,
+        ),
+        None => None,
+    };
+    Ok(LoadInput {
+        url: phase.url.clone(),
+        mix: phase.mix.as_ref().map(|mix| base.plan_dir.join(mix)),
+        method: phase.method.clone(),
+        headers: phase.headers.clone(),
+        body: phase.body.clone(),
+        raw_body: None,
+        connections: value(&phase.connections),
+        threads: value(&phase.threads),
+        requests: value(&phase.requests),
+        duration: source.duration(&phase.duration, &format!("phase '{name}' duration"))?,
+        rate: value(&phase.rate),
+        timeout: source.duration(&phase.timeout, &format!("phase '{name}' timeout"))?,
+        ok_status,
+    })
+}
+
+fn value<T: Copy>(spanned: &Option<Spanned<T>>) -> Option<T> {
+    spanned.as_ref().map(|spanned| *spanned.get_ref())
+}
+
+/// Where a setting is written in the phase, when it is.
+fn span_of(phase: &PhaseFile, setting: Setting) -> Option<Range<usize>> {
+    match setting {
+        Setting::Connections => phase.connections.as_ref().map(Spanned::span),
+        Setting::Threads => phase.threads.as_ref().map(Spanned::span),
+        Setting::Requests => phase.requests.as_ref().map(Spanned::span),
+        Setting::Duration => phase.duration.as_ref().map(Spanned::span),
+        Setting::Rate => phase.rate.as_ref().map(Spanned::span),
+        Setting::Timeout => phase.timeout.as_ref().map(Spanned::span),
+        Setting::Url | Setting::Mix | Setting::Method | Setting::Headers | Setting::Body => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::{PlanBase, parse_plan};
+
+    const HEAD: &str =
+        "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/\"\n";
+
+    fn parse(phase: &str) -> anyhow::Result<super::Phase> {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        parse_plan("p.toml", &format!("{HEAD}[[phase]]\nname = \"get\"\n{phase}"), &base)
+            .map(|plan| plan.phases[0].clone())
+    }
+
+    #[test]
+    fn a_phase_becomes_a_checked_load_with_the_port_still_open() {
+        let phase = parse("url = \"http://127.0.0.1:{port}/\"\nrequests = 10\nconnections = 4\nrate = 20.0\n").unwrap();
+        assert_eq!(phase.load.requests[0].url, "http://127.0.0.1:{port}/");
+        assert_eq!((phase.load.connections, phase.load.stop.requests, phase.load.rate), (4, Some(10), Some(20.0)));
+        assert_eq!(phase.load.stop.duration, None);
+        assert_eq!(phase.load.timeout, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_load_error_points_at_the_line_of_its_key() {
+        let err = parse("url = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\n\nconnections = 0\n").unwrap_err();
+        assert_eq!(err.to_string(), "p.toml: line 10: phase 'get': connections must be at least 1");
+        let err = parse("url = \"http://127.0.0.1:{port}/\"\nduration = \"0s\"\n").unwrap_err();
+        assert_eq!(err.to_string(), "p.toml: line 8: phase 'get': duration must be longer than 0s");
+    }
+
+    #[test]
+    fn an_error_about_no_one_key_points_at_the_phase_name() {
+        let err = parse("duration = \"1s\"\n").unwrap_err();
+        assert_eq!(err.to_string(), "p.toml: line 6: phase 'get': nothing to send: give url or mix");
+        let err = parse("mix = \"m.toml\"\nheaders = [\"A: b\"]\nduration = \"1s\"\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "p.toml: line 6: phase 'get': headers does not apply with mix: each [[request]] in the mix file sets its own"
+        );
+    }
+}
