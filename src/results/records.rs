@@ -119,6 +119,30 @@ pub struct RepMeta {
     pub finished_unix_s: Option<u64>,
 }
 
+impl RepMeta {
+    /// A cell-repeat that has just begun: `incomplete`, nothing known yet but which cell, repeat and JDK it is.
+    pub fn begun(cell: String, axes: BTreeMap<String, String>, rep: u32, jdk: Jdk, started_unix_s: u64) -> RepMeta {
+        RepMeta {
+            cell,
+            axes,
+            rep,
+            status: Status::Incomplete,
+            cause: None,
+            failure: None,
+            command: Vec::new(),
+            jdk,
+            flags: None,
+            port: 0,
+            pid: None,
+            ready_s: None,
+            exit: None,
+            phases: Vec::new(),
+            started_unix_s,
+            finished_unix_s: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RepSummary {
     pub rep: u32,

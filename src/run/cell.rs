@@ -173,24 +173,11 @@ fn launch_spec(run: &CellRun<'_>, dir: &Path, port: u16) -> LaunchSpec {
 fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
     let mut command = vec![launch.program.display().to_string()];
     command.extend(launch.args.iter().cloned());
-    RepMeta {
-        cell: run.cell.id.clone(),
-        axes: run.cell.axes.clone(),
-        rep: run.rep,
-        status: Status::Incomplete,
-        cause: None,
-        failure: None,
-        command,
-        jdk: run.jdk.clone(),
-        flags: run.flags.clone(),
-        port: launch.port,
-        pid: None,
-        ready_s: None,
-        exit: None,
-        phases: Vec::new(),
-        started_unix_s: unix_now(),
-        finished_unix_s: None,
-    }
+    let mut meta = RepMeta::begun(run.cell.id.clone(), run.cell.axes.clone(), run.rep, run.jdk.clone(), unix_now());
+    meta.command = command;
+    meta.flags = run.flags.clone();
+    meta.port = launch.port;
+    meta
 }
 
 /// Wait for the target's ready URL; record when it answered, or why it never did.
@@ -237,7 +224,7 @@ fn stop_and_judge(run: &CellRun<'_>, target: &Mutex<RunningTarget>, evidence: &E
 /// Stamp the end and write the final meta.
 fn finish(dir: &Path, mut meta: RepMeta) -> anyhow::Result<RepMeta> {
     meta.finished_unix_s = Some(unix_now());
-    write_json(&RepFiles::of(&dir).meta(), &meta)?;
+    write_json(&RepFiles::of(dir).meta(), &meta)?;
     Ok(meta)
 }
 

@@ -100,24 +100,12 @@ pub fn build_target(plan: &Plan) -> anyhow::Result<()> {
 fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, message: &str) -> anyhow::Result<()> {
     let dir = results.rep_dir(&prepared.cell.dir, rep);
     std::fs::create_dir_all(&dir)?;
-    let meta = RepMeta {
-        cell: prepared.cell.id.clone(),
-        axes: prepared.cell.axes.clone(),
-        rep,
-        status: Status::Failed,
-        cause: Some(format!("preflight: {message}")),
-        failure: Some(FailureKind::Rejected),
-        command: Vec::new(),
-        jdk: prepared.jdk.clone(),
-        flags: None,
-        port: 0,
-        pid: None,
-        ready_s: None,
-        exit: None,
-        phases: Vec::new(),
-        started_unix_s: unix_now(),
-        finished_unix_s: Some(unix_now()),
-    };
+    let now = unix_now();
+    let mut meta = RepMeta::begun(prepared.cell.id.clone(), prepared.cell.axes.clone(), rep, prepared.jdk.clone(), now);
+    meta.status = Status::Failed;
+    meta.cause = Some(format!("preflight: {message}"));
+    meta.failure = Some(FailureKind::Rejected);
+    meta.finished_unix_s = Some(now);
     write_json(&RepFiles::of(&dir).meta(), &meta)
 }
 

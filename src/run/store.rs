@@ -79,29 +79,11 @@ mod tests {
     use crate::plan::jdks::Jdk;
 
     fn meta(status: Status, failure: Option<FailureKind>) -> RepMeta {
-        RepMeta {
-            cell: "gc=G1".to_string(),
-            axes: BTreeMap::new(),
-            rep: 1,
-            status,
-            cause: None,
-            failure,
-            command: Vec::new(),
-            jdk: Jdk {
-                home: "/jdk".into(),
-                version: "17".to_string(),
-                implementor: String::new(),
-                found_in: String::new(),
-            },
-            flags: None,
-            port: 0,
-            pid: None,
-            ready_s: None,
-            exit: None,
-            phases: Vec::new(),
-            started_unix_s: 0,
-            finished_unix_s: None,
-        }
+        let jdk =
+            Jdk { home: "/jdk".into(), version: "17".to_string(), implementor: String::new(), found_in: String::new() };
+        let mut meta = RepMeta::begun("gc=G1".to_string(), BTreeMap::new(), 1, jdk, 0);
+        (meta.status, meta.failure) = (status, failure);
+        meta
     }
 
     #[test]
