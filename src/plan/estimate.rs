@@ -9,7 +9,7 @@ use super::{Phase, Plan};
 pub const START_STOP_ALLOWANCE: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Estimate {
+pub struct DurationEstimate {
     pub cell_repeats: u64,
     /// Load of one cell-repeat: the sum of the bounded phases.
     pub load_per_rep: Duration,
@@ -22,14 +22,14 @@ pub struct Estimate {
 
 /// The estimate for `cell_repeats` cell-repeats of `plan` still to run (all of them: cells × repeats, before a
 /// first run).
-pub fn estimate(plan: &Plan, cell_repeats: u64) -> Estimate {
+pub fn estimate(plan: &Plan, cell_repeats: u64) -> DurationEstimate {
     let load_per_rep: Duration = plan.phases.iter().filter_map(phase_bound).sum();
     let open_ended: Vec<String> =
         plan.phases.iter().filter(|phase| phase_bound(phase).is_none()).map(|phase| phase.name.clone()).collect();
     let per_rep = load_per_rep + START_STOP_ALLOWANCE;
     let cooldowns = plan.run.cooldown * u32::try_from(cell_repeats.saturating_sub(1)).unwrap_or(u32::MAX);
     let total = per_rep * u32::try_from(cell_repeats).unwrap_or(u32::MAX) + cooldowns;
-    Estimate { cell_repeats, load_per_rep, total, open_ended }
+    DurationEstimate { cell_repeats, load_per_rep, total, open_ended }
 }
 
 /// The longest a phase runs: its duration or, in the open model, requests ÷ rate, whichever ends it first; None when

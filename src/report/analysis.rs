@@ -15,6 +15,7 @@ use super::spectrum::{self, Spectrum};
 use super::stats::{CONFIDENCE, Estimate, median, rank};
 use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
+use crate::load::spec::PORT_PLACEHOLDER;
 use crate::results::{CellSummary, Results, Status, Summary};
 
 pub const REPORT_VERSION: u32 = 1;
@@ -268,7 +269,7 @@ fn port_placeholder(url: &str, port: u16) -> String {
     };
     let authority_end = url[scheme_end..].find(['/', '?', '#']).map_or(url.len(), |index| scheme_end + index);
     match url[scheme_end..authority_end].strip_suffix(&format!(":{port}")) {
-        Some(host) => format!("{}{host}:{{port}}{}", &url[..scheme_end], &url[authority_end..]),
+        Some(host) => format!("{}{host}:{PORT_PLACEHOLDER}{}", &url[..scheme_end], &url[authority_end..]),
         None => url.to_string(),
     }
 }

@@ -104,6 +104,12 @@ impl Table {
     }
 
     /// Cells as columns while they fit the page, as rows beyond [`MAX_CELL_COLUMNS`].
+    /// A table of this analysis's cells as columns (their labels, the plan's axes in the corner), fitted to the page.
+    fn of_cells(analysis: &Analysis, rows: Vec<Row>, notes: Vec<String>) -> Table {
+        Table { corner: corner(analysis), columns: columns(analysis), rows, notes, layout: Layout::CellColumns }
+            .fitted()
+    }
+
     fn fitted(self) -> Table {
         if self.layout == Layout::CellColumns && self.columns.len() > MAX_CELL_COLUMNS {
             self.transposed()
@@ -284,7 +290,7 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
         })
         .collect();
     notes.extend(jstat_notes(analysis));
-    Table { corner: corner(analysis), columns: columns(analysis), rows, notes, layout: Layout::CellColumns }.fitted()
+    Table::of_cells(analysis, rows, notes)
 }
 
 /// One line per collector of the run whose jstat columns do not mean what their names say.
@@ -308,16 +314,7 @@ pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
     }
     let rows =
         phases.iter().flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name))).collect();
-    Some(
-        Table {
-            corner: corner(analysis),
-            columns: columns(analysis),
-            rows,
-            notes: Vec::new(),
-            layout: Layout::CellColumns,
-        }
-        .fitted(),
-    )
+    Some(Table::of_cells(analysis, rows, Vec::new()))
 }
 
 /// Per measured phase: slowest seconds overlapping a pause, longest pause against worst p99, verdict.
@@ -339,14 +336,5 @@ pub fn gc_tail_table(analysis: &Analysis) -> Option<Table> {
         }));
         rows.push(row("verdict", &|tail| tail.verdict.describe().to_string()));
     }
-    (!rows.is_empty()).then(|| {
-        Table {
-            corner: corner(analysis),
-            columns: columns(analysis),
-            rows,
-            notes: Vec::new(),
-            layout: Layout::CellColumns,
-        }
-        .fitted()
-    })
+    (!rows.is_empty()).then(|| Table::of_cells(analysis, rows, Vec::new()))
 }
