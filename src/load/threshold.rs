@@ -154,4 +154,26 @@ mod tests {
         assert!(unknown.to_string().starts_with("unknown key 'p98'; an [slo] key is a threshold figure"), "{unknown}");
         assert!(Threshold::slo_rule("p99", "fast").is_err());
     }
+
+    #[test]
+    fn every_rule_name_judges_its_figure_and_the_slo_help_names_each_figure() {
+        use crate::load::recorder::Recorder;
+        use crate::load::result::tests::result_of;
+        let mut recorder = Recorder::new(1, false);
+        recorder.response(0, 2_000, 2_000, 200, true);
+        recorder.response(0, 9_000, 9_000, 500, false);
+        let result = result_of(&recorder);
+        for figure in figures::FIGURES {
+            for name in figure.names {
+                let bound = if figure.unit == figures::Unit::Share { "1%" } else { "1" };
+                let rule = Threshold::slo_rule(name, bound).unwrap_or_else(|err| panic!("{name}: {err}"));
+                assert_eq!(rule.figure.key, figure.key, "{name}");
+                assert_eq!(rule.judge(&result).actual, (figure.read)(&result), "{name}");
+            }
+            if let Some(name) = figure.names.first() {
+                let words: Vec<&str> = SLO_HELP.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+                assert!(words.contains(name), "SLO_HELP does not name {name}");
+            }
+        }
+    }
 }

@@ -20,6 +20,9 @@ pub struct RepFigures<'a> {
     pub alloc_mb_s: Option<f64>,
 }
 
+/// How a figure is read from one repeat; None when the repeat has no such figure.
+pub type Reader = Box<dyn Fn(&RepFigures) -> Option<f64> + Send + Sync>;
+
 /// One figure.
 pub struct Metric {
     /// Key in report.json and compare's JSON.
@@ -29,7 +32,7 @@ pub struct Metric {
     pub format: Format,
     /// None for figures that are neither good nor bad in themselves (collection counts, allocation rate).
     pub better: Option<Better>,
-    pub read: Box<dyn Fn(&RepFigures) -> Option<f64> + Send + Sync>,
+    pub read: Reader,
 }
 
 fn jvm<T>(figures: &RepFigures, pick: impl Fn(&crate::jvm::window::JvmWindow) -> Option<T>) -> Option<T> {
