@@ -84,11 +84,9 @@ impl Threshold {
         &self.expression
     }
 
-    /// The unit `actual` is expressed in, for printing.
+    /// The unit `actual` is expressed in, for printing the outcome of the rule `expression` (none when it is no rule).
     pub fn unit(expression: &str) -> &'static str {
-        let name: String = expression.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
-        let percent = expression.trim_end().ends_with('%');
-        figures::for_rule(&name.to_ascii_lowercase(), percent).map_or("", |figure| figure.unit.symbol())
+        Threshold::parse(expression).map_or("", |rule| rule.figure.unit.symbol())
     }
 }
 
@@ -175,5 +173,15 @@ mod tests {
                 assert!(words.contains(name), "SLO_HELP does not name {name}");
             }
         }
+    }
+
+    #[test]
+    fn an_outcome_is_printed_in_the_unit_of_its_figure() {
+        assert_eq!(Threshold::unit("p99 < 5ms"), "ms");
+        assert_eq!(Threshold::unit("P99.9<1s"), "ms");
+        assert_eq!(Threshold::unit("errors<0.1%"), "%");
+        assert_eq!(Threshold::unit("errors<=5"), "");
+        assert_eq!(Threshold::unit("rps>100"), "");
+        assert_eq!(Threshold::unit("requests>=5"), "");
     }
 }
