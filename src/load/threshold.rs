@@ -1,4 +1,5 @@
-//! `--threshold` rules in k6 style (`p99<50ms`, `p999<=200ms`, `errors<0.1%`, `rps>10000`): parsing and judging.
+//! `--threshold` rules in k6 style (`p99<50ms`, `p999<=200ms`, `errors<0.1%`, `rps>10000`): parsing and judging, each
+//! rule on a figure of the registry in `figures.rs`.
 
 use super::figures::{self, Better, Figure};
 use super::result::{BenchResult, ThresholdOutcome};
@@ -65,7 +66,7 @@ impl Threshold {
         ThresholdOutcome { expression: self.expression.clone(), actual, passed }
     }
 
-    /// The rule a plan's `[slo]` key states, in threshold form: any figure a threshold knows, latencies and errors as
+    /// The rule a plan's `[slo]` key states, in threshold form, bounding the figure on the side it is better on: latencies and errors as
     /// upper bounds (`p95 = "50ms"` is `p95<=50ms`, `errors = "0.1%"` is `errors<=0.1%`), rps and requests as lower
     /// bounds (`rps = 1000` is `rps>=1000`). Bad input naming the keys when thresholds do not know `key`.
     pub fn slo_rule(key: &str, value: &str) -> anyhow::Result<Threshold> {
