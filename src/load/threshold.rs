@@ -66,9 +66,10 @@ impl Threshold {
         ThresholdOutcome { expression: self.expression.clone(), actual, passed }
     }
 
-    /// The rule a plan's `[slo]` key states, in threshold form, bounding the figure on the side it is better on: latencies and errors as
-    /// upper bounds (`p95 = "50ms"` is `p95<=50ms`, `errors = "0.1%"` is `errors<=0.1%`), rps and requests as lower
-    /// bounds (`rps = 1000` is `rps>=1000`). Bad input naming the keys when thresholds do not know `key`.
+    /// The rule a plan's `[slo]` key states, in threshold form, bounding the figure on the side it is better on:
+    /// latencies and errors as upper bounds (`p95 = "50ms"` is `p95<=50ms`, `errors = "0.1%"` is `errors<=0.1%`), rps
+    /// and requests as lower bounds (`rps = 1000` is `rps>=1000`). Bad input naming the keys when thresholds do not
+    /// know `key`.
     pub fn slo_rule(key: &str, value: &str) -> anyhow::Result<Threshold> {
         let name = key.to_ascii_lowercase();
         let figure =
