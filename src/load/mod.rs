@@ -3,6 +3,7 @@
 
 pub mod conn;
 pub mod engine;
+pub mod figures;
 pub mod http;
 pub mod limits;
 pub mod mix;

@@ -1,17 +1,9 @@
-//! `--threshold` rules in k6 style (`p99<50ms`, `p999<=200ms`, `errors<0.1%`, `rps>10000`): parsing and judging.
+//! `--threshold` rules in k6 style (`p99<50ms`, `p999<=200ms`, `errors<0.1%`, `rps>10000`): parsing and judging, each
+//! rule on a figure of the registry in `figures.rs`.
 
-use super::result::{BenchResult, LatencySummary, ThresholdOutcome};
+use super::figures::{self, Better, Figure};
+use super::result::{BenchResult, ThresholdOutcome};
 use crate::error::bad_input;
-
-/// The figure of a run a rule looks at.
-#[derive(Debug, Clone, Copy)]
-enum Measured {
-    Latency(fn(&LatencySummary) -> f64),
-    ErrorRate,
-    ErrorCount,
-    Rps,
-    Requests,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Comparison {
@@ -25,9 +17,9 @@ enum Comparison {
 #[derive(Debug, Clone)]
 pub struct Threshold {
     expression: String,
-    metric: Measured,
+    figure: &'static Figure,
     comparison: Comparison,
-    /// Milliseconds for latencies, percent for an error rate, plain numbers otherwise.
+    /// In the figure's unit: milliseconds for latencies, percent for an error share, plain numbers otherwise.
     value: f64,
 }
 
@@ -36,35 +28,6 @@ const HELP: &str =
 
 const SLO_HELP: &str = "an [slo] key is a threshold figure: min, mean, stdev, p50, p90, p95, p99, p999 or max (at most \
      a latency: p99 = \"50ms\"), errors (at most: \"0.1%\" or a count), rps or requests (at least: rps = 10000)";
-
-fn latency_metric(name: &str) -> Option<fn(&LatencySummary) -> f64> {
-    Some(match name {
-        "min" => |latency| latency.min,
-        "mean" | "avg" => |latency| latency.mean,
-        "stdev" => |latency| latency.stdev,
-        "p50" | "median" => |latency| latency.p50,
-        "p90" => |latency| latency.p90,
-        "p95" => |latency| latency.p95,
-        "p99" => |latency| latency.p99,
-        "p999" | "p99.9" => |latency| latency.p999,
-        "max" => |latency| latency.max,
-        _ => return None,
-    })
-}
-
-/// Parse a latency like `50ms`, `1.5s`, `800us`; a bare number means milliseconds.
-fn parse_latency_ms(text: &str) -> Option<f64> {
-    let (number, scale) = if let Some(number) = text.strip_suffix("ms") {
-        (number, 1.0)
-    } else if let Some(number) = text.strip_suffix("us").or_else(|| text.strip_suffix("µs")) {
-        (number, 0.001)
-    } else if let Some(number) = text.strip_suffix('s') {
-        (number, 1000.0)
-    } else {
-        (text, 1.0)
-    };
-    number.trim().parse::<f64>().ok().filter(|value| value.is_finite() && *value >= 0.0).map(|value| value * scale)
-}
 
 impl Threshold {
     pub fn parse(expression: &str) -> anyhow::Result<Threshold> {
@@ -85,40 +48,15 @@ impl Threshold {
         let unknown_value =
             || bad_input(format!("threshold '{expression}': cannot read the value '{value_text}'; {HELP}"));
         let name = name.to_ascii_lowercase();
-        let (metric, value) = if let Some(metric) = latency_metric(&name) {
-            (Measured::Latency(metric), parse_latency_ms(value_text).ok_or_else(unknown_value)?)
-        } else if name == "errors" {
-            match value_text.strip_suffix('%') {
-                Some(percent) => (Measured::ErrorRate, percent.parse::<f64>().map_err(|_| unknown_value())?),
-                None => (Measured::ErrorCount, value_text.parse::<f64>().map_err(|_| unknown_value())?),
-            }
-        } else if name == "rps" {
-            (Measured::Rps, value_text.parse::<f64>().map_err(|_| unknown_value())?)
-        } else if name == "requests" {
-            (Measured::Requests, value_text.parse::<f64>().map_err(|_| unknown_value())?)
-        } else {
-            return Err(bad_input(format!("threshold '{expression}': unknown metric '{name}'; {HELP}")));
-        };
-        if !value.is_finite() {
-            return Err(unknown_value());
-        }
-        Ok(Threshold { expression: expression.trim().to_string(), metric, comparison, value })
-    }
-
-    /// The measured value this rule looks at; None when the run has none (no error share without attempts).
-    fn actual(&self, result: &BenchResult) -> Option<f64> {
-        match self.metric {
-            Measured::Latency(pick) => Some(pick(&result.latency_ms)),
-            Measured::ErrorRate => result.error_pct(),
-            Measured::ErrorCount => Some(result.errors.total as f64),
-            Measured::Rps => Some(result.rps),
-            Measured::Requests => Some(result.requests as f64),
-        }
+        let figure = figures::for_rule(&name, value_text.ends_with('%'))
+            .ok_or_else(|| bad_input(format!("threshold '{expression}': unknown metric '{name}'; {HELP}")))?;
+        let value = figure.unit.parse_bound(value_text).ok_or_else(unknown_value)?;
+        Ok(Threshold { expression: expression.trim().to_string(), figure, comparison, value })
     }
 
     /// Whether the rule holds; a rule on a figure the run does not have fails.
     pub fn judge(&self, result: &BenchResult) -> ThresholdOutcome {
-        let actual = self.actual(result);
+        let actual = (self.figure.read)(result);
         let passed = actual.is_some_and(|actual| match self.comparison {
             Comparison::Less => actual < self.value,
             Comparison::LessOrEqual => actual <= self.value,
@@ -128,17 +66,17 @@ impl Threshold {
         ThresholdOutcome { expression: self.expression.clone(), actual, passed }
     }
 
-    /// The rule a plan's `[slo]` key states, in threshold form: any figure a threshold knows, latencies and errors as
-    /// upper bounds (`p95 = "50ms"` is `p95<=50ms`, `errors = "0.1%"` is `errors<=0.1%`), rps and requests as lower
-    /// bounds (`rps = 1000` is `rps>=1000`). Bad input naming the keys when thresholds do not know `key`.
+    /// The rule a plan's `[slo]` key states, in threshold form, bounding the figure on the side it is better on:
+    /// latencies and errors as upper bounds (`p95 = "50ms"` is `p95<=50ms`, `errors = "0.1%"` is `errors<=0.1%`), rps
+    /// and requests as lower bounds (`rps = 1000` is `rps>=1000`). Bad input naming the keys when thresholds do not
+    /// know `key`.
     pub fn slo_rule(key: &str, value: &str) -> anyhow::Result<Threshold> {
         let name = key.to_ascii_lowercase();
-        let comparison = if latency_metric(&name).is_some() || name == "errors" {
-            "<="
-        } else if name == "rps" || name == "requests" {
-            ">="
-        } else {
-            return Err(bad_input(format!("unknown key '{key}'; {SLO_HELP}")));
+        let figure =
+            figures::named(&name).next().ok_or_else(|| bad_input(format!("unknown key '{key}'; {SLO_HELP}")))?;
+        let comparison = match figure.better {
+            Better::Lower => "<=",
+            Better::Higher => ">=",
         };
         Threshold::parse(&format!("{name}{comparison}{value}"))
     }
@@ -148,16 +86,9 @@ impl Threshold {
         &self.expression
     }
 
-    /// The unit `actual` is expressed in, for printing.
+    /// The unit `actual` is expressed in, for printing the outcome of the rule `expression` (none when it is no rule).
     pub fn unit(expression: &str) -> &'static str {
-        let name: String = expression.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
-        if latency_metric(&name.to_ascii_lowercase()).is_some() {
-            "ms"
-        } else if expression.trim_end().ends_with('%') {
-            "%"
-        } else {
-            ""
-        }
+        Threshold::parse(expression).map_or("", |rule| rule.figure.unit.symbol())
     }
 }
 
@@ -222,5 +153,37 @@ mod tests {
         assert!(unknown.downcast_ref::<crate::error::BadInput>().is_some());
         assert!(unknown.to_string().starts_with("unknown key 'p98'; an [slo] key is a threshold figure"), "{unknown}");
         assert!(Threshold::slo_rule("p99", "fast").is_err());
+    }
+
+    #[test]
+    fn every_rule_name_judges_its_figure_and_the_slo_help_names_each_figure() {
+        use crate::load::recorder::Recorder;
+        use crate::load::result::tests::result_of;
+        let mut recorder = Recorder::new(1, false);
+        recorder.response(0, 2_000, 2_000, 200, true);
+        recorder.response(0, 9_000, 9_000, 500, false);
+        let result = result_of(&recorder);
+        for figure in figures::FIGURES {
+            for name in figure.names {
+                let bound = if figure.unit == figures::Unit::Share { "1%" } else { "1" };
+                let rule = Threshold::slo_rule(name, bound).unwrap_or_else(|err| panic!("{name}: {err}"));
+                assert_eq!(rule.figure.key, figure.key, "{name}");
+                assert_eq!(rule.judge(&result).actual, (figure.read)(&result), "{name}");
+            }
+            if let Some(name) = figure.names.first() {
+                let words: Vec<&str> = SLO_HELP.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+                assert!(words.contains(name), "SLO_HELP does not name {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_outcome_is_printed_in_the_unit_of_its_figure() {
+        assert_eq!(Threshold::unit("p99 < 5ms"), "ms");
+        assert_eq!(Threshold::unit("P99.9<1s"), "ms");
+        assert_eq!(Threshold::unit("errors<0.1%"), "%");
+        assert_eq!(Threshold::unit("errors<=5"), "");
+        assert_eq!(Threshold::unit("rps>100"), "");
+        assert_eq!(Threshold::unit("requests>=5"), "");
     }
 }

@@ -244,7 +244,7 @@ fn pairs(
 }
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
-    let read = metric(key).read;
+    let read = &metric(key).read;
     let values = results
         .summary
         .measurements(cell, phase)

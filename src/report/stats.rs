@@ -107,23 +107,7 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
     Some(Welch { t, df, p })
 }
 
-/// Which way is better for a figure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Better {
-    Higher,
-    Lower,
-}
-
-impl Better {
-    /// True when `candidate` is better than `other`.
-    pub fn prefers(self, candidate: f64, other: f64) -> bool {
-        match self {
-            Better::Higher => candidate > other,
-            Better::Lower => candidate < other,
-        }
-    }
-}
+pub use crate::load::figures::Better;
 
 /// A cell's place on a headline figure.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
