@@ -2,11 +2,10 @@
 //! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
 //! [`TERMINAL_COLUMNS`], else cells as rows.
 
-use std::fmt::Write;
-
 use super::metrics::metric;
 use super::model::{Analysis, CellPhase};
 use crate::results::Status;
+use crate::text_table::{self, Column};
 
 /// A row: its label and the metric keys it shows, `/`-joined (`YGC/YGCT`).
 const ROWS: &[(&str, &[&str])] = &[
@@ -98,20 +97,8 @@ fn shorten_first_column(table: &mut [Vec<String>]) {
 
 /// Columns right-aligned, two spaces apart, indented.
 fn render(table: &[Vec<String>]) -> String {
-    let widths = column_widths(table);
-    let mut out = String::new();
-    for row in table {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(column, cell)| {
-                let pad = widths[column].saturating_sub(cell.chars().count());
-                format!("{}{cell}", " ".repeat(pad))
-            })
-            .collect();
-        let _ = writeln!(out, "{INDENT}{}", line.join("  "));
-    }
-    out
+    let columns = vec![Column::right(0).after(2); table[0].len()];
+    text_table::render(&columns, table).into_iter().map(|line| format!("{INDENT}{line}\n")).collect()
 }
 
 #[cfg(test)]
