@@ -90,13 +90,18 @@ fn run_lines(out: &mut String, result: &BenchResult) {
     );
 }
 
-/// Latency percentiles (corrected and uncorrected in the open model) and sends that left late.
+/// Latency percentiles, corrected and uncorrected side by side (both models; one unlabelled row for a closed-model
+/// record written before the correction), and sends that left late.
 fn latency_lines(out: &mut String, result: &BenchResult) {
     let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
-    let corrected_label = if result.rate.is_some() { "  corrected     " } else { "                " };
-    let _ = writeln!(out, "{corrected_label}{}", latency_row(&result.latency_ms));
-    if let Some(uncorrected) = &result.latency_uncorrected_ms {
-        let _ = writeln!(out, "  uncorrected   {}", latency_row(uncorrected));
+    match (result.corrected_latency(), result.uncorrected_latency()) {
+        (Some(corrected), Some(uncorrected)) => {
+            let _ = writeln!(out, "  corrected     {}", latency_row(corrected));
+            let _ = writeln!(out, "  uncorrected   {}", latency_row(uncorrected));
+        }
+        _ => {
+            let _ = writeln!(out, "                {}", latency_row(&result.latency_ms));
+        }
     }
     if let Some(late) = result.late {
         let share = if result.requests > 0 { late as f64 * 100.0 / result.requests as f64 } else { 0.0 };

@@ -127,6 +127,11 @@ pub struct BenchResult {
     pub latency_ms: LatencySummary,
     /// Open model only: latency measured from the actual send.
     pub latency_uncorrected_ms: Option<LatencySummary>,
+    /// Closed model only: latency corrected for coordinated omission — a response slower than its connection's recent
+    /// mean service time also stands for the requests the connection would have sent meanwhile (see
+    /// [`super::pause_correction`]). `latency_ms` stays the raw figure. Absent from records written before it existed.
+    #[serde(default)]
+    pub latency_corrected_ms: Option<LatencySummary>,
     /// Open model only: requests sent after their intended time because their connection was busy.
     pub late: Option<u64>,
     pub errors: ErrorSummary,
@@ -198,6 +203,7 @@ impl BenchResult {
             bytes_sent: merged.bytes_sent,
             latency_ms: LatencySummary::from_histogram(&total.latency),
             latency_uncorrected_ms: merged.uncorrected.as_ref().map(LatencySummary::from_histogram),
+            latency_corrected_ms: merged.corrected.as_ref().map(LatencySummary::from_histogram),
             late: facts.rate.map(|_| merged.late),
             errors: ErrorSummary::from(&total.errors),
             status_codes: status_map(&total.status_codes),
@@ -208,6 +214,17 @@ impl BenchResult {
             interrupted: facts.interrupted,
             thresholds: Vec::new(),
         }
+    }
+
+    /// Latency corrected for coordinated omission: from the due time in the open model, with the requests a waiting
+    /// connection did not send in the closed model. None for a closed-model record written before the correction.
+    pub fn corrected_latency(&self) -> Option<&LatencySummary> {
+        if self.rate.is_some() { Some(&self.latency_ms) } else { self.latency_corrected_ms.as_ref() }
+    }
+
+    /// Latency measured from each request's actual send, as a closed-model tool (wrk, ab, JMeter) reports it.
+    pub fn uncorrected_latency(&self) -> Option<&LatencySummary> {
+        if self.rate.is_some() { self.latency_uncorrected_ms.as_ref() } else { Some(&self.latency_ms) }
     }
 
     /// Requests that got a 2xx/3xx response.
