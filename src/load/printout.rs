@@ -254,6 +254,34 @@ mod tests {
         );
     }
 
+    fn latency_rows(result: &BenchResult) -> Vec<String> {
+        let text = render(result);
+        text.lines()
+            .skip_while(|line| !line.starts_with("  Latency (ms)"))
+            .skip(1)
+            .take(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_closed_model_run_shows_corrected_and_uncorrected_latency_side_by_side() {
+        let mut result = fixture();
+        result.latency_corrected_ms = Some(LatencySummary { p50: 0.5, p99: 180.0, max: 210.0, ..result.latency_ms });
+        let rows = latency_rows(&result);
+        assert!(rows[0].starts_with("  corrected     ") && rows[0].contains(" 180.0 "), "{rows:?}");
+        assert_eq!(rows[1], format!("  uncorrected   {}", latency_row(&result.latency_ms)));
+    }
+
+    #[test]
+    fn a_closed_model_record_from_before_the_correction_shows_one_unlabelled_row() {
+        let result = fixture();
+        assert_eq!(result.latency_corrected_ms, None);
+        let rows = latency_rows(&result);
+        assert_eq!(rows[0], format!("                {}", latency_row(&result.latency_ms)));
+        assert!(rows[1].starts_with("  Errors"), "{rows:?}");
+    }
+
     #[test]
     fn numbers_read_well() {
         assert_eq!(grouped(0), "0");

@@ -276,6 +276,37 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_closed_model_result_has_raw_and_pause_corrected_latency() {
+        let mut recorder = Recorder::new(1, false);
+        let mut merged = Recorder::new(1, false);
+        for _ in 0..98 {
+            recorder.response(0, 1_000, 1_000, 200, true);
+            recorder.pause_corrected_response(1_000, 1_000);
+        }
+        // One 100 ms wait on a connection answering every millisecond: it also stands for 98 requests not sent.
+        recorder.response(0, 100_000, 100_000, 200, true);
+        recorder.pause_corrected_response(100_000, 1_000);
+        merged.merge(&recorder);
+        let result = result_of(&merged);
+        assert_eq!(result.latency_ms.p90, 1.0);
+        let corrected = result.latency_corrected_ms.expect("closed model");
+        // 99 values of 1 ms (98 raw, 1 added) and 2, 3, … 100 ms: the 179th of 198 is 81 ms (to the histogram's 3
+        // significant digits).
+        assert!((corrected.p90 - 81.0).abs() < 0.1, "corrected p90 {}", corrected.p90);
+        assert_eq!(corrected.max, result.latency_ms.max);
+        assert_eq!(result.uncorrected_latency(), Some(&result.latency_ms));
+        assert_eq!(result.corrected_latency(), Some(&corrected));
+    }
+
+    #[test]
+    fn the_open_model_records_no_pause_correction() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.pause_corrected_response(100_000, 1_000);
+        assert!(recorder.corrected.is_none());
+        assert_eq!(result_of(&recorder).latency_corrected_ms, None);
+    }
+
+    #[test]
     fn nothing_attempted_has_no_error_share() {
         assert_eq!(result_of(&Recorder::new(1, false)).error_pct(), None);
     }
