@@ -1,6 +1,6 @@
 //! `jload bench` against real servers on 127.0.0.1 written inside the tests: counts, status codes, chunked bodies,
-//! stalls, resets, garbage, closed ports, the open model's rate and coordinated-omission correction, thresholds,
-//! mixes, hlog output and bad input.
+//! stalls, resets, garbage, closed ports, the open model's rate, coordinated-omission correction in both models,
+//! thresholds, mixes, hlog output and bad input.
 
 mod common;
 
@@ -265,6 +265,62 @@ fn a_stall_shows_in_corrected_but_not_uncorrected_latency() {
     assert!(corrected > 300.0, "corrected p99 must show the 500 ms stall: {corrected}");
     assert!(uncorrected < 100.0, "uncorrected p99 hides it (only 10 requests waited): {uncorrected}");
     assert!(result["late"].as_u64().unwrap() > 100, "requests due during the stall were sent late");
+}
+
+/// A server that stops answering every connection at once for 200 ms every 2 s, like a stop-the-world pause: the
+/// pauses start 0.9 s, 2.9 s and 4.9 s after its first request, so a 6 s run holds three whole ones.
+fn pausing_server() -> common::TestServer {
+    let first_request = Arc::new(std::sync::OnceLock::<Instant>::new());
+    serve(move |_| {
+        let since_first = first_request.get_or_init(Instant::now).elapsed().as_millis() as u64;
+        let in_period = since_first % 2000;
+        if (900..1100).contains(&in_period) {
+            std::thread::sleep(Duration::from_millis(1100 - in_period));
+        }
+        ok("x")
+    })
+}
+
+fn p(result: &serde_json::Value, block: &str, percentile: &str) -> f64 {
+    result[block][percentile].as_f64().unwrap_or_else(|| panic!("no {block}.{percentile} in {result}"))
+}
+
+#[test]
+fn closed_model_corrected_latency_shows_the_pauses_raw_latency_hides() {
+    let (code, result, _) = bench_json(&["-c", "50", "-d", "6s", &pausing_server().url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["model"], "closed");
+    // Theory: each pause P = 200 ms stops every connection; a connection whose service time is i would have sent
+    // P/i requests meanwhile, waiting P, P−i, …, i: uniform over (0, P]. Paused time is 3·P of the 6 s, so those
+    // requests are 10 % of all (whatever i is), and the top 1 % are the pause values above P·(1 − 0.01/0.10) =
+    // 180 ms; the top 0.1 % above P·(1 − 0.001/0.10) = 198 ms. Bands allow for late thread wake-ups and a run that
+    // starts a little before the server's pause clock on a loaded 2-core machine.
+    let corrected_p99 = p(&result, "latency_corrected_ms", "p99");
+    let corrected_p999 = p(&result, "latency_corrected_ms", "p999");
+    assert!((160.0..=200.0).contains(&corrected_p99), "corrected p99 {corrected_p99} ms, theory 180 ms");
+    assert!((185.0..=225.0).contains(&corrected_p999), "corrected p99.9 {corrected_p999} ms, theory 198 ms");
+    // Raw: only the 50 requests in flight per pause waited (150 of many thousands), so p99 is a normal answer's.
+    let raw_p99 = p(&result, "latency_ms", "p99");
+    assert!(raw_p99 < 50.0, "raw p99 {raw_p99} ms hides the pauses");
+    assert!(p(&result, "latency_ms", "max") >= 190.0, "the pauses show in the raw maximum");
+}
+
+#[test]
+fn closed_model_corrected_latency_matches_raw_without_pauses() {
+    // A regular server: every answer takes 2 ms, far above the scheduling noise of a loaded machine, so hardly a
+    // response is slower than its connection's recent mean by a whole interval and the correction adds next to nothing.
+    let server = serve(|_| {
+        std::thread::sleep(Duration::from_millis(2));
+        ok("x")
+    });
+    let (code, result, _) = bench_json(&["-c", "10", "-d", "3s", &server.url("/")]);
+    assert_eq!(code, 0);
+    // The body of the distribution; its last percent is the machine's own scheduling noise, corrected like any wait.
+    for percentile in ["p50", "p90", "mean"] {
+        let (raw, corrected) = (p(&result, "latency_ms", percentile), p(&result, "latency_corrected_ms", percentile));
+        assert!(corrected >= raw, "{percentile}: correction only adds waits: raw {raw}, corrected {corrected}");
+        assert!(corrected <= raw * 1.05 + 0.01, "{percentile}: raw {raw} ms, corrected {corrected} ms");
+    }
 }
 
 #[test]

@@ -78,6 +78,8 @@ fn two_by_two_plan_fills_a_consistent_summary() {
         assert_eq!(rep["phases"]["get"], on_disk, "summary repeats the phase file of {id}");
         assert_eq!(rep["phases"]["fill"]["requests"], 5000);
         assert!(on_disk["requests"].as_u64().unwrap() > 100);
+        assert_eq!(on_disk["model"], "closed");
+        assert!(on_disk["latency_corrected_ms"]["p99"].as_f64().is_some(), "closed-model phases keep both latencies");
         assert!(on_disk["jvm"]["ygc"].as_u64().is_some(), "GC counters sampled");
         assert!(on_disk["jvm"]["pauses"]["count"].as_u64().is_some(), "GC log read");
         assert_eq!(on_disk["slo_passed"], true);

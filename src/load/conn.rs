@@ -10,6 +10,7 @@ use mio::net::TcpStream;
 use mio::{Interest, Registry, Token};
 
 use super::http::{Parsed, ResponseParser};
+use super::pause_correction::RecentServiceTime;
 
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +72,8 @@ pub struct Conn {
     pub resent: bool,
     /// The request in flight goes out again as soon as the new connection is up.
     pub resend_when_connected: bool,
+    /// Closed model: the moving mean of this connection's recent service times (its expected request interval).
+    pub recent_service: RecentServiceTime,
     /// Bytes written on the current TCP connection (compared with what the peer acknowledged).
     written_on_connection: u64,
     writable_interest: bool,
@@ -90,6 +93,7 @@ impl Conn {
             next_slot: 0,
             resent: false,
             resend_when_connected: false,
+            recent_service: RecentServiceTime::default(),
             written_on_connection: 0,
             writable_interest: false,
         }

@@ -7,6 +7,7 @@ pub mod figures;
 pub mod http;
 pub mod limits;
 pub mod mix;
+pub mod pause_correction;
 pub mod printout;
 pub mod probe;
 pub mod recorder;

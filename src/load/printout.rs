@@ -90,13 +90,18 @@ fn run_lines(out: &mut String, result: &BenchResult) {
     );
 }
 
-/// Latency percentiles (corrected and uncorrected in the open model) and sends that left late.
+/// Latency percentiles, corrected and uncorrected side by side (both models; one unlabelled row for a closed-model
+/// record written before the correction), and sends that left late.
 fn latency_lines(out: &mut String, result: &BenchResult) {
     let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
-    let corrected_label = if result.rate.is_some() { "  corrected     " } else { "                " };
-    let _ = writeln!(out, "{corrected_label}{}", latency_row(&result.latency_ms));
-    if let Some(uncorrected) = &result.latency_uncorrected_ms {
-        let _ = writeln!(out, "  uncorrected   {}", latency_row(uncorrected));
+    match (result.corrected_latency(), result.uncorrected_latency()) {
+        (Some(corrected), Some(uncorrected)) => {
+            let _ = writeln!(out, "  corrected     {}", latency_row(corrected));
+            let _ = writeln!(out, "  uncorrected   {}", latency_row(uncorrected));
+        }
+        _ => {
+            let _ = writeln!(out, "                {}", latency_row(&result.latency_ms));
+        }
     }
     if let Some(late) = result.late {
         let share = if result.requests > 0 { late as f64 * 100.0 / result.requests as f64 } else { 0.0 };
@@ -247,6 +252,34 @@ mod tests {
                 "  closed model, 8 connections, 2 threads"
             ]
         );
+    }
+
+    fn latency_rows(result: &BenchResult) -> Vec<String> {
+        let text = render(result);
+        text.lines()
+            .skip_while(|line| !line.starts_with("  Latency (ms)"))
+            .skip(1)
+            .take(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_closed_model_run_shows_corrected_and_uncorrected_latency_side_by_side() {
+        let mut result = fixture();
+        result.latency_corrected_ms = Some(LatencySummary { p50: 0.5, p99: 180.0, max: 210.0, ..result.latency_ms });
+        let rows = latency_rows(&result);
+        assert!(rows[0].starts_with("  corrected     ") && rows[0].contains(" 180.0 "), "{rows:?}");
+        assert_eq!(rows[1], format!("  uncorrected   {}", latency_row(&result.latency_ms)));
+    }
+
+    #[test]
+    fn a_closed_model_record_from_before_the_correction_shows_one_unlabelled_row() {
+        let result = fixture();
+        assert_eq!(result.latency_corrected_ms, None);
+        let rows = latency_rows(&result);
+        assert_eq!(rows[0], format!("                {}", latency_row(&result.latency_ms)));
+        assert!(rows[1].starts_with("  Errors"), "{rows:?}");
     }
 
     #[test]

@@ -4,6 +4,8 @@
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use super::pause_correction::record_corrected;
+
 /// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
 const SIGNIFICANT_DIGITS: u8 = 3;
@@ -121,6 +123,9 @@ pub struct Recorder {
     pub per_request: Vec<Tally>,
     /// Latency from the actual send (open model only).
     pub uncorrected: Option<Histogram<u64>>,
+    /// Closed model only: latency with the requests a stalled connection would have sent meanwhile (see
+    /// [`super::pause_correction`]).
+    pub corrected: Option<Histogram<u64>>,
     pub interval: IntervalCounts,
     pub bytes_received: u64,
     pub bytes_sent: u64,
@@ -140,6 +145,7 @@ impl Recorder {
             total: Tally::new(),
             per_request,
             uncorrected: open_model.then(new_histogram),
+            corrected: (!open_model).then(new_histogram),
             interval: IntervalCounts::new(),
             bytes_received: 0,
             bytes_sent: 0,
@@ -162,6 +168,14 @@ impl Recorder {
         self.interval.requests += 1;
         if !ok {
             self.interval.errors += 1;
+        }
+    }
+
+    /// Closed model: the same response again, corrected for the requests its connection did not send while it waited
+    /// longer than its expected interval (0: none known yet). Does nothing in the open model, which needs no correction.
+    pub fn pause_corrected_response(&mut self, latency_us: u64, expected_interval_us: u64) {
+        if let Some(corrected) = &mut self.corrected {
+            record_corrected(corrected, latency_us, expected_interval_us);
         }
     }
 
@@ -199,8 +213,10 @@ impl Recorder {
         for (mine, theirs) in self.per_request.iter_mut().zip(&other.per_request) {
             mine.merge(theirs);
         }
-        if let (Some(mine), Some(theirs)) = (&mut self.uncorrected, &other.uncorrected) {
-            mine.add(theirs).expect("same histogram bounds");
+        for (mine, theirs) in [(&mut self.uncorrected, &other.uncorrected), (&mut self.corrected, &other.corrected)] {
+            if let (Some(mine), Some(theirs)) = (mine, theirs) {
+                mine.add(theirs).expect("same histogram bounds");
+            }
         }
         self.bytes_received += other.bytes_received;
         self.bytes_sent += other.bytes_sent;

@@ -127,6 +127,11 @@ pub struct BenchResult {
     pub latency_ms: LatencySummary,
     /// Open model only: latency measured from the actual send.
     pub latency_uncorrected_ms: Option<LatencySummary>,
+    /// Closed model only: latency corrected for coordinated omission — a response slower than its connection's recent
+    /// mean service time also stands for the requests the connection would have sent meanwhile (see
+    /// [`super::pause_correction`]). `latency_ms` stays the raw figure. Absent from records written before it existed.
+    #[serde(default)]
+    pub latency_corrected_ms: Option<LatencySummary>,
     /// Open model only: requests sent after their intended time because their connection was busy.
     pub late: Option<u64>,
     pub errors: ErrorSummary,
@@ -198,6 +203,7 @@ impl BenchResult {
             bytes_sent: merged.bytes_sent,
             latency_ms: LatencySummary::from_histogram(&total.latency),
             latency_uncorrected_ms: merged.uncorrected.as_ref().map(LatencySummary::from_histogram),
+            latency_corrected_ms: merged.corrected.as_ref().map(LatencySummary::from_histogram),
             late: facts.rate.map(|_| merged.late),
             errors: ErrorSummary::from(&total.errors),
             status_codes: status_map(&total.status_codes),
@@ -208,6 +214,17 @@ impl BenchResult {
             interrupted: facts.interrupted,
             thresholds: Vec::new(),
         }
+    }
+
+    /// Latency corrected for coordinated omission: from the due time in the open model, with the requests a waiting
+    /// connection did not send in the closed model. None for a closed-model record written before the correction.
+    pub fn corrected_latency(&self) -> Option<&LatencySummary> {
+        if self.rate.is_some() { Some(&self.latency_ms) } else { self.latency_corrected_ms.as_ref() }
+    }
+
+    /// Latency measured from each request's actual send, as a closed-model tool (wrk, ab, JMeter) reports it.
+    pub fn uncorrected_latency(&self) -> Option<&LatencySummary> {
+        if self.rate.is_some() { self.latency_uncorrected_ms.as_ref() } else { Some(&self.latency_ms) }
     }
 
     /// Requests that got a 2xx/3xx response.
@@ -256,6 +273,37 @@ pub(crate) mod tests {
         recorder.connect_failure();
         // 8 requests completed and 2 connections failed: 4 errors of 10 attempts.
         assert_eq!(result_of(&recorder).error_pct(), Some(40.0));
+    }
+
+    #[test]
+    fn a_closed_model_result_has_raw_and_pause_corrected_latency() {
+        let mut recorder = Recorder::new(1, false);
+        let mut merged = Recorder::new(1, false);
+        for _ in 0..98 {
+            recorder.response(0, 1_000, 1_000, 200, true);
+            recorder.pause_corrected_response(1_000, 1_000);
+        }
+        // One 100 ms wait on a connection answering every millisecond: it also stands for 98 requests not sent.
+        recorder.response(0, 100_000, 100_000, 200, true);
+        recorder.pause_corrected_response(100_000, 1_000);
+        merged.merge(&recorder);
+        let result = result_of(&merged);
+        assert_eq!(result.latency_ms.p90, 1.0);
+        let corrected = result.latency_corrected_ms.expect("closed model");
+        // 99 values of 1 ms (98 raw, 1 added) and 2, 3, … 100 ms: the 179th of 198 is 81 ms (to the histogram's 3
+        // significant digits).
+        assert!((corrected.p90 - 81.0).abs() < 0.1, "corrected p90 {}", corrected.p90);
+        assert_eq!(corrected.max, result.latency_ms.max);
+        assert_eq!(result.uncorrected_latency(), Some(&result.latency_ms));
+        assert_eq!(result.corrected_latency(), Some(&corrected));
+    }
+
+    #[test]
+    fn the_open_model_records_no_pause_correction() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.pause_corrected_response(100_000, 1_000);
+        assert!(recorder.corrected.is_none());
+        assert_eq!(result_of(&recorder).latency_corrected_ms, None);
     }
 
     #[test]

@@ -380,6 +380,8 @@ impl Worker<'_> {
                 let uncorrected = now.saturating_duration_since(conn.sent).as_micros() as u64;
                 let ok = self.shared.ok_status.is_ok(status);
                 self.recorder.response(conn.request, latency, uncorrected, status, ok);
+                self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
+                self.conns[index].recent_service.observe(uncorrected);
                 // A close that came with the response, announced or not: the connection cannot carry another.
                 if close || peer_closed {
                     self.reconnect(index, now);
