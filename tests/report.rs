@@ -237,7 +237,7 @@ fn report_rejects_what_is_not_a_results_directory() {
     let empty = tempdir();
     for (dir, expected) in [
         (empty.join("missing"), "no such directory"),
-        (empty.clone(), "not a jload results directory (no summary.json)"),
+        (empty.to_path_buf(), "not a jload results directory (no summary.json)"),
     ] {
         let (output, _) = jload(&["report", dir.to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&output.stderr);

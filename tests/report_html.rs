@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::tempdir;
-use results_fixtures::{copy_of, edit_summary, write_report};
+use results_fixtures::{FixtureCopy, copy_of, edit_summary, write_report};
 use scraper::{ElementRef, Html, Selector};
 
 /// One browser at a time (2 cores, shared).
@@ -150,16 +150,17 @@ fn check_page(page: &Path, name: &str, expected_charts: &[(&str, usize)]) -> Htm
     document
 }
 
-/// The HTML report of a writable copy of a fixture.
-fn report_of(name: &str) -> PathBuf {
+/// A writable copy of a fixture with its reports written (report.html is the page the tests open).
+fn reported_copy_of(name: &str) -> FixtureCopy {
     let dir = copy_of(name);
     write_report(&dir);
-    dir.join("report.html")
+    dir
 }
 
 #[test]
 fn sweep_report_renders_with_every_chart_drawn() {
-    let page = report_of("sweep");
+    let copy = reported_copy_of("sweep");
+    let page = copy.join("report.html");
     // Two measured phases × (throughput, p99, spectrum, GC time, longest pause); a timeline per cell.
     let expected = [("throughput", 2), ("p99", 2), ("spectrum", 2), ("gc-time", 2), ("gc-pause", 2), ("timeline", 3)];
     let document = check_page(&page, "sweep", &expected);
@@ -180,7 +181,8 @@ fn sweep_report_renders_with_every_chart_drawn() {
 
 #[test]
 fn report_without_logs_still_draws_its_charts() {
-    let page = report_of("compare-base");
+    let copy = reported_copy_of("compare-base");
+    let page = copy.join("report.html");
     let expected = [("throughput", 1), ("p99", 1), ("spectrum", 1), ("gc-time", 1), ("gc-pause", 1), ("timeline", 1)];
     check_page(&page, "compare-base", &expected);
 }
@@ -221,7 +223,8 @@ fn the_console_check_catches_a_script_error() {
 
 #[test]
 fn a_25_cell_report_has_grids_every_cell_in_the_legend_and_no_two_cells_alike() {
-    let page = report_of("sweep25");
+    let copy = reported_copy_of("sweep25");
+    let page = copy.join("report.html");
     // Two measured phases × (throughput, p99, spectrum, GC time, longest pause); a timeline per cell.
     let expected = [("throughput", 2), ("p99", 2), ("spectrum", 2), ("gc-time", 2), ("gc-pause", 2), ("timeline", 25)];
     let document = check_page(&page, "sweep25", &expected);

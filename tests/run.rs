@@ -390,7 +390,8 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
         [[phase]]\nname = \"get\"\nmix = \"mixes/get.toml\"\nconnections = 4\nduration = \"1s\"\n\
         [run]\nrepeats = 2\ncooldown = \"0s\"\n";
     std::fs::write(project.join("plans/p.toml"), text).unwrap();
-    let out = tempdir().join("results");
+    let results_parent = tempdir();
+    let out = results_parent.join("results");
     // First run from the plan's folder, without the jar: every cell fails for a reason of the environment.
     let first = Command::new(env!("CARGO_BIN_EXE_jload"))
         .args(["run", "p.toml", "--repeats", "1", "--out", out.to_str().unwrap()])

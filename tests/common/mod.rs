@@ -202,16 +202,25 @@ pub fn bench_json(args: &[&str]) -> (i32, serde_json::Value, Duration) {
 }
 
 /// A fresh, empty temporary directory.
-pub fn tempdir() -> std::path::PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "jload-test-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch folder of one test (`/tmp/jload-test-…`), removed with everything in it when the test ends; it reads as
+/// a `Path`.
+pub struct TestDir(tempfile::TempDir);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+pub fn tempdir() -> TestDir {
+    TestDir(tempfile::Builder::new().prefix("jload-test-").tempdir().expect("a scratch folder in the temp directory"))
 }
 
 pub fn repo() -> PathBuf {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{jload, tempdir};
+use crate::common::{TestDir, jload, tempdir};
 
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results").join(name)
@@ -27,10 +27,24 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// A writable copy of a fixture (reports are written into the directory).
-pub fn copy_of(name: &str) -> PathBuf {
-    let dir = tempdir().join(name);
-    copy_dir(&fixture(name), &dir);
-    dir
+pub fn copy_of(name: &str) -> FixtureCopy {
+    let scratch = tempdir();
+    let path = scratch.join(name);
+    copy_dir(&fixture(name), &path);
+    FixtureCopy { _scratch: scratch, path }
+}
+
+/// A fixture's copy, removed when it goes out of scope; it reads as its `Path`.
+pub struct FixtureCopy {
+    _scratch: TestDir,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for FixtureCopy {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
 }
 
 pub fn read_json(path: &Path) -> Value {
