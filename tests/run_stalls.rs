@@ -37,7 +37,7 @@ fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
         format!(
             "name = \"stalls\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\n\
              ready = \"http://127.0.0.1:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-             jvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-XX:+UseZGC\", \"-Xmx40m\"]\n\
+             jvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-XX:+UseZGC\", \"-Xmx40m\", \"-Dkv.maxMemory=10m\"]\n\
              [[phase]]\nname = \"set\"\nurl = \"http://127.0.0.1:{{port}}/random_set?keyRange=20000&valueSize=4000\"\n\
              connections = 16\nduration = \"3s\"\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
             jar = kv_jar().display()
@@ -48,6 +48,8 @@ fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let rep = out.join("cells/default/rep-1");
+    // The store keeps 10 MB (a quarter of the heap): ZGC stalls under the write rate without running out of heap.
+    assert_eq!(json(&rep.join("meta.json"))["status"], "ok", "the JVM must survive the phase");
     let jvm = &json(&rep.join("set.json"))["jvm"];
     let (from, to) = (jvm["uptime_start_s"].as_f64().unwrap(), jvm["uptime_end_s"].as_f64().unwrap());
     let inside: Vec<(f64, f64)> =
