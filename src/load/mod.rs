@@ -5,6 +5,8 @@ pub mod conn;
 pub mod engine;
 pub mod figures;
 pub mod http;
+pub mod ladder;
+pub mod limit;
 pub mod limits;
 pub mod mix;
 pub mod pause_correction;

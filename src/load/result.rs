@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use super::ladder::{Capacity, Step};
 use super::recorder::{ErrorCounts, Recorder, Tally};
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
@@ -147,6 +148,36 @@ pub struct BenchResult {
     /// True when the run was stopped early (Ctrl-C).
     pub interrupted: bool,
     pub thresholds: Vec<ThresholdOutcome>,
+    /// Open model: requests that fell due during the run (the schedule's count up to its end, capped by -n).
+    #[serde(default)]
+    pub due: Option<u64>,
+    /// Open model: requests that fell due but were never sent (every connection of theirs was busy until the end).
+    #[serde(default)]
+    pub never_sent: u64,
+    /// Requests sent but not answered when the run ended.
+    #[serde(default)]
+    pub unfinished: u64,
+    /// Open model: how well the generator kept its own schedule.
+    #[serde(default)]
+    pub generator: Option<GeneratorHealth>,
+    /// A rate ladder or capacity search: each step, in the order run (empty for a single run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+    /// A capacity search: what it found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
+}
+
+/// How well the generator kept its own schedule in the open model: the slip of sends whose connection was free, and
+/// the CPU of its busiest thread. Large slips or a saturated thread mean the generator, not the target, set the pace.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct GeneratorHealth {
+    /// Sends the generator itself made later than their intended time by more than its tolerance.
+    pub slipped: u64,
+    pub slip_p99_ms: f64,
+    pub slip_max_ms: f64,
+    /// CPU time of the busiest worker thread over the run, in percent of one core.
+    pub busiest_thread_cpu_pct: f64,
 }
 
 /// Facts about the run that the recorders do not hold.
@@ -213,6 +244,12 @@ impl BenchResult {
             series: facts.series,
             interrupted: facts.interrupted,
             thresholds: Vec::new(),
+            due: None,
+            never_sent: 0,
+            unfinished: 0,
+            generator: None,
+            steps: Vec::new(),
+            capacity: None,
         }
     }
 
