@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Reply, bench_json, jload, ok, serve, status, tempdir};
+use common::{Reply, bench_json, jload, ok, pausing_server, serve, status, tempdir};
 
 #[test]
 fn exact_count_with_n() {
@@ -265,20 +265,6 @@ fn a_stall_shows_in_corrected_but_not_uncorrected_latency() {
     assert!(corrected > 300.0, "corrected p99 must show the 500 ms stall: {corrected}");
     assert!(uncorrected < 100.0, "uncorrected p99 hides it (only 10 requests waited): {uncorrected}");
     assert!(result["late"].as_u64().unwrap() > 100, "requests due during the stall were sent late");
-}
-
-/// A server that stops answering every connection at once for 200 ms every 2 s, like a stop-the-world pause: the
-/// pauses start 0.9 s, 2.9 s and 4.9 s after its first request, so a 6 s run holds three whole ones.
-fn pausing_server() -> common::TestServer {
-    let first_request = Arc::new(std::sync::OnceLock::<Instant>::new());
-    serve(move |_| {
-        let since_first = first_request.get_or_init(Instant::now).elapsed().as_millis() as u64;
-        let in_period = since_first % 2000;
-        if (900..1100).contains(&in_period) {
-            std::thread::sleep(Duration::from_millis(1100 - in_period));
-        }
-        ok("x")
-    })
 }
 
 fn p(result: &serde_json::Value, block: &str, percentile: &str) -> f64 {
