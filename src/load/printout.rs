@@ -275,7 +275,8 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::result::{ErrorSummary, RequestResult};
+    use crate::load::ladder::Limit;
+    use crate::load::result::{ErrorSummary, GeneratorHealth, RequestResult};
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
     fn fixture() -> BenchResult {
@@ -354,6 +355,71 @@ mod tests {
         let rows = latency_rows(&result);
         assert_eq!(rows[0], format!("                {}", latency_row(&result.latency_ms)));
         assert!(rows[1].starts_with("  Errors"), "{rows:?}");
+    }
+
+    /// An open-model run at 1000 req/s that sustained it, with nothing left waiting and a generator at ease.
+    fn open_model() -> BenchResult {
+        let mut result = fixture();
+        result.rate = Some(1000.0);
+        (result.requests, result.duration_s, result.rps, result.due, result.late) =
+            (10_000, 10.0, 1000.0, Some(10_000), Some(0));
+        result.latency_uncorrected_ms = Some(result.latency_ms);
+        result.generator = Some(GeneratorHealth { busiest_thread_cpu_pct: 12.0, ..GeneratorHealth::default() });
+        result
+    }
+
+    fn lines_from(text: &str, label: &str) -> Vec<String> {
+        text.lines().filter(|line| line.starts_with(label)).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_clean_open_model_run_shows_the_requested_rate_and_no_accounting_lines() {
+        let text = render(&open_model());
+        assert_eq!(
+            lines_from(&text, "  Requests"),
+            ["  Requests      10,000 in 10.00s, 1000.0 req/s of 1000 requested (100.0 %)"]
+        );
+        for label in ["  Never sent", "  Unfinished", "  Late sends", "  Generator", "  Limited by"] {
+            assert!(lines_from(&text, label).is_empty(), "{label}: {text}");
+        }
+    }
+
+    #[test]
+    fn what_was_left_waiting_late_sends_and_the_limit_are_shown_when_they_happened() {
+        let mut result = open_model();
+        (result.requests, result.rps, result.never_sent, result.unfinished) = (8_500, 850.0, 1_490, 10);
+        (result.never_sent_longest_wait_ms, result.unfinished_longest_wait_ms) = (1490.2, 1500.0);
+        result.late = Some(200);
+        let health = result.generator.as_mut().unwrap();
+        (health.slipped, health.slip_p99_ms, health.slip_max_ms, health.busiest_thread_cpu_pct) = (30, 0.4, 2.5, 63.0);
+        result.limited_by = Some(Limit { side: Side::Target, reason: "850 req/s achieved of 1000 requested".into() });
+        let text = render(&result);
+        let accounting: Vec<&str> = text
+            .lines()
+            .skip_while(|line| !line.starts_with("  Never sent"))
+            .take_while(|line| !line.starts_with("  Errors"))
+            .collect();
+        assert_eq!(
+            accounting,
+            [
+                "  Never sent    1,490 of 10,000 due: no free connection until the end; waited up to 1490 ms (in the \
+                 latency as lower bounds)",
+                "  Unfinished    10: sent, unanswered at the end; waited up to 1500 ms (in the latency as lower bounds)",
+                "  Late sends    target 200 (2.00 %: connection still busy at the intended time); generator 30 (0.30 %: \
+                 over 1 ms behind schedule on a free connection; slip p99 0.400 ms, max 2.500 ms)",
+                "  Generator     busiest thread at 63 % of a core",
+                "  Limited by    target: 850 req/s achieved of 1000 requested",
+            ]
+        );
+    }
+
+    #[test]
+    fn unfinished_requests_of_a_clean_closed_run_are_not_shown() {
+        let mut result = fixture();
+        (result.unfinished, result.unfinished_longest_wait_ms) = (8, result.latency_ms.p99 / 2.0);
+        assert!(lines_from(&render(&result), "  Unfinished").is_empty());
+        result.unfinished_longest_wait_ms = result.latency_ms.p99 * 2.0;
+        assert_eq!(lines_from(&render(&result), "  Unfinished").len(), 1);
     }
 
     #[test]

@@ -350,3 +350,71 @@ impl Recorder {
         self.busiest_thread_busy_pct = self.busiest_thread_busy_pct.max(other.busiest_thread_busy_pct);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_left_waiting_enters_the_latency_only_when_slower_than_its_connections_usual_answer() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.unfinished_at_end(0, 500, 1_000);
+        recorder.never_sent_at_end(800, 1_000);
+        assert_eq!(recorder.total.latency.len(), 0, "shorter than a usual answer: counted, not recorded");
+        recorder.unfinished_at_end(0, 5_000, 1_000);
+        recorder.never_sent_at_end(3_000, 1_000);
+        recorder.never_sent_at_end(2_000, 0);
+        assert_eq!(recorder.total.latency.len(), 3);
+        assert_eq!(recorder.interval.latency.len(), 3, "in the second they were measured in, like any wait");
+        assert_eq!(recorder.uncorrected.as_ref().unwrap().len(), 0, "not in the latency from the actual send");
+        assert_eq!(recorder.unfinished, Waiting { count: 2, longest_us: 5_000 });
+        assert_eq!(recorder.never_sent, Waiting { count: 3, longest_us: 3_000 });
+        assert_eq!(recorder.total.requests, 0, "none of them completed");
+    }
+
+    #[test]
+    fn a_timeout_is_an_error_and_a_latency() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.timed_out(0, 150_000, 100_000, 0);
+        assert_eq!((recorder.total.requests, recorder.total.errors.timeout), (1, 1));
+        assert_eq!(recorder.total.latency.len(), 1);
+        assert!(recorder.total.latency.equivalent(recorder.total.latency.max(), 150_000));
+        let uncorrected = recorder.uncorrected.as_ref().unwrap();
+        assert!(uncorrected.equivalent(uncorrected.max(), 100_000));
+        assert_eq!((recorder.interval.requests, recorder.interval.errors, recorder.interval.latency.len()), (1, 1, 1));
+    }
+
+    #[test]
+    fn a_closed_model_timeout_is_corrected_like_a_response() {
+        let mut recorder = Recorder::new(1, false);
+        // 100 ms without an answer on a connection answering every 10 ms: it also stands for the 9 requests not sent.
+        recorder.timed_out(0, 100_000, 100_000, 10_000);
+        assert_eq!(recorder.total.latency.len(), 1);
+        assert_eq!(recorder.corrected.as_ref().unwrap().len(), 10);
+    }
+
+    #[test]
+    fn a_slip_beyond_the_tolerance_counts_as_slipped() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.slip(0);
+        recorder.slip(SLIP_TOLERANCE_US);
+        recorder.slip(SLIP_TOLERANCE_US + 1);
+        assert_eq!(recorder.slipped, 1);
+        assert_eq!(recorder.slips.as_ref().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn merging_adds_counts_and_keeps_the_longest_wait_and_the_busiest_thread() {
+        let mut first = Recorder::new(1, true);
+        first.unfinished_at_end(0, 7_000, 0);
+        (first.due, first.busiest_thread_cpu_pct, first.busiest_thread_busy_pct) = (100, 40.0, 90.0);
+        let mut second = Recorder::new(1, true);
+        second.unfinished_at_end(0, 3_000, 0);
+        second.slip(5_000);
+        (second.due, second.busiest_thread_cpu_pct, second.busiest_thread_busy_pct) = (120, 70.0, 80.0);
+        first.merge(&second);
+        assert_eq!(first.unfinished, Waiting { count: 2, longest_us: 7_000 });
+        assert_eq!((first.due, first.slipped), (220, 1));
+        assert_eq!((first.busiest_thread_cpu_pct, first.busiest_thread_busy_pct), (70.0, 90.0));
+    }
+}

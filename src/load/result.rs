@@ -380,6 +380,42 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_open_model_result_carries_what_was_left_waiting_and_the_generators_health() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.response(0, 1_000, 800, 200, true);
+        recorder.unfinished_at_end(0, 2_500_000, 0);
+        recorder.never_sent_at_end(1_999_000, 0);
+        recorder.slip(300);
+        recorder.slip(4_000);
+        (recorder.due, recorder.busiest_thread_cpu_pct, recorder.busiest_thread_busy_pct) = (3, 35.0, 40.0);
+        let facts = RunFacts {
+            url: "http://127.0.0.1:1/".to_string(),
+            connections: 1,
+            threads: 1,
+            rate: Some(3.0),
+            duration_s: 1.0,
+            request_names: vec!["get".to_string()],
+            series: Vec::new(),
+            interrupted: false,
+        };
+        let result = BenchResult::build(&recorder, facts);
+        assert_eq!((result.due, result.requests, result.unfinished, result.never_sent), (Some(3), 1, 1, 1));
+        assert_eq!((result.unfinished_longest_wait_ms, result.never_sent_longest_wait_ms), (2_500.0, 1_999.0));
+        let health = result.generator.expect("open model");
+        assert_eq!((health.slipped, health.busiest_thread_cpu_pct, health.busiest_thread_busy_pct), (1, 35.0, 40.0));
+        assert!((health.slip_max_ms - 4.0).abs() < 0.01, "{}", health.slip_max_ms);
+        // The percentiles hold the answer and both waits; the rate holds only the answer.
+        assert!((result.latency_ms.max - 2_500.0).abs() < 2.0, "{}", result.latency_ms.max);
+        assert_eq!(result.rps, 1.0);
+    }
+
+    #[test]
+    fn a_closed_model_result_has_no_schedule_and_no_generator_block() {
+        let result = result_of(&Recorder::new(1, false));
+        assert_eq!((result.due, result.generator, result.limited_by), (None, None, None));
+    }
+
+    #[test]
     fn nothing_attempted_has_no_error_share() {
         assert_eq!(result_of(&Recorder::new(1, false)).error_pct(), None);
     }
