@@ -1,8 +1,8 @@
 //! Whose limit a run (or a step) of open-model load hit: the generator's — its busiest thread never waited for the
-//! target, or every connection was busy while the target answered at its usual speed — or the target's, when it did
-//! not sustain the requested rate; and, when the rate was sustained, the generator's again if its own loop sent more
-//! than a few requests late (its delays are then in the latency figures). The one rule every output and the capacity
-//! search use; its one-line reason names the evidence.
+//! target, its own loop sent more than a few requests late (it could not keep the schedule, and its delays are in the
+//! latency figures), or every connection was busy while the target answered at its usual speed — or the target's,
+//! when it did not sustain the requested rate. The one rule every output and the capacity search use; its one-line
+//! reason names the evidence.
 
 use super::ladder::{Limit, Side};
 use super::printout::{format_ms, grouped};
@@ -26,9 +26,9 @@ pub const UNQUEUED_FACTOR: f64 = 3.0;
 /// Who limited an open-model run at `requested_rps`; None when it sustained the rate and the generator kept up.
 pub fn limited_by(result: &BenchResult, requested_rps: f64) -> Option<Limit> {
     generator_saturated(result)
+        .or_else(|| generator_slip(result))
         .or_else(|| connections_exhausted(result))
         .or_else(|| target(result, requested_rps))
-        .or_else(|| generator_slip(result))
 }
 
 fn generator(reason: String) -> Option<Limit> {
@@ -170,10 +170,12 @@ mod tests {
     }
 
     #[test]
-    fn a_target_that_did_not_sustain_the_rate_is_the_limit_even_when_the_generator_slipped_too() {
+    fn a_generator_that_could_not_keep_the_schedule_is_the_limit_even_when_the_rate_fell_short() {
         let mut result = healthy();
         result.rps = 800.0;
         result.generator.as_mut().unwrap().slipped = 250;
+        assert_eq!(limited_by(&result, 1000.0).unwrap().side, Side::Generator);
+        result.generator.as_mut().unwrap().slipped = 0;
         let limit = limited_by(&result, 1000.0).unwrap();
         assert_eq!((limit.side, limit.reason.as_str()), (Side::Target, "800 req/s achieved of 1000 requested"));
     }
