@@ -363,7 +363,11 @@ fn hlog_holds_every_request() {
         }
     }
     assert_eq!(intervals, 2);
-    assert_eq!(total, result["requests"].as_u64().unwrap());
+    // Every answer, and the last second also holds the waits of requests unanswered at the end that had already
+    // waited longer than their connection's usual answer (rare against this fast server).
+    let requests = result["requests"].as_u64().unwrap();
+    let unfinished = result["unfinished"].as_u64().unwrap();
+    assert!((requests..=requests + unfinished).contains(&total), "{total} of {requests} + {unfinished} unfinished");
     assert!(String::from_utf8_lossy(&text).contains("#[StartTime: "));
 }
 
