@@ -75,7 +75,7 @@ struct Worker<'a> {
     deadline: Option<Instant>,
     /// When the event loop's current batch of events arrived (the poll returned).
     events_at: Instant,
-    /// Time spent waiting in the poll for events, since the start.
+    /// Open model: time spent waiting in the poll for events, since the start.
     waited: Duration,
     scan_interval: Duration,
     /// The last successful connect or complete response.
@@ -200,10 +200,14 @@ impl Worker<'_> {
                 wake = wake.min(at);
             }
             self.timer.arm(wake, now)?;
-            let waiting_from = Instant::now();
+            // Open model only (the closed model has no schedule to keep): how long the loop waited, and when the
+            // events arrived.
+            let waiting_from = self.shared.rate.map(|_| Instant::now());
             let polled = self.poll.poll(&mut events, None);
-            self.events_at = Instant::now();
-            self.waited += self.events_at.saturating_duration_since(waiting_from);
+            if let Some(waiting_from) = waiting_from {
+                self.events_at = Instant::now();
+                self.waited += self.events_at.saturating_duration_since(waiting_from);
+            }
             match polled {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
