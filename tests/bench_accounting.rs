@@ -47,14 +47,8 @@ fn a_server_frozen_for_the_last_second_leaves_every_due_request_accounted_for() 
     let longest =
         number(&result, &["unfinished_longest_wait_ms"]).max(number(&result, &["never_sent_longest_wait_ms"]));
     assert!((900.0..=1010.0).contains(&longest), "the longest wait is about the frozen second: {longest} ms");
-    assert_eq!(result["limited_by"]["side"], verdict_unless_the_generator_slipped(&result, "target"));
-}
-
-/// The side `limited_by` names when the generator kept its schedule; a loaded machine can hold the generator's loop
-/// up (more than 1 % of the due requests sent over 1 ms late), and then the generator is named, whatever else happened.
-fn verdict_unless_the_generator_slipped(result: &serde_json::Value, side: &'static str) -> &'static str {
-    let slipped = number(result, &["generator", "slipped"]);
-    if slipped > 0.01 * number(result, &["due"]) { "generator" } else { side }
+    // A loaded machine may hold the generator's loop up by milliseconds: nothing next to a tail of a second.
+    assert_eq!(result["limited_by"]["side"], "target", "{}", result["limited_by"]);
 }
 
 #[test]
@@ -69,10 +63,8 @@ fn a_frozen_server_shows_in_the_printout_and_the_limit_names_the_target() {
     let bound = "ms (in the latency as lower bounds)";
     assert!(line("  Never sent    490 of 2,000 due: no free connection until the end; waited up to ").ends_with(bound));
     assert!(line("  Unfinished    10: sent, unanswered at the end; waited up to ").ends_with(bound));
-    let limit = line("  Limited by    ");
-    let held_up = text.contains("Late sends") && text.contains("generator ") && limit.contains("generator itself");
-    assert!(held_up || limit.starts_with("  Limited by    target: 750 req/s achieved of 1000 requested;"), "{text}");
-    assert!(held_up || limit.contains("490 due requests never sent"), "{text}");
+    let limit = line("  Limited by    target: 750 req/s achieved of 1000 requested;");
+    assert!(limit.contains("490 due requests never sent and 10 unanswered at the end (longest wait "), "{limit}");
 }
 
 #[test]
