@@ -101,8 +101,11 @@ fn timeouts_are_in_the_percentiles_with_the_wait_until_they_expired() {
     assert!(timeouts >= 100, "three pauses time out about 100 requests each: {timeouts}");
     let p99 = number(&result, &["latency_ms", "p99"]);
     assert!(p99 >= 100.0, "corrected p99 {p99} ms includes the timeouts");
+    // From the send, a timeout waited exactly 100 ms and every answer less (the pause ends 100 ms after the last
+    // request that could time out was sent): with more than 1 % timed out, the p99 is the timeout. When timeouts were
+    // left out it was an answer's, 76–78 ms.
     let uncorrected_p99 = number(&result, &["latency_uncorrected_ms", "p99"]);
-    assert!(uncorrected_p99 >= 99.0, "uncorrected p99 {uncorrected_p99} ms includes the 100 ms timeouts too");
+    assert!((100.0..=100.2).contains(&uncorrected_p99), "uncorrected p99 {uncorrected_p99} ms is the timeout");
 }
 
 #[test]
