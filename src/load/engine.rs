@@ -14,6 +14,7 @@ use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriter, IntervalLogWriterBuilder};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::limit::limited_by;
 use super::limits::ensure_open_files;
 use super::recorder::IntervalCounts;
 use super::request::RequestSet;
@@ -105,7 +106,9 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         series: collected.series,
         interrupted: options.stop.load(Ordering::Relaxed),
     };
-    Ok(BenchResult::build(&merged, facts))
+    let mut result = BenchResult::build(&merged, facts);
+    result.limited_by = spec.rate.and_then(|rate| limited_by(&result, rate));
+    Ok(result)
 }
 
 /// Worker `index`'s share of `total` split as evenly as possible among `parts`.

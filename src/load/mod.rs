@@ -18,6 +18,7 @@ pub mod result;
 pub mod spec;
 pub mod status;
 pub mod template;
+pub mod thread_cpu;
 pub mod threshold;
 pub mod timer;
 pub mod worker;

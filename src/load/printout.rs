@@ -1,11 +1,18 @@
-//! The printout of a load run on stdout (`jload bench`): throughput, latency columns (JMeter's aggregate plus wrk's),
-//! errors by class, status codes, per-request rows for a mix, and threshold verdicts.
+//! The printout of a load run on stdout (`jload bench`): throughput (achieved against requested), latency columns
+//! (JMeter's aggregate plus wrk's), what was left waiting at the end, late sends by whose fault, the generator's CPU
+//! and who limited the rate, errors by class, status codes, per-request rows for a mix, and threshold verdicts. A
+//! clean run stays as compact as wrk's: those accounting lines appear only when they have something to say.
 
 use std::fmt::Write;
 
+use super::ladder::Side;
+use super::recorder::SLIP_TOLERANCE_US;
 use super::result::{BenchResult, LatencySummary};
 use super::threshold::Threshold;
 use crate::text_table::{self, Column};
+
+/// The busiest generator thread's CPU is shown from this share of a core up (below it the generator had room to spare).
+const SHOW_CPU_FROM_PCT: f64 = 50.0;
 
 const LATENCY_HEADER: &str = "min      mean     stdev    p50      p90      p95      p99      p99.9    max";
 
@@ -59,6 +66,9 @@ pub fn render(result: &BenchResult) -> String {
     let mut out = String::new();
     run_lines(&mut out, result);
     latency_lines(&mut out, result);
+    waiting_lines(&mut out, result);
+    late_lines(&mut out, result);
+    generator_lines(&mut out, result);
     error_lines(&mut out, result);
     per_request_table(&mut out, result);
     threshold_lines(&mut out, result);
@@ -75,9 +85,13 @@ fn run_lines(out: &mut String, result: &BenchResult) {
     let kb_per_s = |bytes: u64| if result.duration_s > 0.0 { bytes as f64 / 1024.0 / result.duration_s } else { 0.0 };
     let _ = writeln!(out, "jload bench {}", result.url);
     let _ = writeln!(out, "  {model}, {} connections, {} threads{interrupted}", result.connections, result.threads);
+    let requested = match result.rate {
+        Some(rate) if rate > 0.0 => format!(" of {rate} requested ({:.1} %)", result.rps * 100.0 / rate),
+        _ => String::new(),
+    };
     let _ = writeln!(
         out,
-        "  Requests      {} in {:.2}s, {:.1} req/s",
+        "  Requests      {} in {:.2}s, {:.1} req/s{requested}",
         grouped(result.requests),
         result.duration_s,
         result.rps
@@ -91,7 +105,7 @@ fn run_lines(out: &mut String, result: &BenchResult) {
 }
 
 /// Latency percentiles, corrected and uncorrected side by side (both models; one unlabelled row for a closed-model
-/// record written before the correction), and sends that left late.
+/// record written before the correction).
 fn latency_lines(out: &mut String, result: &BenchResult) {
     let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
     match (result.corrected_latency(), result.uncorrected_latency()) {
@@ -103,13 +117,73 @@ fn latency_lines(out: &mut String, result: &BenchResult) {
             let _ = writeln!(out, "                {}", latency_row(&result.latency_ms));
         }
     }
-    if let Some(late) = result.late {
-        let share = if result.requests > 0 { late as f64 * 100.0 / result.requests as f64 } else { 0.0 };
+}
+
+/// Requests left waiting at the end: never sent (open model), and unfinished when they reach into the latency's tail
+/// (every run with a duration ends with requests in flight; a clean run's waited less than its p99).
+fn waiting_lines(out: &mut String, result: &BenchResult) {
+    if result.never_sent > 0 {
+        let due = result.due.map_or(String::new(), |due| format!(" of {} due", grouped(due)));
         let _ = writeln!(
             out,
-            "  Late sends    {} ({share:.2} %): sent after their intended time, connection busy",
-            grouped(late)
+            "  Never sent    {}{due}: no free connection until the end; waited up to {} ms (in the latency as lower \
+             bounds)",
+            grouped(result.never_sent),
+            format_ms(result.never_sent_longest_wait_ms)
         );
+    }
+    let reaches_the_tail = result.never_sent > 0 || result.unfinished_longest_wait_ms > result.latency_ms.p99;
+    if result.unfinished > 0 && reaches_the_tail {
+        let _ = writeln!(
+            out,
+            "  Unfinished    {}: sent, unanswered at the end; waited up to {} ms (in the latency as lower bounds)",
+            grouped(result.unfinished),
+            format_ms(result.unfinished_longest_wait_ms)
+        );
+    }
+}
+
+/// Open model: sends that left after their intended time, by whose fault — the target's (the connection was still
+/// busy with an earlier request) or the generator's own (the connection was free, the generator's loop was late).
+fn late_lines(out: &mut String, result: &BenchResult) {
+    let Some(late) = result.late else { return };
+    let slipped = result.generator.map_or(0, |health| health.slipped);
+    if late == 0 && slipped == 0 {
+        return;
+    }
+    let due = result.due.unwrap_or(result.requests).max(1) as f64;
+    let mut parts = Vec::new();
+    if late > 0 {
+        parts.push(format!(
+            "target {} ({:.2} %: connection still busy at the intended time)",
+            grouped(late),
+            late as f64 * 100.0 / due
+        ));
+    }
+    if let Some(health) = result.generator.filter(|_| slipped > 0) {
+        parts.push(format!(
+            "generator {} ({:.2} %: over {} ms behind schedule on a free connection; slip p99 {} ms, max {} ms)",
+            grouped(slipped),
+            slipped as f64 * 100.0 / due,
+            SLIP_TOLERANCE_US / 1000,
+            format_ms(health.slip_p99_ms),
+            format_ms(health.slip_max_ms)
+        ));
+    }
+    let _ = writeln!(out, "  Late sends    {}", parts.join("; "));
+}
+
+/// The busiest generator thread's CPU when it was busy, and who limited the rate when someone did.
+fn generator_lines(out: &mut String, result: &BenchResult) {
+    if let Some(health) = result.generator.filter(|health| health.busiest_thread_cpu_pct >= SHOW_CPU_FROM_PCT) {
+        let _ = writeln!(out, "  Generator     busiest thread at {:.0} % of a core", health.busiest_thread_cpu_pct);
+    }
+    if let Some(limit) = &result.limited_by {
+        let side = match limit.side {
+            Side::Target => "target",
+            Side::Generator => "generator",
+        };
+        let _ = writeln!(out, "  Limited by    {side}: {}", limit.reason);
     }
 }
 
@@ -201,7 +275,8 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::result::{ErrorSummary, RequestResult};
+    use crate::load::ladder::Limit;
+    use crate::load::result::{ErrorSummary, GeneratorHealth, RequestResult};
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
     fn fixture() -> BenchResult {
@@ -280,6 +355,71 @@ mod tests {
         let rows = latency_rows(&result);
         assert_eq!(rows[0], format!("                {}", latency_row(&result.latency_ms)));
         assert!(rows[1].starts_with("  Errors"), "{rows:?}");
+    }
+
+    /// An open-model run at 1000 req/s that sustained it, with nothing left waiting and a generator at ease.
+    fn open_model() -> BenchResult {
+        let mut result = fixture();
+        result.rate = Some(1000.0);
+        (result.requests, result.duration_s, result.rps, result.due, result.late) =
+            (10_000, 10.0, 1000.0, Some(10_000), Some(0));
+        result.latency_uncorrected_ms = Some(result.latency_ms);
+        result.generator = Some(GeneratorHealth { busiest_thread_cpu_pct: 12.0, ..GeneratorHealth::default() });
+        result
+    }
+
+    fn lines_from(text: &str, label: &str) -> Vec<String> {
+        text.lines().filter(|line| line.starts_with(label)).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_clean_open_model_run_shows_the_requested_rate_and_no_accounting_lines() {
+        let text = render(&open_model());
+        assert_eq!(
+            lines_from(&text, "  Requests"),
+            ["  Requests      10,000 in 10.00s, 1000.0 req/s of 1000 requested (100.0 %)"]
+        );
+        for label in ["  Never sent", "  Unfinished", "  Late sends", "  Generator", "  Limited by"] {
+            assert!(lines_from(&text, label).is_empty(), "{label}: {text}");
+        }
+    }
+
+    #[test]
+    fn what_was_left_waiting_late_sends_and_the_limit_are_shown_when_they_happened() {
+        let mut result = open_model();
+        (result.requests, result.rps, result.never_sent, result.unfinished) = (8_500, 850.0, 1_490, 10);
+        (result.never_sent_longest_wait_ms, result.unfinished_longest_wait_ms) = (1490.2, 1500.0);
+        result.late = Some(200);
+        let health = result.generator.as_mut().unwrap();
+        (health.slipped, health.slip_p99_ms, health.slip_max_ms, health.busiest_thread_cpu_pct) = (30, 0.4, 2.5, 63.0);
+        result.limited_by = Some(Limit { side: Side::Target, reason: "850 req/s achieved of 1000 requested".into() });
+        let text = render(&result);
+        let accounting: Vec<&str> = text
+            .lines()
+            .skip_while(|line| !line.starts_with("  Never sent"))
+            .take_while(|line| !line.starts_with("  Errors"))
+            .collect();
+        assert_eq!(
+            accounting,
+            [
+                "  Never sent    1,490 of 10,000 due: no free connection until the end; waited up to 1490 ms (in the \
+                 latency as lower bounds)",
+                "  Unfinished    10: sent, unanswered at the end; waited up to 1500 ms (in the latency as lower bounds)",
+                "  Late sends    target 200 (2.00 %: connection still busy at the intended time); generator 30 (0.30 %: \
+                 over 1 ms behind schedule on a free connection; slip p99 0.400 ms, max 2.500 ms)",
+                "  Generator     busiest thread at 63 % of a core",
+                "  Limited by    target: 850 req/s achieved of 1000 requested",
+            ]
+        );
+    }
+
+    #[test]
+    fn unfinished_requests_of_a_clean_closed_run_are_not_shown() {
+        let mut result = fixture();
+        (result.unfinished, result.unfinished_longest_wait_ms) = (8, result.latency_ms.p99 / 2.0);
+        assert!(lines_from(&render(&result), "  Unfinished").is_empty());
+        result.unfinished_longest_wait_ms = result.latency_ms.p99 * 2.0;
+        assert_eq!(lines_from(&render(&result), "  Unfinished").len(), 1);
     }
 
     #[test]

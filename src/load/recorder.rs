@@ -1,5 +1,6 @@
-//! What one worker thread records: latency histograms (whole run, current second, per request name), outcome counters
-//! and status codes. Nothing is stored per request, so memory stays flat however many requests are sent.
+//! What one worker thread records: latency histograms (whole run, current second, per request name), outcome counters,
+//! status codes, the generator's own schedule slips, and the requests left waiting when the run ended. Nothing is
+//! stored per request, so memory stays flat however many requests are sent.
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -8,10 +9,24 @@ use super::pause_correction::record_corrected;
 
 /// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
+/// Open model: a send the generator made on an idle connection counts as slipped when it left more than this after
+/// its intended time. One millisecond is far above a healthy event loop's wake-up jitter (tens of microseconds, a few
+/// hundred on a loaded machine) and below any latency objective worth setting, so a slip past it is the generator's
+/// own delay showing in the measured latency.
+pub const SLIP_TOLERANCE_US: u64 = 1_000;
 const SIGNIFICANT_DIGITS: u8 = 3;
 
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_US, SIGNIFICANT_DIGITS).expect("valid histogram bounds")
+}
+
+/// Whether the wait of a request left waiting at the end enters the latency histograms: when it is longer than its
+/// connection's usual answer (`usual_us`, the moving mean of its recent service times; 0 before any answer). Such a
+/// request is known to be slower than usual, and its wait is a lower bound of a tail latency. One that waited less
+/// would most likely have been answered as usual: its partial wait says nothing about the tail and would only drag
+/// down the minimum and the low percentiles (every run with a duration ends with such requests in flight).
+pub fn tells_about_the_tail(wait_us: u64, usual_us: u64) -> bool {
+    wait_us > usual_us
 }
 
 /// Errors by class. `status` counts responses whose code is not a success (4xx/5xx by default).
@@ -74,12 +89,17 @@ impl Tally {
     }
 
     fn record_response(&mut self, latency_us: u64, status: u16, ok: bool) {
-        self.latency.saturating_record(latency_us.max(1));
+        self.record_wait(latency_us);
         self.requests += 1;
         self.status_codes[usize::from(status).min(999)] += 1;
         if !ok {
             self.errors.status += 1;
         }
+    }
+
+    /// A latency in the histogram, without counting a request (the waits of unfinished requests are recorded so).
+    fn record_wait(&mut self, latency_us: u64) {
+        self.latency.saturating_record(latency_us.max(1));
     }
 
     fn record_failure(&mut self, failure: Failure) {
@@ -135,6 +155,41 @@ pub struct Recorder {
     pub reconnects: u64,
     /// Requests sent again on a new connection because the server had closed the old one before they reached it.
     pub resent: u64,
+    /// Open model: how late the generator sent each request whose connection was idle when it fell due (its own slip),
+    /// and how many of those were later than [`SLIP_TOLERANCE_US`].
+    pub slips: Option<Histogram<u64>>,
+    pub slipped: u64,
+    /// Open model: requests whose intended time fell before the end of the run (set when the run ends).
+    pub due: u64,
+    /// At the end of the run: requests that fell due but were never sent, and requests sent but not answered, with
+    /// the longest wait of each (microseconds).
+    pub never_sent: Waiting,
+    pub unfinished: Waiting,
+    /// CPU time of this worker thread over the run, in percent of the wall time (of one core); the largest of the
+    /// workers once merged.
+    pub busiest_thread_cpu_pct: f64,
+    /// The share of the run this worker thread was not waiting for events (working, or ready to work but not given a
+    /// CPU), in percent; the largest of the workers once merged. Near 100 the generator never waited for the target.
+    pub busiest_thread_busy_pct: f64,
+}
+
+/// Requests still waiting when the run ended: how many, and the longest wait among them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Waiting {
+    pub count: u64,
+    pub longest_us: u64,
+}
+
+impl Waiting {
+    fn add(&mut self, wait_us: u64) {
+        self.count += 1;
+        self.longest_us = self.longest_us.max(wait_us);
+    }
+
+    fn merge(&mut self, other: &Waiting) {
+        self.count += other.count;
+        self.longest_us = self.longest_us.max(other.longest_us);
+    }
 }
 
 impl Recorder {
@@ -152,6 +207,13 @@ impl Recorder {
             late: 0,
             reconnects: 0,
             resent: 0,
+            slips: open_model.then(new_histogram),
+            slipped: 0,
+            due: 0,
+            never_sent: Waiting::default(),
+            unfinished: Waiting::default(),
+            busiest_thread_cpu_pct: 0.0,
+            busiest_thread_busy_pct: 0.0,
         }
     }
 
@@ -171,8 +233,62 @@ impl Recorder {
         }
     }
 
-    /// Closed model: the same response again, corrected for the requests its connection did not send while it waited
-    /// longer than its expected interval (0: none known yet). Does nothing in the open model, which needs no correction.
+    /// A request given up after the timeout: an error of its class, and a latency like any answer's — the client
+    /// waited `latency_us` (from the intended send; `uncorrected_us` from the actual one) and got nothing. The closed
+    /// model corrects it against its connection's `expected_interval_us` like a response.
+    pub fn timed_out(&mut self, request: usize, latency_us: u64, uncorrected_us: u64, expected_interval_us: u64) {
+        self.failure(request, Failure::Timeout);
+        self.record_wait(Some(request), latency_us);
+        if let Some(uncorrected) = &mut self.uncorrected {
+            uncorrected.saturating_record(uncorrected_us.max(1));
+        }
+        self.pause_corrected_response(uncorrected_us, expected_interval_us);
+    }
+
+    /// At the end of the run: a request sent but not answered, which had waited `wait_us` (from its intended send).
+    /// Counted, never as a completed request; its wait enters the latency as a lower bound when it tells about the
+    /// tail (see [`tells_about_the_tail`]), in the closed model corrected against `usual_us` like a response.
+    pub fn unfinished_at_end(&mut self, request: usize, wait_us: u64, usual_us: u64) {
+        self.unfinished.add(wait_us);
+        if tells_about_the_tail(wait_us, usual_us) {
+            self.record_wait(Some(request), wait_us);
+            self.pause_corrected_response(wait_us, usual_us);
+        }
+    }
+
+    /// At the end of an open-model run: a request that fell due `wait_us` before the end and was never sent because
+    /// its connection (whose usual answer takes `usual_us`) was busy. Counted; its wait enters the latency as a lower
+    /// bound when it tells about the tail. It has no request name (none was picked) and no send time.
+    pub fn never_sent_at_end(&mut self, wait_us: u64, usual_us: u64) {
+        self.never_sent.add(wait_us);
+        if tells_about_the_tail(wait_us, usual_us) {
+            self.record_wait(None, wait_us);
+        }
+    }
+
+    /// A wait in the latency histograms of the run, of its request name, and of the current second.
+    fn record_wait(&mut self, request: Option<usize>, latency_us: u64) {
+        self.total.record_wait(latency_us);
+        if let Some(tally) = request.and_then(|request| self.per_request.get_mut(request)) {
+            tally.record_wait(latency_us);
+        }
+        self.interval.latency.saturating_record(latency_us.max(1));
+    }
+
+    /// Open model: the generator's own delay in a send — from its intended time, or from when the generator knew its
+    /// connection was free if that was later (see the worker's `count_lateness`).
+    pub fn slip(&mut self, slip_us: u64) {
+        if let Some(slips) = &mut self.slips {
+            slips.saturating_record(slip_us);
+        }
+        if slip_us > SLIP_TOLERANCE_US {
+            self.slipped += 1;
+        }
+    }
+
+    /// Closed model: a response (or a timeout, or a request unanswered at the end) again, corrected for the requests its
+    /// connection did not send while it waited longer than its expected interval (0: none known yet). Does nothing in
+    /// the open model, which needs no correction.
     pub fn pause_corrected_response(&mut self, latency_us: u64, expected_interval_us: u64) {
         if let Some(corrected) = &mut self.corrected {
             record_corrected(corrected, latency_us, expected_interval_us);
@@ -223,5 +339,82 @@ impl Recorder {
         self.late += other.late;
         self.reconnects += other.reconnects;
         self.resent += other.resent;
+        if let (Some(mine), Some(theirs)) = (&mut self.slips, &other.slips) {
+            mine.add(theirs).expect("same histogram bounds");
+        }
+        self.slipped += other.slipped;
+        self.due += other.due;
+        self.never_sent.merge(&other.never_sent);
+        self.unfinished.merge(&other.unfinished);
+        self.busiest_thread_cpu_pct = self.busiest_thread_cpu_pct.max(other.busiest_thread_cpu_pct);
+        self.busiest_thread_busy_pct = self.busiest_thread_busy_pct.max(other.busiest_thread_busy_pct);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_left_waiting_enters_the_latency_only_when_slower_than_its_connections_usual_answer() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.unfinished_at_end(0, 500, 1_000);
+        recorder.never_sent_at_end(800, 1_000);
+        assert_eq!(recorder.total.latency.len(), 0, "shorter than a usual answer: counted, not recorded");
+        recorder.unfinished_at_end(0, 5_000, 1_000);
+        recorder.never_sent_at_end(3_000, 1_000);
+        recorder.never_sent_at_end(2_000, 0);
+        assert_eq!(recorder.total.latency.len(), 3);
+        assert_eq!(recorder.interval.latency.len(), 3, "in the second they were measured in, like any wait");
+        assert_eq!(recorder.uncorrected.as_ref().unwrap().len(), 0, "not in the latency from the actual send");
+        assert_eq!(recorder.unfinished, Waiting { count: 2, longest_us: 5_000 });
+        assert_eq!(recorder.never_sent, Waiting { count: 3, longest_us: 3_000 });
+        assert_eq!(recorder.total.requests, 0, "none of them completed");
+    }
+
+    #[test]
+    fn a_timeout_is_an_error_and_a_latency() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.timed_out(0, 150_000, 100_000, 0);
+        assert_eq!((recorder.total.requests, recorder.total.errors.timeout), (1, 1));
+        assert_eq!(recorder.total.latency.len(), 1);
+        assert!(recorder.total.latency.equivalent(recorder.total.latency.max(), 150_000));
+        let uncorrected = recorder.uncorrected.as_ref().unwrap();
+        assert!(uncorrected.equivalent(uncorrected.max(), 100_000));
+        assert_eq!((recorder.interval.requests, recorder.interval.errors, recorder.interval.latency.len()), (1, 1, 1));
+    }
+
+    #[test]
+    fn a_closed_model_timeout_is_corrected_like_a_response() {
+        let mut recorder = Recorder::new(1, false);
+        // 100 ms without an answer on a connection answering every 10 ms: it also stands for the 9 requests not sent.
+        recorder.timed_out(0, 100_000, 100_000, 10_000);
+        assert_eq!(recorder.total.latency.len(), 1);
+        assert_eq!(recorder.corrected.as_ref().unwrap().len(), 10);
+    }
+
+    #[test]
+    fn a_slip_beyond_the_tolerance_counts_as_slipped() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.slip(0);
+        recorder.slip(SLIP_TOLERANCE_US);
+        recorder.slip(SLIP_TOLERANCE_US + 1);
+        assert_eq!(recorder.slipped, 1);
+        assert_eq!(recorder.slips.as_ref().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn merging_adds_counts_and_keeps_the_longest_wait_and_the_busiest_thread() {
+        let mut first = Recorder::new(1, true);
+        first.unfinished_at_end(0, 7_000, 0);
+        (first.due, first.busiest_thread_cpu_pct, first.busiest_thread_busy_pct) = (100, 40.0, 90.0);
+        let mut second = Recorder::new(1, true);
+        second.unfinished_at_end(0, 3_000, 0);
+        second.slip(5_000);
+        (second.due, second.busiest_thread_cpu_pct, second.busiest_thread_busy_pct) = (120, 70.0, 80.0);
+        first.merge(&second);
+        assert_eq!(first.unfinished, Waiting { count: 2, longest_us: 7_000 });
+        assert_eq!((first.due, first.slipped), (220, 1));
+        assert_eq!((first.busiest_thread_cpu_pct, first.busiest_thread_busy_pct), (70.0, 90.0));
     }
 }

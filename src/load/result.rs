@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::ladder::{Capacity, Step};
+use super::ladder::{Capacity, Limit, Step};
 use super::recorder::{ErrorCounts, Recorder, Tally};
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
@@ -32,7 +32,6 @@ impl LatencySummary {
         if histogram.is_empty() {
             return LatencySummary::default();
         }
-        let ms = |micros: u64| micros as f64 / 1000.0;
         LatencySummary {
             min: ms(histogram.min()),
             mean: histogram.mean() / 1000.0,
@@ -125,15 +124,18 @@ pub struct BenchResult {
     pub bytes_received: u64,
     pub bytes_sent: u64,
     /// Latency; in the open model measured from each request's intended send time (coordinated-omission corrected).
+    /// It holds every answer, every timeout (its wait until the timeout expired), and the requests still waiting at
+    /// the end — unfinished, and in the open model never sent — with their wait so far, a lower bound.
     pub latency_ms: LatencySummary,
-    /// Open model only: latency measured from the actual send.
+    /// Open model only: latency measured from the actual send (answers, timeouts, unfinished requests).
     pub latency_uncorrected_ms: Option<LatencySummary>,
     /// Closed model only: latency corrected for coordinated omission — a response slower than its connection's recent
     /// mean service time also stands for the requests the connection would have sent meanwhile (see
     /// [`super::pause_correction`]). `latency_ms` stays the raw figure. Absent from records written before it existed.
     #[serde(default)]
     pub latency_corrected_ms: Option<LatencySummary>,
-    /// Open model only: requests sent after their intended time because their connection was busy.
+    /// Open model only: requests sent after their intended time because their connection was busy (target late; the
+    /// generator's own slips are in `generator`).
     pub late: Option<u64>,
     pub errors: ErrorSummary,
     pub status_codes: BTreeMap<String, u64>,
@@ -151,15 +153,25 @@ pub struct BenchResult {
     /// Open model: requests that fell due during the run (the schedule's count up to its end, capped by -n).
     #[serde(default)]
     pub due: Option<u64>,
-    /// Open model: requests that fell due but were never sent (every connection of theirs was busy until the end).
+    /// Open model: requests that fell due but were never sent (their connection was busy until the end).
     #[serde(default)]
     pub never_sent: u64,
     /// Requests sent but not answered when the run ended.
     #[serde(default)]
     pub unfinished: u64,
+    /// The longest wait among the never-sent requests and among the unfinished ones at the end (from the intended
+    /// send in the open model), in milliseconds; 0 when there were none.
+    #[serde(default)]
+    pub never_sent_longest_wait_ms: f64,
+    #[serde(default)]
+    pub unfinished_longest_wait_ms: f64,
     /// Open model: how well the generator kept its own schedule.
     #[serde(default)]
     pub generator: Option<GeneratorHealth>,
+    /// Open model: whose limit the run hit when it did not sustain its rate or the generator could not keep it (see
+    /// [`super::limit::limited_by`]); None when it sustained the rate, and in the closed model.
+    #[serde(default)]
+    pub limited_by: Option<Limit>,
     /// A rate ladder or capacity search: each step, in the order run (empty for a single run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<Step>,
@@ -172,12 +184,17 @@ pub struct BenchResult {
 /// the CPU of its busiest thread. Large slips or a saturated thread mean the generator, not the target, set the pace.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct GeneratorHealth {
-    /// Sends the generator itself made later than their intended time by more than its tolerance.
+    /// Sends the generator itself made later than their intended time, on a connection that was free, by more than
+    /// its tolerance ([`super::recorder::SLIP_TOLERANCE_US`], 1 ms).
     pub slipped: u64,
     pub slip_p99_ms: f64,
     pub slip_max_ms: f64,
     /// CPU time of the busiest worker thread over the run, in percent of one core.
     pub busiest_thread_cpu_pct: f64,
+    /// The largest share of the run a worker thread was not waiting for events — working, or ready to work and
+    /// waiting for a CPU the machine gave to others — in percent. Near 100 the generator never waited for the target.
+    #[serde(default)]
+    pub busiest_thread_busy_pct: f64,
 }
 
 /// Facts about the run that the recorders do not hold.
@@ -194,6 +211,22 @@ pub struct RunFacts {
 
 fn status_map(codes: &[u64]) -> BTreeMap<String, u64> {
     codes.iter().enumerate().filter(|(_, count)| **count > 0).map(|(code, count)| (code.to_string(), *count)).collect()
+}
+
+fn ms(micros: u64) -> f64 {
+    micros as f64 / 1000.0
+}
+
+/// How well the generator kept the open model's schedule: its slips and its busiest thread's CPU.
+fn generator_health(merged: &Recorder) -> GeneratorHealth {
+    let slips = merged.slips.as_ref().filter(|slips| !slips.is_empty());
+    GeneratorHealth {
+        slipped: merged.slipped,
+        slip_p99_ms: slips.map_or(0.0, |slips| ms(slips.value_at_quantile(0.99))),
+        slip_max_ms: slips.map_or(0.0, |slips| ms(slips.max())),
+        busiest_thread_cpu_pct: merged.busiest_thread_cpu_pct,
+        busiest_thread_busy_pct: merged.busiest_thread_busy_pct,
+    }
 }
 
 fn per_second(count: u64, seconds: f64) -> f64 {
@@ -244,10 +277,13 @@ impl BenchResult {
             series: facts.series,
             interrupted: facts.interrupted,
             thresholds: Vec::new(),
-            due: None,
-            never_sent: 0,
-            unfinished: 0,
-            generator: None,
+            due: facts.rate.map(|_| merged.due),
+            never_sent: merged.never_sent.count,
+            unfinished: merged.unfinished.count,
+            never_sent_longest_wait_ms: ms(merged.never_sent.longest_us),
+            unfinished_longest_wait_ms: ms(merged.unfinished.longest_us),
+            generator: facts.rate.map(|_| generator_health(merged)),
+            limited_by: None,
             steps: Vec::new(),
             capacity: None,
         }
@@ -341,6 +377,42 @@ pub(crate) mod tests {
         recorder.pause_corrected_response(100_000, 1_000);
         assert!(recorder.corrected.is_none());
         assert_eq!(result_of(&recorder).latency_corrected_ms, None);
+    }
+
+    #[test]
+    fn an_open_model_result_carries_what_was_left_waiting_and_the_generators_health() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.response(0, 1_000, 800, 200, true);
+        recorder.unfinished_at_end(0, 2_500_000, 0);
+        recorder.never_sent_at_end(1_999_000, 0);
+        recorder.slip(300);
+        recorder.slip(4_000);
+        (recorder.due, recorder.busiest_thread_cpu_pct, recorder.busiest_thread_busy_pct) = (3, 35.0, 40.0);
+        let facts = RunFacts {
+            url: "http://127.0.0.1:1/".to_string(),
+            connections: 1,
+            threads: 1,
+            rate: Some(3.0),
+            duration_s: 1.0,
+            request_names: vec!["get".to_string()],
+            series: Vec::new(),
+            interrupted: false,
+        };
+        let result = BenchResult::build(&recorder, facts);
+        assert_eq!((result.due, result.requests, result.unfinished, result.never_sent), (Some(3), 1, 1, 1));
+        assert_eq!((result.unfinished_longest_wait_ms, result.never_sent_longest_wait_ms), (2_500.0, 1_999.0));
+        let health = result.generator.expect("open model");
+        assert_eq!((health.slipped, health.busiest_thread_cpu_pct, health.busiest_thread_busy_pct), (1, 35.0, 40.0));
+        assert!((health.slip_max_ms - 4.0).abs() < 0.01, "{}", health.slip_max_ms);
+        // The percentiles hold the answer and both waits; the rate holds only the answer.
+        assert!((result.latency_ms.max - 2_500.0).abs() < 2.0, "{}", result.latency_ms.max);
+        assert_eq!(result.rps, 1.0);
+    }
+
+    #[test]
+    fn a_closed_model_result_has_no_schedule_and_no_generator_block() {
+        let result = result_of(&Recorder::new(1, false));
+        assert_eq!((result.due, result.generator, result.limited_by), (None, None, None));
     }
 
     #[test]

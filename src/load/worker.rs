@@ -1,6 +1,7 @@
 //! One worker thread: its own epoll loop owning a share of the connections, driving them in the closed model (send
 //! the next request when the previous answer is complete) or the open model (send at intended times), enforcing
-//! timeouts, and reporting each second's measurements to the aggregator.
+//! timeouts, reporting each second's measurements to the aggregator, and at the end accounting for every request
+//! that fell due but did not complete.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -15,6 +16,7 @@ use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
 use super::status::OkStatus;
+use super::thread_cpu::{cpu_pct, thread_cpu_time};
 use super::timer::DeadlineTimer;
 
 const TIMER_TOKEN: Token = Token(usize::MAX);
@@ -69,6 +71,12 @@ struct Worker<'a> {
     schedule: BinaryHeap<Reverse<(Instant, usize)>>,
     quota_left: Option<u64>,
     start: Instant,
+    /// The end of a run with a duration: no request due at or after it is sent.
+    deadline: Option<Instant>,
+    /// When the event loop's current batch of events arrived (the poll returned).
+    events_at: Instant,
+    /// Open model: time spent waiting in the poll for events, since the start.
+    waited: Duration,
     scan_interval: Duration,
     /// The last successful connect or complete response.
     last_progress: Instant,
@@ -96,6 +104,9 @@ pub fn run_worker(
         schedule: BinaryHeap::new(),
         quota_left: assignment.quota,
         start: now,
+        deadline: None,
+        events_at: now,
+        waited: Duration::ZERO,
         scan_interval: (shared.timeout / 10).clamp(Duration::from_millis(1), Duration::from_millis(100)),
         last_progress: now,
         refused_since_progress: 0,
@@ -105,8 +116,13 @@ pub fn run_worker(
     shared.barrier.wait();
     shared.barrier.wait();
     worker.start = *shared.start.get().expect("coordinator sets the start before releasing workers");
+    worker.deadline = shared.duration.map(|duration| worker.start + duration);
     worker.last_progress = worker.last_progress.max(worker.start);
+    let cpu_at_start = thread_cpu_time();
     let end = worker.drive(&messages)?;
+    let wall = worker.start.elapsed();
+    worker.recorder.busiest_thread_cpu_pct = cpu_pct(thread_cpu_time() - cpu_at_start, wall);
+    worker.recorder.busiest_thread_busy_pct = cpu_pct(wall.saturating_sub(worker.waited), wall);
     let _ = messages.send(WorkerMessage::Done { worker: worker.assignment.index, end });
     Ok(worker.recorder)
 }
@@ -139,11 +155,12 @@ impl Worker<'_> {
 
     /// The event loop proper; returns when the run ends for this worker.
     fn drive(&mut self, messages: &Sender<WorkerMessage>) -> std::io::Result<Instant> {
-        let deadline = self.shared.duration.map(|duration| self.start + duration);
+        let deadline = self.deadline;
         let mut next_tick = self.start + Duration::from_secs(1);
         let mut second = 0u64;
         let mut next_scan = self.start + self.scan_interval;
         let mut events = Events::with_capacity(1024);
+        self.events_at = self.start;
         for index in 0..self.conns.len() {
             if self.conns[index].state == State::Idle {
                 self.start_next(index, self.start);
@@ -171,13 +188,7 @@ impl Worker<'_> {
                 next_scan =
                     now + if backing_off { self.scan_interval.min(CONNECT_BACKOFF) } else { self.scan_interval };
             }
-            while let Some(&Reverse((at, index))) = self.schedule.peek() {
-                if at > now {
-                    break;
-                }
-                self.schedule.pop();
-                self.send(index, at, now);
-            }
+            self.send_what_is_due();
             if self.finished() {
                 break;
             }
@@ -189,7 +200,15 @@ impl Worker<'_> {
                 wake = wake.min(at);
             }
             self.timer.arm(wake, now)?;
-            match self.poll.poll(&mut events, None) {
+            // Open model only (the closed model has no schedule to keep): how long the loop waited, and when the
+            // events arrived.
+            let waiting_from = self.shared.rate.map(|_| Instant::now());
+            let polled = self.poll.poll(&mut events, None);
+            if let Some(waiting_from) = waiting_from {
+                self.events_at = Instant::now();
+                self.waited += self.events_at.saturating_duration_since(waiting_from);
+            }
+            match polled {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(err) => return Err(err),
@@ -202,6 +221,7 @@ impl Worker<'_> {
             }
         }
         let end = Instant::now().min(deadline.unwrap_or(Instant::now()));
+        self.account_for_the_end(end);
         let counts = self.recorder.take_interval();
         let _ = messages.send(WorkerMessage::Interval { worker: self.assignment.index, second, counts });
         for conn in &mut self.conns {
@@ -218,6 +238,49 @@ impl Worker<'_> {
         self.refused_since_progress > 0
             && none_connected
             && now.duration_since(self.last_progress) >= self.shared.timeout
+    }
+
+    /// Open model: send every scheduled request whose time has come on its idle connection, measuring how late the
+    /// generator itself is (its slip: the connection was free, so any delay is this loop's).
+    fn send_what_is_due(&mut self) {
+        while let Some(&Reverse((at, index))) = self.schedule.peek() {
+            let now = Instant::now();
+            if at > now || !self.before_end(at) {
+                break;
+            }
+            self.schedule.pop();
+            if self.conns[index].state == State::Idle {
+                self.recorder.slip(micros(now.saturating_duration_since(at)));
+            }
+            self.send(index, at, now);
+        }
+    }
+
+    /// True when a request intended at `at` falls due within the run (before its deadline, if it has one).
+    fn before_end(&self, at: Instant) -> bool {
+        self.deadline.is_none_or(|deadline| at < deadline)
+    }
+
+    /// At the end of the run, account for every request that did not complete, each with its wait so far (a lower
+    /// bound of its latency): the ones in flight, and in the open model the ones that fell due but were never sent
+    /// because their connection was busy (or reconnecting) until the end — counted from the schedule, not stored.
+    fn account_for_the_end(&mut self, end: Instant) {
+        for index in 0..self.conns.len() {
+            let conn = &self.conns[index];
+            let usual = conn.recent_service.expected_interval_us();
+            if matches!(conn.state, State::Writing | State::Reading) || conn.resend_when_connected {
+                let wait = micros(end.saturating_duration_since(conn.intended));
+                self.recorder.unfinished_at_end(conn.request, wait, usual);
+            }
+            if self.shared.rate.is_some() {
+                let due = self.slots_due_before(index, end);
+                self.recorder.due += due;
+                for slot in self.conns[index].next_slot..due {
+                    let at = self.slot_time(index, slot).expect("a due slot is in the schedule");
+                    self.recorder.never_sent_at_end(micros(end.saturating_duration_since(at)), usual);
+                }
+            }
+        }
     }
 
     /// True when this worker has nothing left to send and nothing in flight.
@@ -267,7 +330,7 @@ impl Worker<'_> {
         if std::mem::take(&mut self.conns[index].resend_when_connected) {
             // Its quota or schedule slot was taken when it was first sent.
         } else if self.shared.rate.is_some() {
-            if self.next_send_time(index).is_some_and(|at| at <= now) {
+            if self.next_send_time(index).is_some_and(|at| at <= now && self.before_end(at)) {
                 self.conns[index].next_slot += 1;
             }
         } else if let Some(left) = &mut self.quota_left {
@@ -278,12 +341,37 @@ impl Worker<'_> {
 
     /// The intended time of this connection's next scheduled request (open model), if it has one.
     fn next_send_time(&self, index: usize) -> Option<Instant> {
-        let global = (self.assignment.first_connection + index) as u64;
-        let slot = global + self.conns[index].next_slot * self.shared.total_connections as u64;
-        if self.shared.max_requests.is_some_and(|max| slot >= max) {
+        self.slot_time(index, self.conns[index].next_slot)
+    }
+
+    /// Open model: the intended time of this connection's `slot`-th request — the run's request number
+    /// `first + slot·C` of an even schedule at the rate — or None when -n ends the schedule before it.
+    fn slot_time(&self, index: usize, slot: u64) -> Option<Instant> {
+        let number = (self.assignment.first_connection + index) as u64 + slot * self.shared.total_connections as u64;
+        if self.shared.max_requests.is_some_and(|max| number >= max) {
             return None;
         }
-        Some(self.start + Duration::from_secs_f64(slot as f64 / self.shared.rate.expect("open model")))
+        Some(self.start + Duration::from_secs_f64(number as f64 / self.shared.rate.expect("open model")))
+    }
+
+    /// Open model: how many of this connection's scheduled requests fell due before `end` (slots 0, 1, … whose
+    /// intended time is earlier): estimated arithmetically, then settled on the exact times `slot_time` gives.
+    fn slots_due_before(&self, index: usize, end: Instant) -> u64 {
+        let first = (self.assignment.first_connection + index) as f64;
+        let connections = self.shared.total_connections as f64;
+        let requests_by_end =
+            end.saturating_duration_since(self.start).as_secs_f64() * self.shared.rate.expect("open model");
+        let mut due = ((requests_by_end - first) / connections).ceil().max(0.0) as u64;
+        if let Some(max) = self.shared.max_requests {
+            due = due.min((max as f64 - first).max(0.0).div_euclid(connections) as u64 + 1);
+        }
+        while due > 0 && self.slot_time(index, due - 1).is_none_or(|at| at >= end) {
+            due -= 1;
+        }
+        while self.slot_time(index, due).is_some_and(|at| at < end) {
+            due += 1;
+        }
+        due
     }
 
     /// A connected, idle connection: send its next request now or schedule it.
@@ -291,11 +379,8 @@ impl Worker<'_> {
         if self.shared.rate.is_some() {
             match self.next_send_time(index) {
                 None => self.retire(index),
-                Some(at) if at <= now => {
-                    // The connection was busy (or connecting) when this request was due.
-                    if at < now {
-                        self.recorder.late += 1;
-                    }
+                Some(at) if at <= now && self.before_end(at) => {
+                    self.count_lateness(at, now);
                     self.send(index, at, now);
                 }
                 Some(at) => {
@@ -313,6 +398,17 @@ impl Worker<'_> {
             }
             None => self.send(index, now, now),
         }
+    }
+
+    /// Open model: a request due at `at` goes out at `now` on a connection that has just become free (an answer, a
+    /// reconnect). If it fell due before the generator's current batch of events arrived (`events_at`), the connection
+    /// was still busy then: the target was late. Whatever the generator took after it knew the connection was free —
+    /// after that batch arrived, or after the due time if later — is the generator's own slip. A send can be both.
+    fn count_lateness(&mut self, at: Instant, now: Instant) {
+        if at < self.events_at {
+            self.recorder.late += 1;
+        }
+        self.recorder.slip(micros(now.saturating_duration_since(at.max(self.events_at))));
     }
 
     fn retire(&mut self, index: usize) {
@@ -376,8 +472,8 @@ impl Worker<'_> {
                 self.last_progress = now;
                 self.refused_since_progress = 0;
                 let conn = &self.conns[index];
-                let latency = now.saturating_duration_since(conn.intended).as_micros() as u64;
-                let uncorrected = now.saturating_duration_since(conn.sent).as_micros() as u64;
+                let latency = micros(now.saturating_duration_since(conn.intended));
+                let uncorrected = micros(now.saturating_duration_since(conn.sent));
                 let ok = self.shared.ok_status.is_ok(status);
                 self.recorder.response(conn.request, latency, uncorrected, status, ok);
                 self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
@@ -427,6 +523,16 @@ impl Worker<'_> {
         self.reconnect(index, now);
     }
 
+    /// A request unanswered for the whole timeout: an error, recorded with the wait it had when the timeout expired
+    /// (from its intended send to its send plus the timeout, however late the scan noticed), as the client saw it.
+    fn time_out(&mut self, index: usize, now: Instant) {
+        let conn = &self.conns[index];
+        let latency = micros((conn.sent + self.shared.timeout).saturating_duration_since(conn.intended));
+        let expected_interval = conn.recent_service.expected_interval_us();
+        self.recorder.timed_out(conn.request, latency, micros(self.shared.timeout), expected_interval);
+        self.reconnect(index, now);
+    }
+
     fn reconnect(&mut self, index: usize, now: Instant) {
         self.recorder.reconnects += 1;
         self.open(index, now);
@@ -439,7 +545,7 @@ impl Worker<'_> {
             match self.conns[index].state {
                 State::Connecting(since) if now.duration_since(since) >= timeout => self.connect_failed(index, now),
                 State::Writing | State::Reading if now.duration_since(self.conns[index].sent) >= timeout => {
-                    self.fail(index, Failure::Timeout, now)
+                    self.time_out(index, now)
                 }
                 State::Backoff(until) if now >= until => {
                     let has_work = if self.conns[index].resend_when_connected {
@@ -455,4 +561,9 @@ impl Worker<'_> {
             }
         }
     }
+}
+
+/// A duration in whole microseconds, the unit of every histogram.
+fn micros(duration: Duration) -> u64 {
+    duration.as_micros() as u64
 }

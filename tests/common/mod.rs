@@ -163,6 +163,20 @@ fn connection(
     }
 }
 
+/// A server that stops answering every connection at once for 200 ms every 2 s, like a stop-the-world pause: the
+/// pauses start 0.9 s, 2.9 s and 4.9 s after its first request, so a 6 s run holds three whole ones.
+pub fn pausing_server() -> TestServer {
+    let first_request = Arc::new(OnceLock::<Instant>::new());
+    serve(move |_| {
+        let since_first = first_request.get_or_init(Instant::now).elapsed().as_millis() as u64;
+        let in_period = since_first % 2000;
+        if (900..1100).contains(&in_period) {
+            thread::sleep(Duration::from_millis(1100 - in_period));
+        }
+        ok("x")
+    })
+}
+
 /// Make the next close send a TCP RST (SO_LINGER with a zero timeout).
 fn socket2_linger_zero(stream: &TcpStream) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
