@@ -271,3 +271,27 @@ fn flag_name(setting: Setting) -> &'static str {
         Setting::Timeout => "--timeout",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::ladder::Capacity;
+
+    /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
+    fn fixture() -> BenchResult {
+        let path = "tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json";
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn with_capacity(rps: Option<f64>, limited_by: Side) -> BenchResult {
+        let capacity = Capacity { rps, slo: String::new(), limited_by, bounds: [None, None], verdict: String::new() };
+        BenchResult { capacity: Some(capacity), ..fixture() }
+    }
+
+    #[test]
+    fn a_search_exits_0_with_a_capacity_3_when_the_generator_ran_out_and_99_when_no_rate_met_the_slo() {
+        assert_eq!(exit_code(&with_capacity(Some(497.0), Side::Target)), exit::OK);
+        assert_eq!(exit_code(&with_capacity(None, Side::Generator)), exit::GENERATOR_LIMITED);
+        assert_eq!(exit_code(&with_capacity(None, Side::Target)), exit::THRESHOLDS);
+    }
+}

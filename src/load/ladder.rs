@@ -172,11 +172,6 @@ pub trait StepObserver {
     fn ladder_ended(&mut self, _why: &str) {}
 }
 
-/// An observer that does nothing.
-pub struct NoObserver;
-
-impl StepObserver for NoObserver {}
-
 /// Run `plan` on `spec` (its `rate` is replaced by each step's, its stop condition by `timing`), telling `observer` of
 /// each step. Steps of a search are judged on its goal's SLO, steps of a fixed ladder on `slo` (none: not judged).
 /// Returns the result of the headline step (the capacity step of a search, else the last step) with `steps` (and
@@ -380,4 +375,59 @@ fn error_counts(result: &BenchResult) -> String {
 /// A rate as whole requests per second with thousands separators (`12,500`), as every ladder line shows it.
 pub fn format_rate(rps: f64) -> String {
     super::printout::grouped(rps.round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::recorder::Recorder;
+    use crate::load::result::tests::result_of;
+
+    #[test]
+    fn a_window_is_extended_to_hold_the_minimum_requests() {
+        let timing = StepTiming { warmup: Duration::ZERO, measure: Duration::from_secs(5), min_requests: 2000 };
+        assert_eq!(timing.window(1000.0), Duration::from_secs(5));
+        assert_eq!(timing.window(100.0), Duration::from_secs(20));
+    }
+
+    #[test]
+    fn rates_must_be_positive_and_a_range_must_rise() {
+        assert_eq!(Rates::Listed(vec![100.0, 200.0]).check(), Ok(()));
+        assert_eq!(Rates::Listed(vec![]).check(), Err("lists no rate".to_string()));
+        assert_eq!(
+            Rates::Listed(vec![100.0, -1.0]).check(),
+            Err("has -1, not a positive number of requests per second".to_string())
+        );
+        assert_eq!(Rates::Geometric { from: 10.0, to: 80.0, steps: 4 }.check(), Ok(()));
+        assert_eq!(Rates::Geometric { from: 10.0, to: 80.0, steps: 4 }.list(), [10.0, 20.0, 40.0, 80.0]);
+        assert!(Rates::Geometric { from: 80.0, to: 10.0, steps: 4 }.check().is_err());
+        assert_eq!(
+            Rates::Geometric { from: 10.0, to: 80.0, steps: 1 }.check(),
+            Err("has 1 steps; give at least 2".to_string())
+        );
+    }
+
+    #[test]
+    fn a_step_with_no_success_breaks_the_ladder() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.response(0, 1_000, 1_000, 503, false);
+        recorder.response(0, 1_000, 1_000, 503, false);
+        assert_eq!(
+            broken(&result_of(&recorder), 100.0, Duration::from_secs(1)).as_deref(),
+            Some("no request succeeded at 100 req/s (errors: connect 0, timeout 0, read 0, write 0, status 2)")
+        );
+    }
+
+    #[test]
+    fn a_target_refusing_connections_before_the_window_ended_breaks_the_ladder() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.response(0, 1_000, 1_000, 200, true);
+        recorder.connect_failure();
+        // The run lasted 1 s of a 2 s window: the engine ended it because the target was unreachable.
+        assert_eq!(
+            broken(&result_of(&recorder), 1500.0, Duration::from_secs(2)).as_deref(),
+            Some("the target stopped accepting connections 1.0 s into the step at 1,500 req/s")
+        );
+        assert_eq!(broken(&result_of(&recorder), 1500.0, Duration::from_secs(1)), None, "a whole window");
+    }
 }
