@@ -73,33 +73,33 @@ fn queue_requests(stream: TcpStream, queue: &mpsc::Sender<(Instant, Arc<TcpStrea
     }
 }
 
+/// `jload bench FLAGS --step 1s -c 16 -t 1` (`--json`) on a fresh known-capacity server, one load test at a time.
+fn on_known_server(flags: &[&str]) -> (i32, serde_json::Value, Duration) {
+    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let url = fixed_service_server(SERVICE);
+    let mut args = flags.to_vec();
+    args.extend(["--step", "1s", "-c", "16", "-t", "1", &url]);
+    bench_json(&args)
+}
+
 fn f64_of(value: &serde_json::Value) -> f64 {
     value.as_f64().unwrap_or_else(|| panic!("not a number: {value}"))
 }
 
 #[test]
 fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
-    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let url = fixed_service_server(SERVICE);
     // SLO p99 ≤ 150 ms (15 × S, loose enough for a loaded machine's stalls): below 1/S a request waits for at most
     // the few ahead of it; at (1 + e)/S the last request completed in a window of T seconds waited T·e/(1 + e) from
     // its due time (e = 0.09 over 1.8 s: 150 ms), plus up to 16 × S for the requests the warm-up left queued.
-    let (code, result, elapsed) = bench_json(&[
+    let (code, result, elapsed) = on_known_server(&[
         "--capacity",
         "p99<=150ms",
         "--start-rate",
         "50",
         "--step-warmup",
         "500ms",
-        "--step",
-        "1s",
         "--min-requests",
         "200",
-        "-c",
-        "16",
-        "-t",
-        "1",
-        &url,
     ]);
     let capacity = &result["capacity"];
     assert_eq!(code, 0, "a capacity was found: {capacity}");
@@ -127,24 +127,15 @@ fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
 
 #[test]
 fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe() {
-    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let url = fixed_service_server(SERVICE);
-    let (code, result, _) = bench_json(&[
+    let (code, result, _) = on_known_server(&[
         "--capacity",
         "p99<=1s",
         "--max-rate",
         "50",
         "--step-warmup",
         "300ms",
-        "--step",
-        "1s",
         "--min-requests",
         "50",
-        "-c",
-        "16",
-        "-t",
-        "1",
-        &url,
     ]);
     assert_eq!(code, 0);
     // The closed-model probe saturates the server at 1/S = 100 req/s (less on a loaded machine): a quarter is 25.
@@ -161,23 +152,8 @@ fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe()
 
 #[test]
 fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
-    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let url = fixed_service_server(SERVICE);
-    let (code, result, _) = bench_json(&[
-        "--rates",
-        "40,80,160",
-        "--step-warmup",
-        "500ms",
-        "--step",
-        "1s",
-        "--min-requests",
-        "120",
-        "-c",
-        "16",
-        "-t",
-        "1",
-        &url,
-    ]);
+    let (code, result, _) =
+        on_known_server(&["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120"]);
     assert_eq!(code, 0);
     assert!(result.get("capacity").is_none(), "a fixed ladder claims no capacity");
     let steps = result["steps"].as_array().unwrap();

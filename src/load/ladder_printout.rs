@@ -144,9 +144,9 @@ impl StepObserver for StepProgress {
                 .as_ref()
                 .map_or(String::new(), |limit| format!(", limited by the {}", side_name(limit.side)));
             eprintln!(
-                "step {}: {} req/s achieved of {}, {} requests, p99 {} ms{limited}, SLO {}",
+                "step {}: {:.1} req/s achieved of {}, {} requests, p99 {} ms{limited}, SLO {}",
                 self.started,
-                format!("{:.1}", step.achieved_rps),
+                step.achieved_rps,
                 format_rate(step.requested_rps),
                 grouped(step.requests),
                 format_ms(step.latency_ms.p99),
