@@ -19,8 +19,8 @@ need wrk:wrk jq:jq curl:curl bc:bc
 build_jload
 mvn -q -f "$REPO_DIR/samples/kv-service" package -DskipTests
 
-# A fixed heap and one event-loop thread, on a free port.
-java -Xms256m -Xmx256m -XX:+UseG1GC -Dkv.port=0 -Dkv.threads=1 -jar "$KV_JAR" > "$WORK/kv.out" 2> "$WORK/kv.err" &
+# A fixed heap and one event-loop thread, on a free port, logging GC (the search's --jvm block shows its pauses).
+java -Xms256m -Xmx256m -XX:+UseG1GC "-Xlog:gc:file=$WORK/gc.log" -Dkv.port=0 -Dkv.threads=1 -jar "$KV_JAR" > "$WORK/kv.out" 2> "$WORK/kv.err" &
 KV_PID=$!
 for _ in $(seq 100); do grep -q "kv-service ready" "$WORK/kv.out" 2>/dev/null && break; sleep 0.1; done
 PORT=$(sed -n 's/.*kv-service ready port=\([0-9]*\).*/\1/p' "$WORK/kv.out")
@@ -33,10 +33,10 @@ echo "prefill and JIT warm-up: 300,000 random_set of 100 bytes over 100,000 keys
 "$JLOAD" bench "${JLOAD_FLAGS[@]}" -n 300000 "$BASE/random_set?keyRange=100000&valueSize=100" > /dev/null
 
 echo
-echo "== jload bench --capacity '$SLO' -c$CONNECTIONS -t1 $URL"
+echo "== jload bench --capacity '$SLO' -c$CONNECTIONS -t1 --jvm auto $URL"
 started=$(date +%s)
 set +e
-"$JLOAD" bench "${JLOAD_FLAGS[@]}" --capacity "$SLO" --json "$WORK/capacity.json" "$URL" > "$WORK/capacity.out"
+"$JLOAD" bench "${JLOAD_FLAGS[@]}" --capacity "$SLO" --jvm auto --json "$WORK/capacity.json" "$URL" > "$WORK/capacity.out"
 search_exit=$?
 set -e
 search_seconds=$(( $(date +%s) - started ))
@@ -65,6 +65,6 @@ echo
 echo "== wrk closed model (reference): wrk -t1 -c$CONNECTIONS -d${SECONDS_PER_RUN}s --latency"
 wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency "$URL" > "$WORK/wrk.out"
 rps=$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk.out")
-percentiles=$(awk '/Latency Distribution/ { on = 1; next } on && NF == 2 { printf "p%s %s  ", $1, $2 } on && NF != 2 { on = 0 }' \
-  "$WORK/wrk.out")
+percentiles=$(awk '/Latency Distribution/ { on = 1; next } on && NF == 2 { sub("%", "", $1); printf "p%s %s  ", $1, $2 }
+  on && NF != 2 { on = 0 }' "$WORK/wrk.out")
 echo "wrk: $rps req/s, latency $percentiles(from each actual send: not comparable with the fixed-rate p99s above)"
