@@ -4,6 +4,7 @@
 //! the generator limited ends the search with no capacity claimed for the target. `ladder::run_ladder` runs the steps.
 
 use super::ladder::{Capacity, Limit, Side, Step, format_rate};
+use super::limit::SUSTAINED_SHARE;
 use super::threshold::Threshold;
 use crate::error::bad_input;
 
@@ -45,17 +46,24 @@ pub enum Outcome {
     Pass,
     /// It missed the SLO, or the target did not sustain the rate.
     Fail,
-    /// The generator could not send at the rate: the step says nothing about the target.
+    /// The generator could not keep the schedule and the step missed the SLO or the rate: it says nothing about the
+    /// target.
     GeneratorLimited,
 }
 
-/// The one rule of how a step counts: who limited it first, then the SLO.
+/// The one rule of how a step counts. A step that sustained its rate and met the SLO passes, even when the generator
+/// was late on its own: its latency counts from the due times, so the generator's delays only made the SLO harder to
+/// meet, and the target served the rate. A step the generator limited that missed the SLO or the rate says nothing
+/// about the target; one the target limited fails.
 pub fn outcome(step: &Step) -> Outcome {
+    let sustained = step.achieved_rps >= SUSTAINED_SHARE * step.requested_rps;
+    let met = step.meets_slo != Some(false);
     match &step.limited_by {
+        Some(Limit { side: Side::Generator, .. }) if met && sustained => Outcome::Pass,
         Some(Limit { side: Side::Generator, .. }) => Outcome::GeneratorLimited,
         Some(Limit { side: Side::Target, .. }) => Outcome::Fail,
-        None if step.meets_slo == Some(false) => Outcome::Fail,
-        None => Outcome::Pass,
+        None if met => Outcome::Pass,
+        None => Outcome::Fail,
     }
 }
 

@@ -25,6 +25,11 @@ fn limited(rps: f64, side: Side, reason: &str) -> Step {
     Step { limited_by: Some(Limit { side, reason: reason.to_string() }), ..step(rps, true) }
 }
 
+/// A step the generator limited that fell short of its rate (it sent 80 % of it) and so missed the SLO.
+fn generator_short(rps: f64, reason: &str) -> Step {
+    Step { achieved_rps: 0.8 * rps, meets_slo: Some(false), ..limited(rps, Side::Generator, reason) }
+}
+
 fn search(start_rps: f64) -> Search {
     Search { start_rps, precision: DEFAULT_PRECISION, max_rps: None, slo: "p99<=20ms, errors<=0.1%".to_string() }
 }
@@ -108,7 +113,7 @@ fn a_generator_limited_step_ends_the_search_with_no_capacity_for_the_target() {
     let steps = [
         step(100.0, true),
         step(200.0, true),
-        limited(400.0, Side::Generator, "the busiest generator thread used 99 % of a core"),
+        generator_short(400.0, "the busiest generator thread used 99 % of a core"),
     ];
     let Decision::Done(capacity) = decide(&search(100.0), &steps) else { panic!("the search must end") };
     assert_eq!(capacity.rps, None, "no capacity is claimed for the target");
@@ -123,10 +128,19 @@ fn a_generator_limited_step_ends_the_search_with_no_capacity_for_the_target() {
 
 #[test]
 fn a_generator_limited_first_step_claims_nothing() {
-    let steps = [limited(100.0, Side::Generator, "slipped")];
+    let steps = [generator_short(100.0, "slipped")];
     let Decision::Done(capacity) = decide(&search(100.0), &steps) else { panic!("the search must end") };
     assert_eq!((capacity.rps, capacity.bounds, capacity.limited_by), (None, [None, None], Side::Generator));
     assert!(capacity.verdict.contains("no step met the SLO before"), "{}", capacity.verdict);
+}
+
+#[test]
+fn a_step_the_generator_was_late_in_passes_when_it_met_the_slo_at_its_rate() {
+    let late = limited(400.0, Side::Generator, "the generator itself sent 2.0 % of requests over 1 ms behind schedule");
+    assert_eq!(outcome(&late), Outcome::Pass, "the target served the rate within the SLO despite the late sends");
+    assert_eq!(outcome(&Step { meets_slo: Some(false), ..late.clone() }), Outcome::GeneratorLimited);
+    assert_eq!(outcome(&Step { achieved_rps: 370.0, ..late.clone() }), Outcome::GeneratorLimited, "short of 95 %");
+    assert_eq!(decide(&search(200.0), &[step(200.0, true), late]), Decision::Run(800.0));
 }
 
 #[test]
