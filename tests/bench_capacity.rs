@@ -137,7 +137,7 @@ fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe()
         "--min-requests",
         "50",
     ]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 0, "{}", result["capacity"]);
     // The closed-model probe saturates the server at 1/S = 100 req/s (less on a loaded machine): a quarter is 25.
     let steps = result["steps"].as_array().unwrap();
     let first = f64_of(&steps[0]["requested_rps"]);
@@ -166,7 +166,8 @@ fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
     // The server completes 100 req/s, less the warm-up's queue it still serves first (at most 16 requests × 10 ms).
     let achieved = f64_of(&steps[2]["achieved_rps"]);
     assert!((80.0..=105.0).contains(&achieved), "160 req/s requested, {achieved} achieved");
-    assert!(steps[0]["limited_by"].is_null() && steps[1]["limited_by"].is_null(), "{steps:?}");
+    // Below the knee the target kept the rate (the generator may still be late on a loaded machine: its own verdict).
+    assert!(steps[..2].iter().all(|step| step["limited_by"]["side"] != "target"), "{steps:?}");
     assert_eq!(steps[2]["limited_by"]["side"], "target");
     assert!(steps.iter().all(|step| step["meets_slo"].is_null()), "no SLO, no verdict");
     // Each window holds at least --min-requests: 120 at 40 req/s is 3 s, at 80 req/s 1.5 s; 160 req/s fills 1 s.
