@@ -73,13 +73,32 @@ fn queue_requests(stream: TcpStream, queue: &mpsc::Sender<(Instant, Arc<TcpStrea
     }
 }
 
+/// How often a load test runs again when jload says the generator, not the server, limited it.
+const ATTEMPTS: usize = 3;
+
 /// `jload bench FLAGS --step 1s -c 16 -t 1` (`--json`) on a fresh known-capacity server, one load test at a time.
-fn on_known_server(flags: &[&str]) -> (i32, serde_json::Value, Duration) {
+/// On a loaded machine jload's own stalls can make the generator the limit of a step, which jload says
+/// (`limited_by: generator`) instead of blaming the server; a run where `generator_limited` holds says nothing about
+/// the server, so it runs again, at most [`ATTEMPTS`] times in all.
+fn on_known_server(flags: &[&str], generator_limited: fn(&serde_json::Value) -> bool) -> (i32, serde_json::Value) {
     let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let url = fixed_service_server(SERVICE);
     let mut args = flags.to_vec();
     args.extend(["--step", "1s", "-c", "16", "-t", "1", &url]);
-    bench_json(&args)
+    let mut attempt = 1;
+    loop {
+        let (code, result, _) = bench_json(&args);
+        if attempt == ATTEMPTS || !generator_limited(&result) {
+            return (code, result);
+        }
+        eprintln!("attempt {attempt}: the generator limited a step, measuring again: {}", result["capacity"]);
+        attempt += 1;
+    }
+}
+
+/// A search the generator ended.
+fn search_generator_limited(result: &serde_json::Value) -> bool {
+    result["capacity"]["limited_by"] == "generator"
 }
 
 fn f64_of(value: &serde_json::Value) -> f64 {
@@ -90,17 +109,11 @@ fn f64_of(value: &serde_json::Value) -> f64 {
 fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
     // SLO p99 ≤ 150 ms (15 × S, loose enough for a loaded machine's stalls): below 1/S a request waits for at most
     // the few ahead of it; at (1 + e)/S the last request completed in a window of T seconds waited T·e/(1 + e) from
-    // its due time (e = 0.09 over 1.8 s: 150 ms), plus up to 16 × S for the requests the warm-up left queued.
-    let (code, result, elapsed) = on_known_server(&[
-        "--capacity",
-        "p99<=150ms",
-        "--start-rate",
-        "50",
-        "--step-warmup",
-        "500ms",
-        "--min-requests",
-        "200",
-    ]);
+    // its due time (e = 0.09 over 2.75 s: 230 ms), plus up to 16 × S for the requests the warm-up left queued.
+    let (code, result) = on_known_server(
+        &["--capacity", "p99<=150ms", "--start-rate", "50", "--step-warmup", "500ms", "--min-requests", "300"],
+        search_generator_limited,
+    );
     let capacity = &result["capacity"];
     assert_eq!(code, 0, "a capacity was found: {capacity}");
     assert_eq!(capacity["limited_by"], "target");
@@ -122,21 +135,14 @@ fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
     let rates: Vec<f64> = steps.iter().map(|step| f64_of(&step["requested_rps"])).collect();
     assert!(rates.starts_with(&[50.0, 100.0]) && rates.contains(&200.0), "{rates:?}");
     assert_eq!(f64_of(&result["rate"]), rps);
-    assert!(elapsed < Duration::from_secs(40), "the search took {elapsed:?}");
 }
 
 #[test]
 fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe() {
-    let (code, result, _) = on_known_server(&[
-        "--capacity",
-        "p99<=1s",
-        "--max-rate",
-        "50",
-        "--step-warmup",
-        "300ms",
-        "--min-requests",
-        "50",
-    ]);
+    let (code, result) = on_known_server(
+        &["--capacity", "p99<=1s", "--max-rate", "50", "--step-warmup", "300ms", "--min-requests", "100"],
+        search_generator_limited,
+    );
     assert_eq!(code, 0, "{}", result["capacity"]);
     // The closed-model probe saturates the server at 1/S = 100 req/s (less on a loaded machine): a quarter is 25.
     let steps = result["steps"].as_array().unwrap();
@@ -152,8 +158,12 @@ fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe()
 
 #[test]
 fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
-    let (code, result, _) =
-        on_known_server(&["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120"]);
+    let (code, result) =
+        on_known_server(&["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120"], |result| {
+            result["steps"]
+                .as_array()
+                .is_some_and(|steps| steps.iter().take(2).any(|step| step["limited_by"]["side"] == "generator"))
+        });
     assert_eq!(code, 0);
     assert!(result.get("capacity").is_none(), "a fixed ladder claims no capacity");
     let steps = result["steps"].as_array().unwrap();
@@ -175,7 +185,8 @@ fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
     for (duration, expected) in durations.iter().zip([3.0, 1.5, 1.0]) {
         assert!((duration - expected).abs() < 0.1, "windows {durations:?}");
     }
-    assert!(steps[0]["requests"].as_u64().unwrap() >= 119, "{}", steps[0]["requests"]);
+    // Of the 120 due in the first window, all but those still in flight at its end (a stall can hold several).
+    assert!(steps[0]["requests"].as_u64().unwrap() >= 108, "{}", steps[0]["requests"]);
     // The headline is the last step.
     assert_eq!(f64_of(&result["rate"]), 160.0);
 }
