@@ -1,5 +1,8 @@
-//! `jload bench`: flags (wrk / ab style), turning them into a load spec, running it while optionally watching the
-//! target JVM (`--jvm`), printing and saving the result.
+//! `jload bench`: flags (wrk / ab style), turning them into a load spec, running it (one run, or a rate ladder or
+//! capacity search, see `ladder_flags`) while optionally watching the target JVM (`--jvm`), printing and saving the
+//! result.
+
+mod ladder_flags;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -18,6 +21,8 @@ use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::load::engine::{self, RunOptions};
+use crate::load::ladder::{self, Side};
+use crate::load::ladder_printout::{self, StepProgress};
 use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
@@ -33,7 +38,7 @@ const DEFAULT_METHOD: &str = "GET";
 
 #[derive(Args, Debug, Clone)]
 #[command(
-    after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json"
+    after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json\n  jload bench --capacity 'p99<=10ms' 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench --rates 1000..32000:6 --step 10s 'http://127.0.0.1:8088/random_get?keyRange=100000'"
 )]
 pub struct BenchArgs {
     /// Target URL (http:// only). May contain {rand:LO..HI} and {seq} placeholders. Optional with --mix.
@@ -93,6 +98,31 @@ pub struct BenchArgs {
     /// How often to sample the JVM with --jvm.
     #[arg(long, default_value = "1s")]
     pub jvm_interval: String,
+    /// Rate ladder: one open-model step per rate, listed (2000,4000,8000) or geometric (1000..40000:8 is 8 steps).
+    #[arg(long, value_name = "RATES", help_heading = "Rate ladder and capacity search")]
+    pub rates: Option<String>,
+    /// Capacity search: the highest rate whose step meets these SLO rules (repeatable or comma-separated, e.g.
+    /// p99<=10ms); errors<=0.1% is added unless a rule bounds errors.
+    #[arg(long, value_name = "SLO", help_heading = "Rate ladder and capacity search")]
+    pub capacity: Vec<String>,
+    /// Capacity search: stop when the lowest failing rate is within this of the highest passing one [default: 5%].
+    #[arg(long, help_heading = "Rate ladder and capacity search")]
+    pub precision: Option<String>,
+    /// Load before each step's measured window, at the step's rate, not recorded [default: 2s].
+    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    pub step_warmup: Option<String>,
+    /// Each step's measured window, extended to hold --min-requests [default: 5s].
+    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    pub step: Option<String>,
+    /// At least this many requests in each step's measured window [default: 2000].
+    #[arg(long, value_name = "N", help_heading = "Rate ladder and capacity search")]
+    pub min_requests: Option<u64>,
+    /// Capacity search: never try above this rate.
+    #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
+    pub max_rate: Option<f64>,
+    /// Capacity search: the first rate tried [default: a quarter of a 2 s closed-model probe's throughput].
+    #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
+    pub start_rate: Option<f64>,
 }
 
 /// What `--json` writes: the load result, plus the JVM's figures with `--jvm`.
@@ -143,6 +173,7 @@ impl WatchedJvm {
 /// Run `jload bench` and return the process exit code.
 pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     let thresholds = args.thresholds.iter().map(|text| Threshold::parse(text)).collect::<anyhow::Result<Vec<_>>>()?;
+    let ladder = ladder_flags::ladder_setup(&args)?;
     let spec = load_spec(&args)?;
     let stop = Arc::new(AtomicBool::new(false));
     // A first Ctrl-C ends the run and prints what was measured; a second one exits at once.
@@ -154,7 +185,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         Some(target) => Some(WatchedJvm::start(target, &spec.requests[0].url, &args.jvm_interval)?),
         None => None,
     };
-    let mut result = engine::run(&spec, &options)?;
+    let mut ladder_ended = None;
+    let mut result = match &ladder {
+        None => engine::run(&spec, &options)?,
+        Some(setup) => {
+            let mut progress = StepProgress::new(setup.timing, args.quiet);
+            let result = ladder::run_ladder(&spec, &setup.plan, &setup.timing, &[], &options, &mut progress)?;
+            ladder_ended = progress.ended;
+            result
+        }
+    };
     let (jvm_window, jvm_series) = watched.map(WatchedJvm::finish).unwrap_or_default();
     result.thresholds = thresholds.iter().map(|threshold| threshold.judge(&result)).collect();
     // The file first: a closed stdout ends jload at the first print (see main.rs), and must not lose the result.
@@ -162,17 +202,24 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         write_json(path, &BenchOutput { bench: &result, jvm: jvm_window.as_ref(), jvm_series })?;
     }
     print!("{}", printout::render(&result));
+    if ladder.is_some() {
+        print!("{}", ladder_printout::render(&result, ladder_ended.as_deref()));
+    }
     if let Some(window) = &jvm_window {
         print!("{}", window.render());
     }
     Ok(exit_code(&result))
 }
 
-/// 1 when nothing succeeded, 99 when a threshold failed, 0 otherwise.
+/// 1 when nothing succeeded, 3 when a capacity search ran out of generator, 99 when a threshold failed or a search
+/// found no rate meeting its SLO, 0 otherwise.
 fn exit_code(result: &BenchResult) -> i32 {
+    let capacity = result.capacity.as_ref();
     if result.successes() == 0 {
         exit::FAILED
-    } else if result.thresholds.iter().any(|outcome| !outcome.passed) {
+    } else if capacity.is_some_and(|found| found.limited_by == Side::Generator) {
+        exit::GENERATOR_LIMITED
+    } else if result.thresholds.iter().any(|outcome| !outcome.passed) || capacity.is_some_and(|c| c.rps.is_none()) {
         exit::THRESHOLDS
     } else {
         exit::OK
@@ -222,5 +269,29 @@ fn flag_name(setting: Setting) -> &'static str {
         Setting::Duration => "-d/--duration",
         Setting::Rate => "-R/--rate",
         Setting::Timeout => "--timeout",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::ladder::Capacity;
+
+    /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
+    fn fixture() -> BenchResult {
+        let path = "tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json";
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn with_capacity(rps: Option<f64>, limited_by: Side) -> BenchResult {
+        let capacity = Capacity { rps, slo: String::new(), limited_by, bounds: [None, None], verdict: String::new() };
+        BenchResult { capacity: Some(capacity), ..fixture() }
+    }
+
+    #[test]
+    fn a_search_exits_0_with_a_capacity_3_when_the_generator_ran_out_and_99_when_no_rate_met_the_slo() {
+        assert_eq!(exit_code(&with_capacity(Some(497.0), Side::Target)), exit::OK);
+        assert_eq!(exit_code(&with_capacity(None, Side::Generator)), exit::GENERATOR_LIMITED);
+        assert_eq!(exit_code(&with_capacity(None, Side::Target)), exit::THRESHOLDS);
     }
 }

@@ -32,4 +32,6 @@ pub mod exit {
     pub const FAILED: i32 = 1;
     pub const BAD_INPUT: i32 = 2;
     pub const THRESHOLDS: i32 = 99;
+    /// A capacity search claimed no capacity for the target because the load generator ran out first.
+    pub const GENERATOR_LIMITED: i32 = 3;
 }

@@ -1,12 +1,17 @@
 //! Open-model load at several rates: a rate ladder (fixed rates, or a geometric range) and the records of its steps,
 //! and the capacity a search finds (see `capacity.rs` for the search). A step is one open-model run at one requested
 //! rate, with its own warm-up and measured window; what it measured is kept as a [`Step`] beside the phase's result.
+//! [`run_ladder`] runs the steps of a ladder or a search, one engine run each for the warm-up and the window.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::result::{ErrorSummary, LatencySummary};
+use super::capacity::{self, Decision, Search};
+use super::engine::{self, RunOptions};
+use super::result::{BenchResult, ErrorSummary, LatencySummary};
+use super::spec::{LoadSpec, StopCondition};
+use super::threshold::Threshold;
 
 /// The rates a ladder phase runs, lowest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,6 +29,24 @@ impl Rates {
         match self {
             Rates::Listed(rates) => rates.clone(),
             Rates::Geometric { from, to, steps } => geometric(*from, *to, *steps),
+        }
+    }
+
+    /// What is wrong with these rates, in words a flag or a key can be named before: every rate a positive number;
+    /// a geometric range rising from `from` to `to` in at least 2 steps.
+    pub fn check(&self) -> Result<(), String> {
+        let positive = |rate: &f64| rate.is_finite() && *rate > 0.0;
+        match self {
+            Rates::Listed(rates) if rates.is_empty() => Err("lists no rate".to_string()),
+            Rates::Listed(rates) => match rates.iter().find(|rate| !positive(rate)) {
+                Some(rate) => Err(format!("has {rate}, not a positive number of requests per second")),
+                None => Ok(()),
+            },
+            Rates::Geometric { from, to, .. } if !positive(from) || !positive(to) || to <= from => {
+                Err(format!("goes from {from} to {to}; the range must rise between two positive rates"))
+            }
+            Rates::Geometric { steps, .. } if *steps < 2 => Err(format!("has {steps} steps; give at least 2")),
+            Rates::Geometric { .. } => Ok(()),
         }
     }
 }
@@ -47,6 +70,18 @@ pub struct StepTiming {
     pub measure: Duration,
     /// A step is trusted only with at least this many requests in its measured window.
     pub min_requests: u64,
+}
+
+impl StepTiming {
+    /// 2 s of warm-up (connections, JIT, caches and the queue settle at the new rate), then 5 s measured holding at
+    /// least 2,000 requests, so that a p99 rests on 20 requests or more.
+    pub const DEFAULT: StepTiming =
+        StepTiming { warmup: Duration::from_secs(2), measure: Duration::from_secs(5), min_requests: 2000 };
+
+    /// The measured window at `rps`: `measure`, extended to hold `min_requests` requests.
+    pub fn window(&self, rps: f64) -> Duration {
+        self.measure.max(Duration::from_secs_f64(self.min_requests as f64 / rps))
+    }
 }
 
 /// Which side ran out first at a step: the target (it could not serve the rate within the SLO) or the generator
@@ -124,57 +159,275 @@ pub struct CapacityGoal {
     pub max_rps: Option<f64>,
 }
 
+/// How long the closed-model probe runs that finds a search's start rate when none is given.
+pub const PROBE_DURATION: Duration = Duration::from_secs(2);
+
 /// Told of each step as it starts and ends (the runner marks a JVM window per step; bench shows progress).
 pub trait StepObserver {
     fn step_started(&mut self, _requested_rps: f64) {}
     fn step_finished(&mut self, _step: &Step) {}
+    /// A search without a start rate probed the target in the closed model and starts at `start_rps`.
+    fn probed(&mut self, _closed_rps: f64, _start_rps: f64) {}
+    /// The ladder ended before its plan did (interrupted, the target broke, a step failed); `why` says which.
+    fn ladder_ended(&mut self, _why: &str) {}
 }
 
-/// An observer that does nothing.
-pub struct NoObserver;
-
-impl StepObserver for NoObserver {}
-
 /// Run `plan` on `spec` (its `rate` is replaced by each step's, its stop condition by `timing`), telling `observer` of
-/// each step. Returns the result of the headline step (the capacity step of a search, else the last step) with
-/// `steps` (and `capacity`) filled in.
+/// each step. Steps of a search are judged on its goal's SLO, steps of a fixed ladder on `slo` (none: not judged).
+/// Returns the result of the headline step (the capacity step of a search, else the last step) with `steps` (and
+/// `capacity`) filled in. A step that no request succeeded in, or whose target stopped accepting connections, ends the
+/// ladder with the steps so far; so does Ctrl-C (`options.stop`), which drops the step it cut short and marks the
+/// result `interrupted`. An error only when no step was measured.
 pub fn run_ladder(
-    spec: &super::spec::LoadSpec,
+    spec: &LoadSpec,
     plan: &LadderPlan,
     timing: &StepTiming,
-    slo: &[super::threshold::Threshold],
-    options: &super::engine::RunOptions,
+    slo: &[Threshold],
+    options: &RunOptions,
     observer: &mut dyn StepObserver,
-) -> anyhow::Result<super::result::BenchResult> {
-    // First version, fixed rates only; the capacity search and the step rules are being built (issue 11).
-    let LadderPlan::Rates(rates) = plan else { anyhow::bail!("capacity search is not built yet") };
-    let mut steps = Vec::new();
-    let mut last = None;
-    for requested in rates.list() {
-        observer.step_started(requested);
-        let mut step_spec = spec.clone();
-        step_spec.rate = Some(requested);
-        step_spec.stop = super::spec::StopCondition { requests: None, duration: Some(timing.measure) };
-        let result = super::engine::run(&step_spec, options)?;
-        let judged: Vec<_> = slo.iter().map(|rule| rule.judge(&result)).collect();
-        let step = Step {
-            requested_rps: requested,
-            achieved_rps: result.rps,
-            duration_s: result.duration_s,
-            requests: result.requests,
-            latency_ms: result.latency_ms,
-            errors: result.errors,
-            error_pct: result.error_pct(),
-            never_sent: result.never_sent,
-            unfinished: result.unfinished,
-            limited_by: super::limit::limited_by(&result, requested),
-            meets_slo: (!judged.is_empty()).then(|| judged.iter().all(|outcome| outcome.passed)),
-        };
-        observer.step_finished(&step);
-        steps.push(step);
-        last = Some(result);
+) -> anyhow::Result<BenchResult> {
+    let rules = match plan {
+        LadderPlan::Rates(_) => slo,
+        LadderPlan::Capacity(goal) => &goal.slo,
+    };
+    let mut ladder = Ladder { spec, timing, rules, options, observer, steps: Vec::new(), results: Vec::new() };
+    let capacity = match plan {
+        LadderPlan::Rates(rates) => {
+            ladder.run_rates(&rates.list())?;
+            None
+        }
+        LadderPlan::Capacity(goal) => Some(ladder.search(goal)?),
+    };
+    ladder.headline(capacity)
+}
+
+/// The steps of one ladder as they are run.
+struct Ladder<'a> {
+    spec: &'a LoadSpec,
+    timing: &'a StepTiming,
+    rules: &'a [Threshold],
+    options: &'a RunOptions,
+    observer: &'a mut dyn StepObserver,
+    steps: Vec<Step>,
+    /// The full result of each step, beside `steps`.
+    results: Vec<BenchResult>,
+}
+
+impl Ladder<'_> {
+    fn run_rates(&mut self, rates: &[f64]) -> anyhow::Result<()> {
+        anyhow::ensure!(!rates.is_empty(), "a ladder needs at least one rate");
+        for &rate in rates {
+            if let Some(why) = self.step(rate)? {
+                let ended = format!("the ladder ended after {} of {} steps: {why}", self.steps.len(), rates.len());
+                self.observer.ladder_ended(&ended);
+                break;
+            }
+        }
+        Ok(())
     }
-    let mut headline = last.ok_or_else(|| anyhow::anyhow!("a ladder needs at least one rate"))?;
-    headline.steps = steps;
-    Ok(headline)
+
+    fn search(&mut self, goal: &CapacityGoal) -> anyhow::Result<Capacity> {
+        let start_rps = match goal.start_rps {
+            Some(rps) => rps,
+            None => self.probe_start()?,
+        };
+        let search = Search {
+            start_rps,
+            precision: goal.precision,
+            max_rps: goal.max_rps,
+            slo: capacity::describe_slo(&goal.slo),
+        };
+        loop {
+            match capacity::decide(&search, &self.steps) {
+                Decision::Done(found) => return Ok(found),
+                Decision::Run(rate) => {
+                    if let Some(why) = self.step(rate)? {
+                        let found = capacity::cut_short(&search, &self.steps, &why);
+                        self.observer.ladder_ended(&found.verdict);
+                        return Ok(found);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A short closed-model run; the search starts at a share of its throughput.
+    fn probe_start(&mut self) -> anyhow::Result<f64> {
+        let mut probe = self.spec.clone();
+        probe.rate = None;
+        probe.stop = StopCondition { requests: None, duration: Some(PROBE_DURATION) };
+        let result = engine::run(&probe, &self.step_options())?;
+        anyhow::ensure!(!result.interrupted, "interrupted during the start-rate probe: nothing measured");
+        anyhow::ensure!(
+            result.successes() > 0,
+            "the start-rate probe ({} s in the closed model) got no successful response ({}); check the target, or \
+             give a start rate",
+            PROBE_DURATION.as_secs(),
+            error_counts(&result)
+        );
+        let start = capacity::start_from_probe(result.rps);
+        self.observer.probed(result.rps, start);
+        Ok(start)
+    }
+
+    /// Run one step at `rate`: its warm-up, then its measured window. Some(why) when the ladder must end here.
+    fn step(&mut self, rate: f64) -> anyhow::Result<Option<String>> {
+        self.observer.step_started(rate);
+        let result = match self.measure(rate) {
+            Ok(Some(result)) => result,
+            Ok(None) => return Ok(Some(format!("interrupted during the step at {} req/s", format_rate(rate)))),
+            Err(err) if self.steps.is_empty() => return Err(err),
+            Err(err) => return Ok(Some(format!("the step at {} req/s failed: {err:#}", format_rate(rate)))),
+        };
+        let step = judge(rate, &result, self.rules);
+        self.observer.step_finished(&step);
+        let broken = broken(&result, rate, self.timing.window(rate));
+        self.steps.push(step);
+        self.results.push(result);
+        Ok(broken)
+    }
+
+    /// The measured result of a step at `rate`; None when Ctrl-C cut it short.
+    fn measure(&self, rate: f64) -> anyhow::Result<Option<BenchResult>> {
+        if !self.timing.warmup.is_zero() {
+            let warmup = engine::run(&at_rate(self.spec, rate, self.timing.warmup), &self.step_options())?;
+            if warmup.interrupted {
+                return Ok(None);
+            }
+        }
+        let result = engine::run(&at_rate(self.spec, rate, self.timing.window(rate)), &self.step_options())?;
+        Ok((!result.interrupted).then_some(result))
+    }
+
+    /// The caller's options for one engine run, without an hlog (each run would overwrite the last one's).
+    fn step_options(&self) -> RunOptions {
+        RunOptions { progress: self.options.progress, hlog: None, stop: self.options.stop.clone() }
+    }
+
+    /// The headline step's result, carrying every step and the capacity.
+    fn headline(mut self, capacity: Option<Capacity>) -> anyhow::Result<BenchResult> {
+        let interrupted = self.options.stop.load(std::sync::atomic::Ordering::Relaxed);
+        anyhow::ensure!(
+            !self.steps.is_empty(),
+            "interrupted before the first step of the ladder ended: nothing measured"
+        );
+        let at_capacity = capacity
+            .as_ref()
+            .and_then(|found| found.rps)
+            .and_then(|rps| self.steps.iter().rposition(|step| step.requested_rps == rps));
+        let index = at_capacity.unwrap_or(self.steps.len() - 1);
+        let mut headline = self.results.swap_remove(index);
+        headline.steps = self.steps;
+        headline.capacity = capacity;
+        headline.interrupted |= interrupted;
+        Ok(headline)
+    }
+}
+
+/// `spec` as one open-model run at `rate` for `duration`.
+fn at_rate(spec: &LoadSpec, rate: f64, duration: Duration) -> LoadSpec {
+    LoadSpec { rate: Some(rate), stop: StopCondition { requests: None, duration: Some(duration) }, ..spec.clone() }
+}
+
+/// The record of a step: its corrected figures, who limited it, and whether it met `rules` (None without rules).
+fn judge(rate: f64, result: &BenchResult, rules: &[Threshold]) -> Step {
+    let outcomes: Vec<_> = rules.iter().map(|rule| rule.judge(result)).collect();
+    Step {
+        requested_rps: rate,
+        achieved_rps: result.rps,
+        duration_s: result.duration_s,
+        requests: result.requests,
+        latency_ms: result.latency_ms,
+        errors: result.errors,
+        error_pct: result.error_pct(),
+        never_sent: result.never_sent,
+        unfinished: result.unfinished,
+        limited_by: super::limit::limited_by(result, rate),
+        meets_slo: (!outcomes.is_empty()).then(|| outcomes.iter().all(|outcome| outcome.passed)),
+    }
+}
+
+/// Why the ladder cannot go on after a step at `rate` planned to last `window`: no request succeeded, or the target
+/// stopped accepting connections (the engine ends a run early when it has been unreachable for a whole timeout).
+fn broken(result: &BenchResult, rate: f64, window: Duration) -> Option<String> {
+    if result.successes() == 0 {
+        return Some(format!("no request succeeded at {} req/s ({})", format_rate(rate), error_counts(result)));
+    }
+    let ended_early = result.duration_s < 0.9 * window.as_secs_f64();
+    (result.errors.connect > 0 && ended_early).then(|| {
+        format!(
+            "the target stopped accepting connections {:.1} s into the step at {} req/s",
+            result.duration_s,
+            format_rate(rate)
+        )
+    })
+}
+
+/// Errors by class, for a one-line reason.
+fn error_counts(result: &BenchResult) -> String {
+    let errors = &result.errors;
+    format!(
+        "errors: connect {}, timeout {}, read {}, write {}, status {}",
+        errors.connect, errors.timeout, errors.read, errors.write, errors.status
+    )
+}
+
+/// A rate as whole requests per second with thousands separators (`12,500`), as every ladder line shows it.
+pub fn format_rate(rps: f64) -> String {
+    super::printout::grouped(rps.round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::recorder::Recorder;
+    use crate::load::result::tests::result_of;
+
+    #[test]
+    fn a_window_is_extended_to_hold_the_minimum_requests() {
+        let timing = StepTiming { warmup: Duration::ZERO, measure: Duration::from_secs(5), min_requests: 2000 };
+        assert_eq!(timing.window(1000.0), Duration::from_secs(5));
+        assert_eq!(timing.window(100.0), Duration::from_secs(20));
+    }
+
+    #[test]
+    fn rates_must_be_positive_and_a_range_must_rise() {
+        assert_eq!(Rates::Listed(vec![100.0, 200.0]).check(), Ok(()));
+        assert_eq!(Rates::Listed(vec![]).check(), Err("lists no rate".to_string()));
+        assert_eq!(
+            Rates::Listed(vec![100.0, -1.0]).check(),
+            Err("has -1, not a positive number of requests per second".to_string())
+        );
+        assert_eq!(Rates::Geometric { from: 10.0, to: 80.0, steps: 4 }.check(), Ok(()));
+        assert_eq!(Rates::Geometric { from: 10.0, to: 80.0, steps: 4 }.list(), [10.0, 20.0, 40.0, 80.0]);
+        assert!(Rates::Geometric { from: 80.0, to: 10.0, steps: 4 }.check().is_err());
+        assert_eq!(
+            Rates::Geometric { from: 10.0, to: 80.0, steps: 1 }.check(),
+            Err("has 1 steps; give at least 2".to_string())
+        );
+    }
+
+    #[test]
+    fn a_step_with_no_success_breaks_the_ladder() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.response(0, 1_000, 1_000, 503, false);
+        recorder.response(0, 1_000, 1_000, 503, false);
+        assert_eq!(
+            broken(&result_of(&recorder), 100.0, Duration::from_secs(1)).as_deref(),
+            Some("no request succeeded at 100 req/s (errors: connect 0, timeout 0, read 0, write 0, status 2)")
+        );
+    }
+
+    #[test]
+    fn a_target_refusing_connections_before_the_window_ended_breaks_the_ladder() {
+        let mut recorder = Recorder::new(1, true);
+        recorder.response(0, 1_000, 1_000, 200, true);
+        recorder.connect_failure();
+        // The run lasted 1 s of a 2 s window: the engine ended it because the target was unreachable.
+        assert_eq!(
+            broken(&result_of(&recorder), 1500.0, Duration::from_secs(2)).as_deref(),
+            Some("the target stopped accepting connections 1.0 s into the step at 1,500 req/s")
+        );
+        assert_eq!(broken(&result_of(&recorder), 1500.0, Duration::from_secs(1)), None, "a whole window");
+    }
 }

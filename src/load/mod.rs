@@ -1,11 +1,13 @@
 //! The HTTP load engine: request templates and mixes, connections, closed and open load models, latency recording.
 //! It knows nothing about JVMs or plans: it takes a resolved [`spec::LoadSpec`] and returns a [`result::BenchResult`].
 
+pub mod capacity;
 pub mod conn;
 pub mod engine;
 pub mod figures;
 pub mod http;
 pub mod ladder;
+pub mod ladder_printout;
 pub mod limit;
 pub mod limits;
 pub mod mix;

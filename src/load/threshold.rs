@@ -81,6 +81,11 @@ impl Threshold {
         Threshold::parse(&format!("{name}{comparison}{value}"))
     }
 
+    /// Whether the rule bounds errors (as a count or a share).
+    pub fn bounds_errors(&self) -> bool {
+        self.figure.names.contains(&"errors")
+    }
+
     /// The rule as written (`p99<=50ms`).
     pub fn expression(&self) -> &str {
         &self.expression
