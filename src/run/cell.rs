@@ -10,10 +10,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::crash::{Ending, Evidence};
 use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
 use crate::atomic_file::write_json;
+use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
-use crate::jvm::window::WindowPauses;
+use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
+use crate::load::ladder::{LadderPlan, Step, StepObserver, run_ladder};
+use crate::load::result::BenchResult;
+use crate::load::spec::LoadSpec;
 use crate::load::spec::fill_port;
 use crate::load::threshold::Threshold;
 use crate::plan::jdks::Jdk;
@@ -303,7 +307,7 @@ fn drive_phases(
     }
     let slo: Vec<Threshold> = run.plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
     for phase in &run.plan.phases {
-        if run.stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
+        if must_end(target, run.stop) {
             break;
         }
         let record = run_phase(run, target, watch.as_ref(), dir, port, phase, &slo)?;
@@ -318,7 +322,8 @@ fn drive_phases(
     Ok(())
 }
 
-/// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged.
+/// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder
+/// phase runs its steps, each with its own JVM window.
 fn run_phase(
     run: &CellRun<'_>,
     target: &Arc<Mutex<RunningTarget>>,
@@ -340,25 +345,83 @@ fn run_phase(
         stop: phase_stop.clone(),
     };
     let spec = phase.load.with_port(port);
-    let bench = std::thread::scope(|scope| {
+    let mut steps =
+        StepWindows { watch, target, stop: run.stop, phase_stop: &phase_stop, start: None, windows: Vec::new() };
+    let (mut bench, cut_short) = std::thread::scope(|scope| {
         let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
-        let result = engine::run(&spec, &options);
-        phase_stop.store(true, Ordering::Relaxed);
+        let result = drive_load(phase, &spec, &options, slo, &mut steps);
+        let cut_short = phase_stop.swap(true, Ordering::Relaxed);
         let _ = guard.join();
-        result
+        result.map(|bench| (bench, cut_short))
     })?;
+    // A ladder's headline step may be one that ran before Ctrl-C or the target's death cut a later step short.
+    bench.interrupted |= cut_short;
     let jvm = match (watch, start_mark) {
         (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
         _ => None,
     };
     let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
-    Ok(PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed })
+    let step_jvm = if steps.windows.iter().any(Option::is_some) { steps.windows } else { Vec::new() };
+    Ok(PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, step_jvm, slo_passed })
+}
+
+/// One run of the phase's load, or its ladder: each step judged on the capacity search's SLO, else the plan's.
+fn drive_load(
+    phase: &Phase,
+    spec: &LoadSpec,
+    options: &RunOptions,
+    slo: &[Threshold],
+    steps: &mut StepWindows<'_>,
+) -> anyhow::Result<BenchResult> {
+    match &phase.ladder {
+        None => engine::run(spec, options),
+        Some(ladder) => {
+            let step_slo = match &ladder.plan {
+                LadderPlan::Capacity(goal) => goal.slo.as_slice(),
+                LadderPlan::Rates(_) => slo,
+            };
+            run_ladder(spec, &ladder.plan, &ladder.timing, step_slo, options, steps)
+        }
+    }
+}
+
+/// Told of each ladder step: a step starts already ended when Ctrl-C was pressed or the target died, and each step
+/// gets its JVM window (`windows[i]` is step i's; None where the JVM could not be sampled).
+struct StepWindows<'a> {
+    watch: Option<&'a JvmWatch>,
+    target: &'a Mutex<RunningTarget>,
+    stop: &'a AtomicBool,
+    phase_stop: &'a AtomicBool,
+    start: Option<JvmSample>,
+    windows: Vec<Option<JvmWindow>>,
+}
+
+impl StepObserver for StepWindows<'_> {
+    fn step_started(&mut self, _requested_rps: f64) {
+        if must_end(self.target, self.stop) {
+            self.phase_stop.store(true, Ordering::Relaxed);
+        }
+        self.start = self.watch.and_then(JvmWatch::mark);
+    }
+
+    fn step_finished(&mut self, _step: &Step) {
+        let window = match (self.watch, self.start.take()) {
+            (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
+            _ => None,
+        };
+        self.windows.push(window);
+    }
+}
+
+/// Whether load must end now: Ctrl-C was pressed or the target died.
+fn must_end(target: &Mutex<RunningTarget>, stop: &AtomicBool) -> bool {
+    stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some()
 }
 
 /// Watches a running phase: ends it early when Ctrl-C is pressed or the target dies.
 fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_stop: &Arc<AtomicBool>) {
     while !phase_stop.load(Ordering::Relaxed) {
-        if stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
+        if must_end(target, stop) {
             phase_stop.store(true, Ordering::Relaxed);
             return;
         }
@@ -366,14 +429,16 @@ fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_
     }
 }
 
-/// Read the cell's GC log and add the pauses inside each phase's window to its stored record.
+/// Read the cell's GC log and add the pauses inside each phase's window (and each ladder step's) to its stored record.
 fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
     for phase in &meta.phases {
         let path = RepFiles::of(dir).phase_record(phase);
         let Some(mut record) = read_json::<PhaseRecord>(&path) else { continue };
-        let Some(jvm) = record.jvm.as_mut() else { continue };
-        jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));
+        let windows = record.jvm.iter_mut().chain(record.step_jvm.iter_mut().flatten());
+        for jvm in windows {
+            jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));
+        }
         write_json(&path, &record)?;
     }
     Ok(())

@@ -262,21 +262,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         println!("  folder: {}", dir.display());
     }
     for phase in &plan.phases {
-        let load = &phase.load;
-        let bound = match (load.stop.requests, load.stop.duration) {
-            (Some(requests), Some(duration)) => format!("{requests} requests or {duration:?}"),
-            (Some(requests), None) => format!("{requests} requests"),
-            (None, Some(duration)) => format!("{duration:?}"),
-            (None, None) => String::new(),
-        };
-        let model = load.rate.map(|rate| format!(" at {rate} req/s")).unwrap_or_default();
-        println!(
-            "\nphase {}{}: {} × {} connections, {bound}{model}",
-            phase.name,
-            if phase.measure { "" } else { " (not measured)" },
-            load.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "),
-            load.connections
-        );
+        println!("\nphase {}", phase.describe());
     }
     let to_run = prepared
         .iter()
