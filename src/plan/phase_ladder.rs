@@ -260,3 +260,160 @@ fn parse_precision(text: &str) -> Result<f64, String> {
         _ => Err(format!("capacity.precision '{text}' must be a percentage from 0.1% to 50%, like \"5%\"")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::plan::{PlanBase, parse_plan};
+
+    const HEAD: &str =
+        "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/\"\n";
+    const URL: &str = "url = \"http://127.0.0.1:{port}/\"\n";
+
+    /// The first phase of a plan whose phase `get` has these keys (after its name and URL, from line 8), and `tail`.
+    fn parse(keys: &str, tail: &str) -> anyhow::Result<crate::plan::Phase> {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        parse_plan("p.toml", &format!("{HEAD}[[phase]]\nname = \"get\"\n{URL}{keys}{tail}"), &base)
+            .map(|plan| plan.phases[0].clone())
+    }
+
+    fn ladder(keys: &str) -> PhaseLadder {
+        parse(keys, "").unwrap().ladder.expect("a ladder phase")
+    }
+
+    fn error(keys: &str) -> String {
+        parse(keys, "").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn listed_rates_run_in_order_with_the_default_step_timing() {
+        let phase = parse("rates = [2000, 4000, 8000.5]\n", "").unwrap();
+        let ladder = phase.ladder.unwrap();
+        let LadderPlan::Rates(rates) = &ladder.plan else { panic!("rates") };
+        assert_eq!(rates.list(), [2000.0, 4000.0, 8000.5]);
+        assert_eq!(
+            ladder.timing,
+            StepTiming { warmup: DEFAULT_STEP_WARMUP, measure: DEFAULT_STEP, min_requests: DEFAULT_MIN_REQUESTS }
+        );
+        assert_eq!((phase.load.rate, phase.load.stop.duration), (Some(2000.0), Some(DEFAULT_STEP)), "open model");
+    }
+
+    #[test]
+    fn a_rate_range_is_geometric_and_step_keys_set_the_timing() {
+        let ladder = ladder(
+            "rates = { from = 1000, to = 8000, steps = 4 }\nstep_warmup = \"0s\"\nstep = \"3s\"\nmin_requests = 50\n",
+        );
+        let LadderPlan::Rates(rates) = &ladder.plan else { panic!("rates") };
+        assert_eq!(rates.list(), [1000.0, 2000.0, 4000.0, 8000.0]);
+        assert_eq!(
+            ladder.timing,
+            StepTiming { warmup: Duration::ZERO, measure: Duration::from_secs(3), min_requests: 50 }
+        );
+    }
+
+    #[test]
+    fn a_capacity_table_gives_the_search_its_rules_precision_and_bounds() {
+        let ladder = ladder(
+            "capacity = { slo = [\"p99<=10ms\", \"p999 <= 50ms\"], errors = \"1%\", precision = \"2.5%\", start_rate = 500, max_rate = 9000 }\n",
+        );
+        let LadderPlan::Capacity(goal) = &ladder.plan else { panic!("capacity") };
+        let rules: Vec<&str> = goal.slo.iter().map(Threshold::expression).collect();
+        assert_eq!(rules, ["p99<=10ms", "p999 <= 50ms", "errors<=1%"]);
+        assert_eq!((goal.precision, goal.start_rps, goal.max_rps), (0.025, Some(500.0), Some(9000.0)));
+        assert_eq!(ladder.first_rate(), Some(500.0));
+    }
+
+    #[test]
+    fn a_capacity_search_bounds_errors_at_one_in_a_thousand_unless_told() {
+        let LadderPlan::Capacity(goal) = ladder("capacity = { slo = \"p99<=10ms\" }\n").plan else { panic!() };
+        let rules: Vec<&str> = goal.slo.iter().map(Threshold::expression).collect();
+        assert_eq!(rules, ["p99<=10ms", "errors<=0.1%"]);
+        assert_eq!((goal.precision, goal.start_rps, goal.max_rps), (DEFAULT_PRECISION, None, None));
+        let LadderPlan::Capacity(goal) = ladder("capacity = { slo = [\"p99<=10ms\", \"errors<5\"] }\n").plan else {
+            panic!()
+        };
+        assert_eq!(goal.slo.len(), 2, "the rules already bound errors");
+    }
+
+    #[test]
+    fn capacity_true_searches_under_the_plans_slo() {
+        let phase = parse("capacity = true\n", "[slo]\np99 = \"20ms\"\nerrors = \"0.5%\"\n").unwrap();
+        let Some(PhaseLadder { plan: LadderPlan::Capacity(goal), .. }) = phase.ladder else { panic!() };
+        let rules: Vec<&str> = goal.slo.iter().map(Threshold::expression).collect();
+        assert_eq!(rules, ["p99<=20ms", "errors<=0.5%"]);
+        assert_eq!(phase.load.rate, None, "the start comes from a probe");
+        assert!(parse("capacity = false\n", "").unwrap_err().to_string().contains("neither requests nor duration"));
+    }
+
+    #[test]
+    fn refused_combinations_name_the_line_and_key() {
+        let cases = [
+            ("rates = [1000]\nrate = 5.0\n", "line 9: phase 'get': rate does not go with rates"),
+            (
+                "capacity = { slo = \"p99<=1ms\" }\nrequests = 5\n",
+                "line 9: phase 'get': requests does not go with capacity",
+            ),
+            ("duration = \"5s\"\nrates = [1000]\n", "line 8: phase 'get': duration does not go with rates"),
+            ("rates = [1000]\ncapacity = true\n", "line 9: phase 'get': rates and capacity do not go together"),
+            ("measure = false\nrates = [1000]\n", "line 9: phase 'get': rates in a phase with measure = false"),
+            ("duration = \"5s\"\n\nstep = \"2s\"\n", "line 10: phase 'get': step applies only to a ladder"),
+            ("duration = \"5s\"\nmin_requests = 9\n", "line 9: phase 'get': min_requests applies only to a ladder"),
+            ("rates = [1000]\nstep = \"0s\"\n", "line 9: phase 'get': step must be longer than 0ns"),
+            ("rates = [1000]\nstep_warmup = \"soon\"\n", "line 9: phase 'get' step_warmup: 'soon' is not a duration"),
+        ];
+        for (keys, expected) in cases {
+            let err = error(keys);
+            assert!(err.starts_with(&format!("p.toml: {expected}")), "expected '{expected}' in {err}");
+        }
+    }
+
+    #[test]
+    fn bad_rates_and_goals_are_named() {
+        let cases = [
+            ("rates = []\n", "line 8: phase 'get': rates is empty"),
+            ("rates = [1000, -5]\n", "rates: -5 is not a positive number"),
+            ("rates = [4000, 2000]\n", "rates must rise from step to step: 2000 comes after 4000"),
+            (
+                "rates = { from = 10, to = 5, steps = 3 }\n",
+                "rates: from = 10 and to = 5 must be positive with to above",
+            ),
+            ("rates = { from = 10, to = 50, steps = 1 }\n", "rates: steps = 1 must be from 2 to 100"),
+            ("rates = \"fast\"\n", "a list of rates like [2000, 4000, 8000] or a table like"),
+            ("rates = { from = 1, to = 5, step = 3 }\n", "a list of rates like"),
+            ("capacity = { slo = \"p98<=10ms\" }\n", "capacity.slo: threshold 'p98<=10ms': unknown metric"),
+            ("capacity = { slo = \"p99<=1ms\", precision = \"5\" }\n", "capacity.precision '5' must be a percentage"),
+            ("capacity = { slo = \"p99<=1ms\", errors = \"lots\" }\n", "capacity.errors:"),
+            (
+                "capacity = { slo = \"p99<=1ms\", start_rate = 900, max_rate = 800 }\n",
+                "capacity.max_rate = 800 must be above",
+            ),
+            ("capacity = { slo = \"p99<=1ms\", max_rate = 0 }\n", "capacity.max_rate = 0 is not a positive number"),
+            ("capacity = true\n", "line 8: phase 'get': capacity needs an SLO to search under"),
+            ("capacity = { errors = \"1%\" }\n", "capacity needs an SLO to search under"),
+            ("capacity = { slo = \"p99<=1ms\", slow = 1 }\n", "true or a table like"),
+        ];
+        for (keys, expected) in cases {
+            let err = error(keys);
+            assert!(err.starts_with("p.toml: line 8") && err.contains(expected), "expected '{expected}' in {err}");
+        }
+    }
+
+    #[test]
+    fn dry_run_describes_the_ladder() {
+        let phase = parse("rates = [1000, 2000]\nstep = \"3s\"\n", "").unwrap();
+        assert_eq!(
+            phase.describe(),
+            "get: http://127.0.0.1:{port}/ × 50 connections, open-model ladder at 1000, 2000 req/s; each step 2s \
+             warm-up + 3s measured (at least 2000 requests)"
+        );
+        let phase = parse("capacity = { slo = \"p99<=10ms\", max_rate = 9000 }\nstep_warmup = \"1s\"\n", "").unwrap();
+        assert_eq!(
+            phase.describe(),
+            "get: http://127.0.0.1:{port}/ × 50 connections, capacity search under p99<=10ms, errors<=0.1% to 5% \
+             precision, from a probe's throughput ÷ 4, at most 9000 req/s; each step 1s warm-up + 5s measured (at \
+             least 2000 requests)"
+        );
+    }
+}
