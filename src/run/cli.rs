@@ -299,11 +299,9 @@ fn print_estimate(plan: &Plan, to_run: u64) {
             None => "no most without capacity.start_rate and capacity.max_rate".to_string(),
         };
         println!(
-            "  phase {}: a capacity search has no fixed length; counted as {} steps × {} (likely: ramp ×2 until the SLO \
-             breaks, then bisection), {most}",
-            search.phase,
-            search.likely_steps,
-            seconds(search.step)
+            "  phase {}: a capacity search has no fixed length; counted as {} steps × {:?} (likely: ramp ×2 until the \
+             SLO breaks, then bisection), {most}",
+            search.phase, search.likely_steps, search.step
         );
     }
 }
