@@ -31,7 +31,8 @@ pub struct SearchEstimate {
     pub phase: String,
     /// Steps when the capacity lies 4–8× above the start (where a start from a probe's throughput ÷ 4 puts it).
     pub likely_steps: u32,
-    /// Steps when the ramp climbs all the way to `max_rate`; None without both `start_rate` and `max_rate`.
+    /// Steps when the ramp climbs all the way to `max_rate` (or halves the start down to its last try); None without
+    /// both `start_rate` and `max_rate`.
     pub max_steps: Option<u32>,
     /// One step: its warm-up and measured window (longer when a slow rate needs time for `min_requests`).
     pub step: Duration,
@@ -39,6 +40,8 @@ pub struct SearchEstimate {
 
 /// Ramp steps of a likely search: the start, ×2, ×4 (passing) and ×8 (failing).
 const LIKELY_RAMP_STEPS: u32 = 4;
+/// When the start already misses the SLO the search halves it, at most this many times (the capacity search's rule).
+const MOST_HALVINGS: u32 = 4;
 
 /// The estimate for `cell_repeats` cell-repeats of `plan` still to run (all of them: cells × repeats, before a
 /// first run).
@@ -71,7 +74,7 @@ pub fn search_estimate(phase: &str, goal: &CapacityGoal, timing: &StepTiming) ->
     SearchEstimate {
         phase: phase.to_string(),
         likely_steps: LIKELY_RAMP_STEPS.min(max_ramp.unwrap_or(u32::MAX)) + bisections,
-        max_steps: max_ramp.map(|ramp| ramp + bisections),
+        max_steps: max_ramp.map(|ramp| ramp.max(1 + MOST_HALVINGS) + bisections),
         step: timing.warmup + timing.measure,
     }
 }
@@ -174,6 +177,9 @@ mod tests {
         };
         assert_eq!(estimate.searches, [search]);
         assert_eq!(estimate.load_per_rep, Duration::from_secs(8 * 3));
+        // 1k…4k is 3 ramp steps, fewer than a start that fails and is halved 4 times: 5 steps, then 4 bisections.
+        let near = estimate_of(&phases.replace("max_rate = 64000", "max_rate = 4000"));
+        assert_eq!((near.searches[0].likely_steps, near.searches[0].max_steps), (3 + 4, Some(5 + 4)));
         let phases = phases.replace(", start_rate = 1000, max_rate = 64000", ", precision = \"1%\"");
         let estimate = estimate_of(&phases);
         // 1 %: 2^(1/64) = 1.0109 > 1.01, so 7 bisections; no start_rate: no most.

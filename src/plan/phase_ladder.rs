@@ -251,13 +251,12 @@ fn capacity_goal(capacity: &CapacityFile, plan_slo: &[String]) -> Result<Capacit
     Ok(CapacityGoal { slo, precision, start_rps, max_rps })
 }
 
-/// `"5%"` → 0.05; from 0.1 % up to 50 %.
+/// `"5%"` (or `"5"`) → 0.05: a share above 0 and at most 100 %, as `jload bench --precision` takes it.
 fn parse_precision(text: &str) -> Result<f64, String> {
-    let fraction =
-        text.trim().strip_suffix('%').and_then(|number| number.trim().parse::<f64>().ok()).map(|pct| pct / 100.0);
-    match fraction {
-        Some(fraction) if (0.001..=0.5).contains(&fraction) => Ok(fraction),
-        _ => Err(format!("capacity.precision '{text}' must be a percentage from 0.1% to 50%, like \"5%\"")),
+    let number = text.trim().strip_suffix('%').unwrap_or(text.trim()).trim();
+    match number.parse::<f64>().map(|pct| pct / 100.0) {
+        Ok(fraction) if fraction > 0.0 && fraction <= 1.0 => Ok(fraction),
+        _ => Err(format!("capacity.precision '{text}' must be a share above 0 and at most 100 %, like \"5%\"")),
     }
 }
 
@@ -383,7 +382,7 @@ mod tests {
             ("rates = \"fast\"\n", "a list of rates like [2000, 4000, 8000] or a table like"),
             ("rates = { from = 1, to = 5, step = 3 }\n", "a list of rates like"),
             ("capacity = { slo = \"p98<=10ms\" }\n", "capacity.slo: threshold 'p98<=10ms': unknown metric"),
-            ("capacity = { slo = \"p99<=1ms\", precision = \"5\" }\n", "capacity.precision '5' must be a percentage"),
+            ("capacity = { slo = \"p99<=1ms\", precision = \"0%\" }\n", "capacity.precision '0%' must be a share"),
             ("capacity = { slo = \"p99<=1ms\", errors = \"lots\" }\n", "capacity.errors:"),
             (
                 "capacity = { slo = \"p99<=1ms\", start_rate = 900, max_rate = 800 }\n",
