@@ -15,7 +15,7 @@ use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
-use crate::load::ladder::{LadderPlan, Step, StepObserver, run_ladder};
+use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
 use crate::load::result::BenchResult;
 use crate::load::spec::LoadSpec;
 use crate::load::spec::fill_port;
@@ -345,8 +345,15 @@ fn run_phase(
         stop: phase_stop.clone(),
     };
     let spec = phase.load.with_port(port);
-    let mut steps =
-        StepWindows { watch, target, stop: run.stop, phase_stop: &phase_stop, start: None, windows: Vec::new() };
+    let mut steps = StepWindows {
+        watch,
+        target,
+        stop: run.stop,
+        phase_stop: &phase_stop,
+        show_progress: run.show_progress,
+        start: None,
+        windows: Vec::new(),
+    };
     let (mut bench, cut_short) = std::thread::scope(|scope| {
         let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
         let result = drive_load(phase, &spec, &options, slo, &mut steps);
@@ -385,13 +392,15 @@ fn drive_load(
     }
 }
 
-/// Told of each ladder step: a step starts already ended when Ctrl-C was pressed or the target died, and each step
-/// gets its JVM window (`windows[i]` is step i's; None where the JVM could not be sampled).
+/// Told of each ladder step: a step starts already ended when Ctrl-C was pressed or the target died, each step gets
+/// its JVM window (`windows[i]` is step i's; None where the JVM could not be sampled), and each step's outcome is a
+/// progress line.
 struct StepWindows<'a> {
     watch: Option<&'a JvmWatch>,
     target: &'a Mutex<RunningTarget>,
     stop: &'a AtomicBool,
     phase_stop: &'a AtomicBool,
+    show_progress: bool,
     start: Option<JvmSample>,
     windows: Vec<Option<JvmWindow>>,
 }
@@ -404,13 +413,34 @@ impl StepObserver for StepWindows<'_> {
         self.start = self.watch.and_then(JvmWatch::mark);
     }
 
-    fn step_finished(&mut self, _step: &Step) {
+    fn step_finished(&mut self, step: &Step) {
+        if self.show_progress {
+            say!("jload:          step {}", step_line(step));
+        }
         let window = match (self.watch, self.start.take()) {
             (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
             _ => None,
         };
         self.windows.push(window);
     }
+}
+
+/// A ladder step in one line: `4000 req/s: 3998 achieved, p99 4.1 ms, SLO met`.
+fn step_line(step: &Step) -> String {
+    let verdict = match step.meets_slo {
+        Some(true) => ", SLO met",
+        Some(false) => ", SLO missed",
+        None => "",
+    };
+    let limit = match &step.limited_by {
+        Some(Limit { side: Side::Target, reason }) => format!("; limited by the target: {reason}"),
+        Some(Limit { side: Side::Generator, reason }) => format!("; limited by jload (the generator): {reason}"),
+        None => String::new(),
+    };
+    format!(
+        "{} req/s: {:.0} achieved, p99 {:.2} ms{verdict}{limit}",
+        step.requested_rps, step.achieved_rps, step.latency_ms.p99
+    )
 }
 
 /// Whether load must end now: Ctrl-C was pressed or the target died.
@@ -446,7 +476,33 @@ fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::join_options;
+    use super::{join_options, step_line};
+    use crate::load::ladder::{Limit, Side, Step};
+    use crate::load::result::{ErrorSummary, LatencySummary};
+
+    #[test]
+    fn a_ladder_step_is_one_progress_line_with_its_verdict_and_limit() {
+        let mut step = Step {
+            requested_rps: 4000.0,
+            achieved_rps: 3998.4,
+            duration_s: 5.0,
+            requests: 19992,
+            latency_ms: LatencySummary { p99: 4.126, ..LatencySummary::default() },
+            errors: ErrorSummary::default(),
+            error_pct: Some(0.0),
+            never_sent: 0,
+            unfinished: 0,
+            limited_by: None,
+            meets_slo: Some(true),
+        };
+        assert_eq!(step_line(&step), "4000 req/s: 3998 achieved, p99 4.13 ms, SLO met");
+        step.meets_slo = None;
+        step.limited_by = Some(Limit { side: Side::Target, reason: "3100 req/s achieved of 4000 requested".into() });
+        assert_eq!(
+            step_line(&step),
+            "4000 req/s: 3998 achieved, p99 4.13 ms; limited by the target: 3100 req/s achieved of 4000 requested"
+        );
+    }
 
     #[test]
     fn options_are_quoted_only_where_a_shell_or_hotspot_would_split_them() {
