@@ -187,7 +187,7 @@ fn checked_rates(rates: &RatesFile) -> Result<Rates, String> {
             Ok(Rates::Listed(list.clone()))
         }
         RatesFile::Geometric(range) => {
-            if !positive(range.from) || !(range.to.is_finite() && range.to > range.from) {
+            if !(positive(range.from) && range.to.is_finite() && range.to > range.from) {
                 return Err(format!(
                     "rates: from = {} and to = {} must be positive with to above from",
                     range.from, range.to
