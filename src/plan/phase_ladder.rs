@@ -88,15 +88,17 @@ pub(super) fn parse_ladder(
     let at = |span: Range<usize>, message: String| source.error_at(span, format!("phase '{name}': {message}"));
     let capacity =
         phase.capacity.as_ref().filter(|capacity| !matches!(capacity.get_ref(), CapacityFile::Enabled(false)));
-    let (key, span) = match (&phase.rates, capacity) {
+    let (key, span, plan) = match (&phase.rates, capacity) {
         (Some(_), Some(capacity)) => {
             return Err(at(
                 capacity.span(),
                 "rates and capacity do not go together: give a list of rates, or a capacity search".to_string(),
             ));
         }
-        (Some(rates), None) => ("rates", rates.span()),
-        (None, Some(capacity)) => ("capacity", capacity.span()),
+        (Some(rates), None) => ("rates", rates.span(), checked_rates(rates.get_ref()).map(LadderPlan::Rates)),
+        (None, Some(capacity)) => {
+            ("capacity", capacity.span(), capacity_goal(capacity.get_ref(), plan_slo).map(LadderPlan::Capacity))
+        }
         (None, None) => {
             return refuse_step_keys_alone(phase).map_err(|(span, message)| at(span, message)).map(|_| None);
         }
@@ -108,16 +110,8 @@ pub(super) fn parse_ladder(
             format!("{key} in a phase with measure = false: a ladder is a measurement; warm up with rate and duration"),
         ));
     }
+    let plan = plan.map_err(|message| at(span, message))?;
     let timing = step_timing(source, phase, name)?;
-    let plan = match (&phase.rates, capacity) {
-        (Some(rates), _) => {
-            LadderPlan::Rates(checked_rates(rates.get_ref()).map_err(|message| at(span.clone(), message))?)
-        }
-        (None, Some(capacity)) => LadderPlan::Capacity(
-            capacity_goal(capacity.get_ref(), plan_slo).map_err(|message| at(span.clone(), message))?,
-        ),
-        (None, None) => unreachable!("a ladder key was found above"),
-    };
     Ok(Some(PhaseLadder { plan, timing }))
 }
 
