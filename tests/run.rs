@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{folder_of, jload, json, kv_jar, repo, tempdir};
+use common::{folder_of, jload, json, jvms_with, kv_jar, repo, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -32,19 +32,6 @@ const TWO_BY_TWO: &str = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-X
 const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
     url = \"http://127.0.0.1:{port}/random_set?keyRange=5000&valueSize=500\"\nconnections = 8\nrequests = 5000\n\
     [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=5000\"\nconnections = 8\nduration = \"2s\"\n";
-
-/// Java processes whose command line mentions `marker`.
-fn jvms_with(marker: &str) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|bytes| String::from_utf8_lossy(&bytes).contains(marker))
-                .unwrap_or(false)
-        })
-        .collect()
-}
 
 #[test]
 fn two_by_two_plan_fills_a_consistent_summary() {

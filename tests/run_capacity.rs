@@ -5,9 +5,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use common::{folder_of, jload, json, kv_jar, tempdir};
+use common::{folder_of, jload, json, jvms_with, kv_jar, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -111,6 +113,58 @@ fn a_capacity_search_orders_two_jvm_configurations_in_every_repeat() {
         let slow_failed = slow["bounds"][1].as_f64().expect("a failing rate bounds -Xint's capacity");
         assert!(slow_failed <= slow_rps * 1.25 + 1.0, "bisected to 25 %: {slow}");
     }
+}
+
+#[test]
+fn a_ladder_that_measures_no_step_leaves_its_cell_repeat_incomplete_with_the_cause_and_the_sweep_goes_on() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
+    // Every request answers 404, which is no success here: the search has nothing to start from.
+    let phases = "[[phase]]\nname = \"cap\"\nurl = \"http://127.0.0.1:{port}/no-such-page\"\n\
+        capacity = { slo = \"p99<=50ms\" }\nstep_warmup = \"0s\"\nstep = \"1s\"\n";
+    let summary = run_plan(&plan(&dir, "nothing", axes, phases, ""), &out);
+    let cells = summary["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "both cells ran: {summary}");
+    for cell in cells {
+        let rep = &cell["reps"][0];
+        assert_eq!(rep["status"], "incomplete", "{cell}");
+        assert!(rep["cause"].as_str().unwrap().contains("phase 'cap' measured no step: "), "{cell}");
+        assert!(rep["phases"]["fill"].is_object() && rep["phases"]["cap"].is_null(), "the fill is kept: {cell}");
+    }
+    assert!(jvms_with(&out.display().to_string()).is_empty(), "every JVM stopped");
+}
+
+#[test]
+fn ctrl_c_during_a_ladder_step_leaves_the_cell_repeat_incomplete_and_stops_its_jvm() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    let phases =
+        format!("[[phase]]\nname = \"curve\"\n{GET}rates = [200, 400]\nstep_warmup = \"0s\"\nstep = \"30s\"\n");
+    let plan = plan(&dir, "interrupt", "", &phases, "");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Once the fill is recorded the ladder's first 30-s step is under way: press Ctrl-C inside it.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !out.join("cells/default/rep-1/fill.json").exists() {
+        assert!(Instant::now() < deadline, "the fill never finished");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let pressed = Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(pressed.elapsed() < Duration::from_secs(20), "the step ended at Ctrl-C, not at its end");
+    let rep = &json(&out.join("summary.json"))["cells"][0]["reps"][0];
+    assert_eq!(rep["status"], "incomplete", "{rep}");
+    assert!(rep["phases"]["fill"].is_object(), "what finished is kept: {rep}");
+    assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM outlives an interrupt");
 }
 
 #[test]

@@ -310,7 +310,17 @@ fn drive_phases(
         if must_end(target, run.stop) {
             break;
         }
-        let record = run_phase(run, target, watch.as_ref(), dir, port, phase, &slo)?;
+        let record = match run_phase(run, target, watch.as_ref(), dir, port, phase, &slo) {
+            Ok(record) => record,
+            Err(err) if phase.ladder.is_some() => {
+                // A ladder fails only when no step was measured (Ctrl-C or the target's death before its first step
+                // ended, a start probe nothing answered): no record, the cell-repeat stays incomplete, the sweep goes on.
+                let why = format!("phase '{}' measured no step: {err:#}", phase.name);
+                meta.cause = Some(meta.cause.take().map_or(why.clone(), |earlier| format!("{earlier}; {why}")));
+                break;
+            }
+            Err(err) => return Err(err),
+        };
         let interrupted = record.bench.interrupted;
         write_json(&RepFiles::of(dir).phase_record(&phase.name), &record)?;
         if interrupted {

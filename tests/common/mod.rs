@@ -247,6 +247,19 @@ pub fn json(path: &Path) -> serde_json::Value {
         .unwrap()
 }
 
+/// Processes (the JVMs of a run) whose command line mentions `marker`.
+pub fn jvms_with(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|bytes| String::from_utf8_lossy(&bytes).contains(marker))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
 /// The folder under `cells/` of a cell in a results directory, as its `run.json` records it.
 pub fn folder_of(out: &Path, id: &str) -> String {
     let record = json(&out.join("run.json"));
