@@ -5,11 +5,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{folder_of, jload, json, jvms_with, kv_jar, tempdir};
+use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -144,23 +143,11 @@ fn ctrl_c_during_a_ladder_step_leaves_the_cell_repeat_incomplete_and_stops_its_j
     let phases =
         format!("[[phase]]\nname = \"curve\"\n{GET}rates = [200, 400]\nstep_warmup = \"0s\"\nstep = \"30s\"\n");
     let plan = plan(&dir, "interrupt", "", &phases, "");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jload"))
-        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Once the fill is recorded the ladder's first 30-s step is under way: press Ctrl-C inside it.
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while !out.join("cells/default/rep-1/fill.json").exists() {
-        assert!(Instant::now() < deadline, "the fill never finished");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(1500));
-    let pressed = Instant::now();
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    assert!(pressed.elapsed() < Duration::from_secs(20), "the step ended at Ctrl-C, not at its end");
+    // Once the fill is recorded the ladder's first 30-s step is under way: Ctrl-C lands inside it.
+    let fill = out.join("cells/default/rep-1/fill.json");
+    let started = Instant::now();
+    assert_eq!(interrupt_run_after(&plan, &out, &fill, "the end of the fill"), Some(130));
+    assert!(started.elapsed() < Duration::from_secs(45), "the 30-s steps ended at Ctrl-C, not at their end");
     let rep = &json(&out.join("summary.json"))["cells"][0]["reps"][0];
     assert_eq!(rep["status"], "incomplete", "{rep}");
     assert!(rep["phases"]["fill"].is_object(), "what finished is kept: {rep}");
