@@ -4,11 +4,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
-use common::{folder_of, jload, json, kv_jar, repo, tempdir};
+use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, repo, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -32,19 +31,6 @@ const TWO_BY_TWO: &str = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-X
 const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
     url = \"http://127.0.0.1:{port}/random_set?keyRange=5000&valueSize=500\"\nconnections = 8\nrequests = 5000\n\
     [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=5000\"\nconnections = 8\nduration = \"2s\"\n";
-
-/// Java processes whose command line mentions `marker`.
-fn jvms_with(marker: &str) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|bytes| String::from_utf8_lossy(&bytes).contains(marker))
-                .unwrap_or(false)
-        })
-        .collect()
-}
 
 #[test]
 fn two_by_two_plan_fills_a_consistent_summary() {
@@ -185,22 +171,9 @@ fn interrupted_sweep_resumes_exactly_the_missing_cells() {
     let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\nconnections = 4\nduration = \"3s\"\n";
     let plan = plan(&dir, "resume", axes, phases, "order = \"sequential\"\n");
     let out = dir.join("results");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jload"))
-        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until the first cell is done and the second has started, then press Ctrl-C.
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while !out.join("cells/heap=-Xmx80m/rep-1/meta.json").exists() {
-        assert!(Instant::now() < deadline, "second cell never started");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(1500));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    // Once the first cell is done and the second has started, press Ctrl-C.
+    let second = out.join("cells/heap=-Xmx80m/rep-1/meta.json");
+    assert_eq!(interrupt_run_after(&plan, &out, &second, "the second cell's start"), Some(130));
     assert!(out.join("report.md").is_file(), "an interrupted run still reports what finished");
     assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM outlives an interrupt");
     let first_meta = std::fs::read(out.join("cells/heap=-Xmx64m/rep-1/meta.json")).unwrap();

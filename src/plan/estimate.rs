@@ -1,9 +1,11 @@
 //! How long a sweep will take, for `--dry-run`: the phases' bounds × repeats × cells, plus an allowance for starting
-//! and stopping each JVM and the cooldowns between cell-repeats.
+//! and stopping each JVM and the cooldowns between cell-repeats. A capacity search has no fixed length: it counts with
+//! its likely number of steps, and its most steps are given beside.
 
 use std::time::Duration;
 
 use super::{Phase, Plan};
+use crate::load::ladder::{CapacityGoal, LadderPlan, StepTiming};
 
 /// What starting a JVM service until it is ready and stopping it takes, about (a small Java service: 1–5 s).
 pub const START_STOP_ALLOWANCE: Duration = Duration::from_secs(5);
@@ -18,7 +20,28 @@ pub struct DurationEstimate {
     /// Phases bounded only by a request count in the closed model: their length depends on the target's speed and is
     /// not in the figures.
     pub open_ended: Vec<String>,
+    /// The capacity searches, counted in `load_per_rep` with their likely steps.
+    pub searches: Vec<SearchEstimate>,
 }
+
+/// How many steps a capacity search likely takes and at most: it ramps up ×2 from its start until a step breaks the
+/// SLO, then bisects until the failing rate is within the precision of the passing one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchEstimate {
+    pub phase: String,
+    /// Steps when the capacity lies 4–8× above the start (where a start from a probe's throughput ÷ 4 puts it).
+    pub likely_steps: u32,
+    /// Steps when the ramp climbs all the way to `max_rate` (or halves the start down to its last try); None without
+    /// both `start_rate` and `max_rate`.
+    pub max_steps: Option<u32>,
+    /// One step: its warm-up and measured window (longer when a slow rate needs time for `min_requests`).
+    pub step: Duration,
+}
+
+/// Ramp steps of a likely search: the start, ×2, ×4 (passing) and ×8 (failing).
+const LIKELY_RAMP_STEPS: u32 = 4;
+/// When the start already misses the SLO the search halves it, at most this many times (the capacity search's rule).
+const MOST_HALVINGS: u32 = 4;
 
 /// The estimate for `cell_repeats` cell-repeats of `plan` still to run (all of them: cells × repeats, before a
 /// first run).
@@ -26,15 +49,49 @@ pub fn estimate(plan: &Plan, cell_repeats: u64) -> DurationEstimate {
     let load_per_rep: Duration = plan.phases.iter().filter_map(phase_bound).sum();
     let open_ended: Vec<String> =
         plan.phases.iter().filter(|phase| phase_bound(phase).is_none()).map(|phase| phase.name.clone()).collect();
+    let searches = plan
+        .phases
+        .iter()
+        .filter_map(|phase| match phase.ladder.as_ref().map(|ladder| (&ladder.plan, &ladder.timing)) {
+            Some((LadderPlan::Capacity(goal), timing)) => Some(search_estimate(&phase.name, goal, timing)),
+            _ => None,
+        })
+        .collect();
     let per_rep = load_per_rep + START_STOP_ALLOWANCE;
     let cooldowns = plan.run.cooldown * u32::try_from(cell_repeats.saturating_sub(1)).unwrap_or(u32::MAX);
     let total = per_rep * u32::try_from(cell_repeats).unwrap_or(u32::MAX) + cooldowns;
-    DurationEstimate { cell_repeats, load_per_rep, total, open_ended }
+    DurationEstimate { cell_repeats, load_per_rep, total, open_ended, searches }
 }
 
-/// The longest a phase runs: its duration or, in the open model, requests ÷ rate, whichever ends it first; None when
-/// only a request count at no fixed rate bounds it.
+/// The steps of a capacity search: ramp steps (likely, or up to `max_rate`) plus the bisection to its precision.
+pub fn search_estimate(phase: &str, goal: &CapacityGoal, timing: &StepTiming) -> SearchEstimate {
+    // Each bisection halves the ratio between the failing and the passing rate (×2 after the ramp) in log terms.
+    let bisections = (2f64.ln() / goal.precision.ln_1p()).log2().ceil().max(0.0) as u32;
+    let max_ramp = match (goal.start_rps, goal.max_rps) {
+        (Some(start), Some(max)) => Some((max / start).log2().ceil() as u32 + 1),
+        _ => None,
+    };
+    SearchEstimate {
+        phase: phase.to_string(),
+        likely_steps: LIKELY_RAMP_STEPS.min(max_ramp.unwrap_or(u32::MAX)) + bisections,
+        max_steps: max_ramp.map(|ramp| ramp.max(1 + MOST_HALVINGS) + bisections),
+        step: timing.warmup + timing.measure,
+    }
+}
+
+/// The longest a phase runs: its duration or, in the open model, requests ÷ rate, whichever ends it first; a ladder's
+/// steps, a search's likely steps; None when only a request count at no fixed rate bounds it.
 fn phase_bound(phase: &Phase) -> Option<Duration> {
+    match phase.ladder.as_ref().map(|ladder| (&ladder.plan, &ladder.timing)) {
+        Some((LadderPlan::Rates(rates), timing)) => {
+            return Some(rates.list().iter().map(|rate| step_bound(*rate, timing)).sum());
+        }
+        Some((LadderPlan::Capacity(goal), timing)) => {
+            let search = search_estimate(&phase.name, goal, timing);
+            return Some(search.step * search.likely_steps);
+        }
+        None => {}
+    }
     let by_rate = match (phase.load.stop.requests, phase.load.rate) {
         (Some(requests), Some(rate)) => Some(Duration::from_secs_f64(requests as f64 / rate)),
         _ => None,
@@ -43,6 +100,11 @@ fn phase_bound(phase: &Phase) -> Option<Duration> {
         (Some(duration), Some(by_rate)) => Some(duration.min(by_rate)),
         (duration, by_rate) => duration.or(by_rate),
     }
+}
+
+/// One ladder step at `rate`: its warm-up, then its measured window or the time `min_requests` take, the longer.
+fn step_bound(rate: f64, timing: &StepTiming) -> Duration {
+    timing.warmup + timing.measure.max(Duration::from_secs_f64(timing.min_requests as f64 / rate))
 }
 
 #[cfg(test)]
@@ -88,5 +150,43 @@ mod tests {
         let estimate = estimate(&plan(&phases, "cooldown = \"0s\""), 3);
         assert_eq!(estimate.open_ended, ["fill"]);
         assert_eq!(estimate.total, Duration::from_secs(3 * 25));
+    }
+
+    #[test]
+    fn a_rate_ladder_lasts_its_steps_each_long_enough_for_its_minimum_requests() {
+        let phases = format!(
+            "[[phase]]\nname = \"curve\"\n{URL}\nrates = [100, 1000, 4000]\nstep_warmup = \"1s\"\nstep = \"2s\"\nmin_requests = 500\n"
+        );
+        // 100/s needs 5 s for 500 requests; 1000/s and 4000/s get them within 2 s.
+        assert_eq!(estimate(&plan(&phases, ""), 1).load_per_rep, Duration::from_secs((1 + 5) + (1 + 2) + (1 + 2)));
+    }
+
+    #[test]
+    fn a_capacity_search_counts_its_likely_steps_and_names_its_most() {
+        let phases = format!(
+            "[[phase]]\nname = \"cap\"\n{URL}\ncapacity = {{ slo = \"p99<=10ms\", start_rate = 1000, max_rate = 64000 }}\n\
+             step_warmup = \"1s\"\nstep = \"2s\"\n"
+        );
+        let estimate = estimate(&plan(&phases, ""), 1);
+        // 5 % precision: 4 bisections (2^(1/16) = 1.044 ≤ 1.05 < 2^(1/8)); ramp 4 steps likely, 1k…64k = 7 at most.
+        let search = SearchEstimate {
+            phase: "cap".into(),
+            likely_steps: 4 + 4,
+            max_steps: Some(7 + 4),
+            step: Duration::from_secs(3),
+        };
+        assert_eq!(estimate.searches, [search]);
+        assert_eq!(estimate.load_per_rep, Duration::from_secs(8 * 3));
+        // 1k…4k is 3 ramp steps, fewer than a start that fails and is halved 4 times: 5 steps, then 4 bisections.
+        let near = estimate_of(&phases.replace("max_rate = 64000", "max_rate = 4000"));
+        assert_eq!((near.searches[0].likely_steps, near.searches[0].max_steps), (3 + 4, Some(5 + 4)));
+        let phases = phases.replace(", start_rate = 1000, max_rate = 64000", ", precision = \"1%\"");
+        let estimate = estimate_of(&phases);
+        // 1 %: 2^(1/64) = 1.0109 > 1.01, so 7 bisections; no start_rate: no most.
+        assert_eq!((estimate.searches[0].likely_steps, estimate.searches[0].max_steps), (4 + 7, None));
+    }
+
+    fn estimate_of(phases: &str) -> DurationEstimate {
+        estimate(&plan(phases, ""), 1)
     }
 }

@@ -6,6 +6,7 @@ pub mod folder;
 pub mod jdks;
 pub mod matrix;
 pub mod phase;
+pub mod phase_ladder;
 pub mod preflight;
 pub mod schema;
 
@@ -71,7 +72,7 @@ pub struct RunSettings {
 }
 
 /// A checked plan.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Plan {
     pub name: String,
     pub description: String,
@@ -136,12 +137,12 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     let target = parse_target(source, base, &file.target)?;
     let axes = parse_axes(source, base, &file.axis)?;
     refuse_unused_options(&target, &axes).map_err(|message| source.error_at(file.target.command.span(), message))?;
-    let phases = parse_phases(source, base, &file.phase)?;
-    let run = parse_run(source, &file.run, &axes)?;
     let slo = match &file.slo {
         Some(slo) => slo_expressions(source, slo)?,
         None => Vec::new(),
     };
+    let phases = parse_phases(source, base, &file.phase, &slo)?;
+    let run = parse_run(source, &file.run, &axes)?;
     Ok(Plan { name, description: file.description, target, axes, phases, run, slo })
 }
 

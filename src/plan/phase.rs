@@ -1,32 +1,65 @@
-//! A plan's `[[phase]]`s: name and whether each is measured, and its load through the same conversion to a checked
-//! `LoadSpec` as `jload bench` flags ([`LoadInput::into_spec`]), with errors naming the plan file, line and key.
+//! A plan's `[[phase]]`s: name and whether each is measured, its load through the same conversion to a checked
+//! `LoadSpec` as `jload bench` flags ([`LoadInput::into_spec`]), and its ladder when it has one
+//! ([`super::phase_ladder`]), with errors naming the plan file, line and key.
 
 use std::collections::HashSet;
 use std::ops::Range;
 
-use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::PlanBase;
+use super::phase_ladder::{PhaseLadder, parse_ladder};
 use super::schema::PhaseFile;
 use crate::load::spec::{LoadInput, LoadSpec, Setting};
 use crate::load::status::OkStatus;
 use crate::tomlfile::Source;
 
 /// One phase of the load.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Phase {
     pub name: String,
     pub measure: bool,
-    /// The checked load, with `{port}` still to be filled in ([`LoadSpec::with_port`]).
+    /// The checked load, with `{port}` still to be filled in ([`LoadSpec::with_port`]). In a ladder phase its rate is
+    /// the first step's (when known) and its stop one step's measured window: the ladder sets both for each step.
     pub load: LoadSpec,
+    /// A rate ladder or a capacity search: one open-model step per rate instead of one run.
+    pub ladder: Option<PhaseLadder>,
 }
 
-/// Check every phase: at least one, unique names, each load checked.
+impl Phase {
+    /// The phase's load in one line, for `--dry-run`: the requests, the connections, and how long and at what rate
+    /// it runs (or its ladder).
+    pub fn describe(&self) -> String {
+        let load = &self.load;
+        let how = match &self.ladder {
+            Some(ladder) => ladder.describe(),
+            None => {
+                let bound = match (load.stop.requests, load.stop.duration) {
+                    (Some(requests), Some(duration)) => format!("{requests} requests or {duration:?}"),
+                    (Some(requests), None) => format!("{requests} requests"),
+                    (None, Some(duration)) => format!("{duration:?}"),
+                    (None, None) => String::new(),
+                };
+                bound + &load.rate.map(|rate| format!(" at {rate} req/s")).unwrap_or_default()
+            }
+        };
+        format!(
+            "{}{}: {} × {} connections, {how}",
+            self.name,
+            if self.measure { "" } else { " (not measured)" },
+            load.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "),
+            load.connections
+        )
+    }
+}
+
+/// Check every phase: at least one, unique names, each load and ladder checked. `plan_slo` is the plan's `[slo]` as
+/// threshold expressions (a capacity search without its own SLO searches under it).
 pub(super) fn parse_phases(
     source: Source<'_>,
     base: &PlanBase,
     phases: &Spanned<Vec<PhaseFile>>,
+    plan_slo: &[String],
 ) -> anyhow::Result<Vec<Phase>> {
     if phases.get_ref().is_empty() {
         return Err(source.error_at(phases.span(), "no [[phase]]; add at least one"));
@@ -34,7 +67,7 @@ pub(super) fn parse_phases(
     let mut parsed = Vec::new();
     let mut names = HashSet::new();
     for phase in phases.get_ref() {
-        let checked = parse_phase(source, base, phase)?;
+        let checked = parse_phase(source, base, phase, plan_slo)?;
         if !names.insert(checked.name.clone()) {
             return Err(source.error_at(phase.name.span(), format!("duplicate phase name '{}'", checked.name)));
         }
@@ -43,18 +76,24 @@ pub(super) fn parse_phases(
     Ok(parsed)
 }
 
-fn parse_phase(source: Source<'_>, base: &PlanBase, phase: &PhaseFile) -> anyhow::Result<Phase> {
+fn parse_phase(source: Source<'_>, base: &PlanBase, phase: &PhaseFile, plan_slo: &[String]) -> anyhow::Result<Phase> {
     let name = phase.name.get_ref().trim().to_string();
     if name.is_empty() || name.contains(['/', '\\', ',', '=']) {
         return Err(source
             .error_at(phase.name.span(), format!("phase name '{name}' must be non-empty without '/', ',' or '='")));
     }
-    let input = load_input(source, base, phase, &name)?;
+    let ladder = parse_ladder(source, phase, &name, plan_slo)?;
+    let mut input = load_input(source, base, phase, &name)?;
+    if let Some(ladder) = &ladder {
+        // The ladder replaces both for every step; the spec carries one step's so it is checked like any load.
+        input.rate = ladder.first_rate();
+        input.duration = Some(ladder.timing.measure);
+    }
     let load = input.into_spec().map_err(|err| {
         let span = err.setting().and_then(|setting| span_of(phase, setting)).unwrap_or_else(|| phase.name.span());
         source.error_at(span, format!("phase '{name}': {err}"))
     })?;
-    Ok(Phase { name, measure: phase.measure, load })
+    Ok(Phase { name, measure: phase.measure, load, ladder })
 }
 
 /// The phase's load settings as typed values; durations and status codes are parsed here, at their keys.

@@ -97,6 +97,61 @@ pub struct PhaseFile {
     pub body: Option<String>,
     /// Status codes that count as success, e.g. "200-299,404".
     pub ok_status: Option<Spanned<String>>,
+    /// A rate ladder: one open-model step per rate.
+    pub rates: Option<Spanned<RatesFile>>,
+    /// A capacity search under an SLO (`true`: the plan's `[slo]`).
+    pub capacity: Option<Spanned<CapacityFile>>,
+    /// A ladder step's warm-up (not recorded) and measured window, and the requests its window must hold.
+    pub step_warmup: Option<Spanned<String>>,
+    pub step: Option<Spanned<String>>,
+    pub min_requests: Option<Spanned<u64>>,
+}
+
+/// `rates = [2000, 4000, 8000]` or `rates = { from = 1000, to = 40000, steps = 8 }`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a list of rates like [2000, 4000, 8000] or a table like { from = 1000, to = 40000, steps = 8 }"
+)]
+pub enum RatesFile {
+    Listed(Vec<f64>),
+    Geometric(GeometricFile),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometricFile {
+    pub from: f64,
+    pub to: f64,
+    pub steps: u32,
+}
+
+/// `capacity = true` (judged on the plan's `[slo]`) or `capacity = { slo = "p99<=10ms", errors = "0.1%", … }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged, expecting = "true or a table like { slo = \"p99<=10ms\", errors = \"0.1%\", precision = \"5%\" }")]
+pub enum CapacityFile {
+    Enabled(bool),
+    Goal(CapacityGoalFile),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacityGoalFile {
+    /// One rule (`"p99<=10ms"`) or several; default: the plan's `[slo]`.
+    pub slo: Option<SloRulesFile>,
+    /// The error share a step may have (`"0.1%"`) or a count.
+    pub errors: Option<String>,
+    /// `"5%"`: stop when the lowest failing rate is within this of the highest passing one.
+    pub precision: Option<String>,
+    pub start_rate: Option<f64>,
+    pub max_rate: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum SloRulesFile {
+    One(String),
+    Many(Vec<String>),
 }
 
 #[derive(Debug, Deserialize, Default)]

@@ -136,6 +136,7 @@ mod tests {
             start_s: 0.0,
             bench: bench.clone(),
             jvm: None,
+            step_jvm: Vec::new(),
             slo_passed: None,
         };
         let figures = RepFigures { rep: 1, record: &record, alloc_mb_s: None };

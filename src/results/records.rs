@@ -90,6 +90,10 @@ pub struct PhaseRecord {
     #[serde(flatten)]
     pub bench: BenchResult,
     pub jvm: Option<JvmWindow>,
+    /// A ladder phase: the JVM window of each step, `step_jvm[i]` of `steps[i]` (None where the JVM could not be
+    /// sampled); empty for other phases. Each spans its step's warm-up and measured window.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_jvm: Vec<Option<JvmWindow>>,
     /// The plan's SLO judged on this phase (empty without an SLO).
     pub slo_passed: Option<bool>,
 }

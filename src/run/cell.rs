@@ -10,10 +10,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::crash::{Ending, Evidence};
 use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
 use crate::atomic_file::write_json;
+use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
-use crate::jvm::window::WindowPauses;
+use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
+use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
+use crate::load::result::BenchResult;
+use crate::load::spec::LoadSpec;
 use crate::load::spec::fill_port;
 use crate::load::threshold::Threshold;
 use crate::plan::jdks::Jdk;
@@ -303,10 +307,20 @@ fn drive_phases(
     }
     let slo: Vec<Threshold> = run.plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
     for phase in &run.plan.phases {
-        if run.stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
+        if must_end(target, run.stop) {
             break;
         }
-        let record = run_phase(run, target, watch.as_ref(), dir, port, phase, &slo)?;
+        let record = match run_phase(run, target, watch.as_ref(), dir, port, phase, &slo) {
+            Ok(record) => record,
+            Err(err) if phase.ladder.is_some() => {
+                // A ladder fails only when no step was measured (Ctrl-C or the target's death before its first step
+                // ended, a start probe nothing answered): no record, the cell-repeat stays incomplete, the sweep goes on.
+                let why = format!("phase '{}' measured no step: {err:#}", phase.name);
+                meta.cause = Some(meta.cause.take().map_or(why.clone(), |earlier| format!("{earlier}; {why}")));
+                break;
+            }
+            Err(err) => return Err(err),
+        };
         let interrupted = record.bench.interrupted;
         write_json(&RepFiles::of(dir).phase_record(&phase.name), &record)?;
         if interrupted {
@@ -318,7 +332,8 @@ fn drive_phases(
     Ok(())
 }
 
-/// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged.
+/// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder
+/// phase runs its steps, each with its own JVM window.
 fn run_phase(
     run: &CellRun<'_>,
     target: &Arc<Mutex<RunningTarget>>,
@@ -340,25 +355,113 @@ fn run_phase(
         stop: phase_stop.clone(),
     };
     let spec = phase.load.with_port(port);
-    let bench = std::thread::scope(|scope| {
+    let mut steps = StepWindows {
+        watch,
+        target,
+        stop: run.stop,
+        phase_stop: &phase_stop,
+        show_progress: run.show_progress,
+        start: None,
+        windows: Vec::new(),
+    };
+    let (mut bench, cut_short) = std::thread::scope(|scope| {
         let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
-        let result = engine::run(&spec, &options);
-        phase_stop.store(true, Ordering::Relaxed);
+        let result = drive_load(phase, &spec, &options, slo, &mut steps);
+        let cut_short = phase_stop.swap(true, Ordering::Relaxed);
         let _ = guard.join();
-        result
+        result.map(|bench| (bench, cut_short))
     })?;
+    // A ladder's headline step may be one that ran before Ctrl-C or the target's death cut a later step short.
+    bench.interrupted |= cut_short;
     let jvm = match (watch, start_mark) {
         (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
         _ => None,
     };
     let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
-    Ok(PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, slo_passed })
+    let step_jvm = if steps.windows.iter().any(Option::is_some) { steps.windows } else { Vec::new() };
+    Ok(PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, step_jvm, slo_passed })
+}
+
+/// One run of the phase's load, or its ladder: each step judged on the capacity search's SLO, else the plan's.
+fn drive_load(
+    phase: &Phase,
+    spec: &LoadSpec,
+    options: &RunOptions,
+    slo: &[Threshold],
+    steps: &mut StepWindows<'_>,
+) -> anyhow::Result<BenchResult> {
+    match &phase.ladder {
+        None => engine::run(spec, options),
+        Some(ladder) => {
+            let step_slo = match &ladder.plan {
+                LadderPlan::Capacity(goal) => goal.slo.as_slice(),
+                LadderPlan::Rates(_) => slo,
+            };
+            run_ladder(spec, &ladder.plan, &ladder.timing, step_slo, options, steps)
+        }
+    }
+}
+
+/// Told of each ladder step: a step starts already ended when Ctrl-C was pressed or the target died, each step gets
+/// its JVM window (`windows[i]` is step i's; None where the JVM could not be sampled), and each step's outcome is a
+/// progress line.
+struct StepWindows<'a> {
+    watch: Option<&'a JvmWatch>,
+    target: &'a Mutex<RunningTarget>,
+    stop: &'a AtomicBool,
+    phase_stop: &'a AtomicBool,
+    show_progress: bool,
+    start: Option<JvmSample>,
+    windows: Vec<Option<JvmWindow>>,
+}
+
+impl StepObserver for StepWindows<'_> {
+    fn step_started(&mut self, _requested_rps: f64) {
+        if must_end(self.target, self.stop) {
+            self.phase_stop.store(true, Ordering::Relaxed);
+        }
+        self.start = self.watch.and_then(JvmWatch::mark);
+    }
+
+    fn step_finished(&mut self, step: &Step) {
+        if self.show_progress {
+            say!("jload:          step {}", step_line(step));
+        }
+        let window = match (self.watch, self.start.take()) {
+            (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
+            _ => None,
+        };
+        self.windows.push(window);
+    }
+}
+
+/// A ladder step in one line: `4000 req/s: 3998 achieved, p99 4.1 ms, SLO met`.
+fn step_line(step: &Step) -> String {
+    let verdict = match step.meets_slo {
+        Some(true) => ", SLO met",
+        Some(false) => ", SLO missed",
+        None => "",
+    };
+    let limit = match &step.limited_by {
+        Some(Limit { side: Side::Target, reason }) => format!("; limited by the target: {reason}"),
+        Some(Limit { side: Side::Generator, reason }) => format!("; limited by jload (the generator): {reason}"),
+        None => String::new(),
+    };
+    format!(
+        "{} req/s: {:.0} achieved, p99 {:.2} ms{verdict}{limit}",
+        step.requested_rps, step.achieved_rps, step.latency_ms.p99
+    )
+}
+
+/// Whether load must end now: Ctrl-C was pressed or the target died.
+fn must_end(target: &Mutex<RunningTarget>, stop: &AtomicBool) -> bool {
+    stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some()
 }
 
 /// Watches a running phase: ends it early when Ctrl-C is pressed or the target dies.
 fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_stop: &Arc<AtomicBool>) {
     while !phase_stop.load(Ordering::Relaxed) {
-        if stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some() {
+        if must_end(target, stop) {
             phase_stop.store(true, Ordering::Relaxed);
             return;
         }
@@ -366,14 +469,16 @@ fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_
     }
 }
 
-/// Read the cell's GC log and add the pauses inside each phase's window to its stored record.
+/// Read the cell's GC log and add the pauses inside each phase's window (and each ladder step's) to its stored record.
 fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
     for phase in &meta.phases {
         let path = RepFiles::of(dir).phase_record(phase);
         let Some(mut record) = read_json::<PhaseRecord>(&path) else { continue };
-        let Some(jvm) = record.jvm.as_mut() else { continue };
-        jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));
+        let windows = record.jvm.iter_mut().chain(record.step_jvm.iter_mut().flatten());
+        for jvm in windows {
+            jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));
+        }
         write_json(&path, &record)?;
     }
     Ok(())
@@ -381,7 +486,33 @@ fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::join_options;
+    use super::{join_options, step_line};
+    use crate::load::ladder::{Limit, Side, Step};
+    use crate::load::result::{ErrorSummary, LatencySummary};
+
+    #[test]
+    fn a_ladder_step_is_one_progress_line_with_its_verdict_and_limit() {
+        let mut step = Step {
+            requested_rps: 4000.0,
+            achieved_rps: 3998.4,
+            duration_s: 5.0,
+            requests: 19992,
+            latency_ms: LatencySummary { p99: 4.126, ..LatencySummary::default() },
+            errors: ErrorSummary::default(),
+            error_pct: Some(0.0),
+            never_sent: 0,
+            unfinished: 0,
+            limited_by: None,
+            meets_slo: Some(true),
+        };
+        assert_eq!(step_line(&step), "4000 req/s: 3998 achieved, p99 4.13 ms, SLO met");
+        step.meets_slo = None;
+        step.limited_by = Some(Limit { side: Side::Target, reason: "3100 req/s achieved of 4000 requested".into() });
+        assert_eq!(
+            step_line(&step),
+            "4000 req/s: 3998 achieved, p99 4.13 ms; limited by the target: 3100 req/s achieved of 4000 requested"
+        );
+    }
 
     #[test]
     fn options_are_quoted_only_where_a_shell_or_hotspot_would_split_them() {

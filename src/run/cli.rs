@@ -262,21 +262,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         println!("  folder: {}", dir.display());
     }
     for phase in &plan.phases {
-        let load = &phase.load;
-        let bound = match (load.stop.requests, load.stop.duration) {
-            (Some(requests), Some(duration)) => format!("{requests} requests or {duration:?}"),
-            (Some(requests), None) => format!("{requests} requests"),
-            (None, Some(duration)) => format!("{duration:?}"),
-            (None, None) => String::new(),
-        };
-        let model = load.rate.map(|rate| format!(" at {rate} req/s")).unwrap_or_default();
-        println!(
-            "\nphase {}{}: {} × {} connections, {bound}{model}",
-            phase.name,
-            if phase.measure { "" } else { " (not measured)" },
-            load.requests.iter().map(|request| request.url.as_str()).collect::<Vec<_>>().join(" | "),
-            load.connections
-        );
+        println!("\nphase {}", phase.describe());
     }
     let to_run = prepared
         .iter()
@@ -305,6 +291,17 @@ fn print_estimate(plan: &Plan, to_run: u64) {
         println!(
             "  not counted: phase(s) {} (they end after their request count, at the target's speed)",
             estimate.open_ended.join(", ")
+        );
+    }
+    for search in &estimate.searches {
+        let most = match search.max_steps {
+            Some(steps) => format!("at most {steps} steps ({})", seconds(search.step * steps)),
+            None => "no most without capacity.start_rate and capacity.max_rate".to_string(),
+        };
+        println!(
+            "  phase {}: a capacity search has no fixed length; counted as {} steps × {:?} (likely: ramp ×2 until the \
+             SLO breaks, then bisection), {most}",
+            search.phase, search.likely_steps, search.step
         );
     }
 }

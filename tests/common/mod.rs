@@ -261,6 +261,38 @@ pub fn json(path: &Path) -> serde_json::Value {
         .unwrap()
 }
 
+/// Run `jload run PLAN --out OUT`, press Ctrl-C 1.5 s after `file` appears (within 90 s, else the test fails naming
+/// `what` it waited for), and return jload's exit code.
+pub fn interrupt_run_after(plan: &Path, out: &Path, file: &Path, what: &str) -> Option<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !file.exists() {
+        assert!(Instant::now() < deadline, "{what} never happened");
+        thread::sleep(Duration::from_millis(100));
+    }
+    thread::sleep(Duration::from_millis(1500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait().unwrap().code()
+}
+
+/// Processes (the JVMs of a run) whose command line mentions `marker`.
+pub fn jvms_with(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|bytes| String::from_utf8_lossy(&bytes).contains(marker))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
 /// The folder under `cells/` of a cell in a results directory, as its `run.json` records it.
 pub fn folder_of(out: &Path, id: &str) -> String {
     let record = json(&out.join("run.json"));
