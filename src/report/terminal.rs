@@ -2,13 +2,15 @@
 //! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
 //! [`TERMINAL_COLUMNS`], else cells as rows.
 
-use super::metrics::metric;
+use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, CellPhase};
+use crate::load::ladder::Side;
 use crate::results::Status;
 use crate::text_table::{self, Column};
 
 /// A row: its label and the metric keys it shows, `/`-joined (`YGC/YGCT`).
 const ROWS: &[(&str, &[&str])] = &[
+    ("capacity", &[CAPACITY]),
     ("req/s", &["rps"]),
     ("p50 ms", &["p50_ms"]),
     ("p99 ms", &["p99_ms"]),
@@ -21,8 +23,18 @@ const ROWS: &[(&str, &[&str])] = &[
     ("GC pause %", &["pause_pct"]),
 ];
 
-/// The row's value for one cell: each figure's median in its metric's format; `-` when one is missing.
+/// The row's value for one cell: each figure's median in its metric's format; `-` when one is missing; a capacity
+/// search that claimed none says why.
 fn value(cell: &CellPhase, keys: &[&str]) -> String {
+    if let (Some(capacity), [CAPACITY]) = (&cell.capacity, keys)
+        && capacity.rps.is_none()
+    {
+        return match (capacity.limited_by, capacity.bounds[1]) {
+            (Side::Generator, _) => "generator-limited".to_string(),
+            (Side::Target, Some(high)) => format!("<{}", metric(CAPACITY).format.show(high)),
+            (Side::Target, None) => "none".to_string(),
+        };
+    }
     let shown: Option<Vec<String>> =
         keys.iter().map(|key| cell.figure(key).map(|estimate| metric(key).format.show(estimate.median))).collect();
     shown.map_or_else(|| "-".to_string(), |parts| parts.join("/"))
@@ -45,7 +57,7 @@ pub fn phase_tables(analysis: &Analysis) -> String {
                     _ => value(cell, keys),
                 });
             }
-            let empty = row[1..].iter().all(|value| value == "-");
+            let empty = phase.cells.iter().all(|cell| value(cell, keys) == "-");
             if !(OPTIONAL_ROWS.contains(name) && empty) {
                 table.push(row);
             }
@@ -60,8 +72,9 @@ pub fn phase_tables(analysis: &Analysis) -> String {
     out
 }
 
-/// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row).
-const OPTIONAL_ROWS: &[&str] = &["CGC/CGCT s"];
+/// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row; no
+/// capacity search: no capacity row).
+const OPTIONAL_ROWS: &[&str] = &["capacity", "CGC/CGCT s"];
 
 /// The terminal's width the tables keep to, whatever the number of cells.
 pub const TERMINAL_COLUMNS: usize = 120;
