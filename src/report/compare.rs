@@ -1,20 +1,25 @@
 //! `jload compare A B`: two results directories (cells matched by id), or two cells (`DIR:cell-id`), side by side per
 //! common measured phase: both medians, the ratio, Welch's test over the repeats, and a verdict. A regression is a
 //! figure worse in B by more than the threshold with significance (p < 0.05); only req/s, P50, P99, P99.9 and the
-//! error share are judged (a maximum is one request, GC figures are causes, not outcomes).
+//! error share are judged (a maximum is one request, GC figures are causes, not outcomes), and for capacity searches
+//! the capacity; rate ladders and searches are also compared step by step at each requested rate both sides ran
+//! (P99 and achieved rate at equal load).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::metrics::{RepFigures, metric};
+use super::capacity::cell_capacity;
+use super::curves::cell_curve;
+use super::metrics::{CAPACITY, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
 use crate::results::{Results, ResultsDir};
 
 /// The figures shown, in order; `true` for the judged ones.
 const ROWS: &[(&str, bool)] = &[
+    (CAPACITY, true),
     ("rps", true),
     ("p50_ms", true),
     ("p90_ms", false),
@@ -77,6 +82,22 @@ pub struct PhaseComparison {
     pub b_cell: String,
     pub phase: String,
     pub lines: Vec<Line>,
+    /// Rate ladders and capacity searches: at each requested rate both sides ran, P99 and the achieved rate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepComparison>,
+}
+
+/// Both sides at one requested rate (equal load).
+#[derive(Debug, Serialize)]
+pub struct StepComparison {
+    pub requested_rps: f64,
+    pub lines: Vec<Line>,
+}
+
+impl PhaseComparison {
+    fn all_lines(&self) -> impl Iterator<Item = &Line> {
+        self.lines.iter().chain(self.steps.iter().flat_map(|step| &step.lines))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -93,12 +114,12 @@ pub struct Comparison {
 impl Comparison {
     pub fn regressions(&self) -> usize {
         let failing = |verdict: Verdict| matches!(verdict, Verdict::Regression | Verdict::MissingInB);
-        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| failing(line.verdict)).count()
+        self.phases.iter().flat_map(PhaseComparison::all_lines).filter(|line| failing(line.verdict)).count()
     }
 
     /// Lines of judged figures that could not be tested (a side with one repeat).
     fn unqualified_lines(&self) -> impl Iterator<Item = &Line> {
-        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| line.verdict == Verdict::Unqualified)
+        self.phases.iter().flat_map(PhaseComparison::all_lines).filter(|line| line.verdict == Verdict::Unqualified)
     }
 
     /// Why nothing can be qualified, in one line, or None when every judged figure was tested: which side has too
@@ -124,7 +145,8 @@ impl Comparison {
     /// The verdict over every phase, in one line.
     fn conclude(&self) -> String {
         let settled = |verdict: Verdict| !matches!(verdict, Verdict::Unqualified | Verdict::Shown);
-        let judged = self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| settled(line.verdict)).count();
+        let judged =
+            self.phases.iter().flat_map(PhaseComparison::all_lines).filter(|line| settled(line.verdict)).count();
         let untested = self.unqualified_lines().count();
         if judged == 0 && untested > 0 {
             return "nothing could be judged (one repeat)".to_string();
@@ -244,14 +266,39 @@ fn pairs(
 }
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
+    let measured = results.summary.measurements(cell, phase);
+    if key == CAPACITY {
+        // The cell's rule, as in the report: no capacity when any repeat was generator-limited.
+        return cell_capacity(&measured)?.estimate;
+    }
     let read = &metric(key).read;
-    let values = results
-        .summary
-        .measurements(cell, phase)
+    Estimate::of(
+        measured.into_iter().filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None })).collect(),
+    )
+}
+
+/// At each requested rate both sides' curves have: P99 (judged) and the achieved rate (judged), at equal load.
+fn step_comparisons(
+    a: &Results,
+    a_cell: &str,
+    b: &Results,
+    b_cell: &str,
+    phase: &str,
+    threshold: f64,
+) -> Vec<StepComparison> {
+    let a_curve = cell_curve(&a.summary.measurements(a_cell, phase));
+    let b_curve = cell_curve(&b.summary.measurements(b_cell, phase));
+    a_curve
         .into_iter()
-        .filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None }))
-        .collect();
-    Estimate::of(values)
+        .filter_map(|a_point| {
+            let b_point = b_curve.iter().find(|point| point.requested_rps == a_point.requested_rps)?.clone();
+            let lines = vec![
+                line("p99_ms", true, Some(a_point.p99_ms), Some(b_point.p99_ms), threshold),
+                line("rps", true, Some(a_point.achieved_rps), Some(b_point.achieved_rps), threshold),
+            ];
+            Some(StepComparison { requested_rps: a_point.requested_rps, lines })
+        })
+        .collect()
 }
 
 fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate>, threshold: f64) -> Line {
@@ -297,11 +344,19 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
             }
             let lines = ROWS
                 .iter()
-                .map(|(key, judged)| {
-                    line(key, *judged, estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key), threshold)
-                })
+                .map(|(key, judged)| (key, judged, estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key)))
+                // Capacity only where a side searched for it.
+                .filter(|(key, _, a_figure, b_figure)| **key != CAPACITY || a_figure.is_some() || b_figure.is_some())
+                .map(|(key, judged, a_figure, b_figure)| line(key, *judged, a_figure, b_figure, threshold))
                 .collect();
-            phases.push(PhaseComparison { a_cell: a_id.clone(), b_cell: b_id.clone(), phase: phase.clone(), lines });
+            let steps = step_comparisons(&a, &a_id, &b, &b_id, phase, threshold);
+            phases.push(PhaseComparison {
+                a_cell: a_id.clone(),
+                b_cell: b_id.clone(),
+                phase: phase.clone(),
+                lines,
+                steps,
+            });
         }
     }
     if phases.is_empty() {
@@ -345,9 +400,14 @@ pub fn render(comparison: &Comparison) -> String {
             "p".to_string(),
             "verdict".to_string(),
         ]];
-        for line in &phase.lines {
+        let steps = phase.steps.iter().flat_map(|step| {
+            let rate = metric("rps").format.show(step.requested_rps);
+            step.lines.iter().map(move |line| (format!("at {rate} req/s: {}", step_label(line.metric)), line))
+        });
+        let figures = phase.lines.iter().map(|line| (metric(line.metric).label.to_string() + unit(line.metric), line));
+        for (label, line) in figures.chain(steps) {
             rows.push([
-                metric(line.metric).label.to_string() + unit(line.metric),
+                label,
                 shown(line.metric, &line.a),
                 shown(line.metric, &line.b),
                 line.ratio.map_or("-".to_string(), |ratio| format!("{ratio:.3}")),
@@ -364,6 +424,14 @@ pub fn render(comparison: &Comparison) -> String {
     }
     let _ = writeln!(out, "\n{}", comparison.conclusion);
     out
+}
+
+/// A step's figure: its P99, or the rate it achieved.
+fn step_label(key: &str) -> String {
+    match key {
+        "rps" => "achieved req/s".to_string(),
+        _ => metric(key).label.to_string() + unit(key),
+    }
 }
 
 fn unit(key: &str) -> &'static str {
