@@ -277,7 +277,7 @@ fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Est
     )
 }
 
-/// At each requested rate both sides' curves have: P99 (judged) and the achieved rate (judged), at equal load.
+/// At each requested rate both sides ran in every repeat: P99 (judged) and the achieved rate (judged), at equal load.
 fn step_comparisons(
     a: &Results,
     a_cell: &str,
@@ -286,8 +286,14 @@ fn step_comparisons(
     phase: &str,
     threshold: f64,
 ) -> Vec<StepComparison> {
-    let a_curve = cell_curve(&a.summary.measurements(a_cell, phase));
-    let b_curve = cell_curve(&b.summary.measurements(b_cell, phase));
+    // Only rates every repeat of a side ran: a capacity search bisects at different rates in each repeat.
+    let curve = |results: &Results, cell: &str| {
+        let measured = results.summary.measurements(cell, phase);
+        let mut curve = cell_curve(&measured);
+        curve.retain(|point| point.reps.len() == measured.len());
+        curve
+    };
+    let (a_curve, b_curve) = (curve(a, a_cell), curve(b, b_cell));
     a_curve
         .into_iter()
         .filter_map(|a_point| {
@@ -383,7 +389,7 @@ pub fn render(comparison: &Comparison) -> String {
         comparison.a,
         comparison.b,
         comparison.threshold * 100.0,
-        ROWS.iter().filter(|(_, judged)| *judged).map(|(key, _)| metric(key).label).collect::<Vec<_>>().join(", ")
+        judged_labels(comparison).join(", ")
     );
     for phase in &comparison.phases {
         let cells = if phase.a_cell == phase.b_cell {
@@ -424,6 +430,15 @@ pub fn render(comparison: &Comparison) -> String {
     }
     let _ = writeln!(out, "\n{}", comparison.conclusion);
     out
+}
+
+/// The judged figures' labels, capacity only when a side searched for it.
+fn judged_labels(comparison: &Comparison) -> Vec<&'static str> {
+    let searched = comparison.phases.iter().flat_map(|phase| &phase.lines).any(|line| line.metric == CAPACITY);
+    ROWS.iter()
+        .filter(|(key, judged)| *judged && (*key != CAPACITY || searched))
+        .map(|(key, _)| metric(key).label)
+        .collect()
 }
 
 /// A step's figure: its P99, or the rate it achieved.

@@ -79,8 +79,8 @@ pub fn cell_curve(reps: &[(u32, &PhaseRecord)]) -> Vec<CurvePoint> {
         .collect()
 }
 
-/// Rank the cells at each requested rate on P99, among those that sustained it in every repeat (`curves` in cell
-/// order; each point's `standing` is set).
+/// Rank the cells at each requested rate on P99, among those that sustained it in every repeat, when there are two or
+/// more (`curves` in cell order; each point's `standing` is set).
 pub fn rank_at_equal_load(curves: &mut [&mut Vec<CurvePoint>]) {
     let mut rates: Vec<f64> = curves.iter().flat_map(|curve| curve.iter().map(|point| point.requested_rps)).collect();
     rates.sort_by(f64::total_cmp);
@@ -94,7 +94,12 @@ pub fn rank_at_equal_load(curves: &mut [&mut Vec<CurvePoint>]) {
                     point.limits.is_empty().then_some(&point.p99_ms)
                 })
                 .collect();
-            rank(&estimates, Better::Lower)
+            // A cell alone at a rate is compared with nothing.
+            if estimates.iter().flatten().count() < 2 {
+                vec![None; estimates.len()]
+            } else {
+                rank(&estimates, Better::Lower)
+            }
         };
         for (curve, standing) in curves.iter_mut().zip(standings) {
             if let Some(point) = curve.iter_mut().find(|point| point.requested_rps == rate) {
@@ -168,8 +173,8 @@ mod tests {
         // At 1000 req/s the two cells that ran it; one repeat each: the other is unqualified.
         assert_eq!((a[0].standing, b[0].standing), (Some(Standing::Best), Some(Standing::Unqualified)));
         // At 4000 only `fair` sustained the rate: the generator-limited and the target-limited cells are not ranked,
-        // however low the P99 the generator-limited one shows.
-        assert_eq!((a[1].standing, b[1].standing, c[0].standing), (None, None, Some(Standing::Best)));
+        // however low the P99 the generator-limited one shows, and `fair` alone is compared with nothing.
+        assert_eq!((a[1].standing, b[1].standing, c[0].standing), (None, None, None));
         assert_eq!((a[1].limited_by(), b[1].limited_by()), (Some(Side::Generator), Some(Side::Target)));
     }
 

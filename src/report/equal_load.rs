@@ -94,9 +94,7 @@ pub fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
         return None;
     }
     Some(format!(
-        "P99 measured at {}–{} req/s: not comparable (the closed model lets each cell run at the throughput it \
-         reaches, and more throughput means more queueing); measure at equal load with `rate`/`rates` or by \
-         `capacity`",
+        "P99 measured at {}–{} req/s: not comparable; measure at equal load with `rate`/`rates` or by `capacity`",
         short_rps(low),
         short_rps(high)
     ))

@@ -12,6 +12,7 @@ use super::charts::curves::{CurveLine, curves_chart};
 use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
 use super::charts::timeline::{Timeline, timeline_chart};
+use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
 use super::markdown::{GC_TAIL_NOTE, header_facts, phase_shape, statistics_note};
@@ -329,12 +330,14 @@ fn curves_section(analysis: &Analysis, phase: &PhaseAnalysis) -> Markup {
         .map(|(index, cell)| CurveLine {
             label: analysis.cell(&cell.cell).label.clone(),
             style: cell_style(analysis, index),
-            points: cell.curve.iter().map(|point| (point.achieved_rps.median, point.p99_ms.median)).collect(),
-            repeats: cell
+            // The line joins the rates every repeat ran (a search's bisection differs per repeat).
+            points: cell
                 .curve
                 .iter()
-                .flat_map(|point| point.achieved_rps.values.iter().copied().zip(point.p99_ms.values.iter().copied()))
+                .filter(|point| point.reps.len() == cell.reps.len())
+                .map(|point| (point.achieved_rps.median, point.p99_ms.median))
                 .collect(),
+            repeats: cell.reps.iter().map(|rep| repeat_path(&cell.curve, *rep)).collect(),
             note: format!("{} rates", cell.curve.len()),
         })
         .collect();
@@ -343,12 +346,24 @@ fn curves_section(analysis: &Analysis, phase: &PhaseAnalysis) -> Markup {
         figure {
             (curves_chart(&format!("{}: P99 against throughput", phase.name), &lines, phase.slo_p99_ms))
             figcaption {
-                "Per cell, its steps' medians over repeats joined in order of the requested rate; faint points are "
-                "single repeats. Where a line turns up, the cell stops keeping up."
+                "Per cell, the medians over its repeats at each rate every repeat ran, in order of the requested rate; "
+                "each repeat's own steps are the faint line beside it (a capacity search bisects at different rates in "
+                "each repeat). Where a line turns up, the cell stops keeping up."
             }
         }
         (table_html(analysis, &table))
     }
+}
+
+/// One repeat's steps as (achieved req/s, P99 ms), lowest requested rate first.
+fn repeat_path(curve: &[CurvePoint], rep: u32) -> Vec<(f64, f64)> {
+    curve
+        .iter()
+        .filter_map(|point| {
+            let at = point.reps.iter().position(|ran| *ran == rep)?;
+            Some((point.achieved_rps.values[at], point.p99_ms.values[at]))
+        })
+        .collect()
 }
 
 fn timelines(analysis: &Analysis) -> Markup {

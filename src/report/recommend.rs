@@ -7,6 +7,7 @@
 //! "Cheapest" follows the cost axis (`run.cost_axis`, default the first axis): when every label on it names a JVM
 //! size (`-Xmx64m`, `512m`, `2g`) the smallest size, otherwise the label listed first in the plan.
 
+use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, AxisInfo, CellPhase, Finding, Kind, PhaseAnalysis, Recommendation};
@@ -32,12 +33,20 @@ pub fn recommend(analysis: &Analysis, phase: &PhaseAnalysis) -> Recommendation {
         findings.extend(generator_limited(analysis, phase));
     } else {
         findings.extend(best(analysis, phase, "rps", Kind::Throughput, "Best throughput", " req/s"));
-        findings.extend(best(analysis, phase, "p99_ms", Kind::P99, "Best P99", " ms").map(|mut finding| {
-            if let Some(note) = &phase.equal_load_note {
-                finding.text += &format!(". {note}");
+        match best(analysis, phase, "p99_ms", Kind::P99, "Best P99", " ms") {
+            Some(mut finding) => {
+                if let Some(note) = &phase.equal_load_note {
+                    finding.text += &format!(". {note}");
+                }
+                findings.push(finding);
             }
-            finding
-        }));
+            None => findings.extend(phase.equal_load_note.as_ref().map(|note| Finding {
+                kind: Kind::P99,
+                cell: None,
+                text: format!("Best P99: none ranked. {note}"),
+            })),
+        }
+        findings.extend(best_at_equal_load(analysis, phase));
     }
     findings.push(cheapest(analysis, phase));
     let slo = analysis.slo.join(", ");
@@ -84,12 +93,8 @@ fn best(analysis: &Analysis, phase: &PhaseAnalysis, key: &str, kind: Kind, title
     let unqualified = others.iter().any(|cell| cell.standing[key] == Standing::Unqualified);
     if others.is_empty() {
         text += "; the only cell measured";
-    } else if unqualified {
-        text += "; too few repeats to tell whether the other cells differ";
-    } else if equals.is_empty() {
-        text += "; every other cell is worse with significance";
     } else {
-        text += &format!("; not distinguishable from it: {}", equals.join(", "));
+        text += &against_the_rest(unqualified, &equals);
     }
     Some(Finding { kind, cell: Some(winner.cell.clone()), text })
 }
@@ -110,17 +115,53 @@ fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Findin
         cheapest_of(analysis, &others).filter(|cell| capacity(cell).is_some_and(|rps| rps < best_rps)).or_else(|| {
             others.iter().copied().min_by(|a, b| capacity(a).unwrap_or(0.0).total_cmp(&capacity(b).unwrap_or(0.0)))
         });
-    let mut text = format!("{} sustains {} at {slo}", label(winner), figure(winner, CAPACITY, " req/s"));
+    let mut text =
+        format!("Highest capacity: {} sustains {} at {slo}", label(winner), figure(winner, CAPACITY, " req/s"));
     if let Some(reference) = reference
         && let Some(rps) = capacity(reference).filter(|rps| *rps > 0.0)
     {
-        text += &format!(", {:.1}× {} ({})", best_rps / rps, label(reference), figure(reference, CAPACITY, " req/s"));
+        let shown = metric(CAPACITY).format.show(rps);
+        text += &format!(", {:.1}× {} ({shown} req/s)", best_rps / rps, label(reference));
     }
     let qualifier = finding.text.split_once("; ").map(|(_, rest)| rest.to_string());
     if let Some(qualifier) = qualifier {
         text += &format!("; {qualifier}");
     }
     Some(Finding { text, ..finding })
+}
+
+/// A ladder's comparison at equal load: at the highest requested rate that two or more cells sustained, the lowest
+/// P99 and the cells not distinguishable from it.
+fn best_at_equal_load(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Finding> {
+    let points = |rate: f64| {
+        phase.cells.iter().filter_map(move |cell| {
+            Some((cell, cell.curve.iter().find(|point| point.requested_rps == rate && point.standing.is_some())?))
+        })
+    };
+    let rate = phase
+        .cells
+        .iter()
+        .flat_map(|cell| cell.curve.iter().map(|point| point.requested_rps))
+        .filter(|rate| points(*rate).count() >= 2)
+        .fold(None, |highest: Option<f64>, rate| Some(highest.map_or(rate, |highest| highest.max(rate))))?;
+    let show = |point: &CurvePoint| format!("{} ms", metric("p99_ms").format.show(point.p99_ms.median));
+    let (winner, best_point) = points(rate).find(|(_, point)| point.standing == Some(Standing::Best))?;
+    let equals: Vec<String> = points(rate)
+        .filter_map(|(cell, point)| match point.standing {
+            Some(Standing::Indistinguishable { p }) => {
+                Some(format!("{} ({}, p = {p:.2})", analysis.cell(&cell.cell).label, show(point)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut text = format!(
+        "Best P99 at equal load, {} req/s (the highest rate two or more cells sustained): {}, {}",
+        metric("rps").format.show(rate),
+        analysis.cell(&winner.cell).label,
+        show(best_point)
+    );
+    text += &against_the_rest(points(rate).any(|(_, point)| point.standing == Some(Standing::Unqualified)), &equals);
+    Some(Finding { kind: Kind::P99, cell: Some(winner.cell.clone()), text })
 }
 
 /// Every cell whose capacity search ran out on jload's side: no capacity is claimed for it.
@@ -158,6 +199,17 @@ fn cost_axis(analysis: &Analysis) -> Option<&AxisInfo> {
 fn cost_rank(analysis: &Analysis, axis: &AxisInfo, cell: &CellPhase) -> usize {
     let label = analysis.cell(&cell.cell).axes.get(&axis.name).cloned().unwrap_or_default();
     cost_order(&axis.labels).iter().position(|ordered| *ordered == label).unwrap_or(usize::MAX)
+}
+
+/// How the best cell stands against the others: too few repeats to tell, all worse, or the ones not distinguishable.
+fn against_the_rest(unqualified: bool, equals: &[String]) -> String {
+    if unqualified {
+        "; too few repeats to tell whether the other cells differ".to_string()
+    } else if equals.is_empty() {
+        "; every other cell is worse with significance".to_string()
+    } else {
+        format!("; not distinguishable from it: {}", equals.join(", "))
+    }
 }
 
 fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {

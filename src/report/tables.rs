@@ -241,7 +241,8 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
     Entry { text: format!("{status}{during}: {}", problem.cause), problem: true, ..Entry::default() }
 }
 
-fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str) -> Vec<Row> {
+/// The rows of `specs`; a cell without figures says why in the first of them when `says_why` (else `/`).
+fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str, says_why: bool) -> Vec<Row> {
     specs
         .iter()
         .enumerate()
@@ -252,7 +253,7 @@ fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &
                 .iter()
                 .map(|cell| {
                     if cell.reps.is_empty() {
-                        missing_entry(analysis.cell(&cell.cell), &phase.name, index == 0)
+                        missing_entry(analysis.cell(&cell.cell), &phase.name, says_why && index == 0)
                     } else {
                         figures_entry(analysis, cell, spec)
                     }
@@ -266,7 +267,7 @@ fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &
 /// each cell's capacity and the steps that bound it.
 pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
     let mut rows = capacity_rows(analysis, phase);
-    rows.extend(self::rows(analysis, phase, PHASE_ROWS, ""));
+    rows.extend(self::rows(analysis, phase, PHASE_ROWS, "", rows.is_empty()));
     if !analysis.slo.is_empty() {
         let entries = phase
             .cells
@@ -414,8 +415,10 @@ pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
     if phases.is_empty() {
         return None;
     }
-    let rows =
-        phases.iter().flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name))).collect();
+    let rows = phases
+        .iter()
+        .flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name), true))
+        .collect();
     Some(Table::of_cells(analysis, rows, Vec::new()))
 }
 

@@ -125,7 +125,11 @@ mod tests {
     /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
     /// `edit` applied to its summary.
     fn sweep_with(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/sweep");
+        fixture_with("sweep", edit)
+    }
+
+    fn fixture_with(name: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results").join(name);
         let dir = tempfile::tempdir().unwrap();
         for file in ["env.json", "plan.toml"] {
             std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
@@ -181,5 +185,24 @@ mod tests {
         assert_eq!(phase("set").cells[1].reps, [1, 3]);
         assert_eq!(phase("set").cells[1].figure("rps").unwrap().median, set_median);
         assert_eq!(phase("get").cells[1].reps, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_capacity_phase_shows_each_cells_capacity_and_a_generator_limited_cell_none() {
+        // Repeat 2 of -Xmx256m ran out of generator CPU in its search: no capacity for that cell, and it says so.
+        let dir = fixture_with("ladder", |summary| {
+            let capacity = &mut summary["cells"][2]["reps"][1]["phases"]["set"]["capacity"];
+            capacity["rps"] = Value::Null;
+            capacity["limited_by"] = "generator".into();
+        });
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let mut small: Vec<f64> = (0..3)
+            .map(|rep| summary["cells"][1]["reps"][rep]["phases"]["set"]["capacity"]["rps"].as_f64().unwrap())
+            .collect();
+        small.sort_by(f64::total_cmp);
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        assert_eq!(row(&tables, "set", "capacity"), ["crashed", &format!("{:.0}", small[1]), "generator-limited"]);
+        assert!(!tables.split("\n\n").any(|table| table.trim_start().starts_with("get") && table.contains("capacity")));
     }
 }

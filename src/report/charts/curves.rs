@@ -1,5 +1,5 @@
 //! Latency against throughput, the "hockey stick": per cell a line through its steps (achieved req/s, corrected P99
-//! on a log axis; medians over the repeats at each requested rate), each repeat's steps as faint points, and the
+//! on a log axis; medians over the repeats at each requested rate), each repeat's own steps as a faint line, and the
 //! SLO's P99 bound as a dashed horizontal line. Where a line turns up is where the cell stops keeping up.
 
 use maud::{Markup, html};
@@ -12,8 +12,8 @@ pub struct CurveLine {
     pub style: CellStyle,
     /// (achieved req/s, P99 ms) per requested rate, lowest requested first.
     pub points: Vec<(f64, f64)>,
-    /// (achieved req/s, P99 ms) of every repeat's every step.
-    pub repeats: Vec<(f64, f64)>,
+    /// Each repeat's steps as (achieved req/s, P99 ms), lowest requested rate first.
+    pub repeats: Vec<Vec<(f64, f64)>>,
     /// Said after the label in the legend.
     pub note: String,
 }
@@ -26,7 +26,7 @@ const PLOT_BOTTOM: f64 = 380.0;
 const LEGEND_TOP: f64 = PLOT_BOTTOM + 54.0;
 
 pub fn curves_chart(title: &str, lines: &[CurveLine], slo_p99_ms: Option<f64>) -> Markup {
-    let all = || lines.iter().flat_map(|line| line.points.iter().chain(&line.repeats));
+    let all = || lines.iter().flat_map(|line| line.points.iter().chain(line.repeats.iter().flatten()));
     let max_rps = all().map(|(rps, _)| *rps).fold(0.0, f64::max);
     let latencies = all().map(|(_, ms)| *ms).chain(slo_p99_ms).filter(|ms| *ms > 0.0);
     let (min_ms, max_ms) = latencies.fold((f64::INFINITY, 0.0f64), |(low, high), ms| (low.min(ms), high.max(ms)));
@@ -54,10 +54,14 @@ pub fn curves_chart(title: &str, lines: &[CurveLine], slo_p99_ms: Option<f64>) -
         }
         @for line in lines {
             g class="cell" {
-                @for point in &line.repeats {
-                    @let (px_x, px_y) = at(point);
-                    circle class="repeat" cx=(px(px_x)) cy=(px(px_y)) r="2.5" fill=(line.style.color)
-                        fill-opacity="0.3" {}
+                @for repeat in &line.repeats {
+                    polyline class="repeat" stroke=(line.style.color) stroke-opacity="0.3" fill="none"
+                        stroke-dasharray=[line.style.dash] points=(points(repeat.iter().map(at))) {}
+                    @for point in repeat {
+                        @let (px_x, px_y) = at(point);
+                        circle class="repeat" cx=(px(px_x)) cy=(px(px_y)) r="2.5" fill=(line.style.color)
+                            fill-opacity="0.3" {}
+                    }
                 }
                 polyline class="series" stroke=(line.style.color) stroke-dasharray=[line.style.dash]
                     points=(points(line.points.iter().map(at))) {}
