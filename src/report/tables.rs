@@ -5,7 +5,7 @@
 
 use super::curves::CurvePoint;
 use super::equal_load::side_name;
-use super::metrics::{CAPACITY, metric};
+use super::metrics::{CAPACITY, Format, metric};
 use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
 use crate::jvm::sampler::jstat_columns_note;
@@ -218,6 +218,11 @@ fn figures_entry(analysis: &Analysis, cell: &CellPhase, spec: &RowSpec) -> Entry
         let key = spec.keys[0];
         entry.ci = cell.figure(key).and_then(|estimate| interval(key, estimate.ci));
         entry.mark = mark_of(analysis, cell, key);
+        // A latency measured short of the requested rate is shown, marked, and never ranked.
+        if let (Some(why), Format::Ms) = (&cell.short_of_rate, metric(key).format) {
+            entry.text += " short of rate";
+            entry.detail = Some(format!("not at the requested rate: {why}"));
+        }
     }
     entry
 }

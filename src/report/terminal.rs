@@ -24,7 +24,7 @@ const ROWS: &[(&str, &[&str])] = &[
 ];
 
 /// The row's value for one cell: each figure's median in its metric's format; `-` when one is missing; a capacity
-/// search that claimed none says why.
+/// search that claimed none says why; a P99 measured short of the requested rate says `short`.
 fn value(cell: &CellPhase, keys: &[&str]) -> String {
     if let (Some(capacity), [CAPACITY]) = (&cell.capacity, keys)
         && capacity.rps.is_none()
@@ -37,7 +37,12 @@ fn value(cell: &CellPhase, keys: &[&str]) -> String {
     }
     let shown: Option<Vec<String>> =
         keys.iter().map(|key| cell.figure(key).map(|estimate| metric(key).format.show(estimate.median))).collect();
-    shown.map_or_else(|| "-".to_string(), |parts| parts.join("/"))
+    let text = shown.map_or_else(|| "-".to_string(), |parts| parts.join("/"));
+    // A latency measured short of the requested rate, as in the report's tables.
+    match (keys, &cell.short_of_rate) {
+        (["p99_ms"], Some(_)) if text != "-" => format!("{text} short"),
+        _ => text,
+    }
 }
 
 /// One compact table per measured phase.
@@ -204,5 +209,28 @@ mod tests {
         let tables = Report::open(dir.path()).unwrap().terminal_tables();
         assert_eq!(row(&tables, "set", "capacity"), ["crashed", &format!("{:.0}", small[1]), "generator-limited"]);
         assert!(!tables.split("\n\n").any(|table| table.trim_start().starts_with("get") && table.contains("capacity")));
+    }
+
+    #[test]
+    fn a_p99_measured_short_of_the_requested_rate_says_so() {
+        // The get phase as if it had asked for 39000 req/s: -Xmx64m fell short of 95 % of it in repeats 2 and 3.
+        let dir = sweep_with(|summary| {
+            for cell in [1, 2] {
+                for rep in summary["cells"][cell]["reps"].as_array_mut().unwrap() {
+                    rep["phases"]["get"]["rate"] = 39000.0.into();
+                }
+            }
+        });
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let p99 = |cell: usize| {
+            let mut values: Vec<f64> = (0..3)
+                .map(|rep| summary["cells"][cell]["reps"][rep]["phases"]["get"]["latency_ms"]["p99"].as_f64().unwrap())
+                .collect();
+            values.sort_by(f64::total_cmp);
+            crate::load::printout::format_ms(values[1])
+        };
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        assert_eq!(row(&tables, "get", "p99 ms"), ["crashed".to_string(), p99(1), "short".to_string(), p99(2)]);
     }
 }
