@@ -389,7 +389,8 @@ fn curve_entry(analysis: &Analysis, point: &CurvePoint) -> Entry {
     if let Some(side) = point.limited_by() {
         text += &format!(" short: {}", side_name(side));
     }
-    let mut detail = format!("P99 over repeats {}: {:?} ms", join(&point.reps), point.p99_ms.values);
+    let each: Vec<String> = point.p99_ms.values.iter().map(|ms| p99.show(*ms)).collect();
+    let mut detail = format!("P99 in repeats {}: {} ms", join(&point.reps), each.join(", "));
     for limit in &point.limits {
         detail += &format!("; repeat {}: {} ({})", limit.rep, limit.reason, side_name(limit.side));
     }
