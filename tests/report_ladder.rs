@@ -188,6 +188,41 @@ fn the_ladder_compares_latency_per_step_only_between_cells_that_sustained_the_ra
 }
 
 #[test]
+fn a_searchs_step_table_keeps_the_rates_every_repeat_ran() {
+    let dir = copy_of("ladder");
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    let rates_of = |cell: usize| -> Vec<Vec<f64>> {
+        records(&summary, cell, "set")
+            .iter()
+            .map(|record| {
+                record["steps"].as_array().unwrap().iter().map(|s| s["requested_rps"].as_f64().unwrap()).collect()
+            })
+            .collect()
+    };
+    let (mut common, mut all): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    for cell in [1, 2] {
+        let reps = rates_of(cell);
+        all.extend(reps.iter().flatten());
+        common.extend(reps[0].iter().filter(|rate| reps.iter().all(|rates| rates.contains(rate))));
+    }
+    for rates in [&mut common, &mut all] {
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+    }
+    let table = &markdown
+        [markdown.find("### Latency against throughput: set").unwrap()..markdown.find("## Phase get").unwrap()];
+    let rows: Vec<f64> = table
+        .lines()
+        .filter(|line| line.starts_with('|') && !line.starts_with("|requested") && !line.starts_with("|:"))
+        .map(|line| line.trim_matches('|').split('|').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows, common);
+    assert!(common.len() < all.len(), "the fixture's searches bisect differently in each repeat");
+    assert!(table.contains(&format!("{} rates that only some repeats ran", all.len() - common.len())), "{table}");
+}
+
+#[test]
 fn report_json_has_each_cells_capacity_and_curve() {
     let dir = copy_of("ladder");
     let summary = read_json(&dir.join("summary.json"));

@@ -330,13 +330,7 @@ fn curves_section(analysis: &Analysis, phase: &PhaseAnalysis) -> Markup {
         .map(|(index, cell)| CurveLine {
             label: analysis.cell(&cell.cell).label.clone(),
             style: cell_style(analysis, index),
-            // The line joins the rates every repeat ran (a search's bisection differs per repeat).
-            points: cell
-                .curve
-                .iter()
-                .filter(|point| point.reps.len() == cell.reps.len())
-                .map(|point| (point.achieved_rps.median, point.p99_ms.median))
-                .collect(),
+            points: median_line(cell),
             repeats: cell.reps.iter().map(|rep| repeat_path(&cell.curve, *rep)).collect(),
             note: format!("{} rates", cell.curve.len()),
         })
@@ -353,6 +347,14 @@ fn curves_section(analysis: &Analysis, phase: &PhaseAnalysis) -> Markup {
         }
         (table_html(analysis, &table))
     }
+}
+
+/// The cell's line: the medians at the rates every repeat ran (a search's bisection differs per repeat), or at every
+/// rate when fewer than two are common.
+fn median_line(cell: &CellPhase) -> Vec<(f64, f64)> {
+    let median = |point: &CurvePoint| (point.achieved_rps.median, point.p99_ms.median);
+    let common: Vec<(f64, f64)> = cell.common_curve().map(median).collect();
+    if common.len() >= 2 { common } else { cell.curve.iter().map(median).collect() }
 }
 
 /// One repeat's steps as (achieved req/s, P99 ms), lowest requested rate first.

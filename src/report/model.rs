@@ -149,6 +149,12 @@ impl CellPhase {
     pub fn figure(&self, key: &str) -> Option<&Estimate> {
         self.figures.get(key)
     }
+
+    /// The points of its curve that every measured repeat ran (a capacity search bisects at different rates in each
+    /// repeat; a ladder runs the same rates in all).
+    pub fn common_curve(&self) -> impl Iterator<Item = &CurvePoint> {
+        self.curve.iter().filter(|point| point.reps.len() == self.reps.len())
+    }
 }
 
 /// The plan's SLO on one cell and phase.

@@ -351,13 +351,20 @@ const CAPACITY_ROW: RowSpec = RowSpec::new("capacity (req/s)", &[CAPACITY], true
 /// the rate achieved; ★/≈ among the cells that sustained the rate in every repeat, the others marked as short.
 /// None for a phase without steps.
 pub fn curve_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Table> {
-    let mut rates: Vec<f64> =
-        phase.cells.iter().flat_map(|cell| cell.curve.iter().map(|point| point.requested_rps)).collect();
-    if rates.is_empty() {
+    let rates_of = |points: &dyn Fn(&CellPhase) -> Vec<&CurvePoint>| {
+        let mut rates: Vec<f64> =
+            phase.cells.iter().flat_map(|cell| points(cell).into_iter().map(|point| point.requested_rps)).collect();
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+        rates
+    };
+    let all = rates_of(&|cell| cell.curve.iter().collect());
+    if all.is_empty() {
         return None;
     }
-    rates.sort_by(f64::total_cmp);
-    rates.dedup();
+    // The rates some cell ran in every repeat; a search's per-repeat bisection steps would make a row each.
+    let common = rates_of(&|cell| cell.common_curve().collect());
+    let rates = if common.is_empty() { all.clone() } else { common };
     let rows = rates
         .iter()
         .map(|rate| Row {
@@ -372,12 +379,19 @@ pub fn curve_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Table> 
                 .collect(),
         })
         .collect();
-    let notes = vec![
+    let mut notes = vec![
         "Each entry: P99 (ms, corrected) / achieved req/s, medians over the repeats that ran the rate. ★/≈ compare \
          the cells that sustained the rate in every repeat; \"short\" marks a cell that fell short of it (target) or \
          whose generator ran out (generator), never ranked."
             .to_string(),
     ];
+    if rates.len() < all.len() {
+        notes.push(format!(
+            "{} rates that only some repeats ran (a capacity search bisects at different rates in each repeat) are left \
+             out here; report.json has them under each cell's curve, and report.html draws them.",
+            all.len() - rates.len()
+        ));
+    }
     let table = Table::of_cells(analysis, rows, notes);
     Some(Table { corner: table.corner.replacen("metrics", "requested req/s", 1), ..table })
 }
