@@ -433,6 +433,21 @@ fn compare_judges_capacity_and_the_latency_at_each_common_step() {
         .collect();
     assert_eq!(rates, ["2000", "4000", "8000", "16000", "32000"]);
     assert!(stdout.trim_end().ends_with("2 significant regression(s) beyond the threshold"), "{stdout}");
+    // B's generator ran out in a repeat: B has no capacity to compare, which is neither a regression nor a pass.
+    edit_summary(&b, |summary| {
+        summary["cells"][2]["reps"][0]["phases"]["set"]["capacity"]["limited_by"] = json!("generator");
+        summary["cells"][2]["reps"][0]["phases"]["set"]["capacity"]["rps"] = Value::Null;
+    });
+    let (code, stdout) = compare(&[&side(&a), &side(&b), "--fail-on-regression"]);
+    assert_eq!(code, 99, "the P99 at 16000 req/s still regressed: {stdout}");
+    let capacity = verdict_of(&stdout, "capacity (req/s)");
+    assert!(capacity.contains("40000 (n=3)") && capacity.ends_with("not compared: generator-limited"), "{capacity}");
+    assert!(
+        stdout.trim_end().ends_with(
+            "1 significant regression(s) beyond the threshold; 1 capacity figure(s) not compared: the generator ran out"
+        ),
+        "{stdout}"
+    );
     // A plain closed-model comparison has no capacity line.
     let (_, closed) = compare(&[
         results_fixtures::fixture("compare-base").to_str().unwrap(),

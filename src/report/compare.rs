@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::capacity::cell_capacity;
+use super::capacity::{CellCapacity, cell_capacity};
 use super::curves::cell_curve;
 use super::metrics::{CAPACITY, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
+use crate::load::ladder::Side;
 use crate::results::{Results, ResultsDir};
 
 /// The figures shown, in order; `true` for the judged ones.
@@ -46,6 +47,8 @@ pub enum Verdict {
     Unqualified,
     /// A measured it, B did not (B crashed or failed before or during the phase): counts as a regression.
     MissingInB,
+    /// A capacity a side cannot claim: its generator ran out in some repeat. Not compared, not a regression.
+    GeneratorLimited,
     /// Not judged (shown for context).
     Shown,
 }
@@ -59,6 +62,7 @@ impl Verdict {
             Verdict::NotSignificant => "not significant",
             Verdict::Unqualified => "unqualified (1 repeat)",
             Verdict::MissingInB => "MISSING in B (crashed or failed)",
+            Verdict::GeneratorLimited => "not compared: generator-limited",
             Verdict::Shown => "",
         }
     }
@@ -144,7 +148,8 @@ impl Comparison {
 
     /// The verdict over every phase, in one line.
     fn conclude(&self) -> String {
-        let settled = |verdict: Verdict| !matches!(verdict, Verdict::Unqualified | Verdict::Shown);
+        let settled =
+            |verdict: Verdict| !matches!(verdict, Verdict::Unqualified | Verdict::Shown | Verdict::GeneratorLimited);
         let judged =
             self.phases.iter().flat_map(PhaseComparison::all_lines).filter(|line| settled(line.verdict)).count();
         let untested = self.unqualified_lines().count();
@@ -155,9 +160,14 @@ impl Comparison {
             0 => "no significant regression beyond the threshold".to_string(),
             count => format!("{count} significant regression(s) beyond the threshold"),
         };
-        match untested {
+        let verdict = match untested {
             0 => verdict,
             _ => format!("{verdict}; {untested} figure(s) could not be tested (one repeat)"),
+        };
+        let lines = || self.phases.iter().flat_map(PhaseComparison::all_lines);
+        match lines().filter(|line| line.verdict == Verdict::GeneratorLimited).count() {
+            0 => verdict,
+            count => format!("{verdict}; {count} capacity figure(s) not compared: the generator ran out"),
         }
     }
 }
@@ -267,14 +277,27 @@ fn pairs(
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
     let measured = results.summary.measurements(cell, phase);
-    if key == CAPACITY {
-        // The cell's rule, as in the report: no capacity when any repeat was generator-limited.
-        return cell_capacity(&measured)?.estimate;
-    }
     let read = &metric(key).read;
     Estimate::of(
         measured.into_iter().filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None })).collect(),
     )
+}
+
+/// The capacities of two cells' searches, by the report's rule (`capacity.rs`): none for a side whose generator ran
+/// out in any repeat, and then no verdict either. None when neither side searched.
+fn capacity_line(sides: [(&Results, &str); 2], phase: &str, threshold: f64) -> Option<Line> {
+    let [a, b] = sides.map(|(results, cell)| cell_capacity(&results.summary.measurements(cell, phase)));
+    if a.is_none() && b.is_none() {
+        return None;
+    }
+    let generator =
+        |capacity: &Option<CellCapacity>| capacity.as_ref().is_some_and(|c| c.limited_by == Side::Generator);
+    let (a_generator, b_generator) = (generator(&a), generator(&b));
+    let [a, b] = [a, b].map(|capacity| capacity.and_then(|capacity| capacity.estimate));
+    if a_generator || b_generator {
+        return Some(Line { metric: CAPACITY, a, b, ratio: None, p: None, verdict: Verdict::GeneratorLimited });
+    }
+    Some(line(CAPACITY, true, a, b, threshold))
 }
 
 /// At each requested rate both sides ran in every repeat: P99 (judged) and the achieved rate (judged), at equal load.
@@ -350,10 +373,16 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
             }
             let lines = ROWS
                 .iter()
-                .map(|(key, judged)| (key, judged, estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key)))
-                // Capacity only where a side searched for it.
-                .filter(|(key, _, a_figure, b_figure)| **key != CAPACITY || a_figure.is_some() || b_figure.is_some())
-                .map(|(key, judged, a_figure, b_figure)| line(key, *judged, a_figure, b_figure, threshold))
+                .filter_map(|(key, judged)| match *key {
+                    CAPACITY => capacity_line([(&a, &a_id), (&b, &b_id)], phase, threshold),
+                    _ => Some(line(
+                        key,
+                        *judged,
+                        estimate(&a, &a_id, phase, key),
+                        estimate(&b, &b_id, phase, key),
+                        threshold,
+                    )),
+                })
                 .collect();
             let steps = step_comparisons(&a, &a_id, &b, &b_id, phase, threshold);
             phases.push(PhaseComparison {
