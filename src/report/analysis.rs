@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::capacity::cell_capacity;
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
-use super::equal_load::{PhaseKind, closed_spread_note, phase_kind, short_of_rate};
+use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
 use super::gc_tail::gc_tail;
 use super::metrics::{CAPACITY, Format, HEADLINE, METRICS, RepFigures, metric};
 use super::model::{
@@ -18,7 +18,6 @@ use super::spectrum::{self, Spectrum};
 use super::stats::{CONFIDENCE, Estimate, median, rank};
 use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
-use crate::load::limit::SUSTAINED_SHARE;
 use crate::load::spec::PORT_PLACEHOLDER;
 use crate::results::{CellSummary, Results, Status, Summary};
 
@@ -113,8 +112,7 @@ fn rank_headlines(cells: &mut [CellPhase], kind: PhaseKind) {
     }
 }
 
-/// What the phase's table must say about comparing latency: closed-model cells at different throughputs, cells short
-/// of the requested rate, a capacity phase's headline latencies at a different rate per cell.
+/// What the phase's table must say about comparing latency (see `equal_load::phase_note`).
 fn equal_load_note(cells: &[CellInfo], phase: &[CellPhase], kind: PhaseKind) -> Option<String> {
     let short: Vec<&str> = cells
         .iter()
@@ -122,26 +120,8 @@ fn equal_load_note(cells: &[CellInfo], phase: &[CellPhase], kind: PhaseKind) -> 
         .filter(|(_, cell)| cell.short_of_rate.is_some())
         .map(|(info, _)| info.label.as_str())
         .collect();
-    match kind {
-        PhaseKind::Closed => {
-            let rps: Vec<f64> = phase.iter().filter_map(|cell| Some(cell.figure("rps")?.median)).collect();
-            closed_spread_note(kind, &rps)
-        }
-        PhaseKind::Capacity => Some(
-            "Cells are ranked by capacity. The req/s and latencies in the table are those of each cell's capacity \
-             step, a different rate per cell, so they are not ranked; the steps at equal requested rates are compared \
-             under \"Latency against throughput\"."
-                .to_string(),
-        ),
-        PhaseKind::Rate | PhaseKind::Ladder if !short.is_empty() => Some(format!(
-            "Latency is compared only between cells at the requested rate: {} fell short of it (below {:.0} % of the \
-             rate, or the generator ran out) and {} not ranked on latency.",
-            short.join(", "),
-            SUSTAINED_SHARE * 100.0,
-            if short.len() == 1 { "is" } else { "are" }
-        )),
-        PhaseKind::Rate | PhaseKind::Ladder => None,
-    }
+    let rps: Vec<f64> = phase.iter().filter_map(|cell| Some(cell.figure("rps")?.median)).collect();
+    phase_note(kind, &short, &rps)
 }
 
 fn axes(results: &Results) -> Vec<AxisInfo> {

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::load::ladder::Side;
-use crate::load::limit::limited_by;
+use crate::load::limit::{SUSTAINED_SHARE, limited_by};
 use crate::results::PhaseRecord;
 
 /// How a phase loaded its cells.
@@ -85,9 +85,32 @@ pub fn short_rps(rps: f64) -> String {
     }
 }
 
+/// What a phase's table must say about comparing latency, or None: closed-model cells at throughputs too different
+/// to compare (`rps`: the cells' medians), cells short of the requested rate (`short`: their labels), or a capacity
+/// phase's headline latencies at a different rate per cell.
+pub fn phase_note(kind: PhaseKind, short: &[&str], rps: &[f64]) -> Option<String> {
+    match kind {
+        PhaseKind::Closed => closed_spread_note(kind, rps),
+        PhaseKind::Capacity => Some(
+            "Cells are ranked by capacity. The req/s and latencies in the table are those of each cell's capacity \
+             step, a different rate per cell, so they are not ranked; the steps at equal requested rates are compared \
+             under \"Latency against throughput\"."
+                .to_string(),
+        ),
+        PhaseKind::Rate | PhaseKind::Ladder if !short.is_empty() => Some(format!(
+            "Latency is compared only between cells at the requested rate: {} fell short of it (below {:.0} % of the \
+             rate, or the generator ran out) and {} not ranked on latency.",
+            short.join(", "),
+            SUSTAINED_SHARE * 100.0,
+            if short.len() == 1 { "is" } else { "are" }
+        )),
+        PhaseKind::Rate | PhaseKind::Ladder => None,
+    }
+}
+
 /// The warning next to a closed-model phase's table when its cells ran at throughputs too different to compare
 /// their latency (`rps` are the cells' medians).
-pub fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
+fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
     let low = rps.iter().copied().fold(f64::INFINITY, f64::min);
     let high = rps.iter().copied().fold(0.0, f64::max);
     if kind != PhaseKind::Closed || rps.len() < 2 || low <= 0.0 || high <= low * (1.0 + MAX_CLOSED_SPREAD) {
@@ -132,6 +155,24 @@ mod tests {
             Some("8214 req/s achieved of 10000 requested (target, repeat 2)")
         );
         assert_eq!(short_of_rate(&[(1, &at_rate(None, 10.0))]), None, "the closed model requests no rate");
+    }
+
+    #[test]
+    fn each_kind_of_phase_says_what_its_latencies_cannot_be_compared_with() {
+        assert_eq!(phase_note(PhaseKind::Rate, &[], &[9000.0, 5000.0]), None, "every cell at the rate");
+        assert_eq!(
+            phase_note(PhaseKind::Rate, &["-Xmx64m"], &[]).as_deref(),
+            Some(
+                "Latency is compared only between cells at the requested rate: -Xmx64m fell short of it (below 95 % \
+                 of the rate, or the generator ran out) and is not ranked on latency."
+            )
+        );
+        assert!(phase_note(PhaseKind::Ladder, &["a", "b"], &[]).unwrap().contains("a, b fell short of it"));
+        assert!(phase_note(PhaseKind::Capacity, &[], &[]).unwrap().starts_with("Cells are ranked by capacity."));
+        assert_eq!(
+            phase_note(PhaseKind::Closed, &[], &[105_000.0, 131_000.0]),
+            closed_spread_note(PhaseKind::Closed, &[105_000.0, 131_000.0])
+        );
     }
 
     #[test]
