@@ -284,3 +284,39 @@ fn a_25_cell_report_has_grids_every_cell_in_the_legend_and_no_two_cells_alike() 
         }
     }
 }
+
+#[test]
+fn a_ladder_report_draws_its_curves_with_the_slo_line_and_its_capacities() {
+    let copy = reported_copy_of("ladder");
+    let page = copy.join("report.html");
+    // Two measured phases × (throughput, p99, spectrum, GC time, longest pause, curves); capacity bars for the
+    // capacity phase; a timeline per cell.
+    let expected = [
+        ("throughput", 2),
+        ("p99", 2),
+        ("curves", 2),
+        ("capacity", 1),
+        ("spectrum", 2),
+        ("gc-time", 2),
+        ("gc-pause", 2),
+        ("timeline", 3),
+    ];
+    let document = check_page(&page, "ladder", &expected);
+    let root = document.root_element();
+    let text = |element: &ElementRef| element.text().collect::<String>();
+    for (chart, slo) in select(root, "svg[data-chart=curves]").iter().zip(["SLO: P99 ≤ 10 ms", "SLO: P99 ≤ 15 ms"])
+    {
+        // One line per cell that ran steps (the crashed cell ran none), each repeat faint beside it, the SLO dashed.
+        assert_eq!(select(*chart, "polyline.series").len(), 2);
+        assert_eq!(select(*chart, "polyline.repeat").len(), 6);
+        assert_eq!(select(*chart, "g.slo line.limit").len(), 1);
+        assert_eq!(select(*chart, "g.slo text").iter().map(text).collect::<String>(), slo);
+    }
+    // The capacity bars: the best marked, the crashed cell saying why.
+    let capacity = select(root, "svg[data-chart=capacity]")[0];
+    assert!(select(capacity, "text.value").iter().any(|value| text(value).contains('★')));
+    assert!(select(capacity, "text.missing").iter().any(|missing| text(missing).contains("OutOfMemoryError")));
+    // The per-step tables, with the generator-limited step marked.
+    let steps: String = select(root, "table.metrics td").iter().map(text).collect();
+    assert!(steps.contains("short: generator"), "{steps}");
+}

@@ -5,8 +5,11 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use super::capacity::cell_capacity;
+use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
+use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
 use super::gc_tail::gc_tail;
-use super::metrics::{HEADLINE, METRICS, RepFigures, metric};
+use super::metrics::{CAPACITY, Format, HEADLINE, METRICS, RepFigures, metric};
 use super::model::{
     Analysis, AxisInfo, CellInfo, CellPhase, LoadShape, PhaseAnalysis, Problem, Recommendation, SloVerdict,
 };
@@ -41,17 +44,22 @@ pub fn analyse(results: &Results) -> Analysis {
         .map(|(name, measured)| {
             let mut cell_phases: Vec<CellPhase> =
                 summary.cells.iter().map(|cell| cell_phase(results, cell, name, &logs, &mut notes)).collect();
-            for key in HEADLINE {
-                let estimates: Vec<Option<&Estimate>> = cell_phases.iter().map(|cell| cell.figure(key)).collect();
-                let standings = rank(&estimates, metric(key).better.expect("headline metrics have a direction"));
-                for (cell, standing) in cell_phases.iter_mut().zip(standings) {
-                    if let Some(standing) = standing {
-                        cell.standing.insert(key, standing);
-                    }
-                }
+            let kind = phase_kind(summary.cells.iter().flat_map(|cell| cell.measurements(name)).map(|(_, r)| r));
+            rank_at_equal_load(&mut cell_phases.iter_mut().map(|cell| &mut cell.curve).collect::<Vec<_>>());
+            rank_headlines(&mut cell_phases, kind);
+            let equal_load_note = equal_load_note(&cells, &cell_phases, kind);
+            let slo_rules = cell_phases.iter().filter_map(|cell| Some(cell.capacity.as_ref()?.slo.as_str()));
+            let slo_p99_ms = p99_bound(slo_rules.chain(summary.slo.iter().map(String::as_str)));
+            PhaseAnalysis {
+                name: name.clone(),
+                measured: *measured,
+                kind,
+                load: load_shape(results, name),
+                equal_load_note,
+                slo_p99_ms,
+                cells: cell_phases,
+                recommendation: None,
             }
-            let load = load_shape(results, name);
-            PhaseAnalysis { name: name.clone(), measured: *measured, load, cells: cell_phases, recommendation: None }
         })
         .collect();
     let mut analysis = Analysis {
@@ -82,6 +90,38 @@ pub fn analyse(results: &Results) -> Analysis {
     notes.dedup();
     analysis.notes = notes;
     analysis
+}
+
+/// Mark the best cell and its equals on each headline figure the phase can compare: capacity in a capacity phase
+/// (its steps' latencies are at a different rate per cell), else req/s and P99 — P99 only among the cells that
+/// sustained the requested rate.
+fn rank_headlines(cells: &mut [CellPhase], kind: PhaseKind) {
+    let keys: &[&'static str] = if kind == PhaseKind::Capacity { &[CAPACITY] } else { &["rps", "p99_ms"] };
+    for key in HEADLINE.into_iter().filter(|key| keys.contains(key)) {
+        let latency = metric(key).format == Format::Ms;
+        let estimates: Vec<Option<&Estimate>> = cells
+            .iter()
+            .map(|cell| if latency && cell.short_of_rate.is_some() { None } else { cell.figure(key) })
+            .collect();
+        let standings = rank(&estimates, metric(key).better.expect("headline metrics have a direction"));
+        for (cell, standing) in cells.iter_mut().zip(standings) {
+            if let Some(standing) = standing {
+                cell.standing.insert(key, standing);
+            }
+        }
+    }
+}
+
+/// What the phase's table must say about comparing latency (see `equal_load::phase_note`).
+fn equal_load_note(cells: &[CellInfo], phase: &[CellPhase], kind: PhaseKind) -> Option<String> {
+    let short: Vec<&str> = cells
+        .iter()
+        .zip(phase)
+        .filter(|(_, cell)| cell.short_of_rate.is_some())
+        .map(|(info, _)| info.label.as_str())
+        .collect();
+    let rps: Vec<f64> = phase.iter().filter_map(|cell| Some(cell.figure("rps")?.median)).collect();
+    phase_note(kind, &short, &rps)
 }
 
 fn axes(results: &Results) -> Vec<AxisInfo> {
@@ -166,10 +206,10 @@ fn cell_phase(
     logs: &HashMap<(String, u32), GcLog>,
     notes: &mut Vec<String>,
 ) -> CellPhase {
-    let reps: Vec<RepFigures> = cell
-        .measurements(phase)
-        .into_iter()
-        .map(|(rep, record)| {
+    let measured = cell.measurements(phase);
+    let reps: Vec<RepFigures> = measured
+        .iter()
+        .map(|&(rep, record)| {
             let alloc_mb_s = match (logs.get(&(cell.id.clone(), rep)), record.jvm.as_ref()) {
                 (Some(log), Some(jvm)) => log.summary(Some((jvm.uptime_start_s, jvm.uptime_end_s))).alloc_rate_mb_s,
                 _ => None,
@@ -177,12 +217,18 @@ fn cell_phase(
             RepFigures { rep, record, alloc_mb_s }
         })
         .collect();
-    let figures = METRICS
+    let mut figures: BTreeMap<&'static str, Estimate> = METRICS
         .iter()
         .filter_map(|metric| {
             Some((metric.key, Estimate::of(reps.iter().filter_map(|figures| (metric.read)(figures)).collect())?))
         })
         .collect();
+    let capacity = cell_capacity(&measured);
+    // The cell's capacity follows the cell's rule (none when any repeat was generator-limited), not each repeat's.
+    figures.remove(CAPACITY);
+    if let Some(estimate) = capacity.as_ref().and_then(|capacity| capacity.estimate.clone()) {
+        figures.insert(CAPACITY, estimate);
+    }
     let judged: Vec<bool> = reps.iter().filter_map(|figures| figures.record.slo_passed).collect();
     let slo = (!judged.is_empty()).then(|| {
         let reps_passed = judged.iter().filter(|passed| **passed).count();
@@ -200,6 +246,9 @@ fn cell_phase(
         slo,
         gc_tail: gc_tail(&reps),
         spectrum: cell_spectrum(results, &cell.id, phase, &reps, notes),
+        short_of_rate: short_of_rate(&measured),
+        capacity,
+        curve: cell_curve(&measured),
     }
 }
 
@@ -258,6 +307,7 @@ fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
         rate: first.bench.rate,
         duration_s: median(durations).unwrap_or(0.0),
         requests: median(requests).unwrap_or(0.0) as u64,
+        rates: first.bench.steps.iter().map(|step| step.requested_rps).collect(),
     })
 }
 

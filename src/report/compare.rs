@@ -1,20 +1,26 @@
 //! `jload compare A B`: two results directories (cells matched by id), or two cells (`DIR:cell-id`), side by side per
 //! common measured phase: both medians, the ratio, Welch's test over the repeats, and a verdict. A regression is a
 //! figure worse in B by more than the threshold with significance (p < 0.05); only req/s, P50, P99, P99.9 and the
-//! error share are judged (a maximum is one request, GC figures are causes, not outcomes).
+//! error share are judged (a maximum is one request, GC figures are causes, not outcomes), and for capacity searches
+//! the capacity; rate ladders and searches are also compared step by step at each requested rate both sides ran
+//! (P99 and achieved rate at equal load).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::metrics::{RepFigures, metric};
+use super::capacity::{CellCapacity, cell_capacity};
+use super::curves::cell_curve;
+use super::metrics::{CAPACITY, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
+use crate::load::ladder::Side;
 use crate::results::{Results, ResultsDir};
 
 /// The figures shown, in order; `true` for the judged ones.
 const ROWS: &[(&str, bool)] = &[
+    (CAPACITY, true),
     ("rps", true),
     ("p50_ms", true),
     ("p90_ms", false),
@@ -41,6 +47,8 @@ pub enum Verdict {
     Unqualified,
     /// A measured it, B did not (B crashed or failed before or during the phase): counts as a regression.
     MissingInB,
+    /// A capacity a side cannot claim: its generator ran out in some repeat. Not compared, not a regression.
+    GeneratorLimited,
     /// Not judged (shown for context).
     Shown,
 }
@@ -54,6 +62,7 @@ impl Verdict {
             Verdict::NotSignificant => "not significant",
             Verdict::Unqualified => "unqualified (1 repeat)",
             Verdict::MissingInB => "MISSING in B (crashed or failed)",
+            Verdict::GeneratorLimited => "not compared: generator-limited",
             Verdict::Shown => "",
         }
     }
@@ -77,6 +86,22 @@ pub struct PhaseComparison {
     pub b_cell: String,
     pub phase: String,
     pub lines: Vec<Line>,
+    /// Rate ladders and capacity searches: at each requested rate both sides ran, P99 and the achieved rate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepComparison>,
+}
+
+/// Both sides at one requested rate (equal load).
+#[derive(Debug, Serialize)]
+pub struct StepComparison {
+    pub requested_rps: f64,
+    pub lines: Vec<Line>,
+}
+
+impl PhaseComparison {
+    fn all_lines(&self) -> impl Iterator<Item = &Line> {
+        self.lines.iter().chain(self.steps.iter().flat_map(|step| &step.lines))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -93,12 +118,12 @@ pub struct Comparison {
 impl Comparison {
     pub fn regressions(&self) -> usize {
         let failing = |verdict: Verdict| matches!(verdict, Verdict::Regression | Verdict::MissingInB);
-        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| failing(line.verdict)).count()
+        self.phases.iter().flat_map(PhaseComparison::all_lines).filter(|line| failing(line.verdict)).count()
     }
 
     /// Lines of judged figures that could not be tested (a side with one repeat).
     fn unqualified_lines(&self) -> impl Iterator<Item = &Line> {
-        self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| line.verdict == Verdict::Unqualified)
+        self.phases.iter().flat_map(PhaseComparison::all_lines).filter(|line| line.verdict == Verdict::Unqualified)
     }
 
     /// Why nothing can be qualified, in one line, or None when every judged figure was tested: which side has too
@@ -123,8 +148,10 @@ impl Comparison {
 
     /// The verdict over every phase, in one line.
     fn conclude(&self) -> String {
-        let settled = |verdict: Verdict| !matches!(verdict, Verdict::Unqualified | Verdict::Shown);
-        let judged = self.phases.iter().flat_map(|phase| &phase.lines).filter(|line| settled(line.verdict)).count();
+        let settled =
+            |verdict: Verdict| !matches!(verdict, Verdict::Unqualified | Verdict::Shown | Verdict::GeneratorLimited);
+        let judged =
+            self.phases.iter().flat_map(PhaseComparison::all_lines).filter(|line| settled(line.verdict)).count();
         let untested = self.unqualified_lines().count();
         if judged == 0 && untested > 0 {
             return "nothing could be judged (one repeat)".to_string();
@@ -133,9 +160,14 @@ impl Comparison {
             0 => "no significant regression beyond the threshold".to_string(),
             count => format!("{count} significant regression(s) beyond the threshold"),
         };
-        match untested {
+        let verdict = match untested {
             0 => verdict,
             _ => format!("{verdict}; {untested} figure(s) could not be tested (one repeat)"),
+        };
+        let lines = || self.phases.iter().flat_map(PhaseComparison::all_lines);
+        match lines().filter(|line| line.verdict == Verdict::GeneratorLimited).count() {
+            0 => verdict,
+            count => format!("{verdict}; {count} capacity figure(s) not compared: the generator ran out"),
         }
     }
 }
@@ -244,14 +276,58 @@ fn pairs(
 }
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
+    let measured = results.summary.measurements(cell, phase);
     let read = &metric(key).read;
-    let values = results
-        .summary
-        .measurements(cell, phase)
+    Estimate::of(
+        measured.into_iter().filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None })).collect(),
+    )
+}
+
+/// The capacities of two cells' searches, by the report's rule (`capacity.rs`): none for a side whose generator ran
+/// out in any repeat, and then no verdict either. None when neither side searched.
+fn capacity_line(sides: [(&Results, &str); 2], phase: &str, threshold: f64) -> Option<Line> {
+    let [a, b] = sides.map(|(results, cell)| cell_capacity(&results.summary.measurements(cell, phase)));
+    if a.is_none() && b.is_none() {
+        return None;
+    }
+    let generator =
+        |capacity: &Option<CellCapacity>| capacity.as_ref().is_some_and(|c| c.limited_by == Side::Generator);
+    let (a_generator, b_generator) = (generator(&a), generator(&b));
+    let [a, b] = [a, b].map(|capacity| capacity.and_then(|capacity| capacity.estimate));
+    if a_generator || b_generator {
+        return Some(Line { metric: CAPACITY, a, b, ratio: None, p: None, verdict: Verdict::GeneratorLimited });
+    }
+    Some(line(CAPACITY, true, a, b, threshold))
+}
+
+/// At each requested rate both sides ran in every repeat: P99 (judged) and the achieved rate (judged), at equal load.
+fn step_comparisons(
+    a: &Results,
+    a_cell: &str,
+    b: &Results,
+    b_cell: &str,
+    phase: &str,
+    threshold: f64,
+) -> Vec<StepComparison> {
+    // Only rates every repeat of a side ran: a capacity search bisects at different rates in each repeat.
+    let curve = |results: &Results, cell: &str| {
+        let measured = results.summary.measurements(cell, phase);
+        let mut curve = cell_curve(&measured);
+        curve.retain(|point| point.reps.len() == measured.len());
+        curve
+    };
+    let (a_curve, b_curve) = (curve(a, a_cell), curve(b, b_cell));
+    a_curve
         .into_iter()
-        .filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None }))
-        .collect();
-    Estimate::of(values)
+        .filter_map(|a_point| {
+            let b_point = b_curve.iter().find(|point| point.requested_rps == a_point.requested_rps)?.clone();
+            let lines = vec![
+                line("p99_ms", true, Some(a_point.p99_ms), Some(b_point.p99_ms), threshold),
+                line("rps", true, Some(a_point.achieved_rps), Some(b_point.achieved_rps), threshold),
+            ];
+            Some(StepComparison { requested_rps: a_point.requested_rps, lines })
+        })
+        .collect()
 }
 
 fn line(key: &'static str, judged: bool, a: Option<Estimate>, b: Option<Estimate>, threshold: f64) -> Line {
@@ -297,11 +373,25 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
             }
             let lines = ROWS
                 .iter()
-                .map(|(key, judged)| {
-                    line(key, *judged, estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key), threshold)
+                .filter_map(|(key, judged)| match *key {
+                    CAPACITY => capacity_line([(&a, &a_id), (&b, &b_id)], phase, threshold),
+                    _ => Some(line(
+                        key,
+                        *judged,
+                        estimate(&a, &a_id, phase, key),
+                        estimate(&b, &b_id, phase, key),
+                        threshold,
+                    )),
                 })
                 .collect();
-            phases.push(PhaseComparison { a_cell: a_id.clone(), b_cell: b_id.clone(), phase: phase.clone(), lines });
+            let steps = step_comparisons(&a, &a_id, &b, &b_id, phase, threshold);
+            phases.push(PhaseComparison {
+                a_cell: a_id.clone(),
+                b_cell: b_id.clone(),
+                phase: phase.clone(),
+                lines,
+                steps,
+            });
         }
     }
     if phases.is_empty() {
@@ -328,7 +418,7 @@ pub fn render(comparison: &Comparison) -> String {
         comparison.a,
         comparison.b,
         comparison.threshold * 100.0,
-        ROWS.iter().filter(|(_, judged)| *judged).map(|(key, _)| metric(key).label).collect::<Vec<_>>().join(", ")
+        judged_labels(comparison).join(", ")
     );
     for phase in &comparison.phases {
         let cells = if phase.a_cell == phase.b_cell {
@@ -345,9 +435,14 @@ pub fn render(comparison: &Comparison) -> String {
             "p".to_string(),
             "verdict".to_string(),
         ]];
-        for line in &phase.lines {
+        let steps = phase.steps.iter().flat_map(|step| {
+            let rate = metric("rps").format.show(step.requested_rps);
+            step.lines.iter().map(move |line| (format!("at {rate} req/s: {}", step_label(line.metric)), line))
+        });
+        let figures = phase.lines.iter().map(|line| (metric(line.metric).label.to_string() + unit(line.metric), line));
+        for (label, line) in figures.chain(steps) {
             rows.push([
-                metric(line.metric).label.to_string() + unit(line.metric),
+                label,
                 shown(line.metric, &line.a),
                 shown(line.metric, &line.b),
                 line.ratio.map_or("-".to_string(), |ratio| format!("{ratio:.3}")),
@@ -364,6 +459,23 @@ pub fn render(comparison: &Comparison) -> String {
     }
     let _ = writeln!(out, "\n{}", comparison.conclusion);
     out
+}
+
+/// The judged figures' labels, capacity only when a side searched for it.
+fn judged_labels(comparison: &Comparison) -> Vec<&'static str> {
+    let searched = comparison.phases.iter().flat_map(|phase| &phase.lines).any(|line| line.metric == CAPACITY);
+    ROWS.iter()
+        .filter(|(key, judged)| *judged && (*key != CAPACITY || searched))
+        .map(|(key, _)| metric(key).label)
+        .collect()
+}
+
+/// A step's figure: its P99, or the rate it achieved.
+fn step_label(key: &str) -> String {
+    match key {
+        "rps" => "achieved req/s".to_string(),
+        _ => metric(key).label.to_string() + unit(key),
+    }
 }
 
 fn unit(key: &str) -> &'static str {

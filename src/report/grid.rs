@@ -1,14 +1,23 @@
 //! The headline figures of a sweep over two or more axes as grids, so "which heap with which collector" is one look:
-//! rows are the labels of one axis, columns those of another, one grid per measured phase and figure. With three or
-//! more varying axes the first two (plan order) make the grid and there is one grid per combination of the others.
+//! rows are the labels of one axis, columns those of another, one grid per measured phase and figure (a capacity
+//! phase's figure is the capacity). With three or more varying axes the first two (plan order) make the grid and
+//! there is one grid per combination of the others.
 
-use super::metrics::metric;
+use super::equal_load::PhaseKind;
+use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, AxisInfo, CellInfo, PhaseAnalysis};
 use super::stats::Better;
 use super::tables::{Entry, Layout, Row, Table, mark_of};
 
 /// The figures shown as grids, in order (metric keys).
 pub const GRID_FIGURES: &[&str] = &["rps", "p99_ms", "gc_wait_pct"];
+
+/// A capacity phase's grids: capacity is the figure (its steps' req/s and P99 are at a different rate per cell).
+pub const CAPACITY_GRID_FIGURES: &[&str] = &[CAPACITY, "gc_wait_pct"];
+
+fn grid_figures(phase: &PhaseAnalysis) -> &'static [&'static str] {
+    if phase.kind == PhaseKind::Capacity { CAPACITY_GRID_FIGURES } else { GRID_FIGURES }
+}
 
 /// Which axes a sweep's grids use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +119,7 @@ fn cell_at<'a>(analysis: &'a Analysis, wanted: &[(&str, &str)]) -> Option<(usize
 pub fn phase_grids(analysis: &Analysis, axes: &GridAxes, phase: &PhaseAnalysis) -> Vec<Grid> {
     let mut grids = Vec::new();
     for slice in slices(analysis, &axes.split) {
-        for &figure in GRID_FIGURES {
+        for &figure in grid_figures(phase) {
             let table = grid_table(analysis, axes, phase, &slice, figure);
             grids.push(Grid { phase: phase.name.clone(), figure, slice: slice.clone(), table });
         }
@@ -168,8 +177,15 @@ fn grid_entry(analysis: &Analysis, cell: &super::model::CellPhase, info: &CellIn
             detail,
             ..Entry::default()
         },
-        None => match info.problems.first() {
-            Some(problem) if cell.reps.is_empty() => Entry {
+        None => match (&cell.capacity, info.problems.first()) {
+            // A capacity search without a capacity says why: generator-limited, or no step met the SLO.
+            (Some(capacity), _) if figure == CAPACITY => Entry {
+                text: capacity.describe(|rps| metric(CAPACITY).format.show(rps)),
+                detail: Some(format!("{}: {}", info.label, capacity.verdicts.join("; "))),
+                problem: true,
+                ..Entry::default()
+            },
+            (_, Some(problem)) if cell.reps.is_empty() => Entry {
                 text: problem.status.name().to_string(),
                 detail: Some(format!("{}: {}", info.label, problem.describe(info.reps))),
                 problem: true,

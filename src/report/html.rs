@@ -1,21 +1,25 @@
 //! report.html: one self-contained page that opens offline — no script, no external style, font or image; the
 //! markdown's content plus charts as inline SVG: per measured phase throughput and P99 per cell with confidence
-//! whiskers, the latency percentile spectrum and a GC summary; per cell a timeline of its run. Built with maud, so
+//! whiskers (and capacity in a capacity phase), latency against throughput over a ladder's or search's steps, the
+//! latency percentile spectrum and a GC summary; per cell a timeline of its run. Built with maud, so
 //! every string from the plan or the results is HTML-escaped.
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::cell_styles::cell_styles;
 use super::charts::bars::{Bar, bar_chart};
+use super::charts::curves::{CurveLine, curves_chart};
 use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
 use super::charts::timeline::{Timeline, timeline_chart};
+use super::curves::CurvePoint;
+use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
 use super::markdown::{GC_TAIL_NOTE, header_facts, phase_shape, statistics_note};
-use super::metrics::metric;
+use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, CellPhase, PhaseAnalysis};
 use super::spectrum::Source;
-use super::tables::{Entry, Layout, Mark, Table, gc_tail_table, mark_of, phase_table, unmeasured_table};
+use super::tables::{Entry, Layout, Mark, Table, curve_table, gc_tail_table, mark_of, phase_table, unmeasured_table};
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;
@@ -211,9 +215,12 @@ fn grids(analysis: &Analysis) -> Markup {
     }
 }
 
-/// Why a cell has no bar: its crash or failure, or no data.
+/// Why a cell has no bar: its crash or failure, a capacity search that claimed none, or no data.
 fn missing_text(analysis: &Analysis, cell: &CellPhase) -> String {
     let info = analysis.cell(&cell.cell);
+    if let Some(capacity) = cell.capacity.as_ref().filter(|capacity| capacity.rps.is_none()) {
+        return capacity.describe(|rps| metric(CAPACITY).format.show(rps));
+    }
     match info.problems.first() {
         Some(problem) => format!("{}: {}", problem.status.name(), problem.cause),
         None => "no data".to_string(),
@@ -268,7 +275,16 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
     html! {
         h2 id=(format!("phase-{index}")) { "Phase " (phase.name) }
         p.note { (phase_shape(phase)) }
+        @if let Some(note) = &phase.equal_load_note { p.callout.warn { (note) } }
         (table_html(analysis, &phase_table(analysis, phase)))
+        (curves_section(analysis, phase))
+        @if phase.kind == PhaseKind::Capacity {
+            figure {
+                (bar_chart("capacity", &format!("{}: capacity per cell", phase.name),
+                    "capacity, req/s at the SLO (median over repeats)", &headline_bars(analysis, phase, CAPACITY)))
+                figcaption { "Higher is better. ★ best, ≈ not distinguishable from the best; " (whiskers) }
+            }
+        }
         figure {
             (bar_chart("throughput", &format!("{}: throughput per cell", phase.name), "req/s (median over repeats)",
                 &headline_bars(analysis, phase, "rps")))
@@ -298,6 +314,58 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
                 &plain_bars(analysis, phase, "longest_pause_ms")))
         }
     }
+}
+
+/// A ladder's or search's latency against throughput: the chart of every cell's curve and the table per requested
+/// rate (nothing for a phase without steps).
+fn curves_section(analysis: &Analysis, phase: &PhaseAnalysis) -> Markup {
+    let Some(table) = curve_table(analysis, phase) else {
+        return html! {};
+    };
+    let lines: Vec<CurveLine> = phase
+        .cells
+        .iter()
+        .enumerate()
+        .filter(|(_, cell)| !cell.curve.is_empty())
+        .map(|(index, cell)| CurveLine {
+            label: analysis.cell(&cell.cell).label.clone(),
+            style: cell_style(analysis, index),
+            points: median_line(cell),
+            repeats: cell.reps.iter().map(|rep| repeat_path(&cell.curve, *rep)).collect(),
+            note: format!("{} rates", cell.curve.len()),
+        })
+        .collect();
+    html! {
+        h3 { "Latency against throughput" }
+        figure {
+            (curves_chart(&format!("{}: P99 against throughput", phase.name), &lines, phase.slo_p99_ms))
+            figcaption {
+                "Per cell, the medians over its repeats at each rate every repeat ran, in order of the requested rate; "
+                "each repeat's own steps are the faint line beside it (a capacity search bisects at different rates in "
+                "each repeat). Where a line turns up, the cell stops keeping up."
+            }
+        }
+        (table_html(analysis, &table))
+    }
+}
+
+/// The cell's line: the medians at the rates every repeat ran (a search's bisection differs per repeat), or at every
+/// rate when fewer than two are common.
+fn median_line(cell: &CellPhase) -> Vec<(f64, f64)> {
+    let median = |point: &CurvePoint| (point.achieved_rps.median, point.p99_ms.median);
+    let common: Vec<(f64, f64)> = cell.common_curve().map(median).collect();
+    if common.len() >= 2 { common } else { cell.curve.iter().map(median).collect() }
+}
+
+/// One repeat's steps as (achieved req/s, P99 ms), lowest requested rate first.
+fn repeat_path(curve: &[CurvePoint], rep: u32) -> Vec<(f64, f64)> {
+    curve
+        .iter()
+        .filter_map(|point| {
+            let at = point.reps.iter().position(|ran| *ran == rep)?;
+            Some((point.achieved_rps.values[at], point.p99_ms.values[at]))
+        })
+        .collect()
 }
 
 fn timelines(analysis: &Analysis) -> Markup {

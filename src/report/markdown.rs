@@ -1,12 +1,14 @@
 //! report.md: pasteable into a wiki like the seeds — a header with the plan, machine and JDKs, how to read the
-//! statistics, the recommendation, one table per measured phase, GC and tail latency, the phases not measured, and
+//! statistics, the recommendation, one table per measured phase (with what its latencies can be compared with, and
+//! latency against throughput for ladders and capacity searches), GC and tail latency, the phases not measured, and
 //! what crashed. Every string from the plan or the results is escaped so it shows as text.
 
 use std::fmt::Write;
 
+use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
 use super::model::{Analysis, PhaseAnalysis};
-use super::tables::{Entry, Table, gc_tail_table, phase_table, unmeasured_table};
+use super::tables::{Entry, Table, curve_table, gc_tail_table, phase_table, unmeasured_table};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, inline HTML).
 pub fn escape(text: &str) -> String {
@@ -114,9 +116,17 @@ pub fn phase_shape(phase: &PhaseAnalysis) -> String {
     let measured = if phase.measured { "" } else { " (not measured)" };
     match &phase.load {
         Some(load) => {
-            let model = match load.rate {
-                Some(rate) => format!("open model at {rate} req/s"),
-                None => format!("{} model", load.model),
+            let model = match (phase.kind, load.rate) {
+                (PhaseKind::Capacity, _) => match phase.cells.iter().find_map(|cell| cell.capacity.as_ref()) {
+                    Some(capacity) => format!("capacity search under {}", capacity.slo),
+                    None => "capacity search".to_string(),
+                },
+                (PhaseKind::Ladder, _) => {
+                    let rates: Vec<String> = load.rates.iter().map(|rate| format!("{rate}")).collect();
+                    format!("open model at rates {} req/s (figures of the last step)", rates.join(", "))
+                }
+                (_, Some(rate)) => format!("open model at {rate} req/s"),
+                (_, None) => format!("{} model", load.model),
             };
             format!(
                 "{}{measured}: {} connections, {model}, {:.1} s, {} requests (medians), {}",
@@ -179,7 +189,13 @@ pub fn render(analysis: &Analysis) -> String {
     out += &grids(analysis);
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
+        if let Some(note) = &phase.equal_load_note {
+            let _ = writeln!(out, "**{}**\n", escape(note));
+        }
         let _ = writeln!(out, "{}", table(&phase_table(analysis, phase)));
+        if let Some(curve) = curve_table(analysis, phase) {
+            let _ = writeln!(out, "### Latency against throughput: {}\n\n{}", escape(&phase.name), table(&curve));
+        }
     }
     if let Some(gc_tail) = gc_tail_table(analysis) {
         let _ = writeln!(out, "## GC and tail latency\n\n{}\n\n{}", escape(GC_TAIL_NOTE), table(&gc_tail));

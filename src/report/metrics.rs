@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 
 pub use crate::load::figures::Format;
 use crate::load::figures::{FIGURES, Figure};
+use crate::load::ladder::Side;
 use crate::results::PhaseRecord;
 
 use super::stats::Better;
@@ -65,11 +66,24 @@ impl Metric {
     }
 }
 
-/// Every figure a report shows: the reported bench figures, then the JVM's.
+/// Every figure a report shows: the reported bench figures, the capacity a search found, then the JVM's.
 pub static METRICS: LazyLock<Vec<Metric>> = LazyLock::new(|| {
     let bench = FIGURES.iter().filter(|figure| figure.reported).map(Metric::bench);
-    bench.chain(jvm_metrics()).collect()
+    bench.chain(std::iter::once(capacity_metric())).chain(jvm_metrics()).collect()
 });
+
+/// Key of the capacity a search found: the highest rate that met the SLO.
+pub const CAPACITY: &str = "capacity_rps";
+
+/// The capacity of one repeat, when its search claimed one for the target (never when the generator ran out first).
+/// A cell's figure over its repeats follows the cell's rule in `capacity.rs` (no figure when any repeat was
+/// generator-limited).
+fn capacity_metric() -> Metric {
+    Metric::new(CAPACITY, "capacity (req/s)", Format::Count, Some(Better::Higher), |f| {
+        let capacity = f.record.bench.capacity.as_ref()?;
+        if capacity.limited_by == Side::Target { capacity.rps } else { None }
+    })
+}
 
 /// The figures of the JVM under load, from the phase's JVM window and its GC log.
 fn jvm_metrics() -> Vec<Metric> {
@@ -104,8 +118,9 @@ pub fn metric(key: &str) -> &'static Metric {
     METRICS.iter().find(|metric| metric.key == key).unwrap_or_else(|| panic!("no metric '{key}'"))
 }
 
-/// The headline figures: the best cell and its equals are marked, the recommendation is built on them.
-pub const HEADLINE: [&str; 2] = ["rps", "p99_ms"];
+/// The headline figures: the best cell and its equals are marked, the recommendation is built on them. Capacity
+/// only exists in capacity phases, where it is the one headline ranked (see `analysis`).
+pub const HEADLINE: [&str; 3] = ["rps", "p99_ms", CAPACITY];
 
 #[cfg(test)]
 mod tests {

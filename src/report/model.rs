@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::capacity::CellCapacity;
+use super::curves::CurvePoint;
+use super::equal_load::PhaseKind;
 use super::gc_tail::GcTail;
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
@@ -100,13 +103,20 @@ pub struct LoadShape {
     pub rate: Option<f64>,
     pub duration_s: f64,
     pub requests: u64,
+    /// A rate ladder's requested rates, in the order run (from its first record); empty otherwise.
+    pub rates: Vec<f64>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct PhaseAnalysis {
     pub name: String,
     pub measured: bool,
+    pub kind: PhaseKind,
     pub load: Option<LoadShape>,
+    /// Which latencies the phase compares and which it cannot, when that needs saying next to its table.
+    pub equal_load_note: Option<String>,
+    /// The SLO's P99 bound (ms), drawn on the latency-against-throughput chart.
+    pub slo_p99_ms: Option<f64>,
     /// In cell order.
     pub cells: Vec<CellPhase>,
     /// Measured phases only.
@@ -125,11 +135,25 @@ pub struct CellPhase {
     pub slo: Option<SloVerdict>,
     pub gc_tail: Option<GcTail>,
     pub spectrum: Option<Spectrum>,
+    /// Set when the cell's headline latency is not at the requested rate (it fell short): why, and in which repeats.
+    /// Such a cell is marked and not ranked on latency.
+    pub short_of_rate: Option<String>,
+    /// What its capacity searches found (capacity phases).
+    pub capacity: Option<CellCapacity>,
+    /// Latency against throughput over its ladder or search steps (empty without steps).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub curve: Vec<CurvePoint>,
 }
 
 impl CellPhase {
     pub fn figure(&self, key: &str) -> Option<&Estimate> {
         self.figures.get(key)
+    }
+
+    /// The points of its curve that every measured repeat ran (a capacity search bisects at different rates in each
+    /// repeat; a ladder runs the same rates in all).
+    pub fn common_curve(&self) -> impl Iterator<Item = &CurvePoint> {
+        self.curve.iter().filter(|point| point.reps.len() == self.reps.len())
     }
 }
 
@@ -158,6 +182,10 @@ impl Analysis {
 pub enum Kind {
     Throughput,
     P99,
+    /// The highest capacity under the SLO.
+    Capacity,
+    /// A cell whose capacity search ran out on jload's side.
+    GeneratorLimited,
     Cheapest,
     FailedSlo,
     Crashed,

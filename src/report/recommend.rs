@@ -1,13 +1,18 @@
 //! The recommendation of a measured phase, each line with the numbers that justify it: the best cell for
-//! throughput and for p99 (with the cells not distinguishable from it), the cheapest configuration on the plan's
-//! cost axis that meets the SLO, the cells that failed the SLO and the cells that crashed.
+//! throughput and for p99 (with the cells not distinguishable from it, and whether their latencies were measured at
+//! comparable load) — or, in a capacity phase, the highest capacity against the cheapest cell's and the cells whose
+//! generator ran out — the cheapest configuration on the plan's cost axis that meets the SLO, the cells that failed
+//! the SLO and the cells that crashed.
 //!
 //! "Cheapest" follows the cost axis (`run.cost_axis`, default the first axis): when every label on it names a JVM
 //! size (`-Xmx64m`, `512m`, `2g`) the smallest size, otherwise the label listed first in the plan.
 
-use super::metrics::metric;
-use super::model::{Analysis, CellPhase, Finding, Kind, PhaseAnalysis, Recommendation};
+use super::curves::CurvePoint;
+use super::equal_load::PhaseKind;
+use super::metrics::{CAPACITY, metric};
+use super::model::{Analysis, AxisInfo, CellPhase, Finding, Kind, PhaseAnalysis, Recommendation};
 use super::stats::{Estimate, Standing};
+use crate::load::ladder::Side;
 use crate::results::Status;
 use crate::units::first_jvm_size_bytes;
 
@@ -23,8 +28,26 @@ fn with_ci(estimate: &Estimate, key: &str, unit: &str) -> String {
 
 pub fn recommend(analysis: &Analysis, phase: &PhaseAnalysis) -> Recommendation {
     let mut findings = Vec::new();
-    findings.extend(best(analysis, phase, "rps", Kind::Throughput, "Best throughput", " req/s"));
-    findings.extend(best(analysis, phase, "p99_ms", Kind::P99, "Best P99", " ms"));
+    if phase.kind == PhaseKind::Capacity {
+        findings.extend(highest_capacity(analysis, phase));
+        findings.extend(generator_limited(analysis, phase));
+    } else {
+        findings.extend(best(analysis, phase, "rps", Kind::Throughput, "Best throughput", " req/s"));
+        match best(analysis, phase, "p99_ms", Kind::P99, "Best P99", " ms") {
+            Some(mut finding) => {
+                if let Some(note) = &phase.equal_load_note {
+                    finding.text += &format!(". {note}");
+                }
+                findings.push(finding);
+            }
+            None => findings.extend(phase.equal_load_note.as_ref().map(|note| Finding {
+                kind: Kind::P99,
+                cell: None,
+                text: format!("Best P99: none ranked. {note}"),
+            })),
+        }
+        findings.extend(best_at_equal_load(analysis, phase));
+    }
     findings.push(cheapest(analysis, phase));
     let slo = analysis.slo.join(", ");
     for cell in phase.cells.iter().filter(|cell| cell.slo.is_some_and(|verdict| !verdict.met) && !cell.reps.is_empty())
@@ -70,27 +93,131 @@ fn best(analysis: &Analysis, phase: &PhaseAnalysis, key: &str, kind: Kind, title
     let unqualified = others.iter().any(|cell| cell.standing[key] == Standing::Unqualified);
     if others.is_empty() {
         text += "; the only cell measured";
-    } else if unqualified {
-        text += "; too few repeats to tell whether the other cells differ";
-    } else if equals.is_empty() {
-        text += "; every other cell is worse with significance";
     } else {
-        text += &format!("; not distinguishable from it: {}", equals.join(", "));
+        text += &against_the_rest(unqualified, &equals);
     }
     Some(Finding { kind, cell: Some(winner.cell.clone()), text })
 }
 
+/// `-Xmx256m G1 sustains 42000 req/s (95 % CI …) at p99<=10ms, 1.8× -Xmx64m G1 (23000 req/s)`: the best capacity,
+/// against the cheapest cell on the cost axis with a capacity (or, when that is the best, the lowest capacity), and
+/// the cells not distinguishable from it.
+fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Finding> {
+    let finding = best(analysis, phase, CAPACITY, Kind::Capacity, "Highest capacity", " req/s")?;
+    let winner = phase.cells.iter().find(|cell| cell.standing.get(CAPACITY) == Some(&Standing::Best))?;
+    let capacity = |cell: &CellPhase| cell.figure(CAPACITY).map(|estimate| estimate.median);
+    let best_rps = capacity(winner)?;
+    let slo = winner.capacity.as_ref().map_or(String::new(), |capacity| capacity.slo.clone());
+    let label = |cell: &CellPhase| analysis.cell(&cell.cell).label.clone();
+    let others: Vec<&CellPhase> =
+        phase.cells.iter().filter(|cell| cell.cell != winner.cell && capacity(cell).is_some()).collect();
+    let reference =
+        cheapest_of(analysis, &others).filter(|cell| capacity(cell).is_some_and(|rps| rps < best_rps)).or_else(|| {
+            others.iter().copied().min_by(|a, b| capacity(a).unwrap_or(0.0).total_cmp(&capacity(b).unwrap_or(0.0)))
+        });
+    let mut text =
+        format!("Highest capacity: {} sustains {} at {slo}", label(winner), figure(winner, CAPACITY, " req/s"));
+    if let Some(reference) = reference
+        && let Some(rps) = capacity(reference).filter(|rps| *rps > 0.0)
+    {
+        let shown = metric(CAPACITY).format.show(rps);
+        text += &format!(", {:.1}× {} ({shown} req/s)", best_rps / rps, label(reference));
+    }
+    let qualifier = finding.text.split_once("; ").map(|(_, rest)| rest.to_string());
+    if let Some(qualifier) = qualifier {
+        text += &format!("; {qualifier}");
+    }
+    Some(Finding { text, ..finding })
+}
+
+/// A ladder's comparison at equal load: at the highest requested rate that two or more cells sustained, the lowest
+/// P99 and the cells not distinguishable from it.
+fn best_at_equal_load(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Finding> {
+    let points = |rate: f64| {
+        phase.cells.iter().filter_map(move |cell| {
+            Some((cell, cell.curve.iter().find(|point| point.requested_rps == rate && point.standing.is_some())?))
+        })
+    };
+    let rate = phase
+        .cells
+        .iter()
+        .flat_map(|cell| cell.curve.iter().map(|point| point.requested_rps))
+        .filter(|rate| points(*rate).count() >= 2)
+        .fold(None, |highest: Option<f64>, rate| Some(highest.map_or(rate, |highest| highest.max(rate))))?;
+    let show = |point: &CurvePoint| format!("{} ms", metric("p99_ms").format.show(point.p99_ms.median));
+    let (winner, best_point) = points(rate).find(|(_, point)| point.standing == Some(Standing::Best))?;
+    let equals: Vec<String> = points(rate)
+        .filter_map(|(cell, point)| match point.standing {
+            Some(Standing::Indistinguishable { p }) => {
+                Some(format!("{} ({}, p = {p:.2})", analysis.cell(&cell.cell).label, show(point)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut text = format!(
+        "Best P99 at equal load, {} req/s (the highest rate two or more cells sustained): {}, {}",
+        metric("rps").format.show(rate),
+        analysis.cell(&winner.cell).label,
+        show(best_point)
+    );
+    text += &against_the_rest(points(rate).any(|(_, point)| point.standing == Some(Standing::Unqualified)), &equals);
+    Some(Finding { kind: Kind::P99, cell: Some(winner.cell.clone()), text })
+}
+
+/// Every cell whose capacity search ran out on jload's side: no capacity is claimed for it.
+fn generator_limited(analysis: &Analysis, phase: &PhaseAnalysis) -> Vec<Finding> {
+    phase
+        .cells
+        .iter()
+        .filter_map(|cell| {
+            let capacity = cell.capacity.as_ref().filter(|capacity| capacity.limited_by == Side::Generator)?;
+            let reps: Vec<String> = capacity.generator_reps.iter().map(u32::to_string).collect();
+            let text = format!(
+                "{}: generator-limited in repeat(s) {} — jload could not send at the rate the target might take, so no \
+                 capacity is claimed for the target; give the generator more CPU (another machine, or fewer other \
+                 processes) and run again. {}",
+                analysis.cell(&cell.cell).label,
+                reps.join(", "),
+                capacity.verdicts.join("; ")
+            );
+            Some(Finding { kind: Kind::GeneratorLimited, cell: Some(cell.cell.clone()), text })
+        })
+        .collect()
+}
+
+/// The cell cheapest on the cost axis among `cells` (plan order breaks ties); None without a cost axis.
+fn cheapest_of<'a>(analysis: &Analysis, cells: &[&'a CellPhase]) -> Option<&'a CellPhase> {
+    let axis = cost_axis(analysis)?;
+    cells.iter().copied().min_by_key(|cell| cost_rank(analysis, axis, cell))
+}
+
+fn cost_axis(analysis: &Analysis) -> Option<&AxisInfo> {
+    analysis.cost_axis.as_ref().and_then(|name| analysis.axes.iter().find(|axis| &axis.name == name))
+}
+
+/// Where a cell's label on the cost axis comes, cheapest first.
+fn cost_rank(analysis: &Analysis, axis: &AxisInfo, cell: &CellPhase) -> usize {
+    let label = analysis.cell(&cell.cell).axes.get(&axis.name).cloned().unwrap_or_default();
+    cost_order(&axis.labels).iter().position(|ordered| *ordered == label).unwrap_or(usize::MAX)
+}
+
+/// How the best cell stands against the others: too few repeats to tell, all worse, or the ones not distinguishable.
+fn against_the_rest(unqualified: bool, equals: &[String]) -> String {
+    if unqualified {
+        "; too few repeats to tell whether the other cells differ".to_string()
+    } else if equals.is_empty() {
+        "; every other cell is worse with significance".to_string()
+    } else {
+        format!("; not distinguishable from it: {}", equals.join(", "))
+    }
+}
+
 fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
     let none = |text: String| Finding { kind: Kind::Cheapest, cell: None, text };
-    let Some(axis) = analysis.cost_axis.as_ref().and_then(|name| analysis.axes.iter().find(|axis| &axis.name == name))
-    else {
+    let Some(axis) = cost_axis(analysis) else {
         return none("No axis to economise on.".to_string());
     };
-    let order = cost_order(&axis.labels);
-    let rank_of = |cell: &CellPhase| {
-        let label = analysis.cell(&cell.cell).axes.get(&axis.name).cloned().unwrap_or_default();
-        order.iter().position(|ordered| *ordered == label).unwrap_or(usize::MAX)
-    };
+    let rank_of = |cell: &CellPhase| cost_rank(analysis, axis, cell);
     let no_slo = analysis.slo.is_empty();
     let eligible: Vec<&CellPhase> = phase
         .cells
@@ -117,7 +244,10 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
     let info = analysis.cell(&choice.cell);
     let value = info.axes.get(&axis.name).cloned().unwrap_or_default();
     let value = if value == info.label { value } else { format!("{value} ({})", info.label) };
-    let numbers = format!("P99 {}, {}", figure(choice, "p99_ms", " ms"), figure(choice, "rps", " req/s"));
+    let mut numbers = format!("P99 {}, {}", figure(choice, "p99_ms", " ms"), figure(choice, "rps", " req/s"));
+    if choice.figure(CAPACITY).is_some() {
+        numbers = format!("capacity {}, {numbers}", figure(choice, CAPACITY, " req/s"));
+    }
     let text = if no_slo {
         format!(
             "Cheapest {} that ran without crashing: {value}: {numbers}. The plan has no [slo]; add one to have cells judged.",

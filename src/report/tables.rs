@@ -1,8 +1,11 @@
 //! The report's tables as plain values, in seed 000's shape — metrics as rows, one column per cell labelled by the
-//! axes that vary — for the markdown and the HTML to render: one per measured phase, one for the phases that are
+//! axes that vary — for the markdown and the HTML to render: one per measured phase (a capacity phase's led by the
+//! capacities), latency against throughput per requested rate for ladders and searches, one for the phases that are
 //! not measured, one for GC and tail latency.
 
-use super::metrics::metric;
+use super::curves::CurvePoint;
+use super::equal_load::side_name;
+use super::metrics::{CAPACITY, Format, metric};
 use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
 use crate::jvm::sampler::jstat_columns_note;
@@ -175,10 +178,13 @@ fn interval(key: &str, ci: Option<[f64; 2]>) -> Option<String> {
 
 /// The mark of a cell on a headline figure; none with one repeat, which qualifies nothing.
 pub fn mark_of(analysis: &Analysis, cell: &CellPhase, key: &str) -> Option<Mark> {
-    if analysis.single_repeat() {
-        return None;
-    }
-    match cell.standing.get(key) {
+    mark_of_standing(analysis, cell.standing.get(key).copied())
+}
+
+/// The mark of a standing; none with one repeat.
+fn mark_of_standing(analysis: &Analysis, standing: Option<Standing>) -> Option<Mark> {
+    match standing {
+        _ if analysis.single_repeat() => None,
         Some(Standing::Best) => Some(Mark::Best),
         Some(Standing::Indistinguishable { .. }) => Some(Mark::Equal),
         _ => None,
@@ -212,6 +218,11 @@ fn figures_entry(analysis: &Analysis, cell: &CellPhase, spec: &RowSpec) -> Entry
         let key = spec.keys[0];
         entry.ci = cell.figure(key).and_then(|estimate| interval(key, estimate.ci));
         entry.mark = mark_of(analysis, cell, key);
+        // A latency measured short of the requested rate is shown, marked, and never ranked.
+        if let (Some(why), Format::Ms) = (&cell.short_of_rate, metric(key).format) {
+            entry.text += " short of rate";
+            entry.detail = Some(format!("not at the requested rate: {why}"));
+        }
     }
     entry
 }
@@ -235,7 +246,8 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
     Entry { text: format!("{status}{during}: {}", problem.cause), problem: true, ..Entry::default() }
 }
 
-fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str) -> Vec<Row> {
+/// The rows of `specs`; a cell without figures says why in the first of them when `says_why` (else `/`).
+fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str, says_why: bool) -> Vec<Row> {
     specs
         .iter()
         .enumerate()
@@ -246,7 +258,7 @@ fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &
                 .iter()
                 .map(|cell| {
                     if cell.reps.is_empty() {
-                        missing_entry(analysis.cell(&cell.cell), &phase.name, index == 0)
+                        missing_entry(analysis.cell(&cell.cell), &phase.name, says_why && index == 0)
                     } else {
                         figures_entry(analysis, cell, spec)
                     }
@@ -256,9 +268,11 @@ fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &
         .collect()
 }
 
-/// Seed 000's table for a measured phase, with the SLO verdict when the plan has one.
+/// Seed 000's table for a measured phase, with the SLO verdict when the plan has one; a capacity phase leads with
+/// each cell's capacity and the steps that bound it.
 pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
-    let mut rows = rows(analysis, phase, PHASE_ROWS, "");
+    let mut rows = capacity_rows(analysis, phase);
+    rows.extend(self::rows(analysis, phase, PHASE_ROWS, "", rows.is_empty()));
     if !analysis.slo.is_empty() {
         let entries = phase
             .cells
@@ -289,8 +303,117 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
             })
         })
         .collect();
+    notes.extend(phase.cells.iter().filter_map(|cell| {
+        let why = cell.short_of_rate.as_ref()?;
+        Some(format!("{}: not at the requested rate, latency not ranked: {why}", analysis.cell(&cell.cell).label))
+    }));
     notes.extend(jstat_notes(analysis));
     Table::of_cells(analysis, rows, notes)
+}
+
+/// The capacity rows of a capacity phase (none otherwise): the capacity with its interval and marks, or why there is
+/// none (`generator-limited: no capacity claimed`), and the rates that bound it.
+fn capacity_rows(analysis: &Analysis, phase: &PhaseAnalysis) -> Vec<Row> {
+    if phase.cells.iter().all(|cell| cell.capacity.is_none()) {
+        return Vec::new();
+    }
+    let show = |rps: f64| metric(CAPACITY).format.show(rps);
+    let capacity = |cell: &CellPhase| match &cell.capacity {
+        Some(capacity) if capacity.rps.is_some() => figures_entry(analysis, cell, &CAPACITY_ROW),
+        Some(capacity) => Entry {
+            text: capacity.describe(show),
+            problem: true,
+            detail: Some(capacity.verdicts.join("; ")),
+            ..Entry::default()
+        },
+        None if cell.reps.is_empty() => missing_entry(analysis.cell(&cell.cell), &phase.name, true),
+        None => Entry::plain("-"),
+    };
+    let bounds = |cell: &CellPhase| match &cell.capacity {
+        Some(capacity) => {
+            Entry { detail: Some(capacity.verdicts.join("; ")), ..Entry::plain(capacity.bounds_text(show)) }
+        }
+        None => Entry::plain(if cell.reps.is_empty() { "/" } else { "-" }),
+    };
+    let slo = phase.cells.iter().find_map(|cell| Some(cell.capacity.as_ref()?.slo.clone())).unwrap_or_default();
+    vec![
+        Row { label: format!("capacity (req/s) at {slo}"), entries: phase.cells.iter().map(capacity).collect() },
+        Row {
+            label: "capacity bounds: met–failed (req/s)".to_string(),
+            entries: phase.cells.iter().map(bounds).collect(),
+        },
+    ]
+}
+
+const CAPACITY_ROW: RowSpec = RowSpec::new("capacity (req/s)", &[CAPACITY], true);
+
+/// Latency against throughput over a ladder's or a search's steps: one row per requested rate, per cell the P99 and
+/// the rate achieved; ★/≈ among the cells that sustained the rate in every repeat, the others marked as short.
+/// None for a phase without steps.
+pub fn curve_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Table> {
+    let rates_of = |points: &dyn Fn(&CellPhase) -> Vec<&CurvePoint>| {
+        let mut rates: Vec<f64> =
+            phase.cells.iter().flat_map(|cell| points(cell).into_iter().map(|point| point.requested_rps)).collect();
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+        rates
+    };
+    let all = rates_of(&|cell| cell.curve.iter().collect());
+    if all.is_empty() {
+        return None;
+    }
+    // The rates some cell ran in every repeat; a search's per-repeat bisection steps would make a row each.
+    let common = rates_of(&|cell| cell.common_curve().collect());
+    let rates = if common.is_empty() { all.clone() } else { common };
+    let rows = rates
+        .iter()
+        .map(|rate| Row {
+            label: metric("rps").format.show(*rate),
+            entries: phase
+                .cells
+                .iter()
+                .map(|cell| match cell.curve.iter().find(|point| point.requested_rps == *rate) {
+                    Some(point) => curve_entry(analysis, point),
+                    None => Entry::plain("-"),
+                })
+                .collect(),
+        })
+        .collect();
+    let mut notes = vec![
+        "Each entry: P99 (ms, corrected) / achieved req/s, medians over the repeats that ran the rate. ★/≈ compare \
+         the cells that sustained the rate in every repeat; \"short\" marks a cell that fell short of it (target) or \
+         whose generator ran out (generator), never ranked."
+            .to_string(),
+    ];
+    if rates.len() < all.len() {
+        notes.push(format!(
+            "{} rates that only some repeats ran (a capacity search bisects at different rates in each repeat) are left \
+             out here; report.json has them under each cell's curve, and report.html draws them.",
+            all.len() - rates.len()
+        ));
+    }
+    let table = Table::of_cells(analysis, rows, notes);
+    Some(Table { corner: table.corner.replacen("metrics", "requested req/s", 1), ..table })
+}
+
+fn curve_entry(analysis: &Analysis, point: &CurvePoint) -> Entry {
+    let p99 = metric("p99_ms").format;
+    let rps = metric("rps").format;
+    let mut text = format!("{} / {}", p99.show(point.p99_ms.median), rps.show(point.achieved_rps.median));
+    if let Some(side) = point.limited_by() {
+        text += &format!(" short: {}", side_name(side));
+    }
+    let each: Vec<String> = point.p99_ms.values.iter().map(|ms| p99.show(*ms)).collect();
+    let mut detail = format!("P99 in repeats {}: {} ms", join(&point.reps), each.join(", "));
+    for limit in &point.limits {
+        detail += &format!("; repeat {}: {} ({})", limit.rep, limit.reason, side_name(limit.side));
+    }
+    let mark = mark_of_standing(analysis, point.standing);
+    Entry { text, mark, detail: Some(detail), value: Some(point.p99_ms.median), ..Entry::default() }
+}
+
+fn join(reps: &[u32]) -> String {
+    reps.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// One line per collector of the run whose jstat columns do not mean what their names say.
@@ -312,8 +435,10 @@ pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
     if phases.is_empty() {
         return None;
     }
-    let rows =
-        phases.iter().flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name))).collect();
+    let rows = phases
+        .iter()
+        .flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name), true))
+        .collect();
     Some(Table::of_cells(analysis, rows, Vec::new()))
 }
 

@@ -2,13 +2,15 @@
 //! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
 //! [`TERMINAL_COLUMNS`], else cells as rows.
 
-use super::metrics::metric;
+use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, CellPhase};
+use crate::load::ladder::Side;
 use crate::results::Status;
 use crate::text_table::{self, Column};
 
 /// A row: its label and the metric keys it shows, `/`-joined (`YGC/YGCT`).
 const ROWS: &[(&str, &[&str])] = &[
+    ("capacity", &[CAPACITY]),
     ("req/s", &["rps"]),
     ("p50 ms", &["p50_ms"]),
     ("p99 ms", &["p99_ms"]),
@@ -21,11 +23,26 @@ const ROWS: &[(&str, &[&str])] = &[
     ("GC pause %", &["pause_pct"]),
 ];
 
-/// The row's value for one cell: each figure's median in its metric's format; `-` when one is missing.
+/// The row's value for one cell: each figure's median in its metric's format; `-` when one is missing; a capacity
+/// search that claimed none says why; a P99 measured short of the requested rate says `short`.
 fn value(cell: &CellPhase, keys: &[&str]) -> String {
+    if let (Some(capacity), [CAPACITY]) = (&cell.capacity, keys)
+        && capacity.rps.is_none()
+    {
+        return match (capacity.limited_by, capacity.bounds[1]) {
+            (Side::Generator, _) => "generator-limited".to_string(),
+            (Side::Target, Some(high)) => format!("<{}", metric(CAPACITY).format.show(high)),
+            (Side::Target, None) => "none".to_string(),
+        };
+    }
     let shown: Option<Vec<String>> =
         keys.iter().map(|key| cell.figure(key).map(|estimate| metric(key).format.show(estimate.median))).collect();
-    shown.map_or_else(|| "-".to_string(), |parts| parts.join("/"))
+    let text = shown.map_or_else(|| "-".to_string(), |parts| parts.join("/"));
+    // A latency measured short of the requested rate, as in the report's tables.
+    match (keys, &cell.short_of_rate) {
+        (["p99_ms"], Some(_)) if text != "-" => format!("{text} short"),
+        _ => text,
+    }
 }
 
 /// One compact table per measured phase.
@@ -45,7 +62,7 @@ pub fn phase_tables(analysis: &Analysis) -> String {
                     _ => value(cell, keys),
                 });
             }
-            let empty = row[1..].iter().all(|value| value == "-");
+            let empty = phase.cells.iter().all(|cell| value(cell, keys) == "-");
             if !(OPTIONAL_ROWS.contains(name) && empty) {
                 table.push(row);
             }
@@ -60,8 +77,9 @@ pub fn phase_tables(analysis: &Analysis) -> String {
     out
 }
 
-/// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row).
-const OPTIONAL_ROWS: &[&str] = &["CGC/CGCT s"];
+/// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row; no
+/// capacity search: no capacity row).
+const OPTIONAL_ROWS: &[&str] = &["capacity", "CGC/CGCT s"];
 
 /// The terminal's width the tables keep to, whatever the number of cells.
 pub const TERMINAL_COLUMNS: usize = 120;
@@ -112,7 +130,11 @@ mod tests {
     /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
     /// `edit` applied to its summary.
     fn sweep_with(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/sweep");
+        fixture_with("sweep", edit)
+    }
+
+    fn fixture_with(name: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results").join(name);
         let dir = tempfile::tempdir().unwrap();
         for file in ["env.json", "plan.toml"] {
             std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
@@ -168,5 +190,47 @@ mod tests {
         assert_eq!(phase("set").cells[1].reps, [1, 3]);
         assert_eq!(phase("set").cells[1].figure("rps").unwrap().median, set_median);
         assert_eq!(phase("get").cells[1].reps, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_capacity_phase_shows_each_cells_capacity_and_a_generator_limited_cell_none() {
+        // Repeat 2 of -Xmx256m ran out of generator CPU in its search: no capacity for that cell, and it says so.
+        let dir = fixture_with("ladder", |summary| {
+            let capacity = &mut summary["cells"][2]["reps"][1]["phases"]["set"]["capacity"];
+            capacity["rps"] = Value::Null;
+            capacity["limited_by"] = "generator".into();
+        });
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let mut small: Vec<f64> = (0..3)
+            .map(|rep| summary["cells"][1]["reps"][rep]["phases"]["set"]["capacity"]["rps"].as_f64().unwrap())
+            .collect();
+        small.sort_by(f64::total_cmp);
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        assert_eq!(row(&tables, "set", "capacity"), ["crashed", &format!("{:.0}", small[1]), "generator-limited"]);
+        assert!(!tables.split("\n\n").any(|table| table.trim_start().starts_with("get") && table.contains("capacity")));
+    }
+
+    #[test]
+    fn a_p99_measured_short_of_the_requested_rate_says_so() {
+        // The get phase as if it had asked for 39000 req/s: -Xmx64m fell short of 95 % of it in repeats 2 and 3.
+        let dir = sweep_with(|summary| {
+            for cell in [1, 2] {
+                for rep in summary["cells"][cell]["reps"].as_array_mut().unwrap() {
+                    rep["phases"]["get"]["rate"] = 39000.0.into();
+                }
+            }
+        });
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let p99 = |cell: usize| {
+            let mut values: Vec<f64> = (0..3)
+                .map(|rep| summary["cells"][cell]["reps"][rep]["phases"]["get"]["latency_ms"]["p99"].as_f64().unwrap())
+                .collect();
+            values.sort_by(f64::total_cmp);
+            crate::load::printout::format_ms(values[1])
+        };
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        assert_eq!(row(&tables, "get", "p99 ms"), ["crashed".to_string(), p99(1), "short".to_string(), p99(2)]);
     }
 }

@@ -3,8 +3,8 @@
 
 use maud::{Markup, html};
 
-use super::style::{CellStyle, legend_sample, marker};
-use super::{Linear, Log, fit, points, px, svg, tick_label, x_axis, y_axis};
+use super::style::{CellStyle, LegendEntry, legend, legend_height, marker};
+use super::{Linear, Log, points, px, svg, tick_label, x_axis, y_axis};
 use crate::report::spectrum::nines;
 
 pub struct SpectrumLine {
@@ -23,8 +23,6 @@ const TOP: f64 = 34.0;
 /// The percentile axis; the legend starts below its title.
 const PLOT_BOTTOM: f64 = 360.0;
 const LEGEND_TOP: f64 = PLOT_BOTTOM + 54.0;
-const LEGEND_COLUMNS: usize = 3;
-const LEGEND_ROW: f64 = 18.0;
 /// Markers per line (besides its last point), so styles tell lines apart where colours repeat.
 const MARKERS_PER_LINE: usize = 6;
 
@@ -48,9 +46,9 @@ pub fn spectrum_chart(title: &str, lines: &[SpectrumLine]) -> Markup {
     let x_ticks: Vec<(f64, String)> = (0..=top_nines as u32).map(|n| (x.at(n as f64), nines_label(n))).collect();
     let y_ticks: Vec<(f64, String)> = y.ticks().into_iter().map(|ms| (y.at(ms), tick_label(ms))).collect();
     let at = |point: &[f64; 2]| (x.at(nines(point[0])), y.at(point[1]));
-    let legend_rows = lines.len().div_ceil(LEGEND_COLUMNS);
-    let height = LEGEND_TOP + legend_rows as f64 * LEGEND_ROW + 10.0;
-    let column_width = (WIDTH - LEFT) / LEGEND_COLUMNS as f64;
+    let entries: Vec<LegendEntry> =
+        lines.iter().map(|line| LegendEntry { label: &line.label, style: &line.style, note: &line.note }).collect();
+    let height = LEGEND_TOP + legend_height(entries.len());
     let body = html! {
         text x=(px(LEFT)) y="20" class="heading" { (title) }
         (x_axis(&x_ticks, PLOT_BOTTOM, TOP, "percentile", (LEFT + WIDTH - RIGHT) / 2.0))
@@ -65,17 +63,7 @@ pub fn spectrum_chart(title: &str, lines: &[SpectrumLine]) -> Markup {
                 }
             }
         }
-        g class="legend" {
-            @for (index, line) in lines.iter().enumerate() {
-                @let left = LEFT + (index % LEGEND_COLUMNS) as f64 * column_width;
-                @let row = LEGEND_TOP + (index / LEGEND_COLUMNS) as f64 * LEGEND_ROW;
-                (legend_sample(&line.style, left, row - 4.0))
-                text x=(px(left + 38.0)) y=(px(row)) class="label" {
-                    title { (line.label) " (" (line.note) ")" } (fit(&line.label, 24))
-                    tspan class="note" dx="6" { (line.note) }
-                }
-            }
-        }
+        (legend(&entries, LEFT, LEGEND_TOP, WIDTH - LEFT))
     };
     svg("spectrum", WIDTH, height, title, body)
 }

@@ -3,7 +3,7 @@
 
 use maud::{Markup, html};
 
-use super::px;
+use super::{fit, px};
 
 /// Tableau 10: distinct, print-safe colours.
 pub const PALETTE: [&str; 10] =
@@ -78,6 +78,40 @@ pub fn legend_sample(style: &CellStyle, x: f64, y: f64) -> Markup {
             line x1=(px(x)) x2=(px(x + 30.0)) y1=(px(y)) y2=(px(y)) stroke=(style.color) stroke-width="2"
                 stroke-dasharray=[style.dash] {}
             (marker(style, x + 15.0, y, 7.0))
+        }
+    }
+}
+
+/// One cell in a chart's legend.
+pub struct LegendEntry<'a> {
+    pub label: &'a str,
+    pub style: &'a CellStyle,
+    /// Said after the label, smaller (where the line comes from).
+    pub note: &'a str,
+}
+
+const LEGEND_COLUMNS: usize = 3;
+const LEGEND_ROW: f64 = 18.0;
+
+/// Height of a legend of `count` cells (three columns; the chart grows with the cells).
+pub fn legend_height(count: usize) -> f64 {
+    count.div_ceil(LEGEND_COLUMNS) as f64 * LEGEND_ROW + 10.0
+}
+
+/// Every cell's sample and full label (as a tooltip; cut to fit its column), in three columns from (left, top).
+pub fn legend(entries: &[LegendEntry], left: f64, top: f64, width: f64) -> Markup {
+    let column_width = width / LEGEND_COLUMNS as f64;
+    html! {
+        g class="legend" {
+            @for (index, entry) in entries.iter().enumerate() {
+                @let x = left + (index % LEGEND_COLUMNS) as f64 * column_width;
+                @let y = top + (index / LEGEND_COLUMNS) as f64 * LEGEND_ROW;
+                (legend_sample(entry.style, x, y - 4.0))
+                text x=(px(x + 38.0)) y=(px(y)) class="label" {
+                    title { (entry.label) " (" (entry.note) ")" } (fit(entry.label, 24))
+                    tspan class="note" dx="6" { (entry.note) }
+                }
+            }
         }
     }
 }

@@ -1,0 +1,457 @@
+//! Reports and `compare` on rate ladders and capacity searches (tests/fixtures/results/ladder, made from the sweep
+//! fixture by make_ladder.py there: its steps are synthetic until a real ladder run replaces them), and the
+//! equal-load rules on real closed-model and rate phases: the capacity per cell with its interval and bounds, the
+//! curves ranked per step, a generator-limited cell that claims no capacity, a rate phase that does not rank cells
+//! short of the rate, closed-model cells at different throughputs flagged, capacity in the grids, compare.
+//! Every expected figure is computed here from the fixture's own records.
+
+mod common;
+mod results_fixtures;
+
+use std::path::Path;
+
+use common::jload;
+use results_fixtures::{copy_of, edit_summary, read_json, write_report};
+use serde_json::{Value, json};
+
+/// t(0.975, 2): the 95 % two-sided Student's t quantile for three repeats.
+const T_3_REPEATS: f64 = 4.302652729911275;
+
+fn report(dir: &Path) -> String {
+    write_report(dir);
+    std::fs::read_to_string(dir.join("report.md")).unwrap()
+}
+
+fn line_starting<'a>(markdown: &'a str, start: &str) -> &'a str {
+    markdown
+        .lines()
+        .find(|line| line.starts_with(start))
+        .unwrap_or_else(|| panic!("no line starting with {start:?} in\n{markdown}"))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 }
+}
+
+/// `low–high` of the 95 % t interval of three values, clipped at 0, as whole numbers.
+fn interval_of_three(values: &[f64]) -> String {
+    let mean = values.iter().sum::<f64>() / 3.0;
+    let sd = (values.iter().map(|value| (value - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = T_3_REPEATS * sd / 3f64.sqrt();
+    format!("{:.0}–{:.0}", (mean - half).max(0.0), mean + half)
+}
+
+/// Milliseconds as the report prints them (three significant decimals at most).
+fn ms(value: f64) -> String {
+    let decimals = if value >= 100.0 {
+        1
+    } else if value >= 10.0 {
+        2
+    } else {
+        3
+    };
+    format!("{value:.decimals$}")
+}
+
+/// Every repeat's record of `phase` in cell `cell` of a summary.
+fn records<'a>(summary: &'a Value, cell: usize, phase: &str) -> Vec<&'a Value> {
+    summary["cells"][cell]["reps"].as_array().unwrap().iter().map(|rep| &rep["phases"][phase]).collect()
+}
+
+fn capacities(summary: &Value, cell: usize) -> Vec<f64> {
+    records(summary, cell, "set").iter().map(|record| record["capacity"]["rps"].as_f64().unwrap()).collect()
+}
+
+/// A cell's step at `rate` in every repeat.
+fn steps_at<'a>(summary: &'a Value, cell: usize, phase: &str, rate: f64) -> Vec<&'a Value> {
+    records(summary, cell, phase)
+        .into_iter()
+        .filter_map(|record| {
+            record["steps"].as_array().unwrap().iter().find(|step| step["requested_rps"].as_f64() == Some(rate))
+        })
+        .collect()
+}
+
+const OOM: &str =
+    "crashed during fill: OutOfMemoryError: Terminating due to java.lang.OutOfMemoryError: Java heap space";
+
+#[test]
+fn a_capacity_phase_leads_with_each_cells_capacity_its_interval_and_bounds() {
+    let dir = copy_of("ladder");
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    let (small, large) = (capacities(&summary, 1), capacities(&summary, 2));
+    assert!(median(large.clone()) > median(small.clone()), "the fixture's larger heap has the higher capacity");
+    assert_eq!(
+        line_starting(&markdown, "|capacity (req/s) at p99&lt;=10ms|"),
+        format!(
+            "|capacity (req/s) at p99&lt;=10ms|{OOM}|{:.0} ≈ ({})|{:.0} ★ ({})|",
+            median(small.clone()),
+            interval_of_three(&small),
+            median(large.clone()),
+            interval_of_three(&large)
+        )
+    );
+    let bound = |cell: usize, index: usize| {
+        median(
+            records(&summary, cell, "set").iter().map(|r| r["capacity"]["bounds"][index].as_f64().unwrap()).collect(),
+        )
+    };
+    assert_eq!(
+        line_starting(&markdown, "|capacity bounds: met–failed (req/s)|"),
+        format!(
+            "|capacity bounds: met–failed (req/s)|/|{:.0}–{:.0}|{:.0}–{:.0}|",
+            bound(1, 0),
+            bound(1, 1),
+            bound(2, 0),
+            bound(2, 1)
+        )
+    );
+    // The req/s and P99 of the capacity steps are at a different rate per cell: shown, not ranked, and said so.
+    let p99 = line_starting(&markdown, "|P99 (ms)|");
+    assert!(!p99.contains('★') && !p99.contains('≈'), "{p99}");
+    assert!(markdown.contains("**Cells are ranked by capacity."), "{markdown}");
+    // The recommendation: the highest capacity against the cheapest heap's, with the ratio of the medians.
+    let ratio = median(large.clone()) / median(small.clone());
+    assert_eq!(
+        line_starting(&markdown, "- Highest capacity:"),
+        format!(
+            "- Highest capacity: -Xmx256m sustains {:.0} req/s (95 % CI {}) at p99&lt;=10ms, {ratio:.1}× -Xmx64m ({:.0} \
+             req/s); not distinguishable from it: -Xmx64m ({:.0} req/s (95 % CI {}), p = {:.2})",
+            median(large.clone()),
+            interval_of_three(&large),
+            median(small.clone()),
+            median(small.clone()),
+            interval_of_three(&small),
+            welch_p(&small, &large)
+        )
+    );
+}
+
+/// Two-sided p of Welch's t-test, written out here from the textbook formulas.
+fn welch_p(a: &[f64], b: &[f64]) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let moments = |values: &[f64]| {
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        (n, mean, values.iter().map(|value| (value - mean).powi(2)).sum::<f64>() / (n - 1.0))
+    };
+    let ((na, ma, va), (nb, mb, vb)) = (moments(a), moments(b));
+    let (sa, sb) = (va / na, vb / nb);
+    let t = (mb - ma) / (sa + sb).sqrt();
+    let df = (sa + sb).powi(2) / (sa.powi(2) / (na - 1.0) + sb.powi(2) / (nb - 1.0));
+    2.0 * StudentsT::new(0.0, 1.0, df).unwrap().sf(t.abs())
+}
+
+#[test]
+fn the_ladder_compares_latency_per_step_only_between_cells_that_sustained_the_rate() {
+    let dir = copy_of("ladder");
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    let table = markdown.split("### Latency against throughput: get").nth(1).unwrap();
+    let entry = |cell: usize, rate: f64| {
+        let steps = steps_at(&summary, cell, "get", rate);
+        let p99 = median(steps.iter().map(|step| step["latency_ms"]["p99"].as_f64().unwrap()).collect());
+        let achieved = median(steps.iter().map(|step| step["achieved_rps"].as_f64().unwrap()).collect());
+        format!("{} / {achieved:.0}", ms(p99))
+    };
+    // At 16000 req/s both cells sustained the rate in every repeat: ranked (★ and ≈, Welch p ≥ 0.05).
+    assert_eq!(line_starting(table, "|16000|"), format!("|16000|-|{} ≈|{} ★|", entry(1, 16000.0), entry(2, 16000.0)));
+    // At 32000 -Xmx64m fell short in a repeat (target) and -Xmx256m's generator ran out in repeat 3: both shown,
+    // neither ranked, however low -Xmx256m's P99.
+    assert_eq!(
+        line_starting(table, "|32000|"),
+        format!("|32000|-|{} short: target|{} short: generator|", entry(1, 32000.0), entry(2, 32000.0))
+    );
+    // The headline (last) step: every cell short of 64000 req/s, so no P99 is ranked and the table says why.
+    let p99 = line_starting(&markdown[markdown.find("## Phase get").unwrap()..], "|P99 (ms)|");
+    assert!(!p99.contains('★') && !p99.contains('≈'), "{p99}");
+    assert!(markdown.contains(
+        "**Latency is compared only between cells at the requested rate: -Xmx64m, -Xmx256m fell short of it"
+    ));
+    // The recommendation compares them at the highest rate both sustained.
+    let finding = line_starting(&markdown, "- Best P99 at equal load, 16000 req/s");
+    assert!(
+        finding.contains(&format!(
+            "-Xmx256m, {} ms",
+            ms(median(
+                steps_at(&summary, 2, "get", 16000.0)
+                    .iter()
+                    .map(|s| s["latency_ms"]["p99"].as_f64().unwrap())
+                    .collect()
+            ))
+        )),
+        "{finding}"
+    );
+}
+
+#[test]
+fn a_searchs_step_table_keeps_the_rates_every_repeat_ran() {
+    let dir = copy_of("ladder");
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    let rates_of = |cell: usize| -> Vec<Vec<f64>> {
+        records(&summary, cell, "set")
+            .iter()
+            .map(|record| {
+                record["steps"].as_array().unwrap().iter().map(|s| s["requested_rps"].as_f64().unwrap()).collect()
+            })
+            .collect()
+    };
+    let (mut common, mut all): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    for cell in [1, 2] {
+        let reps = rates_of(cell);
+        all.extend(reps.iter().flatten());
+        common.extend(reps[0].iter().filter(|rate| reps.iter().all(|rates| rates.contains(rate))));
+    }
+    for rates in [&mut common, &mut all] {
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+    }
+    let table = &markdown
+        [markdown.find("### Latency against throughput: set").unwrap()..markdown.find("## Phase get").unwrap()];
+    let rows: Vec<f64> = table
+        .lines()
+        .filter(|line| line.starts_with('|') && !line.starts_with("|requested") && !line.starts_with("|:"))
+        .map(|line| line.trim_matches('|').split('|').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows, common);
+    assert!(common.len() < all.len(), "the fixture's searches bisect differently in each repeat");
+    assert!(table.contains(&format!("{} rates that only some repeats ran", all.len() - common.len())), "{table}");
+}
+
+#[test]
+fn report_json_has_each_cells_capacity_and_curve() {
+    let dir = copy_of("ladder");
+    let summary = read_json(&dir.join("summary.json"));
+    write_report(&dir);
+    let json = read_json(&dir.join("report.json"));
+    let set = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "set").unwrap();
+    assert_eq!(set["kind"], "capacity");
+    let cell = &set["cells"][2];
+    let large = capacities(&summary, 2);
+    assert_eq!(cell["capacity"]["rps"], json!(median(large.clone())));
+    assert_eq!(cell["capacity"]["limited_by"], "target");
+    assert_eq!(cell["capacity"]["slo"], "p99<=10ms");
+    assert_eq!(cell["figures"]["capacity_rps"]["values"], json!(large));
+    assert_eq!(cell["standing"]["capacity_rps"]["standing"], "best");
+    assert_eq!(set["cells"][0]["capacity"], Value::Null, "the crashed cell searched nothing");
+    let get = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "get").unwrap();
+    assert_eq!(get["kind"], "ladder");
+    let curve = get["cells"][2]["curve"].as_array().unwrap();
+    let rates: Vec<f64> = curve.iter().map(|point| point["requested_rps"].as_f64().unwrap()).collect();
+    assert_eq!(rates, [4000.0, 8000.0, 16000.0, 32000.0, 64000.0]);
+    assert_eq!(
+        curve[3]["limits"],
+        json!([{"rep": 3, "side": "generator",
+        "reason": "the busiest generator thread used 99 % of a core"}])
+    );
+    assert_eq!(curve[3]["standing"], Value::Null);
+    let p99s: Vec<f64> =
+        steps_at(&summary, 2, "get", 4000.0).iter().map(|step| step["latency_ms"]["p99"].as_f64().unwrap()).collect();
+    assert_eq!(curve[0]["p99_ms"]["values"], json!(p99s));
+}
+
+#[test]
+fn a_generator_limited_cell_claims_no_capacity_and_says_so() {
+    let dir = copy_of("ladder");
+    edit_summary(&dir, |summary| {
+        let capacity = &mut summary["cells"][2]["reps"][1]["phases"]["set"]["capacity"];
+        capacity["rps"] = Value::Null;
+        capacity["limited_by"] = json!("generator");
+        capacity["verdict"] = json!("the generator ran out at 40000 req/s: no capacity claimed for the target");
+    });
+    let markdown = report(&dir);
+    let summary = read_json(&dir.join("summary.json"));
+    let small = capacities(&summary, 1);
+    assert_eq!(
+        line_starting(&markdown, "|capacity (req/s) at p99&lt;=10ms|"),
+        format!(
+            "|capacity (req/s) at p99&lt;=10ms|{OOM}|{:.0} ★ ({})|generator-limited: no capacity claimed|",
+            median(small.clone()),
+            interval_of_three(&small)
+        )
+    );
+    assert!(line_starting(&markdown, "- Highest capacity: -Xmx64m sustains").ends_with("; the only cell measured"));
+    assert!(
+        line_starting(&markdown, "- -Xmx256m: generator-limited in repeat(s) 2 ")
+            .contains("repeat 2: the generator ran out at 40000 req/s: no capacity claimed for the target")
+    );
+    let json = read_json(&dir.join("report.json"));
+    let cell = &json["phases"][1]["cells"][2];
+    assert_eq!((&cell["capacity"]["rps"], &cell["capacity"]["limited_by"]), (&Value::Null, &json!("generator")));
+    assert_eq!(cell["figures"]["capacity_rps"], Value::Null, "no number, not even from the other repeats");
+}
+
+#[test]
+fn a_rate_phase_does_not_rank_the_latency_of_cells_short_of_the_rate() {
+    // The sweep's get phase as if it had asked for 39000 req/s: -Xmx64m fell short of 95 % of it (37050) in
+    // repeats 2 and 3, -Xmx256m sustained it in all three.
+    let dir = copy_of("sweep");
+    edit_summary(&dir, |summary| {
+        for cell in summary["cells"].as_array_mut().unwrap() {
+            for rep in cell["reps"].as_array_mut().unwrap() {
+                if rep["phases"]["get"].is_object() {
+                    rep["phases"]["get"]["rate"] = json!(39000.0);
+                    rep["phases"]["get"]["model"] = json!("open");
+                }
+            }
+        }
+    });
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    let get = &markdown[markdown.find("## Phase get").unwrap()..];
+    let rps: Vec<f64> = records(&summary, 1, "get").iter().map(|record| record["rps"].as_f64().unwrap()).collect();
+    assert!(rps[0] >= 37050.0 && rps[1] < 37050.0 && rps[2] < 37050.0, "{rps:?}");
+    let p99 = line_starting(get, "|P99 (ms)|");
+    let entries: Vec<&str> = p99.trim_matches('|').split('|').collect();
+    let p99_of = |cell: usize| {
+        ms(median(records(&summary, cell, "get").iter().map(|r| r["latency_ms"]["p99"].as_f64().unwrap()).collect()))
+    };
+    assert!(entries[2].starts_with(&format!("{} short of rate (", p99_of(1))), "marked, not ranked: {p99}");
+    assert!(entries[3].starts_with(&format!("{} ★ (", p99_of(2))), "the only cell at the rate: {p99}");
+    assert!(!p99.contains('≈'), "{p99}");
+    assert_eq!(
+        line_starting(get, "-Xmx64m: not at the requested rate"),
+        format!(
+            "-Xmx64m: not at the requested rate, latency not ranked: {:.0} req/s achieved of 39000 requested (target, \
+             repeat 2); {:.0} req/s achieved of 39000 requested (target, repeat 3)",
+            rps[1], rps[2]
+        )
+    );
+    assert!(get.contains("**Latency is compared only between cells at the requested rate: -Xmx64m fell short of it"));
+}
+
+#[test]
+fn closed_model_cells_at_different_throughputs_are_called_not_comparable_next_to_the_table() {
+    let dir = copy_of("sweep");
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    let medians: Vec<f64> = [1, 2]
+        .iter()
+        .map(|cell| median(records(&summary, *cell, "set").iter().map(|r| r["rps"].as_f64().unwrap()).collect()))
+        .collect();
+    let note = format!(
+        "**P99 measured at {:.1}k–{:.1}k req/s: not comparable; measure at equal load with \\`rate\\`/\\`rates\\` or by \
+         \\`capacity\\`**",
+        medians[0] / 1000.0,
+        medians[1] / 1000.0
+    );
+    let set = &markdown[markdown.find("## Phase set").unwrap()..markdown.find("## Phase get").unwrap()];
+    assert!(set.contains(&note), "{note}\n{set}");
+    assert!(set.find(&note).unwrap() < set.find("|metrics").unwrap(), "the note comes before the table");
+}
+
+#[test]
+fn capacity_is_the_grid_figure_when_two_axes_vary() {
+    // The 25-cell sweep's set phase as if each repeat had searched its capacity (its req/s rounded down to 100),
+    // and 512m Serial's generator ran out.
+    let dir = copy_of("sweep25");
+    edit_summary(&dir, |summary| {
+        for cell in summary["cells"].as_array_mut().unwrap() {
+            let generator = cell["id"] == "heap=512m,gc=Serial";
+            for rep in cell["reps"].as_array_mut().unwrap() {
+                let set = &mut rep["phases"]["set"];
+                if set.is_object() {
+                    let rps = (set["rps"].as_f64().unwrap() / 100.0).floor() * 100.0;
+                    set["capacity"] = json!({
+                        "rps": if generator { Value::Null } else { json!(rps) },
+                        "slo": "p99<=10ms",
+                        "limited_by": if generator { "generator" } else { "target" },
+                        "bounds": [rps, rps + 100.0],
+                        "verdict": "synthetic",
+                    });
+                }
+            }
+        }
+    });
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    let grids = &markdown[markdown.find("### Phase set").unwrap()..markdown.find("### Phase get").unwrap()];
+    let grid = &grids[grids.find("**capacity (req/s)**").expect("a capacity grid")..];
+    assert!(!grids.contains("**req/s**") && !grids.contains("**P99 (ms)**"), "capacity replaces them: {grids}");
+    let capacity = |id: &str| {
+        let cell = summary["cells"].as_array().unwrap().iter().find(|cell| cell["id"] == id).unwrap();
+        format!("{:.0}", cell["reps"][0]["phases"]["set"]["capacity"]["rps"].as_f64().unwrap())
+    };
+    let row = line_starting(grid, "|512m|");
+    let expected: Vec<String> =
+        ["Parallel", "G1", "ZGC", "Shenandoah"].iter().map(|gc| capacity(&format!("heap=512m,gc={gc}"))).collect();
+    let cells: Vec<&str> = row.trim_matches('|').split('|').skip(1).collect();
+    assert_eq!(cells[0], "generator-limited: no capacity claimed");
+    let numbers: Vec<String> = cells[1..].iter().map(|cell| cell.trim_end_matches(" ★").to_string()).collect();
+    assert_eq!(numbers, expected);
+}
+
+fn compare(args: &[&str]) -> (i32, String) {
+    let (output, _) = jload(&[&["compare"], args].concat());
+    (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).to_string())
+}
+
+fn verdict_of<'a>(stdout: &'a str, figure: &str) -> &'a str {
+    stdout.lines().find(|line| line.trim_start().starts_with(figure)).unwrap_or_else(|| panic!("{figure}: {stdout}"))
+}
+
+#[test]
+fn compare_judges_capacity_and_the_latency_at_each_common_step() {
+    // A: the ladder fixture with steady capacities and P99 at 16000 req/s; B: 20 % less capacity, P99 doubled there.
+    let set_figures = |summary: &mut Value, capacities: [f64; 3], p99s: [f64; 3]| {
+        for ((rep, capacity), p99) in
+            summary["cells"][2]["reps"].as_array_mut().unwrap().iter_mut().zip(capacities).zip(p99s)
+        {
+            rep["phases"]["set"]["capacity"]["rps"] = json!(capacity);
+            for step in rep["phases"]["get"]["steps"].as_array_mut().unwrap() {
+                if step["requested_rps"] == 16000.0 {
+                    step["latency_ms"]["p99"] = json!(p99);
+                }
+            }
+        }
+    };
+    let a = copy_of("ladder");
+    edit_summary(&a, |summary| set_figures(summary, [40000.0, 40500.0, 39500.0], [1.0, 1.1, 0.9]));
+    let b = copy_of("ladder");
+    edit_summary(&b, |summary| set_figures(summary, [32000.0, 32400.0, 31600.0], [2.0, 2.2, 1.8]));
+    let side = |dir: &Path| format!("{}:heap=-Xmx256m,gc=G1", dir.display());
+    let (code, stdout) = compare(&[&side(&a), &side(&b), "--fail-on-regression"]);
+    assert_eq!(code, 99, "{stdout}");
+    let capacity = verdict_of(&stdout, "capacity (req/s)");
+    assert!(capacity.contains("40000 (n=3)") && capacity.contains("32000 (n=3)"), "{capacity}");
+    assert!(capacity.contains("0.800") && capacity.ends_with("REGRESSION"), "{capacity}");
+    let get = &stdout[stdout.find("phase get").unwrap()..];
+    assert!(verdict_of(get, "at 16000 req/s: P99 (ms)").ends_with("REGRESSION"), "{stdout}");
+    assert!(verdict_of(get, "at 8000 req/s: P99 (ms)").ends_with("not significant"), "{stdout}");
+    assert!(verdict_of(get, "at 16000 req/s: achieved req/s").ends_with("not significant"), "{stdout}");
+    assert_eq!(get.lines().filter(|line| line.contains("req/s: P99 (ms)")).count(), 5, "the 5 rates of the ladder");
+    // A search's steps are compared at the rates every repeat ran (the ramp), not at each repeat's own bisection.
+    let set = &stdout[stdout.find("phase set").unwrap()..stdout.find("phase get").unwrap()];
+    let rates: Vec<&str> = set
+        .lines()
+        .filter(|line| line.contains(" req/s: P99"))
+        .filter_map(|line| line.trim().strip_prefix("at ")?.split(" req/s").next())
+        .collect();
+    assert_eq!(rates, ["2000", "4000", "8000", "16000", "32000"]);
+    assert!(stdout.trim_end().ends_with("2 significant regression(s) beyond the threshold"), "{stdout}");
+    // B's generator ran out in a repeat: B has no capacity to compare, which is neither a regression nor a pass.
+    edit_summary(&b, |summary| {
+        summary["cells"][2]["reps"][0]["phases"]["set"]["capacity"]["limited_by"] = json!("generator");
+        summary["cells"][2]["reps"][0]["phases"]["set"]["capacity"]["rps"] = Value::Null;
+    });
+    let (code, stdout) = compare(&[&side(&a), &side(&b), "--fail-on-regression"]);
+    assert_eq!(code, 99, "the P99 at 16000 req/s still regressed: {stdout}");
+    let capacity = verdict_of(&stdout, "capacity (req/s)");
+    assert!(capacity.contains("40000 (n=3)") && capacity.ends_with("not compared: generator-limited"), "{capacity}");
+    assert!(
+        stdout.trim_end().ends_with(
+            "1 significant regression(s) beyond the threshold; 1 capacity figure(s) not compared: the generator ran out"
+        ),
+        "{stdout}"
+    );
+    // A plain closed-model comparison has no capacity line.
+    let (_, closed) = compare(&[
+        results_fixtures::fixture("compare-base").to_str().unwrap(),
+        results_fixtures::fixture("compare-rerun").to_str().unwrap(),
+    ]);
+    assert!(!closed.contains("capacity"), "{closed}");
+}
