@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::{Phase, Plan};
+use crate::load::capacity;
 use crate::load::ladder::{CapacityGoal, LadderPlan, StepTiming};
 
 /// What starting a JVM service until it is ready and stopping it takes, about (a small Java service: 1–5 s).
@@ -40,8 +41,6 @@ pub struct SearchEstimate {
 
 /// Ramp steps of a likely search: the start, ×2, ×4 (passing) and ×8 (failing).
 const LIKELY_RAMP_STEPS: u32 = 4;
-/// When the start already misses the SLO the search halves it, at most this many times (the capacity search's rule).
-const MOST_HALVINGS: u32 = 4;
 
 /// The estimate for `cell_repeats` cell-repeats of `plan` still to run (all of them: cells × repeats, before a
 /// first run).
@@ -74,7 +73,7 @@ pub fn search_estimate(phase: &str, goal: &CapacityGoal, timing: &StepTiming) ->
     SearchEstimate {
         phase: phase.to_string(),
         likely_steps: LIKELY_RAMP_STEPS.min(max_ramp.unwrap_or(u32::MAX)) + bisections,
-        max_steps: max_ramp.map(|ramp| ramp.max(1 + MOST_HALVINGS) + bisections),
+        max_steps: max_ramp.map(|ramp| ramp.max(1 + capacity::MAX_HALVINGS as u32) + bisections),
         step: timing.warmup + timing.measure,
     }
 }
@@ -102,9 +101,9 @@ fn phase_bound(phase: &Phase) -> Option<Duration> {
     }
 }
 
-/// One ladder step at `rate`: its warm-up, then its measured window or the time `min_requests` take, the longer.
+/// One ladder step at `rate`: its warm-up, then its measured window (long enough for `min_requests`).
 fn step_bound(rate: f64, timing: &StepTiming) -> Duration {
-    timing.warmup + timing.measure.max(Duration::from_secs_f64(timing.min_requests as f64 / rate))
+    timing.warmup + timing.window(rate)
 }
 
 #[cfg(test)]

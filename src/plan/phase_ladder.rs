@@ -8,20 +8,11 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::schema::{CapacityFile, CapacityGoalFile, PhaseFile, RatesFile, SloRulesFile};
+use crate::load::capacity::{self, DEFAULT_PRECISION};
 use crate::load::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
 use crate::load::threshold::Threshold;
 use crate::tomlfile::Source;
 
-/// A ladder step's warm-up when the phase sets no `step_warmup` (as `jload bench --step-warmup`).
-pub const DEFAULT_STEP_WARMUP: Duration = Duration::from_secs(2);
-/// A ladder step's measured window when the phase sets no `step` (as `jload bench --step`).
-pub const DEFAULT_STEP: Duration = Duration::from_secs(5);
-/// The requests a step's measured window must hold when the phase sets no `min_requests` (as `--min-requests`).
-pub const DEFAULT_MIN_REQUESTS: u64 = 2000;
-/// How close the search brackets the capacity when `capacity` sets no `precision` (as `--precision`).
-pub const DEFAULT_PRECISION: f64 = 0.05;
-/// The error bound a capacity search adds when none of its rules bounds errors (as `jload bench --capacity`).
-pub const DEFAULT_ERRORS: &str = "0.1%";
 /// The most steps a `rates = { from, to, steps }` range may have.
 const MAX_RANGE_STEPS: u32 = 100;
 
@@ -157,41 +148,31 @@ fn step_timing(source: Source<'_>, phase: &PhaseFile, name: &str) -> anyhow::Res
     if let (Some(step), Some(zero)) = (&phase.step, measure.filter(Duration::is_zero)) {
         return Err(source.error_at(step.span(), format!("phase '{name}': step must be longer than {zero:?}")));
     }
+    let default = StepTiming::DEFAULT;
     Ok(StepTiming {
-        warmup: warmup.unwrap_or(DEFAULT_STEP_WARMUP),
-        measure: measure.unwrap_or(DEFAULT_STEP),
-        min_requests: phase.min_requests.as_ref().map_or(DEFAULT_MIN_REQUESTS, |min| *min.get_ref()),
+        warmup: warmup.unwrap_or(default.warmup),
+        measure: measure.unwrap_or(default.measure),
+        min_requests: phase.min_requests.as_ref().map_or(default.min_requests, |min| *min.get_ref()),
     })
 }
 
-/// Rates are positive, and a list rises (the curve is read from light to heavy load, each step after a lighter one).
-fn checked_rates(rates: &RatesFile) -> Result<Rates, String> {
-    let positive = |rate: f64| rate.is_finite() && rate > 0.0;
-    match rates {
-        RatesFile::Listed(list) => {
-            if list.is_empty() {
-                return Err("rates is empty; give at least one rate, e.g. rates = [2000, 4000, 8000]".to_string());
-            }
-            if let Some(bad) = list.iter().find(|rate| !positive(**rate)) {
-                return Err(format!("rates: {bad} is not a positive number of requests per second"));
-            }
-            if let Some(pair) = list.windows(2).find(|pair| pair[1] <= pair[0]) {
-                return Err(format!("rates must rise from step to step: {} comes after {}", pair[1], pair[0]));
-            }
-            Ok(Rates::Listed(list.clone()))
+/// Rates as `Rates::check` wants them, and a list rising (the curve is read from light to heavy load, each step after
+/// a lighter one) and a range of at most [`MAX_RANGE_STEPS`].
+fn checked_rates(file: &RatesFile) -> Result<Rates, String> {
+    let rates = match file {
+        RatesFile::Listed(list) => Rates::Listed(list.clone()),
+        RatesFile::Geometric(range) => Rates::Geometric { from: range.from, to: range.to, steps: range.steps },
+    };
+    rates.check().map_err(|why| format!("rates {why}"))?;
+    match &rates {
+        Rates::Listed(list) => match list.windows(2).find(|pair| pair[1] <= pair[0]) {
+            Some(pair) => Err(format!("rates must rise from step to step: {} comes after {}", pair[1], pair[0])),
+            None => Ok(rates),
+        },
+        Rates::Geometric { steps, .. } if *steps > MAX_RANGE_STEPS => {
+            Err(format!("rates has {steps} steps; give at most {MAX_RANGE_STEPS}"))
         }
-        RatesFile::Geometric(range) => {
-            if !(positive(range.from) && range.to.is_finite() && range.to > range.from) {
-                return Err(format!(
-                    "rates: from = {} and to = {} must be positive with to above from",
-                    range.from, range.to
-                ));
-            }
-            if !(2..=MAX_RANGE_STEPS).contains(&range.steps) {
-                return Err(format!("rates: steps = {} must be from 2 to {MAX_RANGE_STEPS}", range.steps));
-            }
-            Ok(Rates::Geometric { from: range.from, to: range.to, steps: range.steps })
-        }
+        Rates::Geometric { .. } => Ok(rates),
     }
 }
 
@@ -203,7 +184,7 @@ fn capacity_goal(capacity: &CapacityFile, plan_slo: &[String]) -> Result<Capacit
         CapacityFile::Goal(goal) => goal,
         CapacityFile::Enabled(_) => &empty,
     };
-    let written: Vec<String> = match &goal.slo {
+    let mut written: Vec<String> = match &goal.slo {
         Some(SloRulesFile::One(rule)) => vec![rule.clone()],
         Some(SloRulesFile::Many(rules)) => rules.clone(),
         None => plan_slo.to_vec(),
@@ -213,19 +194,11 @@ fn capacity_goal(capacity: &CapacityFile, plan_slo: &[String]) -> Result<Capacit
                     plan an [slo] section (p99 = \"10ms\")"
             .to_string());
     }
-    let mut slo = Vec::new();
-    for rule in &written {
-        slo.push(Threshold::parse(rule).map_err(|err| format!("capacity.slo: {err}"))?);
+    if let Some(errors) = &goal.errors {
+        let rule = Threshold::slo_rule("errors", errors).map_err(|err| format!("capacity.errors: {err}"))?;
+        written.push(rule.expression().to_string());
     }
-    let bounds_errors =
-        |rules: &[Threshold]| rules.iter().any(|rule| rule.expression().to_ascii_lowercase().starts_with("errors"));
-    match &goal.errors {
-        Some(errors) => {
-            slo.push(Threshold::slo_rule("errors", errors).map_err(|err| format!("capacity.errors: {err}"))?)
-        }
-        None if !bounds_errors(&slo) => slo.push(Threshold::slo_rule("errors", DEFAULT_ERRORS).expect("a valid rule")),
-        None => {}
-    }
+    let slo = capacity::slo_rules(&written).map_err(|err| format!("capacity.slo: {err}"))?;
     let precision = match &goal.precision {
         Some(text) => parse_precision(text)?,
         None => DEFAULT_PRECISION,
@@ -286,11 +259,12 @@ mod tests {
         let ladder = phase.ladder.unwrap();
         let LadderPlan::Rates(rates) = &ladder.plan else { panic!("rates") };
         assert_eq!(rates.list(), [2000.0, 4000.0, 8000.5]);
+        assert_eq!(ladder.timing, StepTiming::DEFAULT);
         assert_eq!(
-            ladder.timing,
-            StepTiming { warmup: DEFAULT_STEP_WARMUP, measure: DEFAULT_STEP, min_requests: DEFAULT_MIN_REQUESTS }
+            (phase.load.rate, phase.load.stop.duration),
+            (Some(2000.0), Some(StepTiming::DEFAULT.measure)),
+            "open model"
         );
-        assert_eq!((phase.load.rate, phase.load.stop.duration), (Some(2000.0), Some(DEFAULT_STEP)), "open model");
     }
 
     #[test]
@@ -365,14 +339,12 @@ mod tests {
     #[test]
     fn bad_rates_and_goals_are_named() {
         let cases = [
-            ("rates = []\n", "line 8: phase 'get': rates is empty"),
-            ("rates = [1000, -5]\n", "rates: -5 is not a positive number"),
+            ("rates = []\n", "line 8: phase 'get': rates lists no rate"),
+            ("rates = [1000, -5]\n", "rates has -5, not a positive number"),
             ("rates = [4000, 2000]\n", "rates must rise from step to step: 2000 comes after 4000"),
-            (
-                "rates = { from = 10, to = 5, steps = 3 }\n",
-                "rates: from = 10 and to = 5 must be positive with to above",
-            ),
-            ("rates = { from = 10, to = 50, steps = 1 }\n", "rates: steps = 1 must be from 2 to 100"),
+            ("rates = { from = 10, to = 5, steps = 3 }\n", "rates goes from 10 to 5; the range must rise"),
+            ("rates = { from = 10, to = 50, steps = 1 }\n", "rates has 1 steps; give at least 2"),
+            ("rates = { from = 10, to = 50, steps = 101 }\n", "rates has 101 steps; give at most 100"),
             ("rates = \"fast\"\n", "a list of rates like [2000, 4000, 8000] or a table like"),
             ("rates = { from = 1, to = 5, step = 3 }\n", "a list of rates like"),
             ("capacity = { slo = \"p98<=10ms\" }\n", "capacity.slo: threshold 'p98<=10ms': unknown metric"),
