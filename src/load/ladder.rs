@@ -279,12 +279,21 @@ impl Ladder<'_> {
             Err(err) if self.steps.is_empty() => return Err(err),
             Err(err) => return Ok(Some(format!("the step at {} req/s failed: {err:#}", format_rate(rate)))),
         };
-        let step = judge(rate, &result, self.rules);
+        let light_load = self.lightest_raw_latency(&result);
+        let step = judge(rate, &result, light_load.as_ref(), self.rules);
         self.observer.step_finished(&step);
         let broken = broken(&result, rate, self.timing.window(rate));
         self.steps.push(step);
         self.results.push(result);
         Ok(broken)
+    }
+
+    /// The raw latency of the lightest step so far, `current` included: how fast the target answers when it does not
+    /// queue, against which a busy step's latency tells queueing from too few connections.
+    fn lightest_raw_latency(&self, current: &BenchResult) -> Option<LatencySummary> {
+        let requested = |result: &&BenchResult| result.rate.unwrap_or(f64::INFINITY);
+        let lightest = self.results.iter().chain([current]).min_by(|a, b| requested(a).total_cmp(&requested(b)))?;
+        lightest.latency_uncorrected_ms
     }
 
     /// The measured result of a step at `rate`; None when Ctrl-C cut it short.
@@ -329,8 +338,9 @@ fn at_rate(spec: &LoadSpec, rate: f64, duration: Duration) -> LoadSpec {
     LoadSpec { rate: Some(rate), stop: StopCondition { requests: None, duration: Some(duration) }, ..spec.clone() }
 }
 
-/// The record of a step: its corrected figures, who limited it, and whether it met `rules` (None without rules).
-fn judge(rate: f64, result: &BenchResult, rules: &[Threshold]) -> Step {
+/// The record of a step: its corrected figures, who limited it (against the target's raw latency at the lightest step,
+/// `light_load`), and whether it met `rules` (None without rules).
+fn judge(rate: f64, result: &BenchResult, light_load: Option<&LatencySummary>, rules: &[Threshold]) -> Step {
     let outcomes: Vec<_> = rules.iter().map(|rule| rule.judge(result)).collect();
     Step {
         requested_rps: rate,
@@ -342,7 +352,7 @@ fn judge(rate: f64, result: &BenchResult, rules: &[Threshold]) -> Step {
         error_pct: result.error_pct(),
         never_sent: result.never_sent,
         unfinished: result.unfinished,
-        limited_by: super::limit::limited_by(result, rate),
+        limited_by: super::limit::limited_at(result, rate, light_load),
         meets_slo: (!outcomes.is_empty()).then(|| outcomes.iter().all(|outcome| outcome.passed)),
     }
 }

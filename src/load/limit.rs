@@ -1,8 +1,8 @@
 //! Whose limit a run (or a step) of open-model load hit: the generator's — its busiest thread never waited for the
 //! target, its own loop sent more than a few requests late by a good part of the measured tail (it could not keep the
-//! schedule, and its delays weigh in the latency figures), or every connection was busy while the target answered at its usual speed — or the target's,
-//! when it did not sustain the requested rate. The one rule every output and the capacity search use; its one-line
-//! reason names the evidence.
+//! schedule, and its delays weigh in the latency figures), or every connection was busy while the target answered as
+//! fast as at a lighter step of the same ladder — or the target's, when it did not sustain the requested rate. The one
+//! rule every output and the capacity search use; its one-line reason names the evidence.
 
 use super::ladder::{Limit, Side};
 use super::printout::{format_ms, grouped};
@@ -22,16 +22,25 @@ pub const MATERIAL_SLIP_SHARE: f64 = 0.25;
 pub const LATE_SHARE: f64 = 0.01;
 /// … at least this share of the connections was busy on average (Little's law: achieved rate × raw mean latency), …
 pub const BUSY_CONNECTIONS_SHARE: f64 = 0.9;
-/// … and the target answered near its fastest: raw median within this factor of the raw minimum. A target that
-/// queues requests (saturated) answers its median far slower than its fastest, and then it is the target's limit.
+/// … and the target answered as fast as at light load: raw median within this factor of the raw median of the
+/// lightest step of the same ladder. A target that queues requests (saturated) answers far slower than at light load,
+/// and then it is the target's limit. One run alone has no light load to compare with: a queue that keeps every
+/// connection busy at a constant latency looks the same as too few connections, so it names both.
 pub const UNQUEUED_FACTOR: f64 = 3.0;
 
-/// Who limited an open-model run at `requested_rps`; None when it sustained the rate and the generator kept up.
+/// Who limited an open-model run at `requested_rps`, with no lighter run to compare it with; None when it sustained
+/// the rate and the generator kept up.
 pub fn limited_by(result: &BenchResult, requested_rps: f64) -> Option<Limit> {
+    limited_at(result, requested_rps, None)
+}
+
+/// Who limited a step of a ladder at `requested_rps`, given the target's raw latency at the ladder's lightest step
+/// (`light_load`, this step's own when it is the lightest).
+pub fn limited_at(result: &BenchResult, requested_rps: f64, light_load: Option<&LatencySummary>) -> Option<Limit> {
     generator_saturated(result)
         .or_else(|| generator_slip(result))
-        .or_else(|| connections_exhausted(result))
-        .or_else(|| target(result, requested_rps))
+        .or_else(|| light_load.and_then(|light_load| connections_exhausted(result, light_load)))
+        .or_else(|| target(result, requested_rps, light_load.is_none()))
 }
 
 fn generator(reason: String) -> Option<Limit> {
@@ -71,31 +80,47 @@ fn generator_slip(result: &BenchResult) -> Option<Limit> {
     ))
 }
 
-fn connections_exhausted(result: &BenchResult) -> Option<Limit> {
-    let raw: &LatencySummary = result.latency_uncorrected_ms.as_ref()?;
+/// Every connection busy, and more than a few sends waited for one: the in-flight requests (Little's law: achieved
+/// rate × raw mean latency) and the share of late sends.
+fn connections_busy(result: &BenchResult) -> Option<(f64, f64)> {
+    let raw = result.latency_uncorrected_ms.as_ref()?;
     let late_share = result.late? as f64 / due(result);
     let in_flight = result.rps * raw.mean / 1000.0;
     let all_busy = in_flight >= BUSY_CONNECTIONS_SHARE * result.connections as f64;
-    let unqueued = raw.p50 <= UNQUEUED_FACTOR * raw.min;
-    (late_share > LATE_SHARE && all_busy && unqueued).then_some(())?;
+    (late_share > LATE_SHARE && all_busy).then_some((in_flight, late_share))
+}
+
+fn connections_exhausted(result: &BenchResult, light_load: &LatencySummary) -> Option<Limit> {
+    let (in_flight, late_share) = connections_busy(result)?;
+    let raw = result.latency_uncorrected_ms.as_ref()?;
+    (raw.p50 <= UNQUEUED_FACTOR * light_load.p50).then_some(())?;
     generator(format!(
         "all {} connections were busy ({:.0} req/s × raw mean {} ms = {in_flight:.1} in flight) while the target \
-         answered near its fastest (raw p50 {} ms, min {} ms); {:.1} % of sends waited for a connection: add \
-         connections (-c)",
+         answered as fast as at light load (raw p50 {} ms, {} ms at the lightest step); {:.1} % of sends waited for a \
+         connection: add connections (-c)",
         result.connections,
         result.rps,
         format_ms(raw.mean),
         format_ms(raw.p50),
-        format_ms(raw.min),
+        format_ms(light_load.p50),
         late_share * 100.0
     ))
 }
 
-fn target(result: &BenchResult, requested_rps: f64) -> Option<Limit> {
+/// The target did not sustain the rate. `alone`: no lighter step to compare with, so busy connections may also mean
+/// too few of them, and the reason says so.
+fn target(result: &BenchResult, requested_rps: f64, alone: bool) -> Option<Limit> {
     (result.rps < SUSTAINED_SHARE * requested_rps).then_some(())?;
     let mut reason = format!("{:.0} req/s achieved of {:.0} requested", result.rps, requested_rps);
     if let Some(late) = result.late.filter(|late| *late > 0) {
         reason += &format!("; {:.1} % of sends waited for a busy connection", late as f64 * 100.0 / due(result));
+    }
+    if let Some((in_flight, _)) = connections_busy(result).filter(|_| alone) {
+        reason += &format!(
+            "; all {} connections were busy ({in_flight:.1} in flight): if the target answers faster at light load, \
+             add connections (-c) — a ladder (--rates) tells which",
+            result.connections
+        );
     }
     if result.never_sent + result.unfinished > 0 {
         let longest = result.never_sent_longest_wait_ms.max(result.unfinished_longest_wait_ms);
@@ -190,37 +215,54 @@ mod tests {
         assert_eq!((limit.side, limit.reason.as_str()), (Side::Target, "800 req/s achieved of 1000 requested"));
     }
 
-    #[test]
-    fn busy_connections_with_a_target_answering_at_its_usual_speed_ask_for_more_connections() {
-        // 10 connections, each answer 10 ms: at most 1000 req/s, asked for 2000.
+    /// 10 connections asked for 2000 req/s; 990 answered per second, 45 % of sends waited for a connection, raw
+    /// latency 10 ms at every step.
+    fn every_connection_busy_at_10ms() -> BenchResult {
         let mut result = healthy();
         (result.rps, result.requests, result.due, result.late) = (990.0, 9_900, Some(20_000), Some(9_000));
         result.latency_uncorrected_ms =
             Some(LatencySummary { min: 9.5, mean: 10.1, p50: 10.0, ..LatencySummary::default() });
-        let limit = limited_by(&result, 2000.0).unwrap();
+        result
+    }
+
+    #[test]
+    fn busy_connections_with_a_target_answering_as_at_light_load_ask_for_more_connections() {
+        let light_load = LatencySummary { min: 9.4, mean: 9.9, p50: 9.8, ..LatencySummary::default() };
+        let limit = limited_at(&every_connection_busy_at_10ms(), 2000.0, Some(&light_load)).unwrap();
         assert_eq!(limit.side, Side::Generator);
         assert_eq!(
             limit.reason,
             "all 10 connections were busy (990 req/s × raw mean 10.10 ms = 10.0 in flight) while the target answered \
-             near its fastest (raw p50 10.00 ms, min 9.500 ms); 45.0 % of sends waited for a connection: add \
-             connections (-c)"
+             as fast as at light load (raw p50 10.00 ms, 9.800 ms at the lightest step); 45.0 % of sends waited for a \
+             connection: add connections (-c)"
         );
     }
 
     #[test]
     fn busy_connections_behind_a_queueing_target_are_the_targets_limit() {
-        // A single-worker target with a 1 ms service time keeps all 10 connections busy at 10 ms each: it queues.
-        let mut result = healthy();
-        (result.rps, result.requests, result.due, result.late) = (1000.0, 10_000, Some(20_000), Some(9_000));
+        // A single-worker target with a 1 ms service time keeps all 10 connections busy at 10 ms each: it queues, and
+        // its raw latency is constant (the queue is always full), but at light load it answered in 1 ms.
+        let light_load = LatencySummary { min: 0.9, mean: 1.0, p50: 1.0, ..LatencySummary::default() };
+        let mut result = every_connection_busy_at_10ms();
         (result.never_sent, result.unfinished, result.never_sent_longest_wait_ms) = (9_990, 10, 4_990.0);
-        result.latency_uncorrected_ms =
-            Some(LatencySummary { min: 1.0, mean: 10.0, p50: 10.0, ..LatencySummary::default() });
-        let limit = limited_by(&result, 2000.0).unwrap();
+        let limit = limited_at(&result, 2000.0, Some(&light_load)).unwrap();
         assert_eq!(limit.side, Side::Target);
         assert_eq!(
             limit.reason,
-            "1000 req/s achieved of 2000 requested; 45.0 % of sends waited for a busy connection; 9,990 due requests \
+            "990 req/s achieved of 2000 requested; 45.0 % of sends waited for a busy connection; 9,990 due requests \
              never sent and 10 unanswered at the end (longest wait 4990 ms)"
+        );
+    }
+
+    #[test]
+    fn busy_connections_in_a_run_alone_are_the_targets_limit_naming_too_few_connections_as_the_other_cause() {
+        let limit = limited_by(&every_connection_busy_at_10ms(), 2000.0).unwrap();
+        assert_eq!(limit.side, Side::Target);
+        assert_eq!(
+            limit.reason,
+            "990 req/s achieved of 2000 requested; 45.0 % of sends waited for a busy connection; all 10 connections \
+             were busy (10.0 in flight): if the target answers faster at light load, add connections (-c) — a ladder \
+             (--rates) tells which"
         );
     }
 

@@ -82,7 +82,15 @@ pub(crate) mod tests {
 
     /// A phase record whose bench result is `result` (every other field plain).
     pub fn record_of(bench: crate::load::result::BenchResult) -> PhaseRecord {
-        PhaseRecord { phase: "search".into(), measure: true, start_s: 0.0, bench, jvm: None, slo_passed: None }
+        PhaseRecord {
+            phase: "search".into(),
+            measure: true,
+            start_s: 0.0,
+            bench,
+            jvm: None,
+            slo_passed: None,
+            step_jvm: Vec::new(),
+        }
     }
 
     /// A record of a capacity search that ended as given.
