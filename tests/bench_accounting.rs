@@ -179,3 +179,33 @@ fn a_clean_open_model_run_prints_only_what_happened() {
     assert_eq!(text.contains("Limited by"), !result["limited_by"].is_null(), "{text}");
     assert!(text.contains(", 200.0 req/s of 200 requested (100.0 %)"), "{text}");
 }
+
+#[test]
+fn the_generators_own_delay_is_left_out_of_the_latency_and_shown_as_its_slip() {
+    // jload itself is stopped (SIGSTOP) for 300 ms while the server is idle and every connection free: the requests
+    // due meanwhile go out late by the generator's fault alone. Their latency counts from when the generator could
+    // send them; the delay shows as the generator's slip.
+    let server = serve(|_| ok("x"));
+    let dir = common::tempdir();
+    let json_path = dir.join("result.json");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["bench", "-q", "--json", json_path.to_str().unwrap(), "-R", "1000", "-d", "3s", "-c", "20", "-t", "1"])
+        .arg(server.url("/"))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: signals to the child this test started and still owns.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert!(child.wait().unwrap().success());
+    let result: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let slip_max = number(&result, &["generator", "slip_max_ms"]);
+    assert!(slip_max >= 250.0, "the stop is the generator's slip: max {slip_max} ms");
+    assert!(number(&result, &["generator", "slipped"]) >= 200.0, "{result}");
+    let p99 = number(&result, &["latency_ms", "p99"]);
+    assert!(p99 < 50.0, "the slip is not the target's latency: p99 {p99} ms");
+    assert_eq!(result["limited_by"], serde_json::Value::Null, "the rate was sustained: {result}");
+}

@@ -4,7 +4,7 @@
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mio::net::TcpStream;
 use mio::{Interest, Registry, Token};
@@ -72,6 +72,9 @@ pub struct Conn {
     pub resent: bool,
     /// The request in flight goes out again as soon as the new connection is up.
     pub resend_when_connected: bool,
+    /// Open model: how far behind its schedule this connection is through the generator's own delays (its last send's
+    /// slip, plus what it inherited from the sends before; see the worker's `count_lateness`).
+    pub behind_by_generator: Duration,
     /// Closed model: the moving mean of this connection's recent service times (its expected request interval).
     pub recent_service: RecentServiceTime,
     /// Bytes written on the current TCP connection (compared with what the peer acknowledged).
@@ -93,6 +96,7 @@ impl Conn {
             next_slot: 0,
             resent: false,
             resend_when_connected: false,
+            behind_by_generator: Duration::ZERO,
             recent_service: RecentServiceTime::default(),
             written_on_connection: 0,
             writable_interest: false,

@@ -9,10 +9,10 @@ use super::pause_correction::record_corrected;
 
 /// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
-/// Open model: a send the generator made on an idle connection counts as slipped when it left more than this after
-/// its intended time. One millisecond is far above a healthy event loop's wake-up jitter (tens of microseconds, a few
+/// Open model: a send counts as slipped when the generator's own part of its delay (see the worker's
+/// `count_lateness`) exceeds this. One millisecond is far above a healthy event loop's wake-up jitter (tens of microseconds, a few
 /// hundred on a loaded machine) and below any latency objective worth setting, so a slip past it is the generator's
-/// own delay showing in the measured latency.
+/// own delay (which the latency leaves out).
 pub const SLIP_TOLERANCE_US: u64 = 1_000;
 const SIGNIFICANT_DIGITS: u8 = 3;
 
@@ -155,8 +155,8 @@ pub struct Recorder {
     pub reconnects: u64,
     /// Requests sent again on a new connection because the server had closed the old one before they reached it.
     pub resent: u64,
-    /// Open model: how late the generator sent each request whose connection was idle when it fell due (its own slip),
-    /// and how many of those were later than [`SLIP_TOLERANCE_US`].
+    /// Open model: the generator's own part of each send's delay (its slip), and how many were over
+    /// [`SLIP_TOLERANCE_US`].
     pub slips: Option<Histogram<u64>>,
     pub slipped: u64,
     /// Open model: requests whose intended time fell before the end of the run (set when the run ends).

@@ -123,7 +123,8 @@ pub struct BenchResult {
     pub rps: f64,
     pub bytes_received: u64,
     pub bytes_sent: u64,
-    /// Latency; in the open model measured from each request's intended send time (coordinated-omission corrected).
+    /// Latency; in the open model measured from each request's intended send time (coordinated-omission corrected),
+    /// less the generator's own part of its delay (its slip, in `generator`).
     /// It holds every answer, every timeout (its wait until the timeout expired), and the requests still waiting at
     /// the end — unfinished, and in the open model never sent — with their wait so far, a lower bound.
     pub latency_ms: LatencySummary,
@@ -180,8 +181,9 @@ pub struct BenchResult {
     pub capacity: Option<Capacity>,
 }
 
-/// How well the generator kept its own schedule in the open model: the slip of sends whose connection was free, and
-/// the CPU of its busiest thread. Large slips or a saturated thread mean the generator, not the target, set the pace.
+/// How well the generator kept its own schedule in the open model: its own part of each send's delay (the slip, which
+/// the latency leaves out), and the CPU of its busiest thread. A saturated thread, or slips with the rate short, mean
+/// the generator, not the target, set the pace.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct GeneratorHealth {
     /// Sends the generator itself made later than their intended time, on a connection that was free, by more than

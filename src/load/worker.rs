@@ -250,9 +250,13 @@ impl Worker<'_> {
             }
             self.schedule.pop();
             if self.conns[index].state == State::Idle {
-                self.recorder.slip(micros(now.saturating_duration_since(at)));
+                let slip = now.saturating_duration_since(at);
+                self.recorder.slip(micros(slip));
+                // The connection was free when the request fell due: the whole delay is the generator's, none of it
+                // the target's, so its latency counts from now, and the connection is behind by the generator's fault.
+                self.conns[index].behind_by_generator = slip;
+                self.send(index, at + slip, now);
             }
-            self.send(index, at, now);
         }
     }
 
@@ -380,8 +384,8 @@ impl Worker<'_> {
             match self.next_send_time(index) {
                 None => self.retire(index),
                 Some(at) if at <= now && self.before_end(at) => {
-                    self.count_lateness(at, now);
-                    self.send(index, at, now);
+                    let generators_part = self.count_lateness(index, at, now);
+                    self.send(index, at + generators_part, now);
                 }
                 Some(at) => {
                     self.conns[index].state = State::Idle;
@@ -400,15 +404,25 @@ impl Worker<'_> {
         }
     }
 
-    /// Open model: a request due at `at` goes out at `now` on a connection that has just become free (an answer, a
-    /// reconnect). If it fell due before the generator's current batch of events arrived (`events_at`), the connection
-    /// was still busy then: the target was late. Whatever the generator took after it knew the connection was free —
-    /// after that batch arrived, or after the due time if later — is the generator's own slip. A send can be both.
-    fn count_lateness(&mut self, at: Instant, now: Instant) {
-        if at < self.events_at {
+    /// Open model: a request due at `at` goes out at `now` on connection `index`, which has just become free (an
+    /// answer, a reconnect). If it fell due before the generator's current batch of events arrived (`events_at`), the
+    /// connection was still busy then; of that wait, as much as the connection was already behind by the generator's
+    /// own delays is the generator's (it sent the earlier requests late), the rest the target's: only that counts as
+    /// a late send. Whatever the generator took after it knew the connection was free — after that batch arrived, or
+    /// after the due time if later — is its own too. That inherited part plus this one is the send's slip (recorded);
+    /// the request's latency leaves it out (it counts from the due time plus the slip), and the connection is now
+    /// behind by it.
+    fn count_lateness(&mut self, index: usize, at: Instant, now: Instant) -> Duration {
+        let busy_wait = self.events_at.saturating_duration_since(at);
+        let inherited = busy_wait.min(self.conns[index].behind_by_generator);
+        if busy_wait > inherited {
             self.recorder.late += 1;
         }
-        self.recorder.slip(micros(now.saturating_duration_since(at.max(self.events_at))));
+        let slip = now.saturating_duration_since(at.max(self.events_at));
+        let generators_part = inherited + slip;
+        self.recorder.slip(micros(generators_part));
+        self.conns[index].behind_by_generator = generators_part;
+        generators_part
     }
 
     fn retire(&mut self, index: usize) {
