@@ -52,8 +52,7 @@ pub enum Outcome {
 }
 
 /// The one rule of how a step counts. A step that sustained its rate and met the SLO passes, even when the generator
-/// was late on its own: its latency counts from the due times, so the generator's delays only made the SLO harder to
-/// meet, and the target served the rate. A step the generator limited that missed the SLO or the rate says nothing
+/// was late on its own: its latency leaves the generator's delays out, and the target served the rate within the SLO. A step the generator limited that missed the SLO or the rate says nothing
 /// about the target; one the target limited fails.
 pub fn outcome(step: &Step) -> Outcome {
     let sustained = step.achieved_rps >= SUSTAINED_SHARE * step.requested_rps;

@@ -43,10 +43,15 @@ impl CellCapacity {
         }
     }
 
-    /// `12000–12600`, the steps that bound the capacity.
+    /// `12000–12600`, the steps that bound the capacity; `≥ 36416` when nothing above the highest passing step
+    /// failed (the search ended at the rate cap or where the generator ran out), `< 500` when no step passed.
     pub fn bounds_text(&self, format: impl Fn(f64) -> String) -> String {
-        let bound = |value: Option<f64>| value.map_or("-".to_string(), &format);
-        format!("{}–{}", bound(self.bounds[0]), bound(self.bounds[1]))
+        match self.bounds {
+            [Some(low), Some(high)] => format!("{}–{}", format(low), format(high)),
+            [Some(low), None] => format!("≥ {}", format(low)),
+            [None, Some(high)] => format!("< {}", format(high)),
+            [None, None] => "-".to_string(),
+        }
     }
 }
 
