@@ -94,10 +94,11 @@ fn a_capacity_phase_leads_with_each_cells_capacity_its_interval_and_bounds() {
             interval_of_three(&large)
         )
     );
+    // Every repeat met the SLO at the lowest of their passing bounds; some repeat failed at the highest failing one.
     let bound = |cell: usize, index: usize| {
-        median(
-            records(&summary, cell, "set").iter().map(|r| r["capacity"]["bounds"][index].as_f64().unwrap()).collect(),
-        )
+        let bounds =
+            records(&summary, cell, "set").into_iter().map(|r| r["capacity"]["bounds"][index].as_f64().unwrap());
+        if index == 0 { bounds.reduce(f64::min) } else { bounds.reduce(f64::max) }.unwrap()
     };
     assert_eq!(
         line_starting(&markdown, "|capacity bounds: met–failed (req/s)|"),
@@ -454,4 +455,49 @@ fn compare_judges_capacity_and_the_latency_at_each_common_step() {
         results_fixtures::fixture("compare-rerun").to_str().unwrap(),
     ]);
     assert!(!closed.contains("capacity"), "{closed}");
+}
+
+#[test]
+fn a_real_ladder_run_reports_each_cells_capacity_from_its_searches_and_a_curve_point_per_rate() {
+    // tests/fixtures/results/ladder-real: a real run, kv-service with the JIT (cell 0) against -Xint (cell 1).
+    let dir = copy_of("ladder-real");
+    let markdown = report(&dir);
+    let summary = read_json(&dir.join("summary.json"));
+    let report = read_json(&dir.join("report.json"));
+    let (jit, interpreted) = (capacities(&summary, 0), capacities(&summary, 1));
+    // The interpreter's capacity is below the JIT's in every repeat.
+    for (fast, slow) in jit.iter().zip(&interpreted) {
+        assert!(slow < fast, "interpreted {slow} req/s against jit {fast} req/s");
+    }
+    let set = report["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "set").unwrap();
+    for (cell, searched) in [(0, &jit), (1, &interpreted)] {
+        let capacity = &set["cells"][cell]["capacity"];
+        assert_eq!(capacity["rps"].as_f64().unwrap(), median(searched.clone()), "cell {cell}");
+        assert_eq!(capacity["limited_by"], "target");
+        let lows = records(&summary, cell, "set").into_iter().map(|r| r["capacity"]["bounds"][0].as_f64().unwrap());
+        assert_eq!(capacity["bounds"][0].as_f64(), lows.reduce(f64::min), "cell {cell}: every repeat met it there");
+    }
+    assert!(
+        line_starting(&markdown, "- Highest capacity: jit sustains ").contains(&format!("{:.0} req/s", median(jit))),
+        "{markdown}"
+    );
+    // The ladder: one curve point per requested rate, its achieved rate the median over both repeats' steps, and a
+    // JVM window per step in each record.
+    let get = report["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "get").unwrap();
+    for cell in 0..2 {
+        let curve = get["cells"][cell]["curve"].as_array().unwrap();
+        let rates: Vec<f64> = curve.iter().map(|point| point["requested_rps"].as_f64().unwrap()).collect();
+        assert_eq!(rates, [500.0, 1000.0, 2000.0, 4000.0], "cell {cell}");
+        for point in curve {
+            let rate = point["requested_rps"].as_f64().unwrap();
+            let achieved = steps_at(&summary, cell, "get", rate)
+                .iter()
+                .map(|step| step["achieved_rps"].as_f64().unwrap())
+                .collect();
+            assert_eq!(point["achieved_rps"]["median"].as_f64().unwrap(), median(achieved), "cell {cell} at {rate}");
+        }
+        for record in records(&summary, cell, "get") {
+            assert_eq!(record["step_jvm"].as_array().map(Vec::len), Some(4), "cell {cell}");
+        }
+    }
 }

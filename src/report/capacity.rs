@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::stats::{Estimate, median};
+use super::stats::Estimate;
 use crate::load::ladder::Side;
 use crate::results::PhaseRecord;
 
@@ -21,7 +21,9 @@ pub struct CellCapacity {
     pub slo: String,
     /// Generator when any repeat ran out on jload's side, else target.
     pub limited_by: Side,
-    /// Medians over repeats of the highest rate that met the SLO and the lowest that did not.
+    /// Over repeats: the lowest of the highest rates that met the SLO (every repeat met it there or above), and the
+    /// highest of the lowest rates that failed it (some repeat failed there; None when no repeat failed any rate).
+    /// Medians would not do: repeats that disagree would give a "met" above the "failed".
     pub bounds: [Option<f64>; 2],
     /// Repeats whose search ended on the generator's limit.
     pub generator_reps: Vec<u32>,
@@ -67,13 +69,15 @@ pub fn cell_capacity(reps: &[(u32, &PhaseRecord)]) -> Option<CellCapacity> {
         Side::Target => Estimate::of(searched.iter().filter_map(|(_, capacity)| capacity.rps).collect()),
         Side::Generator => None,
     };
-    let bound = |index: usize| median(searched.iter().filter_map(|(_, capacity)| capacity.bounds[index]).collect());
+    let lows: Option<Vec<f64>> = searched.iter().map(|(_, capacity)| capacity.bounds[0]).collect();
+    let lowest_met = lows.and_then(|lows| lows.into_iter().reduce(f64::min));
+    let highest_failed = searched.iter().filter_map(|(_, capacity)| capacity.bounds[1]).reduce(f64::max);
     Some(CellCapacity {
         rps: estimate.as_ref().map(|estimate| estimate.median),
         ci: estimate.as_ref().and_then(|estimate| estimate.ci),
         slo: first.slo.clone(),
         limited_by,
-        bounds: [bound(0), bound(1)],
+        bounds: [lowest_met, highest_failed],
         generator_reps,
         verdicts: searched.iter().map(|(rep, capacity)| format!("repeat {rep}: {}", capacity.verdict)).collect(),
         estimate,
@@ -116,13 +120,13 @@ pub(crate) mod tests {
         let reps: Vec<(u32, &PhaseRecord)> = records.iter().enumerate().map(|(i, r)| (i as u32 + 1, r)).collect();
         let capacity = cell_capacity(&reps).unwrap();
         assert_eq!(capacity.rps, Some(12000.0));
-        assert_eq!(capacity.bounds, [Some(12000.0), Some(12600.0)]);
+        assert_eq!(capacity.bounds, [Some(11000.0), Some(13600.0)]);
         assert_eq!(capacity.limited_by, Side::Target);
         // Mean 12000, s = 1000, t(0.975, 2) = 4.3027: half-width 4.3027 × 1000 / √3 = 2484.1.
         let [low, high] = capacity.ci.unwrap();
         assert!((low - 9515.9).abs() < 0.1 && (high - 14484.1).abs() < 0.1, "{low} {high}");
         assert_eq!(capacity.describe(|rps| format!("{rps:.0}")), "12000");
-        assert_eq!(capacity.bounds_text(|rps| format!("{rps:.0}")), "12000–12600");
+        assert_eq!(capacity.bounds_text(|rps| format!("{rps:.0}")), "11000–13600");
         assert_eq!(capacity.verdicts[1], "repeat 2: ended at Some(11000.0)");
     }
 
