@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use common::{jload, tempdir};
-use results_fixtures::{copy_of, edit_summary, fixture, read_json, write_report};
+use results_fixtures::{copy_of, edit_summary, fixture, line_starting, read_json, report};
 use serde_json::Value;
 
 fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
@@ -24,19 +24,6 @@ fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
         }
     }
     found
-}
-
-/// Run `jload report DIR`, expect success, return report.md.
-fn report(dir: &Path) -> String {
-    write_report(dir);
-    std::fs::read_to_string(dir.join("report.md")).unwrap()
-}
-
-fn line_starting<'a>(markdown: &'a str, start: &str) -> &'a str {
-    markdown
-        .lines()
-        .find(|line| line.starts_with(start))
-        .unwrap_or_else(|| panic!("no line starting with {start:?} in\n{markdown}"))
 }
 
 /// Milliseconds as the report prints them (three significant decimals at most), written independently here.

@@ -7,16 +7,11 @@ mod common;
 mod results_fixtures;
 
 use common::jload;
-use results_fixtures::{copy_of, edit_summary, fixture, read_json, write_report};
+use results_fixtures::{copy_of, edit_summary, fixture, read_json, report};
 use serde_json::Value;
 
 const HEAPS: [&str; 5] = ["32m", "64m", "128m", "256m", "512m"];
 const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "ZGC", "Shenandoah"];
-
-fn report_of(dir: &std::path::Path) -> String {
-    write_report(dir);
-    std::fs::read_to_string(dir.join("report.md")).unwrap()
-}
 
 /// A phase record of the fixture, read independently of jload.
 fn phase_json(heap: &str, gc: &str, phase: &str) -> Value {
@@ -44,7 +39,7 @@ fn grid_after<'a>(markdown: &'a str, heading: &str, title: &str) -> Vec<&'a str>
 
 #[test]
 fn two_axes_give_a_grid_per_headline_figure_with_exact_positions() {
-    let markdown = report_of(&copy_of("sweep25"));
+    let markdown = report(&copy_of("sweep25"));
     assert!(markdown.contains("\n## Grids: heap × gc\n\nRows: heap; columns: gc. Each figure is the median"));
     // Per measured phase: req/s, P99 and GC pause+stall %.
     assert_eq!(markdown.matches("\n**req/s**\n").count(), 2);
@@ -86,7 +81,7 @@ fn a_third_axis_splits_the_grids_one_per_value() {
             cell["axes"]["jdk"] = Value::from(if large { "25" } else { "17" });
         }
     });
-    let markdown = report_of(&dir);
+    let markdown = report(&dir);
     assert!(markdown.contains("Rows: heap; columns: gc; one grid per value of jdk."), "{markdown}");
     assert_eq!(markdown.matches("\n**req/s, jdk = 17**\n").count(), 2);
     assert_eq!(markdown.matches("\n**req/s, jdk = 25**\n").count(), 2);
@@ -101,7 +96,7 @@ fn a_third_axis_splits_the_grids_one_per_value() {
 #[test]
 fn many_cells_make_tables_with_cells_as_rows_and_the_url_shows_the_port_placeholder() {
     let dir = copy_of("sweep25");
-    let markdown = report_of(&dir);
+    let markdown = report(&dir);
     // 25 cells do not fit as columns: the seeds' table transposed, one row per cell in cell order.
     let header = "|heap gc \\\\ metrics|req/s|P99 (ms)|RT (min/P90/P99/P99.9/max) (ms)|";
     assert_eq!(markdown.matches(header).count(), 2, "both measured phases");

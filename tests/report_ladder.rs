@@ -11,23 +11,11 @@ mod results_fixtures;
 use std::path::Path;
 
 use common::jload;
-use results_fixtures::{copy_of, edit_summary, read_json, write_report};
+use results_fixtures::{copy_of, edit_summary, line_starting, read_json, report, write_report};
 use serde_json::{Value, json};
 
 /// t(0.975, 2): the 95 % two-sided Student's t quantile for three repeats.
 const T_3_REPEATS: f64 = 4.302652729911275;
-
-fn report(dir: &Path) -> String {
-    write_report(dir);
-    std::fs::read_to_string(dir.join("report.md")).unwrap()
-}
-
-fn line_starting<'a>(markdown: &'a str, start: &str) -> &'a str {
-    markdown
-        .lines()
-        .find(|line| line.starts_with(start))
-        .unwrap_or_else(|| panic!("no line starting with {start:?} in\n{markdown}"))
-}
 
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);

@@ -66,3 +66,17 @@ pub fn write_report(dir: &Path) {
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(elapsed.as_secs() < 10, "a report takes seconds, took {elapsed:?}");
 }
+
+/// Run `jload report DIR`, expect success, return report.md.
+pub fn report(dir: &Path) -> String {
+    write_report(dir);
+    std::fs::read_to_string(dir.join("report.md")).unwrap()
+}
+
+/// The first line of `markdown` that starts with `start`.
+pub fn line_starting<'a>(markdown: &'a str, start: &str) -> &'a str {
+    markdown
+        .lines()
+        .find(|line| line.starts_with(start))
+        .unwrap_or_else(|| panic!("no line starting with {start:?} in\n{markdown}"))
+}
