@@ -174,8 +174,8 @@ pub trait StepObserver {
 
 /// Run `plan` on `spec` (its `rate` is replaced by each step's, its stop condition by `timing`), telling `observer` of
 /// each step. Steps of a search are judged on its goal's SLO, steps of a fixed ladder on `slo` (none: not judged).
-/// Returns the result of the headline step (the capacity step of a search, else the last step) with `steps` (and
-/// `capacity`) filled in. A step that no request succeeded in, or whose target stopped accepting connections, ends the
+/// Returns the result of the headline step (the capacity step of a search — its highest passing step when it claims
+/// no capacity — else the last step) with `steps` (and `capacity`) filled in. A step that no request succeeded in, or whose target stopped accepting connections, ends the
 /// ladder with the steps so far; so does Ctrl-C (`options.stop`), which drops the step it cut short and marks the
 /// result `interrupted`. An error only when no step was measured.
 pub fn run_ladder(
@@ -320,17 +320,23 @@ impl Ladder<'_> {
             !self.steps.is_empty(),
             "interrupted before the first step of the ladder ended: nothing measured"
         );
-        let at_capacity = capacity
-            .as_ref()
-            .and_then(|found| found.rps)
-            .and_then(|rps| self.steps.iter().rposition(|step| step.requested_rps == rps));
-        let index = at_capacity.unwrap_or(self.steps.len() - 1);
+        let index = headline_index(&self.steps, capacity.as_ref());
         let mut headline = self.results.swap_remove(index);
         headline.steps = self.steps;
         headline.capacity = capacity;
         headline.interrupted |= interrupted;
         Ok(headline)
     }
+}
+
+/// Which of `steps` (not empty) heads the result: the capacity step of a search; with no capacity claimed (the
+/// generator ran out) the highest rate that met the SLO, since the step that failed on jload's side says nothing
+/// about the target; else (a ladder, or no step met the SLO) the last step.
+fn headline_index(steps: &[Step], capacity: Option<&Capacity>) -> usize {
+    capacity
+        .and_then(|found| found.rps.or(found.bounds[0]))
+        .and_then(|rps| steps.iter().rposition(|step| step.requested_rps == rps))
+        .unwrap_or(steps.len() - 1)
 }
 
 /// `spec` as one open-model run at `rate` for `duration`.
@@ -389,6 +395,38 @@ pub fn format_rate(rps: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_headline_is_the_capacity_step_or_the_highest_passing_one_when_the_generator_ran_out() {
+        let step = |rate: f64| Step {
+            requested_rps: rate,
+            achieved_rps: rate,
+            duration_s: 1.0,
+            requests: rate as u64,
+            latency_ms: LatencySummary::default(),
+            errors: ErrorSummary::default(),
+            error_pct: Some(0.0),
+            never_sent: 0,
+            unfinished: 0,
+            limited_by: None,
+            meets_slo: Some(true),
+        };
+        let steps = [step(1000.0), step(2000.0), step(4000.0), step(3000.0)];
+        let capacity = |rps: Option<f64>, limited_by: Side, bounds: [Option<f64>; 2]| Capacity {
+            rps,
+            slo: "p99<=10ms".into(),
+            limited_by,
+            bounds,
+            verdict: String::new(),
+        };
+        let found = capacity(Some(3000.0), Side::Target, [Some(3000.0), Some(4000.0)]);
+        assert_eq!(super::headline_index(&steps, Some(&found)), 3);
+        let generator = capacity(None, Side::Generator, [Some(2000.0), None]);
+        assert_eq!(super::headline_index(&steps, Some(&generator)), 1);
+        let none_met = capacity(None, Side::Target, [None, Some(1000.0)]);
+        assert_eq!(super::headline_index(&steps, Some(&none_met)), 3);
+        assert_eq!(super::headline_index(&steps, None), 3);
+    }
+
     use super::*;
     use crate::load::recorder::Recorder;
     use crate::load::result::tests::result_of;
