@@ -1,7 +1,8 @@
 //! The capacity search as a pure decision: given the steps run so far, the next rate to try or the capacity found.
 //! It ramps up ×2 from the start rate until a step misses the SLO (or down ÷2 until one meets it), then bisects at
 //! the geometric midpoint until the lowest failing rate is within the precision of the highest passing one. A step
-//! the generator limited ends the search with no capacity claimed for the target. `ladder::run_ladder` runs the steps.
+//! the generator limited is a ceiling: the search bisects below it, and ends with no capacity claimed for the target
+//! when the ceiling is within the precision of the highest pass. `ladder::run_ladder` runs the steps.
 
 use super::ladder::{Capacity, Limit, Side, Step, format_rate};
 use super::limit::SUSTAINED_SHARE;
@@ -97,13 +98,26 @@ pub fn describe_slo(rules: &[Threshold]) -> String {
 
 /// The next rate to try after `steps` (in the order run), or the capacity they establish.
 pub fn decide(search: &Search, steps: &[Step]) -> Decision {
-    if let Some(last) = steps.last().filter(|step| outcome(step) == Outcome::GeneratorLimited) {
-        return Decision::Done(generator_limited(search, steps, last));
-    }
     if steps.len() >= MAX_STEPS {
         return Decision::Done(cut_short(search, steps, &format!("the search stopped after {MAX_STEPS} steps")));
     }
     let (low, high) = bounds(steps);
+    // The generator's ceiling: the lowest rate it could not send. Below it the search goes on (bisecting between the
+    // highest pass and it), since a lower rate may still find where the target fails; it ends without a capacity for
+    // the target when nothing is left below the ceiling to try.
+    let ceiling = steps
+        .iter()
+        .filter(|step| outcome(step) == Outcome::GeneratorLimited)
+        .min_by(|a, b| a.requested_rps.total_cmp(&b.requested_rps));
+    if let Some(ceiling) = ceiling.filter(|ceiling| high.is_none_or(|high| ceiling.requested_rps < high)) {
+        let next = low.map(|low| whole_rate((low * ceiling.requested_rps).sqrt()));
+        match next.filter(|next| !steps.iter().any(|step| step.requested_rps == *next)) {
+            Some(next) if ceiling.requested_rps > low.unwrap_or(0.0) * (1.0 + search.precision) => {
+                return Decision::Run(next);
+            }
+            _ => return Decision::Done(generator_limited(search, steps, ceiling)),
+        }
+    }
     let next = match (low, high) {
         (None, None) => search.start_rps,
         (Some(low), None) if search.max_rps.is_some_and(|max| low >= max) => {
@@ -209,9 +223,10 @@ fn none_met(search: &Search, steps: &[Step], high: f64) -> Capacity {
     }
 }
 
-fn generator_limited(search: &Search, steps: &[Step], last: &Step) -> Capacity {
+/// No capacity for the target: the generator could not send at `ceiling`'s rate, and nothing is left below it to try.
+fn generator_limited(search: &Search, steps: &[Step], ceiling: &Step) -> Capacity {
     let (low, high) = bounds(steps);
-    let reason = last.limited_by.as_ref().map_or("", |limit| limit.reason.as_str());
+    let reason = ceiling.limited_by.as_ref().map_or("", |limit| limit.reason.as_str());
     let sustains = match low {
         Some(low) => format!("the target sustains at least {} req/s", format_rate(low)),
         None => "no step met the SLO before".to_string(),
@@ -224,7 +239,7 @@ fn generator_limited(search: &Search, steps: &[Step], last: &Step) -> Capacity {
         verdict: format!(
             "the generator ran out at {} req/s ({reason}): {sustains}; run the load from more threads or another \
              machine",
-            format_rate(last.requested_rps)
+            format_rate(ceiling.requested_rps)
         ),
     }
 }

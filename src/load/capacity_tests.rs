@@ -109,20 +109,40 @@ fn whole_rates_end_the_bisection_when_nothing_lies_between_the_bounds() {
 }
 
 #[test]
-fn a_generator_limited_step_ends_the_search_with_no_capacity_for_the_target() {
+fn below_a_step_the_generator_could_not_send_the_search_bisects_and_may_still_find_the_targets_capacity() {
+    let ran_out = || generator_short(400.0, "the busiest generator thread used 99 % of a core");
+    let steps = [step(100.0, true), step(200.0, true), ran_out()];
+    // √(200 × 400) = 283: between the highest pass and the generator's ceiling.
+    assert_eq!(decide(&search(100.0), &steps), Decision::Run(283.0));
+    // 283 fails on the target's side: the capacity is bracketed below the ceiling, by the target.
+    let steps = [step(100.0, true), step(200.0, true), ran_out(), step(283.0, false)];
+    assert_eq!(decide(&search(100.0), &steps), Decision::Run(238.0));
+    let steps = [step(100.0, true), step(200.0, true), ran_out(), step(283.0, false), step(238.0, true)];
+    assert_eq!(decide(&search(100.0), &steps), Decision::Run(260.0));
+}
+
+#[test]
+fn a_generator_ceiling_within_the_precision_of_the_highest_pass_ends_the_search_with_no_capacity_for_the_target() {
+    let ran_out = || generator_short(400.0, "the busiest generator thread used 99 % of a core");
+    let steps = [step(100.0, true), step(200.0, true), ran_out(), step(283.0, true), step(336.0, true)];
+    assert_eq!(decide(&search(100.0), &steps), Decision::Run(367.0));
     let steps = [
         step(100.0, true),
         step(200.0, true),
-        generator_short(400.0, "the busiest generator thread used 99 % of a core"),
+        ran_out(),
+        step(283.0, true),
+        step(336.0, true),
+        step(367.0, true),
+        step(383.0, true),
     ];
-    let Decision::Done(capacity) = decide(&search(100.0), &steps) else { panic!("the search must end") };
+    let Decision::Done(capacity) = decide(&search(100.0), &steps) else { panic!("383 to 400 is within 5 %") };
     assert_eq!(capacity.rps, None, "no capacity is claimed for the target");
     assert_eq!(capacity.limited_by, Side::Generator);
-    assert_eq!(capacity.bounds, [Some(200.0), None]);
+    assert_eq!(capacity.bounds, [Some(383.0), None]);
     assert_eq!(
         capacity.verdict,
         "the generator ran out at 400 req/s (the busiest generator thread used 99 % of a core): the target sustains at \
-         least 200 req/s; run the load from more threads or another machine"
+         least 383 req/s; run the load from more threads or another machine"
     );
 }
 
