@@ -93,6 +93,16 @@ pub enum Side {
     Generator,
 }
 
+impl Side {
+    /// The side as JSON and every output spell it: `target` or `generator`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Target => "target",
+            Side::Generator => "generator",
+        }
+    }
+}
+
 /// Why a step did not sustain its rate, and whose limit it was.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Limit {
@@ -395,6 +405,13 @@ pub fn format_rate(rps: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_side_is_named_as_the_json_spells_it() {
+        for side in [Side::Target, Side::Generator] {
+            assert_eq!(serde_json::to_value(side).unwrap(), side.name());
+        }
+    }
+
     #[test]
     fn the_headline_is_the_capacity_step_or_the_highest_passing_one_when_the_generator_ran_out() {
         let step = |rate: f64| Step {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::ladder::{Capacity, Side, Step, StepObserver, StepTiming, format_rate};
+use super::ladder::{Capacity, Step, StepObserver, StepTiming, format_rate};
 use super::printout::{format_ms, grouped};
 use super::result::BenchResult;
 use crate::text_table::{self, Column};
@@ -56,7 +56,7 @@ fn step_table(out: &mut String, steps: &[Step]) {
             format_ms(latency.p999),
             format_ms(latency.max),
             step.error_pct.map_or("-".to_string(), |share| format!("{share:.2}%")),
-            step.limited_by.as_ref().map_or("", |limit| side_name(limit.side)).to_string(),
+            step.limited_by.as_ref().map_or("", |limit| limit.side.name()).to_string(),
             slo_mark(step.meets_slo).to_string(),
         ]
     });
@@ -74,7 +74,7 @@ fn limit_lines(out: &mut String, steps: &[Step]) {
                 out,
                 "  Limited       at {} req/s by the {}: {}",
                 format_rate(step.requested_rps),
-                side_name(limit.side),
+                limit.side.name(),
                 limit.reason
             );
         }
@@ -89,16 +89,9 @@ pub fn capacity_line(capacity: &Capacity) -> String {
         "{rps} (bounds {} .. {} req/s, limited by the {}): {}",
         bound(capacity.bounds[0]),
         bound(capacity.bounds[1]),
-        side_name(capacity.limited_by),
+        capacity.limited_by.name(),
         capacity.verdict
     )
-}
-
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Target => "target",
-        Side::Generator => "generator",
-    }
 }
 
 fn slo_mark(meets_slo: Option<bool>) -> &'static str {
@@ -142,7 +135,7 @@ impl StepObserver for StepProgress {
             let limited = step
                 .limited_by
                 .as_ref()
-                .map_or(String::new(), |limit| format!(", limited by the {}", side_name(limit.side)));
+                .map_or(String::new(), |limit| format!(", limited by the {}", limit.side.name()));
             eprintln!(
                 "step {}: {:.1} req/s achieved of {}, {} requests, p99 {} ms{limited}, SLO {}",
                 self.started,
@@ -176,7 +169,7 @@ impl StepObserver for StepProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::Limit;
+    use crate::load::ladder::{Limit, Side};
     use crate::load::result::{ErrorSummary, LatencySummary};
 
     fn step(requested: f64, achieved: f64, p99: f64, limited_by: Option<Limit>, meets_slo: Option<bool>) -> Step {

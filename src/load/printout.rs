@@ -5,7 +5,6 @@
 
 use std::fmt::Write;
 
-use super::ladder::Side;
 use super::recorder::SLIP_TOLERANCE_US;
 use super::result::{BenchResult, LatencySummary};
 use super::threshold::Threshold;
@@ -179,11 +178,7 @@ fn generator_lines(out: &mut String, result: &BenchResult) {
         let _ = writeln!(out, "  Generator     busiest thread at {:.0} % of a core", health.busiest_thread_cpu_pct);
     }
     if let Some(limit) = &result.limited_by {
-        let side = match limit.side {
-            Side::Target => "target",
-            Side::Generator => "generator",
-        };
-        let _ = writeln!(out, "  Limited by    {side}: {}", limit.reason);
+        let _ = writeln!(out, "  Limited by    {}: {}", limit.side.name(), limit.reason);
     }
 }
 
@@ -275,7 +270,7 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::Limit;
+    use crate::load::ladder::{Limit, Side};
     use crate::load::result::{ErrorSummary, GeneratorHealth, RequestResult};
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.

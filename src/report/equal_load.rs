@@ -6,7 +6,6 @@
 
 use serde::Serialize;
 
-use crate::load::ladder::Side;
 use crate::load::limit::{SUSTAINED_SHARE, limited_by};
 use crate::results::PhaseRecord;
 
@@ -47,14 +46,6 @@ pub fn phase_kind<'a>(records: impl IntoIterator<Item = &'a PhaseRecord>) -> Pha
     kind
 }
 
-/// `target` or `generator`, as the JSON writes it.
-pub fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Target => "target",
-        Side::Generator => "generator",
-    }
-}
-
 /// Why a cell's headline latency is not at the requested rate, naming the repeats (None when every repeat sustained
 /// it, or the phase has no single requested rate): `8214 req/s achieved of 10000 requested (target, repeat 2)`.
 pub fn short_of_rate(reps: &[(u32, &PhaseRecord)]) -> Option<String> {
@@ -68,7 +59,7 @@ pub fn short_of_rate(reps: &[(u32, &PhaseRecord)]) -> Option<String> {
                 (None, None, Some(rate)) => limited_by(bench, rate),
                 (None, None, None) => None,
             }?;
-            Some(format!("{} ({}, repeat {rep})", limit.reason, side_name(limit.side)))
+            Some(format!("{} ({}, repeat {rep})", limit.reason, limit.side.name()))
         })
         .collect();
     (!shortfalls.is_empty()).then(|| shortfalls.join("; "))
@@ -126,7 +117,7 @@ fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::Capacity;
+    use crate::load::ladder::{Capacity, Side};
     use crate::report::capacity::tests::{record_of, searched};
 
     fn at_rate(rate: Option<f64>, rps: f64) -> PhaseRecord {

@@ -4,7 +4,6 @@
 //! not measured, one for GC and tail latency.
 
 use super::curves::CurvePoint;
-use super::equal_load::side_name;
 use super::metrics::{CAPACITY, Format, metric};
 use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
@@ -401,12 +400,12 @@ fn curve_entry(analysis: &Analysis, point: &CurvePoint) -> Entry {
     let rps = metric("rps").format;
     let mut text = format!("{} / {}", p99.show(point.p99_ms.median), rps.show(point.achieved_rps.median));
     if let Some(side) = point.limited_by() {
-        text += &format!(" short: {}", side_name(side));
+        text += &format!(" short: {}", side.name());
     }
     let each: Vec<String> = point.p99_ms.values.iter().map(|ms| p99.show(*ms)).collect();
     let mut detail = format!("P99 in repeats {}: {} ms", join(&point.reps), each.join(", "));
     for limit in &point.limits {
-        detail += &format!("; repeat {}: {} ({})", limit.rep, limit.reason, side_name(limit.side));
+        detail += &format!("; repeat {}: {} ({})", limit.rep, limit.reason, limit.side.name());
     }
     let mark = mark_of_standing(analysis, point.standing);
     Entry { text, mark, detail: Some(detail), value: Some(point.p99_ms.median), ..Entry::default() }
