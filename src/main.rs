@@ -1,6 +1,7 @@
 //! jload's command line: clap definitions, dispatch to the modules, and exit codes. Nothing else lives here.
 
 mod atomic_file;
+mod attribution;
 mod bench;
 mod error;
 mod jvm;

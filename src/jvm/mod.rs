@@ -3,6 +3,7 @@
 //! over a window of time. It knows nothing about HTTP.
 
 pub mod cli;
+pub mod clock;
 pub mod discovery;
 pub mod gclog;
 pub mod gcstat_csv;
@@ -11,6 +12,7 @@ pub mod perfdata;
 pub mod perfdata_file;
 pub mod procfs;
 pub mod sampler;
+pub mod stops;
 pub mod target;
 pub mod watch;
 pub mod window;

@@ -56,6 +56,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     };
     let (sender, receiver) = mpsc::channel();
     let mut hlog = HlogFile::create(options.hlog.as_ref())?;
+    let mut start_unix_us = 0;
     let (recorders, collected) = std::thread::scope(|scope| -> anyhow::Result<_> {
         let mut handles = Vec::new();
         let mut first_connection = 0;
@@ -77,6 +78,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         drop(sender);
         shared.barrier.wait();
         let start = Instant::now();
+        start_unix_us = unix_us(SystemTime::now());
         shared.start.set(start).expect("start is set once");
         shared.barrier.wait();
         let progress = options.progress.then(|| ProgressLine::new(spec));
@@ -105,10 +107,16 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         request_names,
         series: collected.series,
         interrupted: options.stop.load(Ordering::Relaxed),
+        start_unix_us: Some(start_unix_us),
     };
     let mut result = BenchResult::build(&merged, facts);
     result.limited_by = spec.rate.and_then(|rate| limited_by(&result, rate));
     Ok(result)
+}
+
+/// Microseconds since the Unix epoch.
+pub fn unix_us(time: SystemTime) -> i64 {
+    time.duration_since(std::time::UNIX_EPOCH).map_or(0, |since| i64::try_from(since.as_micros()).unwrap_or(i64::MAX))
 }
 
 /// Worker `index`'s share of `total` split as evenly as possible among `parts`.

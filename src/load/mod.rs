@@ -17,6 +17,7 @@ pub mod probe;
 pub mod recorder;
 pub mod request;
 pub mod result;
+pub mod slow;
 pub mod spec;
 pub mod status;
 pub mod template;

@@ -6,6 +6,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::pause_correction::record_corrected;
+use super::slow::{CAPACITY_PER_THREAD, SlowRequests};
 
 /// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
@@ -171,6 +172,8 @@ pub struct Recorder {
     /// The share of the run this worker thread was not waiting for events (working, or ready to work but not given a
     /// CPU), in percent; the largest of the workers once merged. Near 100 the generator never waited for the target.
     pub busiest_thread_busy_pct: f64,
+    /// Every completed or timed-out request slower than a rising threshold, one by one (bounded memory).
+    pub slow: SlowRequests,
 }
 
 /// Requests still waiting when the run ended: how many, and the longest wait among them.
@@ -214,6 +217,7 @@ impl Recorder {
             unfinished: Waiting::default(),
             busiest_thread_cpu_pct: 0.0,
             busiest_thread_busy_pct: 0.0,
+            slow: SlowRequests::with_capacity(CAPACITY_PER_THREAD),
         }
     }
 
@@ -343,6 +347,7 @@ impl Recorder {
             mine.add(theirs).expect("same histogram bounds");
         }
         self.slipped += other.slipped;
+        self.slow.merge(&other.slow);
         self.due += other.due;
         self.never_sent.merge(&other.never_sent);
         self.unfinished.merge(&other.unfinished);

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ladder::{Capacity, Limit, Step};
 use super::recorder::{ErrorCounts, Recorder, Tally};
+use super::slow::SlowRequests;
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
 pub const RESULT_VERSION: u32 = 1;
@@ -179,6 +180,14 @@ pub struct BenchResult {
     /// A capacity search: what it found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<Capacity>,
+    /// Wall-clock time of the run's start instant (microseconds since the Unix epoch): the origin of the series, the
+    /// interval log and the slow requests' times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_unix_us: Option<i64>,
+    /// The slow requests one by one (see [`super::slow`]); not in the JSON (a plan phase writes them to their own
+    /// file).
+    #[serde(skip)]
+    pub slow: SlowRequests,
 }
 
 /// How well the generator kept its own schedule in the open model: its own part of each send's delay (the slip, which
@@ -209,6 +218,16 @@ pub struct RunFacts {
     pub request_names: Vec<String>,
     pub series: Vec<SeriesRow>,
     pub interrupted: bool,
+    /// Wall-clock time of the run's start instant, µs since the Unix epoch.
+    pub start_unix_us: Option<i64>,
+}
+
+/// The slow requests a result keeps: the slowest 5 % of the requests (at least 1,000), which hold the p99 and p99.9
+/// tails whole and are the points of a run's slow-request chart.
+fn slow_tail(store: &SlowRequests) -> SlowRequests {
+    let mut tail = store.clone();
+    tail.keep_slowest((store.offered / 20).max(1_000) as usize);
+    tail
 }
 
 fn status_map(codes: &[u64]) -> BTreeMap<String, u64> {
@@ -288,6 +307,8 @@ impl BenchResult {
             limited_by: None,
             steps: Vec::new(),
             capacity: None,
+            start_unix_us: facts.start_unix_us,
+            slow: slow_tail(&merged.slow),
         }
     }
 
@@ -332,6 +353,7 @@ pub(crate) mod tests {
             request_names: vec!["get".to_string()],
             series: Vec::new(),
             interrupted: false,
+            start_unix_us: None,
         };
         BenchResult::build(recorder, facts)
     }
@@ -399,6 +421,7 @@ pub(crate) mod tests {
             request_names: vec!["get".to_string()],
             series: Vec::new(),
             interrupted: false,
+            start_unix_us: None,
         };
         let result = BenchResult::build(&recorder, facts);
         assert_eq!((result.due, result.requests, result.unfinished, result.never_sent), (Some(3), 1, 1, 1));

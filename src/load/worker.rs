@@ -15,6 +15,7 @@ use mio::{Events, Poll, Token};
 use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
+use super::slow::SlowRequest;
 use super::status::OkStatus;
 use super::thread_cpu::{cpu_pct, thread_cpu_time};
 use super::timer::DeadlineTimer;
@@ -490,6 +491,7 @@ impl Worker<'_> {
                 let uncorrected = micros(now.saturating_duration_since(conn.sent));
                 let ok = self.shared.ok_status.is_ok(status);
                 self.recorder.response(conn.request, latency, uncorrected, status, ok);
+                self.recorder.slow.offer(slow_request(conn.request, self.start, now, latency, uncorrected, !ok));
                 self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
                 self.conns[index].recent_service.observe(uncorrected);
                 // A close that came with the response, announced or not: the connection cannot carry another.
@@ -544,6 +546,9 @@ impl Worker<'_> {
         let latency = micros((conn.sent + self.shared.timeout).saturating_duration_since(conn.intended));
         let expected_interval = conn.recent_service.expected_interval_us();
         self.recorder.timed_out(conn.request, latency, micros(self.shared.timeout), expected_interval);
+        let expired = conn.sent + self.shared.timeout;
+        let timeout = micros(self.shared.timeout);
+        self.recorder.slow.offer(slow_request(conn.request, self.start, expired, latency, timeout, true));
         self.reconnect(index, now);
     }
 
@@ -578,6 +583,25 @@ impl Worker<'_> {
 }
 
 /// A duration in whole microseconds, the unit of every histogram.
+/// A finished request as the slow-request store keeps it: its end on the run's clock and its latencies.
+fn slow_request(
+    request: usize,
+    start: Instant,
+    done: Instant,
+    latency_us: u64,
+    service_us: u64,
+    failed: bool,
+) -> SlowRequest {
+    let clamp = |us: u64| u32::try_from(us).unwrap_or(u32::MAX);
+    SlowRequest {
+        done_us: micros(done.saturating_duration_since(start)),
+        latency_us: clamp(latency_us),
+        service_us: clamp(service_us),
+        request: u16::try_from(request).unwrap_or(u16::MAX),
+        failed,
+    }
+}
+
 fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
 }

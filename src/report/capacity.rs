@@ -99,6 +99,7 @@ pub(crate) mod tests {
             jvm: None,
             slo_passed: None,
             step_jvm: Vec::new(),
+            gc_attribution: None,
         }
     }
 

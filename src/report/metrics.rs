@@ -153,6 +153,7 @@ mod tests {
             jvm: None,
             step_jvm: Vec::new(),
             slo_passed: None,
+            gc_attribution: None,
         };
         let figures = RepFigures { rep: 1, record: &record, alloc_mb_s: None };
         let bench_metrics: Vec<&str> = METRICS.iter().filter(|m| (m.read)(&figures).is_some()).map(|m| m.key).collect();

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! <out>/plan.toml  run.json  env.json  summary.json  report.md  report.html  report.json
-//! <out>/cells/<cell>/rep-<n>/meta.json  <phase>.json  <phase>.hlog  gcstat.csv  gc.log  stdout.log  stderr.log
+//! <out>/cells/<cell>/rep-<n>/meta.json  <phase>.json  <phase>.hlog  <phase>.slow.csv  gcstat.csv  gc.log  stdout.log  stderr.log
 //!                            hs_err_pid<pid>.log (when the JVM died of a fatal error)
 //! ```
 
@@ -110,6 +110,11 @@ impl RepFiles<'_> {
     }
 
     /// The JVM sampled every second over its life ([`crate::jvm::gcstat_csv`]).
+    /// The phase's slow requests, one per line (see `results::slow_csv`).
+    pub fn phase_slow_requests(&self, phase: &str) -> PathBuf {
+        self.dir.join(format!("{phase}.slow.csv"))
+    }
+
     pub fn gcstat(&self) -> PathBuf {
         self.dir.join("gcstat.csv")
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::attribution::GcAttribution;
 use crate::jvm::window::JvmWindow;
 use crate::load::result::BenchResult;
 use crate::plan::PlanBase;
@@ -96,6 +97,10 @@ pub struct PhaseRecord {
     pub step_jvm: Vec<Option<JvmWindow>>,
     /// The plan's SLO judged on this phase (empty without an SLO).
     pub slo_passed: Option<bool>,
+    /// The phase's tail laid over the JVM's GC pauses, stalls and safepoints (None without a GC log or a clock
+    /// mapping; for a ladder phase, its headline step's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_attribution: Option<GcAttribution>,
 }
 
 /// `meta.json` of one cell-repeat.

@@ -379,7 +379,16 @@ fn run_phase(
     };
     let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
     let step_jvm = if steps.windows.iter().any(Option::is_some) { steps.windows } else { Vec::new() };
-    Ok(PhaseRecord { phase: phase.name.clone(), measure: phase.measure, start_s, bench, jvm, step_jvm, slo_passed })
+    Ok(PhaseRecord {
+        phase: phase.name.clone(),
+        measure: phase.measure,
+        start_s,
+        bench,
+        jvm,
+        step_jvm,
+        slo_passed,
+        gc_attribution: None,
+    })
 }
 
 /// One run of the phase's load, or its ladder: each step judged on the capacity search's SLO, else the plan's.
