@@ -111,3 +111,30 @@ pub enum VerdictKind {
     /// Too few requests in the tail, or GC stops everywhere (chance alone would give most), to tell.
     CannotTell,
 }
+
+/// The JVM's stops on the run's clock: `run_start_unix_us` is the wall time of the run's start instant
+/// (`BenchResult::start_unix_us`).
+pub fn on_run_clock(stops: &[crate::jvm::stops::Stop], clock: &UptimeClock, run_start_unix_us: i64) -> Vec<Window> {
+    let _ = (stops, clock, run_start_unix_us);
+    todo!("issue 12, attribution part")
+}
+
+/// The attribution of a run's tail: `slow` its slow requests (times on the run's clock), `request_names` the names
+/// of its requests (index = `SlowRequest::request`), `windows` the stops on the run's clock, `run_span_us` the run's
+/// length, `clock` how the windows got there.
+pub fn attribute(
+    slow: &crate::load::slow::SlowRequests,
+    request_names: &[String],
+    windows: &[Window],
+    run_span_us: u64,
+    clock: UptimeClock,
+) -> GcAttribution {
+    let _ = (slow, request_names, windows, run_span_us, clock);
+    todo!("issue 12, attribution part")
+}
+
+/// The attribution as `jload bench --jvm` prints it: the verdict, then one line per tail.
+pub fn render(attribution: &GcAttribution) -> String {
+    let _ = attribution;
+    todo!("issue 12, attribution part")
+}

@@ -56,3 +56,22 @@ impl UptimeClock {
         self.zero_unix_us + (uptime_s * 1e6).round() as i64
     }
 }
+
+/// Uptime 0 from the JVM's PerfData (`pid`'s hsperfdata file): `sun.os.hrt.ticks` polled until it changes (at most
+/// ~60 ms), else `sun.rt.createVmBeginTime` with the process start. None when the JVM has no readable PerfData.
+pub fn from_perfdata(pid: u32) -> Option<(ClockSource, ClockInterval)> {
+    let _ = pid;
+    todo!("issue 12, clock part")
+}
+
+/// Uptime 0 from the GC log's lines decorated with both wall clock and uptime. None without such lines.
+pub fn from_gc_log(log: &crate::jvm::gclog::GcLog) -> Option<ClockInterval> {
+    let _ = log;
+    todo!("issue 12, clock part")
+}
+
+/// The mapping the sources allow together (see the module doc); None without any source.
+pub fn combine(perfdata: Option<(ClockSource, ClockInterval)>, log: Option<ClockInterval>) -> Option<UptimeClock> {
+    let _ = (perfdata, log);
+    todo!("issue 12, clock part")
+}
