@@ -5,6 +5,8 @@
 //!
 //! Everything here is arithmetic on plain values; the callers (`bench --jvm`, the runner, the report) gather them.
 
+pub mod gather;
+
 use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::UptimeClock;
