@@ -168,3 +168,81 @@ fn the_log_clock_comes_from_the_kept_run_only() {
     assert_eq!(from_gc_log(&log), Some(clock.uptime_zero));
     assert_eq!(from_gc_log(&gclog::parse_str("[0.100s][info][gc] Using G1\n")), None);
 }
+
+/// What one real JVM's sources say: PerfData while it runs, then its two GC logs (the same lines decorated with
+/// `uptime` and with `uptimenanos`) once it has exited.
+struct RealJvm {
+    perfdata: Option<(ClockSource, ClockInterval)>,
+    log_millis: gclog::GcLog,
+    log_nanos: gclog::GcLog,
+}
+
+fn run_real_jvm(java_home: &str) -> RealJvm {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let log = |name: &str, decorations: &str| {
+        format!("-Xlog:gc*,safepoint:file={}:{decorations}", dir.path().join(name).display())
+    };
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/java/Alloc.java");
+    let mut child = Command::new(format!("{java_home}/bin/java"))
+        .args(["-Xmx64m", "-XX:+UseG1GC", &log("ms.log", "time,uptime,level,tags")])
+        .args([&log("ns.log", "time,uptimenanos,level,tags"), source, "--exit-after-ms", "1500"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start java");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.starts_with("idle"), "{line}");
+    let perfdata = from_perfdata(child.id());
+    assert!(child.wait().unwrap().success());
+    let parse = |name: &str| gclog::parse_path(&dir.path().join(name)).unwrap();
+    RealJvm { perfdata, log_millis: parse("ms.log"), log_nanos: parse("ns.log") }
+}
+
+/// Checks what every JDK must give, and returns the widths (µs) of PerfData's, the ms log's and the ns log's
+/// intervals.
+fn sources_agree(jvm: &RealJvm, expected_source: ClockSource) -> (i64, i64, i64) {
+    let (source, perfdata) = jvm.perfdata.expect("PerfData of a running JVM");
+    assert_eq!(source, expected_source);
+    let millis = jvm.log_millis.clock.expect("decorated lines");
+    let nanos = jvm.log_nanos.clock.expect("decorated lines");
+    assert_eq!((millis.disagreeing_lines, nanos.disagreeing_lines), (0, 0), "no clock step in a 2-s run");
+    assert!(millis.lines > 20 && nanos.lines > 20, "{} and {} lines", millis.lines, nanos.lines);
+    for (name, log) in [("ms", millis.uptime_zero), ("ns", nanos.uptime_zero)] {
+        assert!(perfdata.intersect(&log).is_some(), "PerfData {perfdata:?} and the {name} log {log:?} disagree");
+    }
+    assert!(millis.uptime_zero.intersect(&nanos.uptime_zero).is_some());
+    assert!(millis.uptime_zero.width_us() >= 1_000, "uptime in ms cannot bound uptime 0 closer than 1 ms");
+    let widths = (perfdata.width_us(), millis.uptime_zero.width_us(), nanos.uptime_zero.width_us());
+    eprintln!(
+        "{expected_source:?}: interval widths (µs) PerfData {}, log uptime {}, log uptimenanos {}",
+        widths.0, widths.1, widths.2
+    );
+    widths
+}
+
+fn java_home(variable: &str, default: &str) -> String {
+    std::env::var(variable).unwrap_or_else(|_| default.to_string())
+}
+
+#[test]
+fn jdk17_perfdata_ticks_and_the_gc_log_agree() {
+    let jvm = run_real_jvm(&java_home("JLOAD_TEST_JDK17", "/usr/lib/jvm/java-17-openjdk-amd64"));
+    let (perfdata, millis, nanos) = sources_agree(&jvm, ClockSource::PerfdataTicks);
+    // Measured on the 2-core test machine (5 runs): PerfData 87–290 µs, ms log 1,010 µs, ns log 13–87 µs.
+    assert!(perfdata < 5_000, "one poll's gap, unless the machine starved jload for ms: {perfdata} µs");
+    assert!(millis <= 2_010, "{millis} µs");
+    assert!(nanos < 200, "dozens of lines narrow uptimenanos' interval to some µs: {nanos} µs");
+}
+
+#[test]
+fn jdk25_perfdata_vm_start_and_the_gc_log_agree() {
+    let jvm = run_real_jvm(&java_home("JLOAD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
+    let (perfdata, millis, nanos) = sources_agree(&jvm, ClockSource::PerfdataVmStart);
+    // Measured (5 runs): PerfData (process start to VM begin + 1 ms) 8.8–89 ms, ms log 1,010–2,010 µs, ns log
+    // 26–70 µs.
+    assert!(perfdata < 1_000_000, "{perfdata} µs");
+    assert!(millis <= 2_010, "{millis} µs");
+    assert!(nanos < 200, "{nanos} µs");
+}
