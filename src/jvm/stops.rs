@@ -44,7 +44,7 @@ pub struct Stop {
     pub start_s: f64,
     pub duration_ms: f64,
     pub kind: StopKind,
-    /// What it was: the pause's name (`Pause Young (Normal) (G1 Evacuation Pause)`), `Allocation Stall (thread)`,
+    /// What it was: the pause's name (`Pause Young (G1 Evacuation Pause)`), `Allocation Stall (thread)`,
     /// the safepoint's VM operation (`ICBufferFull`).
     pub what: String,
 }
@@ -157,7 +157,8 @@ fn stall_stop(stall: &Stall) -> Option<Stop> {
     Some(Stop { start_s: stall.start_s?, duration_ms: stall.duration_ms, kind: StopKind::GcStall, what })
 }
 
-/// `Pause Young (Normal) (G1 Evacuation Pause)`: the pause's kind, its remarks and its cause, as the log names them.
+/// `Pause Young (Concurrent Start) (G1 Humongous Allocation)`: the pause's kind, its remarks and its cause, as the log
+/// names them.
 fn pause_name(pause: &Pause) -> String {
     let mut name = match (pause.kind, &pause.detail) {
         (PauseKind::Other, Some(own_name)) => format!("Pause {own_name}"),
@@ -177,3 +178,7 @@ fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
+
+#[cfg(test)]
+#[path = "stops_tests.rs"]
+mod tests;
