@@ -2,7 +2,7 @@
 //! JVMs whose PerfData and GC logs must agree.
 
 use super::*;
-use crate::jvm::gclog;
+use crate::jvm::{gclog, test_jvm};
 
 fn interval(low_unix_us: i64, high_unix_us: i64) -> ClockInterval {
     ClockInterval::new(low_unix_us, high_unix_us).unwrap()
@@ -178,22 +178,12 @@ struct RealJvm {
 }
 
 fn run_real_jvm(java_home: &str) -> RealJvm {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let log = |name: &str, decorations: &str| {
         format!("-Xlog:gc*,safepoint:file={}:{decorations}", dir.path().join(name).display())
     };
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/java/Alloc.java");
-    let mut child = Command::new(format!("{java_home}/bin/java"))
-        .args(["-Xmx64m", "-XX:+UseG1GC", &log("ms.log", "time,uptime,level,tags")])
-        .args([&log("ns.log", "time,uptimenanos,level,tags"), source, "--exit-after-ms", "1500"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start java");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.starts_with("idle"), "{line}");
+    let (millis, nanos) = (log("ms.log", "time,uptime,level,tags"), log("ns.log", "time,uptimenanos,level,tags"));
+    let mut child = test_jvm::start_alloc(java_home, &["-Xmx64m", "-XX:+UseG1GC", &millis, &nanos], 1500);
     let perfdata = from_perfdata(child.id());
     assert!(child.wait().unwrap().success());
     let parse = |name: &str| gclog::parse_path(&dir.path().join(name)).unwrap();
@@ -222,13 +212,9 @@ fn sources_agree(jvm: &RealJvm, expected_source: ClockSource) -> (i64, i64, i64)
     widths
 }
 
-fn java_home(variable: &str, default: &str) -> String {
-    std::env::var(variable).unwrap_or_else(|_| default.to_string())
-}
-
 #[test]
 fn jdk17_perfdata_ticks_and_the_gc_log_agree() {
-    let jvm = run_real_jvm(&java_home("JLOAD_TEST_JDK17", "/usr/lib/jvm/java-17-openjdk-amd64"));
+    let jvm = run_real_jvm(&test_jvm::jdk17());
     let (perfdata, millis, nanos) = sources_agree(&jvm, ClockSource::PerfdataTicks);
     // Measured on the 2-core test machine (5 runs): PerfData 87–290 µs, ms log 1,010 µs, ns log 13–87 µs.
     assert!(perfdata < 5_000, "one poll's gap, unless the machine starved jload for ms: {perfdata} µs");
@@ -238,7 +224,7 @@ fn jdk17_perfdata_ticks_and_the_gc_log_agree() {
 
 #[test]
 fn jdk25_perfdata_vm_start_and_the_gc_log_agree() {
-    let jvm = run_real_jvm(&java_home("JLOAD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
+    let jvm = run_real_jvm(&test_jvm::jdk25());
     let (perfdata, millis, nanos) = sources_agree(&jvm, ClockSource::PerfdataVmStart);
     // Measured (5 runs): PerfData (process start to VM begin + 1 ms) 8.8–89 ms, ms log 1,010–2,010 µs, ns log
     // 26–70 µs.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::jvm::gclog::{self, GcLog};
+use crate::jvm::test_jvm;
 
 fn fixture(name: &str) -> GcLog {
     gclog::parse_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog").join(name), false).unwrap()
@@ -155,8 +156,8 @@ fn gc_operations_of_jdk17_and_jdk25() {
 /// for the deadlock check that follows it) are stops that are no GC, on JDK 17 and JDK 25.
 #[test]
 fn a_thread_dump_is_a_safepoint_that_is_no_gc() {
-    for java_home in ["/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/temurin-25-jdk-amd64"] {
-        let log = log_of_a_thread_dump(java_home);
+    for java_home in [test_jvm::jdk17(), test_jvm::jdk25()] {
+        let log = log_of_a_thread_dump(&java_home);
         let stops = stops(&log);
         let named =
             |what: &str| stops.iter().filter(|stop| stop.what == what && stop.kind == StopKind::Safepoint).count();
@@ -169,26 +170,14 @@ fn a_thread_dump_is_a_safepoint_that_is_no_gc() {
 }
 
 fn log_of_a_thread_dump(java_home: &str) -> GcLog {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("gc.log");
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/java/Alloc.java");
-    let mut child = Command::new(format!("{java_home}/bin/java"))
-        .args([
-            "-Xmx64m",
-            "-XX:+UseG1GC",
-            &format!("-Xlog:gc*,safepoint:file={}:time,uptimenanos,level,tags", log.display()),
-        ])
-        .args([source, "--exit-after-ms", "1500"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start java");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.starts_with("idle"), "{line}");
-    let jcmd =
-        Command::new(format!("{java_home}/bin/jcmd")).args([&child.id().to_string(), "Thread.print"]).output().unwrap();
+    let logging = format!("-Xlog:gc*,safepoint:file={}:time,uptimenanos,level,tags", log.display());
+    let mut child = test_jvm::start_alloc(java_home, &["-Xmx64m", "-XX:+UseG1GC", &logging], 1500);
+    let jcmd = std::process::Command::new(format!("{java_home}/bin/jcmd"))
+        .args([&child.id().to_string(), "Thread.print"])
+        .output()
+        .unwrap();
     assert!(jcmd.status.success(), "{}", String::from_utf8_lossy(&jcmd.stderr));
     assert!(child.wait().unwrap().success());
     gclog::parse_path(&log).unwrap()
