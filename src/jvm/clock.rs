@@ -240,14 +240,14 @@ fn ticks_to_us(ticks: i64, frequency: i64) -> (i64, i64) {
     (low as i64, high as i64)
 }
 
-/// When the process started, µs since the epoch, rounded down: /proc's start time (USER_HZ ticks since boot,
-/// truncated) on the boot clock, turned into wall time through the boot clock's reading now.
+/// A bound below which the process did not start, µs since the epoch: /proc's start time (USER_HZ ticks since
+/// boot, truncated) on the boot clock, turned into wall time through the boot clock's reading now (to the µs, which
+/// is one µs more to allow for). Finer than `jvm::procfs::start_time`, whose boot time is in whole seconds.
 fn process_start_unix_us(pid: u32) -> Option<i64> {
-    let start_ticks = procfs_start_ticks(pid)?;
+    let start_ticks = i64::try_from(procfs_start_ticks(pid)?).ok()?;
     let ticks_per_second = i64::try_from(crate::jvm::procfs::ticks_per_second()).ok()?;
-    let since_boot_now_us = boot_clock_us()?;
-    let boot_unix_us = unix_us_now() - since_boot_now_us;
-    Some(boot_unix_us + i64::try_from(start_ticks).ok()? * 1_000_000 / ticks_per_second - 1)
+    let boot_unix_us = unix_us_now() - boot_clock_us()?;
+    Some(boot_unix_us + start_ticks * 1_000_000 / ticks_per_second - 1)
 }
 
 fn procfs_start_ticks(pid: u32) -> Option<u64> {
