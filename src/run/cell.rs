@@ -52,7 +52,7 @@ pub fn unix_now() -> u64 {
 pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     let mut options = vec![
         "-XX:+UsePerfData".to_string(),
-        format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", RepFiles::of(dir).gc_log().display()),
+        format!("-Xlog:gc*,safepoint:file={}:time,uptime,uptimenanos,level,tags", RepFiles::of(dir).gc_log().display()),
         format!("-XX:ErrorFile={}", RepFiles::of(dir).error_file_pattern().display()),
     ];
     if exit_on_oom {
