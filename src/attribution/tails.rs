@@ -141,6 +141,24 @@ mod tests {
     }
 
     #[test]
+    fn the_percentiles_are_the_requests_the_engines_histogram_reports() {
+        // 2,000 latencies from 1 ms up, each 0.3 % above the previous (more than a bucket's width, so that a rank off
+        // by one shows), in a scrambled order, recorded as the engine records them.
+        let latencies: Vec<u32> =
+            (0..2_000u32).map(|i| (1_000.0 * 1.003f64.powi(((i * 7_919) % 2_000) as i32)).round() as u32).collect();
+        let mut histogram = crate::load::recorder::new_histogram();
+        for &latency in &latencies {
+            histogram.record(u64::from(latency)).unwrap();
+        }
+        let requests = sorted(&latencies.iter().enumerate().map(|(i, &l)| (i as u64, l)).collect::<Vec<_>>());
+        for quantile in [0.99, 0.999] {
+            let percentile = tail(Which::Above(quantile), &requests, 2_000, 0).percentile;
+            // The histogram gives the top of the bucket the request's latency falls in.
+            assert_eq!(histogram.highest_equivalent(percentile.us), histogram.value_at_quantile(quantile));
+        }
+    }
+
+    #[test]
     fn the_p99_tail_is_the_requests_ranked_above_p99() {
         // 1,000 requests with latencies 1..=1,000 µs, every one kept: p99 is rank 990 (990 µs), 10 requests above it.
         let requests = sorted(&(1..=1_000).map(|l| (l * 10, l as u32)).collect::<Vec<_>>());

@@ -32,10 +32,11 @@ pub const RECOMPUTED_WORTH_SAYING: f64 = 0.05;
 /// The verdict on the p99 tail, with the p99.9 tail's recomputation in its text.
 pub fn verdict(p99: &TailShare, p999: &TailShare, stops: &StopCounts) -> Verdict {
     let (kind, mut text) = judge(p99, stops);
-    if kind != VerdictKind::CannotTell || p99.examined >= MIN_TAIL_REQUESTS {
-        if let Some(sentence) = recomputation(&[("p99", p99), ("p99.9", p999)], stops) {
-            text = format!("{text}. {sentence}");
-        }
+    // A tail too small to judge is too small to recompute as well.
+    if p99.examined >= MIN_TAIL_REQUESTS
+        && let Some(sentence) = recomputation(&[("p99", p99), ("p99.9", p999)], stops)
+    {
+        text = format!("{text}. {sentence}");
     }
     Verdict { kind, text }
 }
