@@ -93,6 +93,10 @@ pub struct TailShare {
     /// or below, among requests it did not keep (the threshold is the figure given).
     #[serde(default)]
     pub recomputed_at_most: bool,
+    /// The share (0–1) of the tail's time (its examined requests' latencies added up) spent inside GC windows. Chance
+    /// alone gives about `gc_time_share`; the verdict weighs it when GC windows are everywhere.
+    #[serde(default)]
+    pub gc_latency_share: f64,
 }
 
 /// Stops inside the run.
@@ -210,7 +214,19 @@ fn tail_share(tail: &Tail, recomputed: tails::Latency, stops: &RunStops) -> Tail
         recomputed_ms: recomputed.ms(),
         percentile_at_most: tail.percentile.at_most || tail.above.at_most,
         recomputed_at_most: recomputed.at_most,
+        gc_latency_share: latency_share(tail.kept, stops),
     }
+}
+
+/// The share of `requests`' latencies, added up, spent inside the GC windows as mapped.
+fn latency_share(requests: &[SlowRequest], stops: &RunStops) -> f64 {
+    let latency: u64 = requests.iter().map(|request| u64::from(request.latency_us)).sum();
+    if latency == 0 {
+        return 0.0;
+    }
+    let in_gc: i64 =
+        requests.iter().map(|request| stops.gc().covered(request.began_us() as i64, request.done_us as i64)).sum();
+    in_gc as f64 / latency as f64
 }
 
 /// The slowest kept requests that met no stop at all (at most [`UNEXPLAINED`]), slowest first.

@@ -91,6 +91,7 @@ fn a_tail_inside_the_pauses_is_blamed_on_gc() {
     // Chance for 12 ms: (10 × 10 ms covered + 10 × 12 ms before them) / 10 s = 2.2 %.
     assert!((p99.gc_chance - 0.022).abs() < 1e-12, "{}", p99.gc_chance);
     assert_eq!((attribution.gc_time_share, p99.gc_time_share), (0.01, 0.01));
+    assert_eq!(p99.gc_latency_share, 10.0 / 12.0, "10 ms of each 12 ms request inside a pause");
     // Without the 10 ms each held, the 12 ms requests are 2 ms: p99 (position 101) is then 2 ms, exactly (above
     // the 1.5 ms threshold); p99.9 (position 11) is a 3 ms request instead of a 12 ms one.
     assert_eq!((p99.recomputed_ms, p99.recomputed_at_most), (2.0, false));
@@ -197,19 +198,45 @@ fn too_few_requests_above_p99_cannot_tell() {
     );
 }
 
+/// A 10 ms stop of `kind` every 20 ms from `offset_us` on, over the whole run: half of its time.
+fn every_twenty_ms(kind: StopKind, offset_us: i64) -> Vec<Window> {
+    (0..500)
+        .map(|n| Window { start_us: n * 20_000 + offset_us, end_us: n * 20_000 + offset_us + 10_000, kind })
+        .collect()
+}
+
 #[test]
 fn pauses_everywhere_cannot_tell() {
-    // A 10 ms pause every 20 ms: a 12 ms request meets one (10 + 12) / 20 of the time, more than chance's ceiling.
-    let windows: Vec<Window> = (0..500)
-        .map(|n| Window { start_us: n * 20_000, end_us: n * 20_000 + 10_000, kind: StopKind::GcPause })
-        .collect();
-    let attribution = attribute_slow(100, &windows);
+    // A 12 ms request meets a 10 ms pause every 20 ms (10 + 12) / 20 of the time, beyond chance's ceiling; the slow
+    // requests, [0.498 s, 0.510 s] in each second (plus 0–9 µs), hold 5 ms (plus those µs) of the pause at 0.505 s:
+    // 42 % of their time, less than the 50 % of the run the pauses cover.
+    let attribution = attribute_slow(100, &every_twenty_ms(StopKind::GcPause, 5_000));
     assert!(attribution.p99.gc_chance >= 0.99, "{}", attribution.p99.gc_chance);
+    assert_eq!(
+        (attribution.p99.gc_time_share, attribution.p99.gc_latency_share),
+        (0.5, (100.0 * 5_000.0 + 10.0 * 45.0) / (100.0 * 12_000.0))
+    );
     assert_eq!(attribution.verdict.kind, VerdictKind::CannotTell);
     assert!(
         attribution.verdict.text.starts_with(
             "Cannot tell: GC pauses are everywhere: a request as long as those above p99 overlaps one by chance 100 % \
              of the time (100 % did)"
+        ),
+        "{}",
+        attribution.verdict.text
+    );
+}
+
+#[test]
+fn a_tail_that_spent_most_of_its_time_in_stalls_that_are_everywhere_is_gc() {
+    // The same storm of 10 ms stalls every 20 ms, now at 0.500 s: each slow request spends 10 of its 12 ms in one.
+    let attribution = attribute_slow(100, &every_twenty_ms(StopKind::GcStall, 0));
+    assert_eq!(attribution.p99.gc_latency_share, 10.0 / 12.0);
+    assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
+    assert!(
+        attribution.verdict.text.starts_with(
+            "GC explains this tail: requests above p99 spent 83 % of their time in GC stalls, which cover 50 % of the \
+             run (they are everywhere: 100 % of these requests overlap one, 100 % would by chance)"
         ),
         "{}",
         attribution.verdict.text

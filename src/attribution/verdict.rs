@@ -8,7 +8,9 @@ use super::{StopCounts, TailShare, Verdict, VerdictKind};
 pub const MIN_TAIL_REQUESTS: u64 = 20;
 
 /// From this chance up, stops are everywhere: a request as long as the tail's meets one as often as not even when
-/// nothing connects them, so overlap cannot tell a GC-driven tail from any other.
+/// nothing connects them, so overlap cannot tell a GC-driven tail from any other. Time still can: a tail that spent
+/// most of its time inside GC windows, far more than the share of the run they cover, is the GC's (ZGC allocation
+/// stall storms, a collector thrashing in a heap too small).
 pub const CHANCE_CEILING: f64 = 0.5;
 
 /// "Most of the tail": more than half of it overlapped GC (or, for `safepoint`, another safepoint).
@@ -41,9 +43,10 @@ pub fn verdict(p99: &TailShare, p999: &TailShare, stops: &StopCounts) -> Verdict
     Verdict { kind, text }
 }
 
-/// The rule (see the constants for each threshold's reasoning), in order: too few requests or stops everywhere
-/// cannot tell; most overlapped GC far above chance is GC; most overlapped other safepoints far above chance is
-/// safepoints; clearly above chance is partly GC; anything else is not GC.
+/// The rule (see the constants for each threshold's reasoning), in order: too few requests cannot tell; GC stops
+/// everywhere are GC when the tail spent most of its time in them, far more than the share of the run they cover,
+/// and cannot tell otherwise; most overlapped GC far above chance is GC; most overlapped other safepoints far above
+/// chance is safepoints; clearly above chance is partly GC; anything else is not GC.
 fn judge(tail: &TailShare, stops: &StopCounts) -> (VerdictKind, String) {
     let examined = tail.examined;
     if examined < MIN_TAIL_REQUESTS {
@@ -60,6 +63,14 @@ fn judge(tail: &TailShare, stops: &StopCounts) -> (VerdictKind, String) {
     let safepoint_share = tail.safepoint_overlap as f64 / examined as f64;
     let (share, chance, cover) = (percent(gc_share), percent(tail.gc_chance), percent(tail.gc_time_share));
     if tail.gc_chance >= CHANCE_CEILING {
+        if tail.gc_latency_share >= MOST && tail.gc_latency_share - tail.gc_time_share >= FAR_ABOVE_CHANCE {
+            let text = format!(
+                "GC explains this tail: requests above p99 spent {} of their time in GC {gc}, which cover {cover} of \
+                 the run (they are everywhere: {share} of these requests overlap one, {chance} would by chance)",
+                percent(tail.gc_latency_share)
+            );
+            return (VerdictKind::Gc, text);
+        }
         return (
             VerdictKind::CannotTell,
             format!(
