@@ -66,9 +66,9 @@ impl RunStops {
         }
     }
 
-    /// The GC windows as mapped: the time they hold is what the recomputed tail takes out.
-    pub fn gc(&self) -> &Union {
-        &self.gc
+    /// The time (µs) the request's exposure spent inside GC windows as mapped: what the recomputed tail takes out.
+    pub fn in_gc_us(&self, request: &SlowRequest) -> u64 {
+        self.gc.covered(request.began_us() as i64, request.done_us as i64) as u64
     }
 
     pub fn counts(&self) -> StopCounts {
@@ -171,7 +171,7 @@ mod tests {
         assert_eq!(stops.gc_chance(&request(0, 100)), 0.24);
         // The time share and the time taken out use the pause as mapped.
         assert_eq!(stops.gc_time_share(), 0.1);
-        assert_eq!(stops.gc().covered(400, 550), 50);
+        assert_eq!(stops.in_gc_us(&request(400, 550)), 50);
     }
 
     #[test]

@@ -168,7 +168,7 @@ pub fn attribute(
 ) -> GcAttribution {
     let stops = RunStops::new(windows, run_span_us, (clock.error_ms * 1000.0).ceil() as i64);
     let slowest_first = slow.slowest_first();
-    let without_gc = tails::without(&slowest_first, stops.gc());
+    let without_gc = tails::without(&slowest_first, |request| stops.in_gc_us(request));
     let share = |which: Which| {
         let tail = tails::tail(which, &slowest_first, slow.offered, slow.threshold_us);
         let recomputed = tails::recomputed(&without_gc, tail.position, slow.offered, slow.threshold_us);
@@ -224,8 +224,7 @@ fn latency_share(requests: &[SlowRequest], stops: &RunStops) -> f64 {
     if latency == 0 {
         return 0.0;
     }
-    let in_gc: i64 =
-        requests.iter().map(|request| stops.gc().covered(request.began_us() as i64, request.done_us as i64)).sum();
+    let in_gc: u64 = requests.iter().map(|request| stops.in_gc_us(request)).sum();
     in_gc as f64 / latency as f64
 }
 

@@ -11,7 +11,6 @@
 //! The store keeps exactly the requests slower than its threshold; the others are only known to be at most the
 //! threshold. A latency at a position the store did not keep is reported as the threshold, marked `at_most`.
 
-use super::overlap::Union;
 use crate::load::slow::SlowRequest;
 
 /// Which requests a tail holds.
@@ -76,15 +75,11 @@ pub fn tail(which: Which, slowest_first: &[SlowRequest], n: u64, threshold_us: u
     Tail { requests, kept: &slowest_first[..examined], above: at(above_position), percentile: at(position), position }
 }
 
-/// The latency of every kept request with its time inside `gc` taken out, slowest first.
-pub fn without(slowest_first: &[SlowRequest], gc: &Union) -> Vec<u64> {
-    let mut reduced: Vec<u64> = slowest_first
-        .iter()
-        .map(|request| {
-            let began = request.began_us() as i64;
-            u64::from(request.latency_us) - gc.covered(began, request.done_us as i64) as u64
-        })
-        .collect();
+/// The latency of every kept request with its time inside GC windows (`in_gc_us`, at most its latency) taken out,
+/// slowest first.
+pub fn without(slowest_first: &[SlowRequest], in_gc_us: impl Fn(&SlowRequest) -> u64) -> Vec<u64> {
+    let mut reduced: Vec<u64> =
+        slowest_first.iter().map(|request| u64::from(request.latency_us).saturating_sub(in_gc_us(request))).collect();
     reduced.sort_unstable_by(|a, b| b.cmp(a));
     reduced
 }
@@ -195,7 +190,9 @@ mod tests {
     fn gc_time_is_taken_out_of_each_request_and_the_percentile_recomputed() {
         // Three requests: [0, 100] meets the pause (40, 70) for 30; [50, 90] for 20; [100, 160] not at all.
         let requests = sorted(&[(100, 100), (90, 40), (160, 60)]);
-        let reduced = without(&requests, &Union::of([(40, 70)]));
+        let pause = crate::attribution::overlap::Union::of([(40, 70)]);
+        let reduced =
+            without(&requests, |request| pause.covered(request.began_us() as i64, request.done_us as i64) as u64);
         assert_eq!(reduced, vec![70, 60, 20]);
         // Every request kept: the slowest becomes 70, the second 60, the third 20.
         assert_eq!(recomputed(&reduced, 1, 3, 0), Latency { us: 70, at_most: false });
