@@ -33,83 +33,118 @@ pub const RECOMPUTED_WORTH_SAYING: f64 = 0.05;
 
 /// The verdict on the p99 tail, with the p99.9 tail's recomputation in its text.
 pub fn verdict(p99: &TailShare, p999: &TailShare, stops: &StopCounts) -> Verdict {
-    let (kind, mut text) = judge(p99, stops);
+    let reason = reason(p99, stops);
+    let mut text = words(reason, p99, stops);
     // A tail too small to judge is too small to recompute as well.
-    if p99.examined >= MIN_TAIL_REQUESTS
+    if reason != Reason::TooFew
         && let Some(sentence) = recomputation(&[("p99", p99), ("p99.9", p999)], stops)
     {
         text = format!("{text}. {sentence}");
     }
-    Verdict { kind, text }
+    Verdict { kind: reason.kind(), text }
+}
+
+/// Why the verdict is what it is: each case of the rule, in [`reason`]'s order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reason {
+    TooFew,
+    /// GC windows everywhere, and the tail spent most of its time in them, far more than the run.
+    EverywhereAndMostTime,
+    Everywhere,
+    MostGc,
+    MostSafepoint,
+    PartlyGc,
+    NoGcStop,
+    AboutChance,
+}
+
+impl Reason {
+    fn kind(self) -> VerdictKind {
+        match self {
+            Reason::TooFew | Reason::Everywhere => VerdictKind::CannotTell,
+            Reason::EverywhereAndMostTime | Reason::MostGc => VerdictKind::Gc,
+            Reason::MostSafepoint => VerdictKind::Safepoint,
+            Reason::PartlyGc => VerdictKind::PartlyGc,
+            Reason::NoGcStop | Reason::AboutChance => VerdictKind::NotGc,
+        }
+    }
 }
 
 /// The rule (see the constants for each threshold's reasoning), in order: too few requests cannot tell; GC stops
 /// everywhere are GC when the tail spent most of its time in them, far more than the share of the run they cover,
 /// and cannot tell otherwise; most overlapped GC far above chance is GC; most overlapped other safepoints far above
 /// chance is safepoints; clearly above chance is partly GC; anything else is not GC.
-fn judge(tail: &TailShare, stops: &StopCounts) -> (VerdictKind, String) {
+fn reason(tail: &TailShare, stops: &StopCounts) -> Reason {
     let examined = tail.examined;
     if examined < MIN_TAIL_REQUESTS {
-        return (
-            VerdictKind::CannotTell,
-            format!(
-                "Cannot tell: {examined} requests above p99, at least {MIN_TAIL_REQUESTS} are needed (run longer or \
-                 at a higher rate)"
-            ),
-        );
+        return Reason::TooFew;
     }
-    let gc = stops_noun(stops);
+    if tail.gc_chance >= CHANCE_CEILING {
+        let most_time = tail.gc_latency_share >= MOST && tail.gc_latency_share - tail.gc_time_share >= FAR_ABOVE_CHANCE;
+        return if most_time { Reason::EverywhereAndMostTime } else { Reason::Everywhere };
+    }
     let gc_share = tail.gc_overlap as f64 / examined as f64;
     let safepoint_share = tail.safepoint_overlap as f64 / examined as f64;
-    let (share, chance, cover) = (percent(gc_share), percent(tail.gc_chance), percent(tail.gc_time_share));
-    if tail.gc_chance >= CHANCE_CEILING {
-        if tail.gc_latency_share >= MOST && tail.gc_latency_share - tail.gc_time_share >= FAR_ABOVE_CHANCE {
-            let text = format!(
-                "GC explains this tail: requests above p99 spent {} of their time in GC {gc}, which cover {cover} of \
-                 the run (they are everywhere: {share} of these requests overlap one, {chance} would by chance)",
-                percent(tail.gc_latency_share)
-            );
-            return (VerdictKind::Gc, text);
-        }
-        return (
-            VerdictKind::CannotTell,
-            format!(
-                "Cannot tell: GC {gc} are everywhere: a request as long as those above p99 overlaps one by chance \
-                 {chance} of the time ({share} did)"
-            ),
-        );
-    }
     if gc_share >= MOST && beyond_chance(gc_share, tail.gc_chance, examined, FAR_ABOVE_CHANCE) {
-        let text = format!(
-            "GC explains {share} of requests above p99 ({gc} cover {cover} of the time; chance alone: {chance})"
-        );
-        return (VerdictKind::Gc, text);
+        Reason::MostGc
+    } else if safepoint_share >= MOST
+        && beyond_chance(safepoint_share, tail.safepoint_chance, examined, FAR_ABOVE_CHANCE)
+    {
+        Reason::MostSafepoint
+    } else if beyond_chance(gc_share, tail.gc_chance, examined, CLEARLY_ABOVE_CHANCE) {
+        Reason::PartlyGc
+    } else if stops.gc_pauses + stops.gc_stalls == 0 {
+        Reason::NoGcStop
+    } else {
+        Reason::AboutChance
     }
-    if safepoint_share >= MOST && beyond_chance(safepoint_share, tail.safepoint_chance, examined, FAR_ABOVE_CHANCE) {
-        let text = format!(
+}
+
+/// The verdict's sentence for `reason`, with its numbers.
+fn words(reason: Reason, tail: &TailShare, stops: &StopCounts) -> String {
+    let examined = tail.examined.max(1) as f64;
+    let gc = stops_noun(stops);
+    let gc_share = tail.gc_overlap as f64 / examined;
+    let (share, chance, cover) = (percent(gc_share), percent(tail.gc_chance), percent(tail.gc_time_share));
+    match reason {
+        Reason::TooFew => format!(
+            "Cannot tell: {} requests above p99, at least {MIN_TAIL_REQUESTS} are needed (run longer or at a higher \
+             rate)",
+            tail.examined
+        ),
+        Reason::EverywhereAndMostTime => format!(
+            "GC explains this tail: requests above p99 spent {} of their time in GC {gc}, which cover {cover} of the \
+             run (they are everywhere: {share} of these requests overlap one, {chance} would by chance)",
+            percent(tail.gc_latency_share)
+        ),
+        Reason::Everywhere => format!(
+            "Cannot tell: GC {gc} are everywhere: a request as long as those above p99 overlaps one by chance {chance} \
+             of the time ({share} did)"
+        ),
+        Reason::MostGc => {
+            format!(
+                "GC explains {share} of requests above p99 ({gc} cover {cover} of the time; chance alone: {chance})"
+            )
+        }
+        Reason::MostSafepoint => format!(
             "Safepoints that are not GC explain {} of requests above p99 (chance alone: {}; the longest {})",
-            percent(safepoint_share),
+            percent(tail.safepoint_overlap as f64 / examined),
             percent(tail.safepoint_chance),
             ms_text(stops.longest_safepoint_ms)
-        );
-        return (VerdictKind::Safepoint, text);
-    }
-    if beyond_chance(gc_share, tail.gc_chance, examined, CLEARLY_ABOVE_CHANCE) {
-        let text = format!(
+        ),
+        Reason::PartlyGc => format!(
             "GC explains part of this tail: {share} of requests above p99 overlap GC {gc}, against {chance} by chance \
              ({gc} cover {cover} of the time)"
-        );
-        return (VerdictKind::PartlyGc, text);
+        ),
+        Reason::NoGcStop => "GC does not explain this tail: no GC pause or stall during the run".to_string(),
+        Reason::AboutChance => {
+            let about = if gc_share < tail.gc_chance { "no more than" } else { "about" };
+            format!(
+                "GC does not explain this tail: {share} of requests above p99 overlap GC {gc}, {about} what chance \
+                 gives ({chance})"
+            )
+        }
     }
-    if stops.gc_pauses + stops.gc_stalls == 0 {
-        return (VerdictKind::NotGc, "GC does not explain this tail: no GC pause or stall during the run".to_string());
-    }
-    let about = if gc_share < tail.gc_chance { "no more than" } else { "about" };
-    let text = format!(
-        "GC does not explain this tail: {share} of requests above p99 overlap GC {gc}, {about} what chance gives \
-         ({chance})"
-    );
-    (VerdictKind::NotGc, text)
 }
 
 /// Whether `share` exceeds `chance` by `points` and by [`NOISE_DEVIATIONS`] deviations of chance over `n` requests.
