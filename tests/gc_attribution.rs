@@ -173,33 +173,61 @@ fn periodic_full_gcs_explain_the_tail() {
     assert!(f64_of(&p99["gc_chance"]) < 0.5, "requests placed at random overlap far less often: {p99}");
     let (measured, without_gc) = (f64_of(&p99["percentile_ms"]), f64_of(&p99["recomputed_ms"]));
     assert!(measured >= 50.0, "the p99 is a pause's length: {p99}");
-    assert!(without_gc * 4.0 <= measured, "without the pauses the p99 falls far: {p99}");
-    let text = attribution["verdict"]["text"].as_str().unwrap();
-    assert!(run.stdout.contains(text), "bench prints the verdict:\n{}", run.stdout);
+    // What is left is the queue the pause built draining (long on a loaded machine): measured 200 → 22 ms on a quiet
+    // one, 113 → 54 ms at a load average of 12 on two cores.
+    assert!(without_gc <= measured * 0.6, "without the pauses the p99 falls far: {p99}");
+    // bench prints the verdict (wrapped to the terminal's width).
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = words(attribution["verdict"]["text"].as_str().unwrap());
+    assert!(words(&run.stdout).contains(&text), "bench prints the verdict:\n{}", run.stdout);
 }
 
 #[test]
-fn every_full_gc_of_the_run_is_counted_as_a_gc_pause() {
+fn every_gc_pause_of_the_run_is_counted() {
     let _heavy = heavy();
     let run = full_gc_run();
     let stops = &run.attribution()["stops"];
-    // System.gc() every 2 s over a 16 s run: 8 collections, one more or less by where the run starts in the period.
-    let pauses = u64_of(&stops["gc_pauses"]);
-    let expected = SECONDS * 1000 / PERIOD_MS;
-    assert!((expected - 1..=expected + 1).contains(&pauses), "{pauses} GC pauses: {stops}");
+    let (inside, overlapping) = stops_of_the_run(run, " Pause ");
+    let pauses = u64_of(&stops["gc_pauses"]) as usize;
+    assert!(inside.len() >= (SECONDS * 1000 / PERIOD_MS) as usize - 1, "a System.gc() every 2 s: {inside:?}");
+    assert!(inside.len() <= pauses && pauses <= overlapping.len(), "{stops} vs {inside:?} / {overlapping:?}");
     assert_eq!(u64_of(&stops["gc_stalls"]), 0, "Serial never stalls a thread outside a pause");
-    let longest = f64_of(&stops["longest_gc_pause_ms"]);
-    let longest_in_log = full_gc_pause_lengths(&run.gc_log).into_iter().fold(0.0, f64::max);
-    assert!(longest >= 50.0 && longest <= longest_in_log + 50.0, "{longest} ms vs {longest_in_log} ms in the log");
+    assert_longest_is_among(f64_of(&stops["longest_gc_pause_ms"]), &inside, &overlapping);
 }
 
-/// The length (ms) of each `Pause Full (System.gc())` line of a Serial GC log.
-fn full_gc_pause_lengths(gc_log: &str) -> Vec<f64> {
-    gc_log
-        .lines()
-        .filter(|line| line.contains("Pause Full (System.gc())") && line.ends_with("ms"))
-        .map(|line| line.rsplit(' ').next().unwrap().trim_end_matches("ms").parse().unwrap())
-        .collect()
+/// The stops a run met, counted here from the text of the target's GC log: each line holding `marker` and ending in a
+/// length (`GC(4) Pause Full (System.gc()) 181M->180M(505M) 89.783ms`, `Allocation Stall (pool-1-thread-3)
+/// 12.9ms`) is a stop that ended at the line's uptime, put on the wall clock by the log's own decorations. The lengths
+/// (ms) of those wholly inside the run and of those that overlap it, each with 5 ms to spare for the clock mapping
+/// and for the time a safepoint takes to reach beyond the collector's own figure.
+fn stops_of_the_run(run: &Measured, marker: &str) -> (Vec<f64>, Vec<f64>) {
+    let (low, high) = uptime_zero_from_decorations(&run.gc_log);
+    let zero_us = (low + high) / 2;
+    let run_start = run.result["start_unix_us"].as_i64().expect("start_unix_us in the JSON");
+    let run_end = run_start + (f64_of(&run.result["duration_s"]) * 1e6) as i64;
+    let spare = 5_000;
+    let (mut inside, mut overlapping) = (Vec::new(), Vec::new());
+    for line in run.gc_log.lines().filter(|line| line.contains(marker) && line.ends_with("ms")) {
+        let uptime_s: f64 = line.split("][").nth(1).unwrap().trim_end_matches('s').parse().unwrap();
+        let ms: f64 = line.rsplit(' ').next().unwrap().trim_end_matches("ms").parse().unwrap();
+        let end = zero_us + (uptime_s * 1e6) as i64;
+        let start = end - (ms * 1000.0) as i64;
+        if start >= run_start + spare && end <= run_end - spare {
+            inside.push(ms);
+        }
+        if end > run_start - spare && start < run_end + spare {
+            overlapping.push(ms);
+        }
+    }
+    (inside, overlapping)
+}
+
+/// The longest stop jload reports is at least the longest wholly inside the run and at most the longest that
+/// overlaps it (plus the time to reach a safepoint, on a loaded machine).
+fn assert_longest_is_among(longest: f64, inside: &[f64], overlapping: &[f64]) {
+    let max = |lengths: &[f64]| lengths.iter().copied().fold(0.0, f64::max);
+    assert!(longest >= max(inside) - 0.01, "{longest} ms, below {} ms in the run", max(inside));
+    assert!(longest <= max(overlapping) + 50.0, "{longest} ms, longer than any in the log: {overlapping:?}");
 }
 
 #[test]
@@ -259,39 +287,73 @@ fn a_lock_stall_of_the_same_shape_is_not_blamed_on_gc() {
     assert_eq!(unexplained[0]["request"], target.url().as_str());
 }
 
-/// JDK 17's ZGC in 64 MB with a 24 MB live set: a background thread's 300 ms allocation burst every 2 s outruns the
-/// collector, and requests (64 KB each) that come in a burst stall (5–75 ms each, about an eighth of the time).
-fn zgc_stall_run(java: &str) -> Measured {
-    let options = vec!["-Xmx64m".to_string(), "-XX:+UseZGC".to_string(), gc_log_option(Path::new("gc.log"))];
+/// ZGC in a heap of `max_heap` with a 24 MB live set: a background thread's 300 ms allocation burst every 2 s outruns
+/// the collector, and requests (64 KB each) that come in a burst stall (5–100 ms each). The heap is sized per JDK so
+/// that the stalls stay inside the bursts (measured: JDK 17's ZGC in 64 MB and JDK 25's generational ZGC in 96 MB
+/// stall in about a sixth of the time; JDK 25 in 64 MB stalls in a quarter of it, also between the bursts).
+fn zgc_stall_run(java: &str, max_heap: &str) -> Measured {
+    let options = vec![max_heap.to_string(), "-XX:+UseZGC".to_string(), gc_log_option(Path::new("gc.log"))];
     let target = Target::start(java, &options, &["--mode", "zgc-stall", "--live-mb", "24"]);
     measure(&target)
 }
 
-fn assert_stalls_found_and_blamed(run: &Measured) {
+fn zgc_on_jdk17() -> &'static Measured {
+    static RUN: OnceLock<Measured> = OnceLock::new();
+    RUN.get_or_init(|| zgc_stall_run(JDK17_JAVA, "-Xmx64m"))
+}
+
+fn zgc_on_jdk25() -> &'static Measured {
+    static RUN: OnceLock<Measured> = OnceLock::new();
+    RUN.get_or_init(|| zgc_stall_run(JDK25_JAVA, "-Xmx96m"))
+}
+
+fn assert_every_stall_of_the_run_is_found(run: &Measured) {
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let stops = &run.attribution()["stops"];
+    let (inside, overlapping) = stops_of_the_run(run, "] Allocation Stall (");
+    assert!(!inside.is_empty(), "the target stalls under this load");
+    let stalls = u64_of(&stops["gc_stalls"]) as usize;
+    assert!(
+        inside.len() <= stalls && stalls <= overlapping.len(),
+        "{stops} vs {} / {}",
+        inside.len(),
+        overlapping.len()
+    );
+    assert_longest_is_among(f64_of(&stops["longest_gc_stall_ms"]), &inside, &overlapping);
+}
+
+fn assert_stalls_are_blamed(run: &Measured) {
     assert_eq!(run.code, 0, "{}", run.stdout);
     let attribution = run.attribution();
-    let stalls_in_log = run.gc_log.lines().filter(|line| line.contains("] Allocation Stall (")).count();
-    assert!(stalls_in_log > 0, "the target stalls under this load");
-    let stops = &attribution["stops"];
-    assert!(u64_of(&stops["gc_stalls"]) > 0, "{stops}");
-    assert!(u64_of(&stops["gc_stalls"]) as usize <= stalls_in_log, "{stops} vs {stalls_in_log} in the log");
     let kind = attribution["verdict"]["kind"].as_str().unwrap();
     assert!(kind == "gc" || kind == "partly_gc", "the stalls are the GC's: {attribution:#}");
     let p99 = &attribution["p99"];
     let (overlap, examined) = (u64_of(&p99["gc_overlap"]) as f64, u64_of(&p99["examined"]) as f64);
-    assert!(overlap / examined > f64_of(&p99["gc_chance"]) * 1.5, "far more than chance overlapped: {p99}");
+    assert!(overlap / examined > f64_of(&p99["gc_chance"]) + 0.1, "clearly more than chance overlapped: {p99}");
 }
 
 #[test]
-fn zgc_allocation_stalls_are_found_and_blamed() {
+fn zgc_allocation_stalls_of_the_run_are_all_found() {
     let _heavy = heavy();
-    assert_stalls_found_and_blamed(&zgc_stall_run(JDK17_JAVA));
+    assert_every_stall_of_the_run_is_found(zgc_on_jdk17());
 }
 
 #[test]
-fn generational_zgc_allocation_stalls_are_found_and_blamed_on_jdk25() {
+fn zgc_allocation_stalls_are_blamed() {
     let _heavy = heavy();
-    assert_stalls_found_and_blamed(&zgc_stall_run(JDK25_JAVA));
+    assert_stalls_are_blamed(zgc_on_jdk17());
+}
+
+#[test]
+fn generational_zgc_allocation_stalls_of_the_run_are_all_found_on_jdk25() {
+    let _heavy = heavy();
+    assert_every_stall_of_the_run_is_found(zgc_on_jdk25());
+}
+
+#[test]
+fn generational_zgc_allocation_stalls_are_blamed_on_jdk25() {
+    let _heavy = heavy();
+    assert_stalls_are_blamed(zgc_on_jdk25());
 }
 
 #[test]
