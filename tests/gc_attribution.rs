@@ -287,24 +287,25 @@ fn a_lock_stall_of_the_same_shape_is_not_blamed_on_gc() {
     assert_eq!(unexplained[0]["request"], target.url().as_str());
 }
 
-/// ZGC in a heap of `max_heap` with a 24 MB live set: a background thread's 300 ms allocation burst every 2 s outruns
-/// the collector, and requests (64 KB each) that come in a burst stall (5–100 ms each). The heap is sized per JDK so
-/// that the stalls stay inside the bursts (measured: JDK 17's ZGC in 64 MB and JDK 25's generational ZGC in 96 MB
-/// stall in about a sixth of the time; JDK 25 in 64 MB stalls in a quarter of it, also between the bursts).
-fn zgc_stall_run(java: &str, max_heap: &str) -> Measured {
-    let options = vec![max_heap.to_string(), "-XX:+UseZGC".to_string(), gc_log_option(Path::new("gc.log"))];
-    let target = Target::start(java, &options, &["--mode", "zgc-stall", "--live-mb", "24"]);
+/// ZGC in 96 MB with a 48 MB live set of small objects: a background thread allocates at 1 GB/s for 300 ms every 2 s,
+/// which outruns the collector, and requests (64 KB each) that come in such a burst stall. Measured with JDK 17 and
+/// JDK 25 (generational), five runs: the p99 tail spent 53–97 % of its time in stalls that cover 13–20 % of the run.
+/// A burst as fast as the thread can allocate takes a core of two away from the requests and blurs that (in one run
+/// of four the tail spent 2 % of its time in stalls); JDK 25 in 64 MB stalls between the bursts too.
+fn zgc_stall_run(java: &str) -> Measured {
+    let options = vec!["-Xmx96m".to_string(), "-XX:+UseZGC".to_string(), gc_log_option(Path::new("gc.log"))];
+    let target = Target::start(java, &options, &["--mode", "zgc-stall", "--live-mb", "48", "--burst-mb-s", "1000"]);
     measure(&target)
 }
 
 fn zgc_on_jdk17() -> &'static Measured {
     static RUN: OnceLock<Measured> = OnceLock::new();
-    RUN.get_or_init(|| zgc_stall_run(JDK17_JAVA, "-Xmx64m"))
+    RUN.get_or_init(|| zgc_stall_run(JDK17_JAVA))
 }
 
 fn zgc_on_jdk25() -> &'static Measured {
     static RUN: OnceLock<Measured> = OnceLock::new();
-    RUN.get_or_init(|| zgc_stall_run(JDK25_JAVA, "-Xmx96m"))
+    RUN.get_or_init(|| zgc_stall_run(JDK25_JAVA))
 }
 
 fn assert_every_stall_of_the_run_is_found(run: &Measured) {
@@ -327,9 +328,11 @@ fn assert_stalls_are_blamed(run: &Measured) {
     let attribution = run.attribution();
     let kind = attribution["verdict"]["kind"].as_str().unwrap();
     assert!(kind == "gc" || kind == "partly_gc", "the stalls are the GC's: {attribution:#}");
+    // ZGC's sub-millisecond pauses are everywhere, so counts cannot tell; time can: the tail waited in GC windows
+    // for far more of its time than the share of the run they cover.
     let p99 = &attribution["p99"];
-    let (overlap, examined) = (u64_of(&p99["gc_overlap"]) as f64, u64_of(&p99["examined"]) as f64);
-    assert!(overlap / examined > f64_of(&p99["gc_chance"]) + 0.1, "clearly more than chance overlapped: {p99}");
+    let (in_gc, cover) = (f64_of(&p99["gc_latency_share"]), f64_of(&p99["gc_time_share"]));
+    assert!(in_gc >= cover + 0.25, "the tail's time went to GC: {p99}");
 }
 
 #[test]

@@ -21,7 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       nothing calls {@code System.gc()}.
  *   <li>{@code zgc-stall}: for ZGC in a heap too small for the allocation rate: a live set of {@code --live-mb}
  *       (default 0) and {@code --allocators} background threads (default 1) that, every {@code --period-ms}, allocate
- *       short-lived 32 KB arrays as fast as they can for {@code --burst-ms} (default 300): the collector falls behind
+ *       short-lived 32 KB arrays for {@code --burst-ms} (default 300) at {@code --burst-mb-s} MB/s each (default 0: as
+ *       fast as they can; a rate leaves the CPU to the requests on a small machine): the collector falls behind
  *       and threads stall in those bursts, not between them. Each request allocates {@code --request-kb} (default
  *       64) as well, so requests that come during a burst wait in the collector's allocation stalls.
  * </ul>
@@ -109,7 +110,7 @@ public final class StallTarget {
             case "lock" -> daemon("lock-holder", () -> every(options.periodMs, () -> holdLock(options.stallMs)));
             case "zgc-stall" -> {
                 for (int i = 0; i < options.allocators; i++) {
-                    daemon("allocator-" + i, () -> every(options.periodMs, () -> allocateFor(options.burstMs)));
+                    daemon("allocator-" + i, () -> every(options.periodMs, () -> allocateFor(options.burstMs, options.burstMbPerS)));
                 }
             }
             default -> throw new IllegalArgumentException(options.mode);
@@ -144,13 +145,21 @@ public final class StallTarget {
         }
     }
 
-    /** Allocates short-lived 32 KB arrays as fast as it can for {@code burstMs}. */
-    private static void allocateFor(long burstMs) {
-        long end = System.nanoTime() + burstMs * 1_000_000L;
-        while (System.nanoTime() < end) {
+    /** Allocates short-lived 32 KB arrays for {@code burstMs} at {@code mbPerSecond} (0: as fast as it can). */
+    private static void allocateFor(long burstMs, long mbPerSecond) {
+        long start = System.nanoTime();
+        long end = start + burstMs * 1_000_000L;
+        long allocated = 0;
+        for (long now = start; now < end; now = System.nanoTime()) {
+            long due = mbPerSecond <= 0 ? Long.MAX_VALUE : (now - start) * mbPerSecond * 1024 * 1024 / 1_000_000_000L;
+            if (allocated >= due) {
+                sleepNanos(200_000);
+                continue;
+            }
             for (int i = 0; i < 64; i++) {
                 sink = new byte[32 * 1024];
             }
+            allocated += 64 * 32 * 1024;
         }
     }
 
@@ -180,6 +189,7 @@ public final class StallTarget {
             long periodMs,
             long stallMs,
             long burstMs,
+            long burstMbPerS,
             int allocators,
             int requestKb,
             int threads,
@@ -192,6 +202,7 @@ public final class StallTarget {
             long periodMs = 2000;
             long stallMs = 100;
             long burstMs = 300;
+            long burstMbPerS = 0;
             int allocators = 1;
             int requestKb = 64;
             int threads = 8;
@@ -208,6 +219,7 @@ public final class StallTarget {
                     case "--period-ms" -> periodMs = Long.parseLong(value);
                     case "--stall-ms" -> stallMs = Long.parseLong(value);
                     case "--burst-ms" -> burstMs = Long.parseLong(value);
+                    case "--burst-mb-s" -> burstMbPerS = Long.parseLong(value);
                     case "--allocators" -> allocators = Integer.parseInt(value);
                     case "--request-kb" -> requestKb = Integer.parseInt(value);
                     case "--threads" -> threads = Integer.parseInt(value);
@@ -219,13 +231,14 @@ public final class StallTarget {
                 usage("--mode must be gc, lock or zgc-stall");
             }
             int live = liveMb != null ? liveMb : mode.equals("gc") ? 200 : 0;
-            return new Options(mode, port, live, periodMs, stallMs, burstMs, allocators, requestKb, threads, exitAfterMs);
+            return new Options(
+                    mode, port, live, periodMs, stallMs, burstMs, burstMbPerS, allocators, requestKb, threads, exitAfterMs);
         }
 
         private static void usage(String problem) {
             System.err.println("StallTarget: " + problem + "; usage: java StallTarget --mode gc|lock|zgc-stall"
-                    + " [--port N] [--live-mb N] [--period-ms N] [--stall-ms N] [--burst-ms N] [--allocators N]"
-                    + " [--request-kb N] [--threads N] [--exit-after-ms N]");
+                    + " [--port N] [--live-mb N] [--period-ms N] [--stall-ms N] [--burst-ms N] [--burst-mb-s N]"
+                    + " [--allocators N] [--request-kb N] [--threads N] [--exit-after-ms N]");
             System.exit(2);
         }
     }
