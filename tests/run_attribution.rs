@@ -14,9 +14,11 @@ fn quickstart_in_small(dir: &std::path::Path) -> std::path::PathBuf {
          ready = \"http://127.0.0.1:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
          jvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xms32m\", \"-Xmx64m\"]\n\
          [[axis]]\nname = \"gc\"\n\
-         values = [ {{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }}, {{ label = \"Parallel\", jvm = [\"-XX:+UseParallelGC\"] }} ]\n\
+         values = [ {{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }},\n\
+                    {{ label = \"Parallel\", jvm = [\"-XX:+UseParallelGC\"] }} ]\n\
          [[phase]]\nname = \"fill\"\nmeasure = false\n\
-         url = \"http://127.0.0.1:{{port}}/random_set?keyRange=50000&valueSize=1000\"\nconnections = 20\nrequests = 20000\n\
+         url = \"http://127.0.0.1:{{port}}/random_set?keyRange=50000&valueSize=1000\"\n\
+         connections = 20\nrequests = 20000\n\
          [[phase]]\nname = \"get-set\"\nmix = \"{mix}\"\nok_status = \"200-299,404\"\nconnections = 50\n\
          capacity = {{ precision = \"25%\" }}\nstep_warmup = \"1s\"\nstep = \"1500ms\"\nmin_requests = 4000\n\
          [run]\nrepeats = 1\ncooldown = \"0s\"\n[slo]\np99 = \"10ms\"\nerrors = \"0.1%\"\n",

@@ -110,7 +110,8 @@ public final class StallTarget {
             case "lock" -> daemon("lock-holder", () -> every(options.periodMs, () -> holdLock(options.stallMs)));
             case "zgc-stall" -> {
                 for (int i = 0; i < options.allocators; i++) {
-                    daemon("allocator-" + i, () -> every(options.periodMs, () -> allocateFor(options.burstMs, options.burstMbPerS)));
+                    Runnable burst = () -> allocateFor(options.burstMs, options.burstMbPerS);
+                    daemon("allocator-" + i, () -> every(options.periodMs, burst));
                 }
             }
             default -> throw new IllegalArgumentException(options.mode);
@@ -232,7 +233,8 @@ public final class StallTarget {
             }
             int live = liveMb != null ? liveMb : mode.equals("gc") ? 200 : 0;
             return new Options(
-                    mode, port, live, periodMs, stallMs, burstMs, burstMbPerS, allocators, requestKb, threads, exitAfterMs);
+                    mode, port, live, periodMs, stallMs, burstMs, burstMbPerS, allocators, requestKb, threads,
+                    exitAfterMs);
         }
 
         private static void usage(String problem) {
