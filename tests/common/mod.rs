@@ -298,3 +298,9 @@ pub fn folder_of(out: &Path, id: &str) -> String {
     let record = json(&out.join("run.json"));
     record["cells"][id].as_str().unwrap_or_else(|| panic!("{id} not in run.json: {record}")).to_string()
 }
+
+/// The `-Xlog` option the test JVMs write their GC log with: GC and safepoint lines decorated with the wall clock and
+/// the uptime, as the runner writes a cell's gc.log (src/run/cell.rs).
+pub fn gc_log_option(path: &Path) -> String {
+    format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", path.display())
+}

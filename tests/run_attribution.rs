@@ -1,0 +1,65 @@
+//! `jload run` answers "is it the GC?" per cell with a number: the quickstart's sweep in small (kv-service at one heap
+//! size under two collectors, a fill, then a capacity search of the get/set mix) writes, for every measured phase, a
+//! `gc_attribution` whose p99 tail is counted and judged, in the phase's file and in summary.json alike.
+
+mod common;
+
+use common::{folder_of, jload, json, kv_jar, repo, tempdir};
+
+/// The quickstart plan (plans/quickstart.toml) at one heap size and a coarser search, so that it runs in about a
+/// minute; each step measures at least 4,000 requests, so that the p99 tail holds 40 (the verdict needs 20).
+fn quickstart_in_small(dir: &std::path::Path) -> std::path::PathBuf {
+    let text = format!(
+        "name = \"attribution\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+         ready = \"http://127.0.0.1:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
+         jvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xms32m\", \"-Xmx64m\"]\n\
+         [[axis]]\nname = \"gc\"\n\
+         values = [ {{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }},\n\
+                    {{ label = \"Parallel\", jvm = [\"-XX:+UseParallelGC\"] }} ]\n\
+         [[phase]]\nname = \"fill\"\nmeasure = false\n\
+         url = \"http://127.0.0.1:{{port}}/random_set?keyRange=50000&valueSize=1000\"\n\
+         connections = 20\nrequests = 20000\n\
+         [[phase]]\nname = \"get-set\"\nmix = \"{mix}\"\nok_status = \"200-299,404\"\nconnections = 50\n\
+         capacity = {{ precision = \"25%\" }}\nstep_warmup = \"1s\"\nstep = \"1500ms\"\nmin_requests = 4000\n\
+         [run]\nrepeats = 1\ncooldown = \"0s\"\n[slo]\np99 = \"10ms\"\nerrors = \"0.1%\"\n",
+        jar = kv_jar().display(),
+        mix = repo().join("plans/mixes/kv-get-set.toml").display(),
+    );
+    let path = dir.join("attribution.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn every_cell_of_a_quickstart_sweep_answers_is_it_the_gc_with_a_number() {
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = quickstart_in_small(&dir);
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = json(&out.join("summary.json"));
+    let cells = summary["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    for cell in cells {
+        let id = cell["id"].as_str().unwrap();
+        assert_eq!(cell["status"], "ok", "{cell}");
+        let rep = out.join("cells").join(folder_of(&out, id)).join("rep-1");
+        let record = json(&rep.join("get-set.json"));
+        let attribution = &record["gc_attribution"];
+        assert!(attribution.is_object(), "{id}: no gc_attribution in get-set.json: {record}");
+        assert_eq!(cell["reps"][0]["phases"]["get-set"]["gc_attribution"], *attribution, "{id}: summary repeats it");
+        let p99 = &attribution["p99"];
+        let requests = p99["requests"].as_u64().unwrap();
+        assert!(requests >= 20, "{id}: enough to judge (4,000 requests a step): {p99}");
+        assert_eq!(p99["examined"].as_u64(), Some(requests), "{id}: every p99 request kept one by one: {p99}");
+        assert_eq!(attribution["slowest"]["requests"], 100, "{id}");
+        assert!(p99["gc_overlap"].as_u64().unwrap() <= requests, "{id}: {p99}");
+        let share = attribution["gc_time_share"].as_f64().unwrap();
+        assert!((0.0..1.0).contains(&share), "{id}: a share of the time: {share}");
+        let verdict = &attribution["verdict"];
+        assert_ne!(verdict["kind"], "cannot_tell", "{id}: {attribution:#}");
+        assert!(!verdict["text"].as_str().unwrap().is_empty(), "{id}: {verdict}");
+        assert!(attribution["clock_error_ms"].as_f64().unwrap() < 5.0, "{id}: {attribution:#}");
+        assert!(rep.join("get-set.slow.csv").is_file(), "{id}");
+    }
+}
