@@ -113,9 +113,9 @@ fn select<'a>(scope: ElementRef<'a>, css: &str) -> Vec<ElementRef<'a>> {
     scope.select(&Selector::parse(css).unwrap()).collect()
 }
 
-/// Drawn data in a chart: bars, pause bars, heap areas, and lines with at least two points.
+/// Drawn data in a chart: bars, pause bars, heap areas, slow requests, stop bands, and lines with at least two points.
 fn drawn_marks(chart: ElementRef) -> usize {
-    let shapes = select(chart, "rect.bar, rect.pause, polygon.area").len();
+    let shapes = select(chart, "rect.bar, rect.pause, polygon.area, circle.point, rect.stop").len();
     let lines = select(chart, "polyline.series")
         .iter()
         .filter(|line| line.value().attr("points").unwrap_or("").split(' ').count() >= 2)
