@@ -412,8 +412,8 @@ fn is_it_gc(analysis: &Analysis) -> Markup {
                         figure {
                             (tail_chart(&format!("{}: {label}, repeat {}", phase.name, chart.rep), chart))
                             figcaption {
-                                "The " (chart.points.len()) " slowest of the " (chart.kept)
-                                " requests the repeat kept one by one (its median p99 of the cell's repeats), at the time "
+                                "The " (chart.points.len()) " slowest of the " (chart.kept) " requests repeat "
+                                (chart.rep) " kept one by one (the repeat with the cell's median p99), at the time "
                                 "their answer came, over the JVM's stops from its GC log; the clock mapping is good to "
                                 "±" (format_ms(chart.clock_error_ms)) " ms."
                                 @if chart.windows_left_out > 0 {

@@ -62,13 +62,16 @@ impl Panel {
     fn point(&self, point: &TailPoint, exposure: bool) -> Markup {
         let (x, y) = (self.x.at(point.done_ms), self.y.at(point.latency_ms));
         let color = if point.failed { FAILED_COLOR } else { POINT_COLOR };
-        let class = if point.failed { "point failed" } else { "point" };
         html! {
             @if exposure {
                 line class="exposure" x1=(px(self.x.at(point.began_ms.max(self.from_ms)))) x2=(px(x)) y1=(px(y)) y2=(px(y))
                     stroke=(color) {}
             }
-            circle class=(class) cx=(px(x)) cy=(px(y)) r="2.2" fill=(color) {}
+            @if point.failed {
+                circle class="point failed" cx=(px(x)) cy=(px(y)) r="2.6" fill="none" stroke=(color) {}
+            } @else {
+                circle class="point" cx=(px(x)) cy=(px(y)) r="2.2" fill=(color) {}
+            }
         }
     }
 
@@ -110,8 +113,8 @@ fn legend(x: f64, y: f64, chart: &TailChart) -> Markup {
             circle cx=(px(x + 6.0)) cy=(px(row)) r="2.5" fill=(POINT_COLOR) {}
             text x=(px(x + 18.0)) y=(px(row + 4.0)) class="label" { "request (at its answer)" }
             @if failed {
-                circle cx=(px(x + 6.0)) cy=(px(row + 16.0)) r="2.5" fill=(FAILED_COLOR) {}
-                text x=(px(x + 18.0)) y=(px(row + 20.0)) class="label" { "failed request" }
+                circle cx=(px(x + 6.0)) cy=(px(row + 16.0)) r="2.6" fill="none" stroke=(FAILED_COLOR) {}
+                text x=(px(x + 18.0)) y=(px(row + 20.0)) class="label" { "failed request (timeout, error)" }
             }
         }
     }
