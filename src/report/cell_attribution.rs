@@ -346,33 +346,32 @@ mod tests {
         assert_eq!(combined.per_repeat.len(), 3);
     }
 
+    /// The verdict of 30-s repeats with 100 p99 requests each, `gc_overlap` of them over GC, saying `kind`.
+    fn verdict_of(repeats: &[(u64, VerdictKind)]) -> Verdict {
+        let repeats: Vec<RepAttribution> = (1..)
+            .zip(repeats)
+            .map(|(rep, (gc_overlap, kind))| repeat(rep, 30.0, tail(100, *gc_overlap, 0.05, 30.0, 4.0), 0.04, *kind))
+            .collect();
+        combined_verdict(&repeats)
+    }
+
     #[test]
     fn repeats_that_agree_give_their_verdict_and_quote_the_median_repeat() {
-        let verdict = combined_verdict(&[
-            repeat(1, 30.0, tail(100, 90, 0.05, 30.0, 4.0), 0.04, VerdictKind::Gc),
-            repeat(2, 30.0, tail(100, 70, 0.05, 30.0, 4.0), 0.04, VerdictKind::Gc),
-            repeat(3, 30.0, tail(100, 99, 0.05, 30.0, 4.0), 0.04, VerdictKind::Gc),
-        ]);
+        let verdict = verdict_of(&[(90, VerdictKind::Gc), (70, VerdictKind::Gc), (99, VerdictKind::Gc)]);
         assert_eq!(verdict.kind, VerdictKind::Gc);
         assert_eq!(verdict.text, "GC in all 3 repeats; repeat 1, the median: repeat 1 says Gc");
     }
 
     #[test]
     fn repeats_that_all_blame_gc_some_only_partly_say_partly() {
-        let verdict = combined_verdict(&[
-            repeat(1, 30.0, tail(100, 90, 0.05, 30.0, 4.0), 0.04, VerdictKind::Gc),
-            repeat(2, 30.0, tail(100, 40, 0.05, 30.0, 4.0), 0.04, VerdictKind::PartlyGc),
-        ]);
+        let verdict = verdict_of(&[(90, VerdictKind::Gc), (40, VerdictKind::PartlyGc)]);
         assert_eq!(verdict.kind, VerdictKind::PartlyGc);
         assert_eq!(verdict.text, "partly GC in all 2 repeats; repeat 2, the median: repeat 2 says PartlyGc");
     }
 
     #[test]
     fn repeats_that_disagree_cannot_tell_and_say_who_said_what() {
-        let verdict = combined_verdict(&[
-            repeat(1, 30.0, tail(100, 90, 0.05, 30.0, 4.0), 0.04, VerdictKind::Gc),
-            repeat(2, 30.0, tail(100, 6, 0.05, 30.0, 30.0), 0.04, VerdictKind::NotGc),
-        ]);
+        let verdict = verdict_of(&[(90, VerdictKind::Gc), (6, VerdictKind::NotGc)]);
         assert_eq!(verdict.kind, VerdictKind::CannotTell);
         assert_eq!(verdict.text, "the repeats disagree: GC in repeat 1, not GC in repeat 2");
     }
