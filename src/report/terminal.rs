@@ -198,6 +198,24 @@ mod tests {
     }
 
     #[test]
+    fn each_cell_says_in_a_line_whether_it_is_the_gc_or_why_it_cannot_say() {
+        // The sweep was captured before jload kept slow requests; its first cell crashed in its fill.
+        let dir = sweep_with(|_| {});
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        let set = tables.split("\n\n").find(|table| table.trim_start().starts_with("set")).unwrap();
+        let lines: Vec<&str> = set.lines().skip_while(|line| line.trim() != "is it the GC?").collect();
+        assert_eq!(
+            lines,
+            [
+                "  is it the GC?",
+                "    tiny: crashed",
+                "    -Xmx64m: no slow requests recorded (results of an older jload)",
+                "    -Xmx256m: no slow requests recorded (results of an older jload)",
+            ]
+        );
+    }
+
+    #[test]
     fn the_terminal_counts_the_repeats_the_report_counts() {
         // Repeat 2 of -Xmx64m crashed during `set`: its `get` counts, its cut-short `set` does not, in both outputs.
         let dir = sweep_with(|summary| {
