@@ -83,6 +83,24 @@ impl Panel {
         }
     }
 
+    /// The panel: the stops in its range as bands, its axes, the p99 and p99.9 lines, and the requests answered in its
+    /// range as points (slowest last, on top), with their exposure when `exposure`.
+    fn draw(&self, name: &str, chart: &TailChart, title: &str, exposure: bool) -> Markup {
+        html! {
+            g class=(format!("panel {name}")) {
+                @for window in chart.windows.iter().filter(|window| self.holds(window.start_ms, window.end_ms)) {
+                    (self.band(window))
+                }
+                (self.axes(title))
+                (self.threshold(chart.p99_ms, "p99"))
+                (self.threshold(chart.p999_ms, "p99.9"))
+                @for point in chart.points.iter().rev().filter(|point| self.holds(point.done_ms, point.done_ms)) {
+                    (self.point(point, exposure))
+                }
+            }
+        }
+    }
+
     fn axes(&self, title: &str) -> Markup {
         let digits = if self.to_ms - self.from_ms <= 2000.0 { 1000.0 } else { 1.0 };
         let x_ticks: Vec<(f64, String)> = range_ticks(self.from_ms / 1000.0, self.to_ms / 1000.0, 10)
@@ -140,21 +158,8 @@ pub fn tail_chart(title: &str, chart: &TailChart) -> Markup {
     );
     let body = html! {
         text x=(px(LEFT)) y="22" class="heading" { (title) }
-        @for panel in [&whole, &zoom] {
-            @for window in chart.windows.iter().filter(|window| panel.holds(window.start_ms, window.end_ms)) {
-                (panel.band(window))
-            }
-        }
-        (whole.axes("time in the phase (s)"))
-        (zoom.axes(&zoom_title))
-        @for panel in [&whole, &zoom] {
-            (panel.threshold(chart.p99_ms, "p99"))
-            (panel.threshold(chart.p999_ms, "p99.9"))
-        }
-        @for point in chart.points.iter().rev() { (whole.point(point, false)) }
-        @for point in chart.points.iter().rev().filter(|point| zoom.holds(point.began_ms, point.done_ms)) {
-            (zoom.point(point, true))
-        }
+        (whole.draw("whole", chart, "time in the phase (s)", false))
+        (zoom.draw("zoom", chart, &zoom_title, true))
         @if chart.points.is_empty() {
             text x=(px(LEFT + 10.0)) y=(px((WHOLE.0 + WHOLE.1) / 2.0)) class="missing" { "no slow requests recorded" }
         }
