@@ -41,7 +41,7 @@ pub struct TailWindow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TailChart {
     pub rep: u32,
-    /// The phase's length (ms): the x axis.
+    /// The phase's length (ms), or up to its last answer if that came later: the x axis.
     pub span_ms: f64,
     /// The slowest requests, slowest first.
     pub points: Vec<TailPoint>,
@@ -82,6 +82,8 @@ pub fn tail_chart(
     let mut slowest: Vec<&SlowRequest> = slow.iter().collect();
     slowest.sort_by_key(|request| std::cmp::Reverse(request.latency_us));
     let points: Vec<TailPoint> = slowest.into_iter().take(MAX_POINTS).map(point).collect();
+    // Answers that came in as the phase drained still belong to it.
+    let span_ms = points.iter().map(|point| point.done_ms).fold(span_ms, f64::max);
     let mut windows: Vec<TailWindow> = on_run_clock(&stops(log), &attribution.clock, run_start_unix_us)
         .iter()
         .map(|window| TailWindow {
