@@ -320,3 +320,30 @@ fn a_ladder_report_draws_its_curves_with_the_slo_line_and_its_capacities() {
     let steps: String = select(root, "table.metrics td").iter().map(text).collect();
     assert!(steps.contains("short: generator"), "{steps}");
 }
+
+#[test]
+fn an_attribution_report_draws_each_cells_slow_requests_over_its_stops() {
+    let copy = reported_copy_of("gc-attribution");
+    let page = copy.join("report.html");
+    // Two measured phases × two cells.
+    let document = check_page(&page, "gc-attribution", &[("tail", 4)]);
+    let root = document.root_element();
+    for chart in select(root, "svg[data-chart=tail]") {
+        // `set: -Xmx48m, repeat 2`: the points are that repeat's slowest requests, at most 1,000.
+        let title: String = select(chart, "title")[0].text().collect();
+        let (phase, rest) = title.split_once(": ").unwrap();
+        let (label, rep) = rest.split_once(", repeat ").unwrap();
+        let slow = copy.join(format!("cells/heap={label}/rep-{rep}/{phase}.slow.csv"));
+        let requests = std::fs::read_to_string(&slow).unwrap().lines().count() - 1;
+        assert_eq!(select(chart, "g.whole circle.point").len(), requests.min(1000), "{title}");
+        // The zoomed second holds the slowest request at least, each point with its exposure.
+        let zoomed = select(chart, "g.zoom circle.point").len();
+        assert!(zoomed >= 1, "{title}");
+        assert_eq!(select(chart, "g.zoom line.exposure").len(), zoomed, "{title}");
+        assert!(!select(chart, "g.whole rect.stop.gc-pause").is_empty(), "{title}: G1 paused in every phase");
+        let legend: String = select(chart, "g.legend text").iter().flat_map(|text| text.text()).collect();
+        for kind in ["GC pause", "GC stall", "other safepoint"] {
+            assert!(legend.contains(kind), "{title}: {legend}");
+        }
+    }
+}
