@@ -8,7 +8,7 @@ use super::curves::CurvePoint;
 use super::metrics::{CAPACITY, Format, metric};
 use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
-use crate::attribution::TailShare;
+use crate::attribution::{TailRequest, TailShare};
 use crate::jvm::sampler::jstat_columns_note;
 use crate::load::printout::format_ms;
 
@@ -507,23 +507,21 @@ fn attribution_entries(combined: &Combined) -> Vec<Entry> {
 /// slowest), and its repeats without an attribution.
 fn attribution_notes(label: &str, combined: &Combined) -> Vec<String> {
     let mut notes = vec![format!("{label}: {}", combined.verdict.text)];
-    if !combined.unexplained.is_empty() {
-        let requests: Vec<String> = combined
-            .unexplained
+    let shown = &combined.unexplained[..combined.unexplained.len().min(3)];
+    if let Some(first) = shown.first() {
+        // One request (a single URL, or one request of a mix) is named once.
+        let name = |request: &TailRequest| format!(" ({})", request.request);
+        let one_name = shown.iter().all(|slow| slow.request.request == first.request.request);
+        let requests: Vec<String> = shown
             .iter()
-            .take(3)
             .map(|slow| {
                 let request = &slow.request;
-                format!(
-                    "{} ms at {:.3} s of repeat {} ({})",
-                    format_ms(request.latency_ms),
-                    request.at_s,
-                    slow.rep,
-                    request.request
-                )
+                let named = if one_name { String::new() } else { name(request) };
+                format!("{} ms at {:.3} s of repeat {}{named}", format_ms(request.latency_ms), request.at_s, slow.rep)
             })
             .collect();
-        notes.push(format!("{label}: slowest requests that overlapped no stop: {}", requests.join(", ")));
+        let named = if one_name { name(&first.request) } else { String::new() };
+        notes.push(format!("{label}: slowest requests that overlapped no stop{named}: {}", requests.join(", ")));
     }
     for missing in &combined.missing {
         notes.push(format!("{label}: repeat {} not included: {}", missing.rep, missing.why));

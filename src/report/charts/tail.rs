@@ -12,7 +12,7 @@ use crate::report::tail_points::{TailChart, TailPoint, TailWindow};
 
 const WIDTH: f64 = 1000.0;
 const LEFT: f64 = 80.0;
-const RIGHT: f64 = 170.0;
+const RIGHT: f64 = 200.0;
 const TOP: f64 = 40.0;
 const WHOLE: (f64, f64) = (TOP, 250.0);
 const ZOOM: (f64, f64) = (318.0, 528.0);
@@ -102,10 +102,9 @@ impl Panel {
     }
 
     fn axes(&self, title: &str) -> Markup {
-        let digits = if self.to_ms - self.from_ms <= 2000.0 { 1000.0 } else { 1.0 };
         let x_ticks: Vec<(f64, String)> = range_ticks(self.from_ms / 1000.0, self.to_ms / 1000.0, 10)
             .into_iter()
-            .map(|s| (self.x.at(s * 1000.0), tick_label((s * digits).round() / digits)))
+            .map(|s| (self.x.at(s * 1000.0), tick_label(s)))
             .collect();
         let y_ticks: Vec<(f64, String)> =
             self.y.ticks().into_iter().map(|ms| (self.y.at(ms), tick_label(ms))).collect();
@@ -211,8 +210,8 @@ mod tests {
         // The pause is in both panels; the 0.2 ms safepoint only in the whole phase, one pixel wide.
         assert_eq!(svg.matches("class=\"stop gc-pause\"").count(), 2);
         assert_eq!(svg.matches("class=\"stop safepoint\"").count(), 1);
-        assert!(svg.contains("<rect class=\"stop safepoint\" x=\"580.0\" y=\"40.0\" width=\"1.0\""), "{svg}");
-        // In the zoom (1000 ms over 750 px) the 98 ms pause from 4950 ms is 73.5 px wide from 417.5.
-        assert!(svg.contains("<rect class=\"stop gc-pause\" x=\"417.5\" y=\"318.0\" width=\"73.5\""), "{svg}");
+        assert!(svg.contains("<rect class=\"stop safepoint\" x=\"560.0\" y=\"40.0\" width=\"1.0\""), "{svg}");
+        // In the zoom (1000 ms over 720 px) the 98 ms pause from 4950 ms is 70.6 px wide from 404.0.
+        assert!(svg.contains("<rect class=\"stop gc-pause\" x=\"404.0\" y=\"318.0\" width=\"70.6\""), "{svg}");
     }
 }
