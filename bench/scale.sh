@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Scale checks for jload bench against a single-worker nginx on loopback, side by side with wrk where it applies:
-#   1. 10 million requests: jload's peak RSS (goal: under 50 MB; nothing is stored per request) next to wrk's.
+#   1. 10 million requests: jload's peak RSS (goal: under 50 MB, and flat: the same as for 1 million; only the slow
+#      requests are kept one by one, in a store of fixed size) next to wrk's.
 #   2. 10,000 connections: no errors (the open-files limit is raised automatically).
 # Usage: bench/scale.sh [REQUESTS (10000000)] [CONNECTIONS (10000)]
 set -euo pipefail
@@ -17,6 +18,8 @@ start_nginx "$PORT"
 ulimit -n 65536 2>/dev/null || true
 
 echo "1. $REQUESTS requests, -c50 -t1"
+timed "$JLOAD" bench -q -t1 -c50 -n "$((REQUESTS / 10))" --json "$WORK/n10.json" "$URL" > /dev/null
+tenth_rss=$TIME_RSS_KB
 timed "$JLOAD" bench -q -t1 -c50 -n "$REQUESTS" --json "$WORK/n.json" "$URL" > /dev/null
 jload_rss=$TIME_RSS_KB
 printf "  jload: %s requests in %.1f s, %d errors, peak RSS %.1f MB\n" "$(jq .requests "$WORK/n.json")" \
@@ -26,6 +29,9 @@ timed wrk -t1 -c50 -d"${seconds}s" "$URL" > "$WORK/w.out"
 printf "  wrk:   %s requests in %s s, peak RSS %.1f MB\n" "$(awk '/requests in/ { print $1 }' "$WORK/w.out")" "$seconds" \
   "$(echo "$TIME_RSS_KB / 1024" | bc -l)"
 printf "  jload RSS / wrk RSS: %.2f   (goal: jload under 50 MB)\n" "$(echo "$jload_rss / $TIME_RSS_KB" | bc -l)"
+printf "  jload RSS at %s requests / at %s: %.2f   (goal: 1.0, flat; %.1f MB / %.1f MB, %s slow requests kept)\n" \
+  "$REQUESTS" "$((REQUESTS / 10))" "$(echo "$jload_rss / $tenth_rss" | bc -l)" "$(echo "$jload_rss / 1024" | bc -l)" \
+  "$(echo "$tenth_rss / 1024" | bc -l)" "$(jq .slow_requests.kept "$WORK/n.json")"
 
 echo "2. $CONNECTIONS connections for 10 s, -t2"
 timed "$JLOAD" bench -q -t2 -c "$CONNECTIONS" -d10s --json "$WORK/c.json" "$URL" > /dev/null

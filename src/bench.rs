@@ -15,8 +15,11 @@ use serde::Serialize;
 use signal_hook::consts::SIGINT;
 
 use crate::atomic_file::write_json;
+use crate::attribution::gather::{self, Missing};
+use crate::attribution::{self, GcAttribution};
 use crate::error::{bad_input, exit};
 use crate::jvm;
+use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
@@ -135,6 +138,9 @@ struct BenchOutput<'a> {
     /// Every JVM sample taken during the run (per --jvm-interval).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     jvm_series: Vec<JvmSample>,
+    /// The run's tail laid over the JVM's GC pauses, stalls and safepoints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gc_attribution: Option<&'a GcAttribution>,
 }
 
 /// The JVM under load, watched for the length of the run.
@@ -142,6 +148,16 @@ struct WatchedJvm {
     watch: JvmWatch,
     start: JvmSample,
     gc_log: Option<PathBuf>,
+    /// JVM uptime 0 on the wall clock, from PerfData, measured before the run.
+    clock: Option<(ClockSource, ClockInterval)>,
+}
+
+/// What watching the JVM gave: its window, its samples, and the attribution of the run's tail (or why there is none).
+#[derive(Default)]
+struct Watched {
+    window: Option<JvmWindow>,
+    series: Vec<JvmSample>,
+    attribution: Option<Result<GcAttribution, Missing>>,
 }
 
 impl WatchedJvm {
@@ -156,17 +172,20 @@ impl WatchedJvm {
         let watch = JvmWatch::start(pid, interval, None, Duration::from_secs(2))?;
         let start = watch.mark().ok_or_else(|| anyhow::anyhow!("JVM {pid} exited before the run started"))?;
         let arguments = jvm::procfs::cmdline(pid).unwrap_or_default();
-        Ok(WatchedJvm { watch, start, gc_log: jvm::gclog::log_file_from_args(&arguments, pid) })
+        let gc_log = jvm::gclog::log_file_from_args(&arguments, pid);
+        Ok(WatchedJvm { watch, start, gc_log, clock: jvm::clock::from_perfdata(pid) })
     }
 
-    /// The window from the start to now, with the GC-log pauses inside it.
-    fn finish(self) -> (Option<JvmWindow>, Vec<JvmSample>) {
-        let Some(end) = self.watch.mark() else { return (None, Vec::new()) };
+    /// The window from the start to now, with the GC-log pauses inside it, and the attribution of `result`'s tail.
+    fn finish(self, result: &BenchResult) -> Watched {
+        let Some(end) = self.watch.mark() else { return Watched::default() };
         let mut window = self.watch.window(&self.start, &end);
-        if let Some(log) = self.gc_log.as_deref().and_then(|path| jvm::gclog::parse_path(path).ok()) {
-            window.pauses = Some(WindowPauses::from_log(&log, window.uptime_start_s, window.uptime_end_s));
+        let log = self.gc_log.as_deref().and_then(|path| jvm::gclog::parse_path(path).ok());
+        if let Some(log) = &log {
+            window.pauses = Some(WindowPauses::from_log(log, window.uptime_start_s, window.uptime_end_s));
         }
-        (Some(window), self.watch.samples_between(&self.start, &end))
+        let attribution = Some(gather::of_run(result, log.as_ref(), self.clock));
+        Watched { window: Some(window), series: self.watch.samples_between(&self.start, &end), attribution }
     }
 }
 
@@ -195,18 +214,26 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
             result
         }
     };
-    let (jvm_window, jvm_series) = watched.map(WatchedJvm::finish).unwrap_or_default();
+    let watched = watched.map(|watched| watched.finish(&result)).unwrap_or_default();
+    let gc_attribution = watched.attribution.as_ref().and_then(|attribution| attribution.as_ref().ok());
     result.thresholds = thresholds.iter().map(|threshold| threshold.judge(&result)).collect();
     // The file first: a closed stdout ends jload at the first print (see main.rs), and must not lose the result.
     if let Some(path) = &args.json {
-        write_json(path, &BenchOutput { bench: &result, jvm: jvm_window.as_ref(), jvm_series })?;
+        let output =
+            BenchOutput { bench: &result, jvm: watched.window.as_ref(), jvm_series: watched.series, gc_attribution };
+        write_json(path, &output)?;
     }
     print!("{}", printout::render(&result));
     if ladder.is_some() {
         print!("{}", ladder_printout::render(&result, ladder_ended.as_deref()));
     }
-    if let Some(window) = &jvm_window {
+    if let Some(window) = &watched.window {
         print!("{}", window.render());
+    }
+    match &watched.attribution {
+        Some(Ok(attribution)) => print!("{}", attribution::render(attribution)),
+        Some(Err(missing)) => println!("{:>26}: {}", "Is it the GC?", missing.describe()),
+        None => {}
     }
     Ok(exit_code(&result))
 }

@@ -4,14 +4,35 @@
 //! tail would be with the GC's time taken out, and a verdict in words.
 //!
 //! Everything here is arithmetic on plain values; the callers (`bench --jvm`, the runner, the report) gather them.
+//! The method (exposure, tails, chance, recomputation, verdict, clock error) is written up in docs/report.md, "Is it
+//! the GC?"; each rule lives in one module: `overlap` (interval unions and chance), `exposure` (the run's stops
+//! against a request), `tails` (ranks and percentiles), `verdict` (the rule and its words), `render` (the printout).
+
+mod exposure;
+mod overlap;
+mod render;
+mod tails;
+#[cfg(test)]
+mod tests;
+mod verdict;
+
+pub mod gather;
 
 use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::UptimeClock;
-use crate::jvm::stops::StopKind;
+use crate::jvm::stops::{Stop, StopKind};
+use crate::load::slow::{SlowRequest, SlowRequests};
+use exposure::{Met, RunStops};
+use tails::{Tail, Which};
+
+pub use render::render;
 
 /// How many of the slowest requests the `slowest` tail holds.
 pub const SLOWEST: usize = 100;
+
+/// How many unexplained requests are listed.
+pub const UNEXPLAINED: usize = 10;
 
 /// A stop on the run's clock: microseconds since the run's start instant (may begin before it).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,6 +87,18 @@ pub struct TailShare {
     pub percentile_ms: f64,
     /// The same percentile with each request's overlap with GC stops taken out of its latency, ms.
     pub recomputed_ms: f64,
+    /// `above_ms` and `percentile_ms` are only upper bounds: the store did not keep the requests at their ranks
+    /// (they are at most its threshold, the figure given).
+    #[serde(default)]
+    pub percentile_at_most: bool,
+    /// `recomputed_ms` is only an upper bound: with the GC's time out, the percentile fell to the store's threshold
+    /// or below, among requests it did not keep (the threshold is the figure given).
+    #[serde(default)]
+    pub recomputed_at_most: bool,
+    /// The share (0–1) of the tail's time (its examined requests' latencies added up) spent inside GC windows. Chance
+    /// alone gives about `gc_time_share`; the verdict weighs it when GC windows are everywhere.
+    #[serde(default)]
+    pub gc_latency_share: f64,
 }
 
 /// Stops inside the run.
@@ -113,28 +146,103 @@ pub enum VerdictKind {
 }
 
 /// The JVM's stops on the run's clock: `run_start_unix_us` is the wall time of the run's start instant
-/// (`BenchResult::start_unix_us`).
-pub fn on_run_clock(stops: &[crate::jvm::stops::Stop], clock: &UptimeClock, run_start_unix_us: i64) -> Vec<Window> {
-    let _ = (stops, clock, run_start_unix_us);
-    todo!("issue 12, attribution part")
+/// (`BenchResult::start_unix_us`). Each stop's start is mapped through `clock`, its end is its start plus its
+/// duration (to the microsecond).
+pub fn on_run_clock(stops: &[Stop], clock: &UptimeClock, run_start_unix_us: i64) -> Vec<Window> {
+    stops
+        .iter()
+        .map(|stop| {
+            let start_us = clock.unix_us_at(stop.start_s) - run_start_unix_us;
+            Window { start_us, end_us: start_us + (stop.duration_ms * 1000.0).round() as i64, kind: stop.kind }
+        })
+        .collect()
 }
 
 /// The attribution of a run's tail: `slow` its slow requests (times on the run's clock), `request_names` the names
 /// of its requests (index = `SlowRequest::request`), `windows` the stops on the run's clock, `run_span_us` the run's
 /// length, `clock` how the windows got there.
 pub fn attribute(
-    slow: &crate::load::slow::SlowRequests,
+    slow: &SlowRequests,
     request_names: &[String],
     windows: &[Window],
     run_span_us: u64,
     clock: UptimeClock,
 ) -> GcAttribution {
-    let _ = (slow, request_names, windows, run_span_us, clock);
-    todo!("issue 12, attribution part")
+    let stops = RunStops::new(windows, run_span_us, (clock.error_ms * 1000.0).ceil() as i64);
+    let slowest_first = slow.slowest_first();
+    let without_gc = tails::without(&slowest_first, |request| stops.in_gc_us(request));
+    let share = |which: Which| {
+        let tail = tails::tail(which, &slowest_first, slow.offered, slow.threshold_us);
+        let recomputed = tails::recomputed(&without_gc, tail.position, slow.offered, slow.threshold_us);
+        tail_share(&tail, recomputed, &stops)
+    };
+    let (p99, p999, slowest) = (share(Which::Above(0.99)), share(Which::Above(0.999)), share(Which::Slowest(SLOWEST)));
+    let counts = stops.counts();
+    let verdict = verdict::verdict(&p99, &p999, &counts);
+    GcAttribution {
+        p99,
+        p999,
+        slowest,
+        gc_time_share: stops.gc_time_share(),
+        safepoint_time_share: stops.safepoint_time_share(),
+        stops: counts,
+        clock,
+        clock_error_ms: clock.error_ms,
+        unexplained: unexplained(&slowest_first, request_names, &stops),
+        verdict,
+    }
 }
 
-/// The attribution as `jload bench --jvm` prints it: the verdict, then one line per tail.
-pub fn render(attribution: &GcAttribution) -> String {
-    let _ = attribution;
-    todo!("issue 12, attribution part")
+/// One tail's figures: what its kept requests met, what chance gives for their lengths, its percentiles.
+fn tail_share(tail: &Tail, recomputed: tails::Latency, stops: &RunStops) -> TailShare {
+    let met: Vec<Met> = tail.kept.iter().map(|request| stops.met(request)).collect();
+    let count = |kind: Met| met.iter().filter(|&&met| met == kind).count() as u64;
+    let mean = |chance: &dyn Fn(&SlowRequest) -> f64| {
+        if tail.kept.is_empty() {
+            return 0.0;
+        }
+        tail.kept.iter().map(chance).sum::<f64>() / tail.kept.len() as f64
+    };
+    TailShare {
+        requests: tail.requests,
+        examined: tail.kept.len() as u64,
+        above_ms: tail.above.ms(),
+        gc_overlap: count(Met::Gc),
+        safepoint_overlap: count(Met::SafepointOnly),
+        gc_time_share: stops.gc_time_share(),
+        gc_chance: mean(&|request| stops.gc_chance(request)),
+        safepoint_chance: mean(&|request| stops.safepoint_only_chance(request)),
+        percentile_ms: tail.percentile.ms(),
+        recomputed_ms: recomputed.ms(),
+        percentile_at_most: tail.percentile.at_most || tail.above.at_most,
+        recomputed_at_most: recomputed.at_most,
+        gc_latency_share: latency_share(tail.kept, stops),
+    }
+}
+
+/// The share of `requests`' latencies, added up, spent inside the GC windows as mapped.
+fn latency_share(requests: &[SlowRequest], stops: &RunStops) -> f64 {
+    let latency: u64 = requests.iter().map(|request| u64::from(request.latency_us)).sum();
+    if latency == 0 {
+        return 0.0;
+    }
+    let in_gc: u64 = requests.iter().map(|request| stops.in_gc_us(request)).sum();
+    in_gc as f64 / latency as f64
+}
+
+/// The slowest kept requests that met no stop at all (at most [`UNEXPLAINED`]), slowest first.
+fn unexplained(slowest_first: &[SlowRequest], request_names: &[String], stops: &RunStops) -> Vec<TailRequest> {
+    slowest_first
+        .iter()
+        .filter(|request| stops.met(request) == Met::Nothing)
+        .take(UNEXPLAINED)
+        .map(|request| TailRequest {
+            at_s: request.began_us() as f64 / 1e6,
+            latency_ms: f64::from(request.latency_us) / 1000.0,
+            request: request_names
+                .get(usize::from(request.request))
+                .cloned()
+                .unwrap_or_else(|| format!("#{}", request.request)),
+        })
+        .collect()
 }

@@ -14,5 +14,7 @@ pub mod procfs;
 pub mod sampler;
 pub mod stops;
 pub mod target;
+#[cfg(test)]
+pub mod test_jvm;
 pub mod watch;
 pub mod window;

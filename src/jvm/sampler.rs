@@ -283,23 +283,11 @@ fn space_sample(gc: &GcCounters, space: Space) -> SpaceSample {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jvm::gcstat_csv;
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
+    use crate::jvm::{gcstat_csv, test_jvm};
 
     /// Starts tests/java/Alloc.java on JDK 17 (exiting by itself after `lifetime_ms` once idle) and waits for idle.
     fn start_alloc(lifetime_ms: u64) -> std::process::Child {
-        let java = std::env::var("JLOAD_TEST_JDK17").unwrap_or_else(|_| "/usr/lib/jvm/java-17-openjdk-amd64".into());
-        let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/java/Alloc.java");
-        let mut child = Command::new(format!("{java}/bin/java"))
-            .args(["-Xmx64m", "-XX:+UseParallelGC", source, "--exit-after-ms", &lifetime_ms.to_string()])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start java");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert!(line.starts_with("idle"), "{line}");
-        child
+        test_jvm::start_alloc(&test_jvm::jdk17(), &["-Xmx64m", "-XX:+UseParallelGC"], lifetime_ms)
     }
 
     #[test]

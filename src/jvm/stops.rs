@@ -3,8 +3,20 @@
 //! the pause lines), GC stalls (a thread waiting for the collector outside a pause: ZGC allocation stalls, Shenandoah
 //! allocation failures) and safepoints that are no GC (deoptimization, biased-lock revocation, thread dumps, …).
 //! What they mean for requests is `crate::attribution`'s job.
+//!
+//! The one rule: a safepoint whose VM operation is the collector's ([`is_gc_operation`]) is a GC pause, and the
+//! pause lines it contains are paired with it (the stop runs from the earlier start to the later end of both, which
+//! is the safepoint's but for the logs' rounding); a pause line that no GC safepoint contains (a log without
+//! `-Xlog:safepoint`) is a stop of its own; every other safepoint is a [`StopKind::Safepoint`]. Pauses logged inside
+//! another pause (`Pause::within_gc_id`) and events without a time are left out.
 
 use serde::{Deserialize, Serialize};
+
+use crate::jvm::gclog::{GcLog, Pause, PauseKind, Safepoint, Stall, StallKind};
+
+/// Uptime decorations are printed to the millisecond: a pause is inside a safepoint when it is as far as this
+/// allows.
+const TIME_RESOLUTION_S: f64 = 0.001;
 
 /// What held the application up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,13 +44,141 @@ pub struct Stop {
     pub start_s: f64,
     pub duration_ms: f64,
     pub kind: StopKind,
-    /// What it was: the pause's name (`Pause Young (Normal) (G1 Evacuation Pause)`), `Allocation Stall (thread)`,
+    /// What it was: the pause's name (`Pause Young (G1 Evacuation Pause)`), `Allocation Stall (thread)`,
     /// the safepoint's VM operation (`ICBufferFull`).
     pub what: String,
 }
 
 /// Every stop in the log, in order of start (see the module doc for which lines give which).
-pub fn stops(log: &crate::jvm::gclog::GcLog) -> Vec<Stop> {
-    let _ = log;
-    todo!("issue 12, clock part")
+pub fn stops(log: &GcLog) -> Vec<Stop> {
+    let mut gc_safepoints: Vec<PairedSafepoint> = Vec::new();
+    let mut stops: Vec<Stop> = Vec::new();
+    for safepoint in &log.safepoints {
+        let Some(start_s) = safepoint.start_s else { continue };
+        if is_gc_operation(&safepoint.operation) {
+            gc_safepoints.push(PairedSafepoint { safepoint, start_s, pauses: Vec::new() });
+        } else {
+            stops.push(Stop {
+                start_s,
+                duration_ms: safepoint.total_ms,
+                kind: StopKind::Safepoint,
+                what: safepoint.operation.clone(),
+            });
+        }
+    }
+    gc_safepoints.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    for pause in log.pauses.iter().filter(|pause| pause.within_gc_id.is_none()) {
+        let Some(start_s) = pause.start_s else { continue };
+        match containing(&mut gc_safepoints, start_s, pause.duration_ms) {
+            Some(paired) => paired.pauses.push((start_s, pause)),
+            None => stops.push(Stop {
+                start_s,
+                duration_ms: pause.duration_ms,
+                kind: StopKind::GcPause,
+                what: pause_name(pause),
+            }),
+        }
+    }
+    stops.extend(gc_safepoints.iter().map(PairedSafepoint::stop));
+    stops.extend(log.stalls.iter().filter_map(stall_stop));
+    stops.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    stops
 }
+
+/// Whether a safepoint's VM operation is a collection (HotSpot's `VM_OPS_DO` list, JDK 9 to 25): the collectors' own
+/// operations, and the `VM_GC_Operation`s that collect for something else (metadata, code cache, heap inspection,
+/// heap dump). `ZombieAll`, `Cleanup`, `ICBufferFull`, `ThreadDump`, … are not.
+pub fn is_gc_operation(operation: &str) -> bool {
+    const PREFIXES: [&str; 14] = [
+        "G1",
+        "Shenandoah",
+        "ParallelGC",
+        "ParallelCollect",
+        "SerialCollect",
+        "SerialGC",
+        "GenCollect",
+        "CMS_",
+        "ZMark",
+        "ZRelocate",
+        "ZVerify",
+        "ZRendezvousGCThreads",
+        "XMark",
+        "XRelocate",
+    ];
+    const OTHERS: [&str; 5] =
+        ["CollectForMetadataAllocation", "CollectForCodeCacheAllocation", "GC_HeapInspection", "HeapDumper", "XVerify"];
+    PREFIXES.iter().any(|prefix| operation.starts_with(prefix)) || OTHERS.contains(&operation)
+}
+
+/// A GC safepoint and the pause lines inside it.
+struct PairedSafepoint<'a> {
+    safepoint: &'a Safepoint,
+    start_s: f64,
+    pauses: Vec<(f64, &'a Pause)>,
+}
+
+impl PairedSafepoint<'_> {
+    fn end_s(&self) -> f64 {
+        self.start_s + self.safepoint.total_ms / 1e3
+    }
+
+    /// The union of the safepoint and its pauses, named after its first pause (else its operation).
+    fn stop(&self) -> Stop {
+        let start_s = (self.pauses.iter().map(|(start, _)| *start)).fold(self.start_s, f64::min);
+        let ends = self.pauses.iter().map(|(start, pause)| start + pause.duration_ms / 1e3);
+        let end_s = ends.fold(self.end_s(), f64::max);
+        let what = self.pauses.first().map_or_else(|| self.safepoint.operation.clone(), |(_, pause)| pause_name(pause));
+        Stop { start_s, duration_ms: (end_s - start_s) * 1e3, kind: StopKind::GcPause, what }
+    }
+}
+
+/// The GC safepoint (sorted by start) that holds a pause from `start_s` lasting `duration_ms`, as far as the
+/// log's time resolution tells. Safepoints never overlap, so only the last two starting before it can.
+fn containing<'s, 'a>(
+    safepoints: &'s mut [PairedSafepoint<'a>],
+    start_s: f64,
+    duration_ms: f64,
+) -> Option<&'s mut PairedSafepoint<'a>> {
+    let end_s = start_s + duration_ms / 1e3;
+    let after = safepoints.partition_point(|paired| paired.start_s <= start_s + TIME_RESOLUTION_S);
+    let holds = |paired: &PairedSafepoint| {
+        paired.start_s - TIME_RESOLUTION_S <= start_s && end_s <= paired.end_s() + TIME_RESOLUTION_S
+    };
+    let index = (after.saturating_sub(2)..after).rev().find(|&index| holds(&safepoints[index]))?;
+    safepoints.get_mut(index)
+}
+
+fn stall_stop(stall: &Stall) -> Option<Stop> {
+    let what = match (stall.kind, &stall.thread) {
+        (StallKind::AllocationStall, Some(thread)) => format!("Allocation Stall ({thread})"),
+        (StallKind::AllocationStall, None) => "Allocation Stall".to_string(),
+        (StallKind::AllocationFailure, _) => "Allocation Failure".to_string(),
+    };
+    Some(Stop { start_s: stall.start_s?, duration_ms: stall.duration_ms, kind: StopKind::GcStall, what })
+}
+
+/// `Pause Young (Concurrent Start) (G1 Humongous Allocation)`: the pause's kind, its remarks and its cause, as the log
+/// names them.
+fn pause_name(pause: &Pause) -> String {
+    let mut name = match (pause.kind, &pause.detail) {
+        (PauseKind::Other, Some(own_name)) => format!("Pause {own_name}"),
+        (kind, detail) => {
+            let words: Vec<String> = kind.as_str().split('_').map(capitalised).collect();
+            let detail = detail.as_ref().map(|detail| format!(" ({detail})")).unwrap_or_default();
+            format!("Pause {}{detail}", words.join(" "))
+        }
+    };
+    if let Some(cause) = &pause.cause {
+        name.push_str(&format!(" ({cause})"));
+    }
+    name
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+#[path = "stops_tests.rs"]
+mod tests;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ladder::{Capacity, Limit, Step};
 use super::recorder::{ErrorCounts, Recorder, Tally};
-use super::slow::SlowRequests;
+use super::slow::{SlowRequests, SlowTailInfo};
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
 pub const RESULT_VERSION: u32 = 1;
@@ -185,9 +185,11 @@ pub struct BenchResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_unix_us: Option<i64>,
     /// The slow requests one by one (see [`super::slow`]); not in the JSON (a plan phase writes them to their own
-    /// file).
+    /// file), which says how many were kept above which threshold in `slow_requests`.
     #[serde(skip)]
     pub slow: SlowRequests,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_requests: Option<SlowTailInfo>,
 }
 
 /// How well the generator kept its own schedule in the open model: its own part of each send's delay (the slip, which
@@ -267,6 +269,7 @@ fn request_result(name: &str, tally: &Tally, duration_s: f64) -> RequestResult {
 
 impl BenchResult {
     pub fn build(merged: &Recorder, facts: RunFacts) -> BenchResult {
+        let slow = slow_tail(&merged.slow);
         let total = &merged.total;
         let per_request = facts
             .request_names
@@ -308,7 +311,8 @@ impl BenchResult {
             steps: Vec::new(),
             capacity: None,
             start_unix_us: facts.start_unix_us,
-            slow: slow_tail(&merged.slow),
+            slow_requests: Some(slow.info()),
+            slow,
         }
     }
 

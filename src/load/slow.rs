@@ -42,6 +42,15 @@ impl SlowRequest {
     }
 }
 
+/// What a result's JSON says of its slow requests (the requests themselves go to their own file): every request above
+/// `threshold_us` was kept, `kept` of them, out of `offered`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlowTailInfo {
+    pub threshold_us: u64,
+    pub kept: u64,
+    pub offered: u64,
+}
+
 /// The exact tail of a run's latencies: every request slower than `threshold_us`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SlowRequests {
@@ -84,6 +93,16 @@ impl SlowRequests {
         self.threshold_us = u64::from(median.latency_us);
         let threshold = self.threshold_us;
         self.kept.retain(|r| u64::from(r.latency_us) > threshold);
+    }
+
+    pub fn info(&self) -> SlowTailInfo {
+        SlowTailInfo { threshold_us: self.threshold_us, kept: self.kept.len() as u64, offered: self.offered }
+    }
+
+    /// The store a result's JSON describes, with its requests read back from their file.
+    pub fn from_parts(info: SlowTailInfo, kept: Vec<SlowRequest>) -> SlowRequests {
+        let capacity = kept.len().max(2);
+        SlowRequests { threshold_us: info.threshold_us, kept, offered: info.offered, capacity }
     }
 
     /// Keep at most `count` requests, the slowest: the threshold rises to the latency of the fastest one dropped (ties

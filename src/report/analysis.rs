@@ -286,7 +286,8 @@ fn gc_attribution(
                 attribution: attribution.clone(),
             }),
             None => {
-                let has_slow_requests = slow_requests(rep).is_some_and(|path| path.is_file());
+                let has_slow_requests =
+                    record.bench.slow_requests.is_some() && slow_requests(rep).is_some_and(|path| path.is_file());
                 let has_gc_log = logs.contains_key(&(cell.to_string(), rep));
                 missing.push(MissingRep { rep, why: why_missing(has_slow_requests, has_gc_log).to_string() });
             }
@@ -297,7 +298,9 @@ fn gc_attribution(
         let slow = slow_csv::read(&slow_requests(shown.rep)?)?;
         let log = logs.get(&(cell.to_string(), shown.rep))?;
         let span_ms = record.bench.duration_s * 1000.0;
-        Some(tail_chart(shown.rep, &shown.attribution, &slow, log, record.bench.start_unix_us?, span_ms))
+        let kept = record.bench.slow_requests.map_or(slow.len() as u64, |info| info.kept);
+        let run_start_unix_us = record.bench.start_unix_us?;
+        Some(tail_chart(shown.rep, &shown.attribution, (&slow, kept), log, run_start_unix_us, span_ms))
     });
     (cell_attribution(found, missing), chart)
 }

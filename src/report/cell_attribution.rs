@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::attribution::{GcAttribution, StopCounts, TailRequest, TailShare, Verdict, VerdictKind};
 
 use super::stats::median;
+use crate::load::printout::format_ms;
 
 /// How many of the slowest requests that overlapped nothing a cell lists, over all its repeats.
 pub const UNEXPLAINED: usize = 10;
@@ -141,6 +142,10 @@ fn combine_tails(tails: &[(&TailShare, f64)]) -> TailShare {
         safepoint_chance: by_requests(|tail| tail.safepoint_chance),
         percentile_ms: middle(|tail| tail.percentile_ms),
         recomputed_ms: middle(|tail| tail.recomputed_ms),
+        // A median that may be of upper bounds is one itself.
+        percentile_at_most: tails.iter().any(|(tail, _)| tail.percentile_at_most),
+        recomputed_at_most: tails.iter().any(|(tail, _)| tail.recomputed_at_most),
+        gc_latency_share: by_requests(|tail| tail.gc_latency_share),
     }
 }
 
@@ -246,6 +251,12 @@ pub fn kind_words(kind: VerdictKind) -> &'static str {
     }
 }
 
+/// A tail's latency (ms), `≤ ` before it when it is only an upper bound (the slow-request store did not keep the
+/// request at that rank), as `jload bench --jvm` prints it.
+pub fn bound_ms(at_most: bool, ms: f64) -> String {
+    format!("{}{}", if at_most { "≤ " } else { "" }, format_ms(ms))
+}
+
 /// A share (0–1) as a percentage for tables: whole numbers from 10 %, one decimal below (`94`, `3.2`, `0.4`).
 pub fn percent(share: f64) -> String {
     let pct = share * 100.0;
@@ -269,6 +280,9 @@ mod tests {
             safepoint_chance: 0.01,
             percentile_ms,
             recomputed_ms,
+            percentile_at_most: false,
+            recomputed_at_most: false,
+            gc_latency_share: 0.0,
         }
     }
 

@@ -3,7 +3,9 @@
 //! capacities), latency against throughput per requested rate for ladders and searches, one for the phases that are
 //! not measured, and per measured phase "is it the GC?" (a row per cell).
 
-use super::cell_attribution::{CellAttribution, Combined, kind_words, overlap_share, percent, safepoint_share};
+use super::cell_attribution::{
+    CellAttribution, Combined, bound_ms, kind_words, overlap_share, percent, safepoint_share,
+};
 use super::curves::CurvePoint;
 use super::metrics::{CAPACITY, Format, metric};
 use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
@@ -490,7 +492,13 @@ fn attribution_entries(combined: &Combined) -> Vec<Entry> {
     } else {
         p99.requests.to_string()
     };
-    let without = |tail: &TailShare| format!("{} → {}", format_ms(tail.percentile_ms), format_ms(tail.recomputed_ms));
+    let without = |tail: &TailShare| {
+        format!(
+            "{} → {}",
+            bound_ms(tail.percentile_at_most, tail.percentile_ms),
+            bound_ms(tail.recomputed_at_most, tail.recomputed_ms)
+        )
+    };
     vec![
         Entry { detail: Some(combined.verdict.text.clone()), ..Entry::plain(kind_words(combined.verdict.kind)) },
         Entry::plain(requests),

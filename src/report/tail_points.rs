@@ -46,7 +46,7 @@ pub struct TailChart {
     /// The slowest requests, slowest first.
     pub points: Vec<TailPoint>,
     /// Requests the repeat kept one by one, of which `points` are the slowest.
-    pub kept: usize,
+    pub kept: u64,
     pub windows: Vec<TailWindow>,
     /// Stops left out beyond [`MAX_WINDOWS`].
     pub windows_left_out: usize,
@@ -69,12 +69,12 @@ pub fn chart_repeat(per_repeat: &[RepAttribution]) -> Option<&RepAttribution> {
     })
 }
 
-/// The chart of one repeat: `slow` its slow requests (from `<phase>.slow.csv`, slowest first), `log` its GC log,
-/// `run_start_unix_us` the wall time of the phase's start instant, `span_ms` the phase's length.
+/// The chart of one repeat: `slow` its slow requests (from `<phase>.slow.csv`) and how many the run kept in all,
+/// `log` its GC log, `run_start_unix_us` the wall time of the phase's start instant, `span_ms` the phase's length.
 pub fn tail_chart(
     rep: u32,
     attribution: &GcAttribution,
-    slow: &[SlowRequest],
+    (slow, kept): (&[SlowRequest], u64),
     log: &GcLog,
     run_start_unix_us: i64,
     span_ms: f64,
@@ -104,7 +104,7 @@ pub fn tail_chart(
         span_ms,
         zoom_ms: zoom(points.first(), span_ms),
         points,
-        kept: slow.len(),
+        kept,
         windows,
         windows_left_out,
         p99_ms: attribution.p99.percentile_ms,

@@ -2,11 +2,10 @@
 //! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
 //! [`TERMINAL_COLUMNS`], else cells as rows; under each, "is it the GC?" in one line per cell.
 
-use super::cell_attribution::{CellAttribution, Combined, kind_words, overlap_share, percent};
+use super::cell_attribution::{CellAttribution, Combined, bound_ms, kind_words, overlap_share, percent};
 use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, CellPhase, PhaseAnalysis};
 use crate::load::ladder::Side;
-use crate::load::printout::format_ms;
 use crate::results::Status;
 use crate::text_table::{self, Column};
 
@@ -102,8 +101,8 @@ fn gc_line(combined: &Combined) -> String {
         percent(overlap_share(p99)),
         p99.requests,
         percent(p99.gc_chance),
-        format_ms(p99.percentile_ms),
-        format_ms(p99.recomputed_ms)
+        bound_ms(p99.percentile_at_most, p99.percentile_ms),
+        bound_ms(p99.recomputed_at_most, p99.recomputed_ms)
     )
 }
 

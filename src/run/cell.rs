@@ -10,6 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::crash::{Ending, Evidence};
 use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
 use crate::atomic_file::write_json;
+use crate::attribution::gather;
+use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
@@ -17,6 +19,7 @@ use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
 use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
 use crate::load::result::BenchResult;
+use crate::load::slow::SlowRequests;
 use crate::load::spec::LoadSpec;
 use crate::load::spec::fill_port;
 use crate::load::threshold::Threshold;
@@ -24,6 +27,7 @@ use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan};
+use crate::results::slow_csv;
 use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
 
 /// What one cell-repeat needs from the sweep.
@@ -48,7 +52,7 @@ pub fn unix_now() -> u64 {
 pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     let mut options = vec![
         "-XX:+UsePerfData".to_string(),
-        format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", RepFiles::of(dir).gc_log().display()),
+        format!("-Xlog:gc*,safepoint:file={}:time,uptime,uptimenanos,level,tags", RepFiles::of(dir).gc_log().display()),
         format!("-XX:ErrorFile={}", RepFiles::of(dir).error_file_pattern().display()),
     ];
     if exit_on_oom {
@@ -142,11 +146,12 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     };
     meta.pid = Some(target.lock().expect("target").pid);
     wait_until_ready(run, &target, &evidence, port, &mut meta);
+    let mut perfdata_clock = None;
     if meta.ready_s.is_some() {
-        drive_phases(run, &target, &dir, port, &mut meta)?;
+        perfdata_clock = drive_phases(run, &target, &dir, port, &mut meta)?;
     }
     stop_and_judge(run, &target, &evidence, &mut meta);
-    attach_gc_pauses(&dir, &meta)?;
+    attach_gc_log(&dir, &meta, perfdata_clock)?;
     finish(&dir, meta)
 }
 
@@ -288,14 +293,17 @@ fn last_line(path: &Path) -> Option<String> {
 }
 
 /// Run the phases in order while the target is watched; stops at Ctrl-C or when the target dies.
+/// Drive every phase; returns JVM uptime 0 on the wall clock as PerfData gave it before the first phase (see
+/// `jvm::clock::from_perfdata`), for the attribution at the end.
 fn drive_phases(
     run: &CellRun<'_>,
     target: &Arc<Mutex<RunningTarget>>,
     dir: &Path,
     port: u16,
     meta: &mut RepMeta,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<(ClockSource, ClockInterval)>> {
     let jvm_pid = target.lock().expect("target").jvm_pid();
+    let perfdata_clock = jvm_pid.and_then(clock::from_perfdata);
     let csv = Some(RepFiles::of(dir).gcstat());
     let watch = jvm_pid.and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), csv, Duration::from_secs(5)).ok());
     if watch.is_none() {
@@ -322,6 +330,7 @@ fn drive_phases(
             Err(err) => return Err(err),
         };
         let interrupted = record.bench.interrupted;
+        slow_csv::write(&RepFiles::of(dir).phase_slow_requests(&phase.name), &record.bench.slow)?;
         write_json(&RepFiles::of(dir).phase_record(&phase.name), &record)?;
         if interrupted {
             break; // Ctrl-C or the target died: this phase is not complete
@@ -329,7 +338,7 @@ fn drive_phases(
         meta.phases.push(phase.name.clone());
         write_json(&RepFiles::of(dir).meta(), meta)?;
     }
-    Ok(())
+    Ok(perfdata_clock)
 }
 
 /// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder
@@ -478,15 +487,27 @@ fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_
     }
 }
 
-/// Read the cell's GC log and add the pauses inside each phase's window (and each ladder step's) to its stored record.
-fn attach_gc_pauses(dir: &Path, meta: &RepMeta) -> anyhow::Result<()> {
+/// Read the cell's GC log and add to each phase's stored record the pauses inside its window (and each ladder
+/// step's), and the attribution of its tail to the JVM's stops (its slow requests read back from their file).
+fn attach_gc_log(
+    dir: &Path,
+    meta: &RepMeta,
+    perfdata_clock: Option<(ClockSource, ClockInterval)>,
+) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
     for phase in &meta.phases {
-        let path = RepFiles::of(dir).phase_record(phase);
+        let files = RepFiles::of(dir);
+        let path = files.phase_record(phase);
         let Some(mut record) = read_json::<PhaseRecord>(&path) else { continue };
         let windows = record.jvm.iter_mut().chain(record.step_jvm.iter_mut().flatten());
         for jvm in windows {
             jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));
+        }
+        if let (Some(info), Some(kept)) =
+            (record.bench.slow_requests, slow_csv::read(&files.phase_slow_requests(phase)))
+        {
+            record.bench.slow = SlowRequests::from_parts(info, kept);
+            record.gc_attribution = gather::of_run(&record.bench, Some(&log), perfdata_clock).ok();
         }
         write_json(&path, &record)?;
     }

@@ -36,7 +36,8 @@ fn options_are_plan_then_axis_then_telemetry_with_placeholders_filled() {
             "-Ddata=/r/cells/gc=-XX_+UseSerialGC/rep-1/data".to_string(),
             "-XX:+UseSerialGC".to_string(),
             "-XX:+UsePerfData".to_string(),
-            "-Xlog:gc*,safepoint:file=/r/cells/gc=-XX_+UseSerialGC/rep-1/gc.log:time,uptime,level,tags".to_string(),
+            "-Xlog:gc*,safepoint:file=/r/cells/gc=-XX_+UseSerialGC/rep-1/gc.log:time,uptime,uptimenanos,level,tags"
+                .to_string(),
             "-XX:ErrorFile=/r/cells/gc=-XX_+UseSerialGC/rep-1/hs_err_pid%p.log".to_string(),
             "-XX:+ExitOnOutOfMemoryError".to_string(),
         ]

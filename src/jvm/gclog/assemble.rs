@@ -16,6 +16,7 @@ use super::model::{
 };
 use super::numbers::HeapChange;
 use crate::error::bad_input;
+use crate::jvm::clock::DecoratedLines;
 
 /// How many unparsed lines are kept as examples.
 const UNPARSED_SAMPLES: usize = 5;
@@ -63,6 +64,8 @@ pub struct Assembler {
     /// Lines with unified-logging decorations or a recognised GC message, and lines in JDK 8's format.
     unified_lines: u64,
     jdk8_lines: u64,
+    /// The kept run's lines with both a wall clock and an uptime, for the wall time of uptime 0.
+    decorated_lines: DecoratedLines,
 }
 
 impl Assembler {
@@ -110,6 +113,9 @@ impl Assembler {
         if self.wanted_run.is_some_and(|wanted| wanted != self.current_run()) {
             self.unified_lines += u64::from(decorated);
             return;
+        }
+        if let (Some(wall), Some(uptime_ns)) = (line.wall, line.uptime_bounds_ns()) {
+            self.decorated_lines.add(wall.timestamp_millis(), uptime_ns);
         }
         let time = self.line_time(line.uptime_s, line.wall);
         let event = recognise(line.message);
@@ -382,6 +388,7 @@ impl Assembler {
         }
         self.log.concurrent.sort_by(|a, b| a.start_s.unwrap_or(f64::MAX).total_cmp(&b.start_s.unwrap_or(f64::MAX)));
         self.log.run = self.wanted_run.unwrap_or(self.log.runs.len()).max(1);
+        self.log.clock = self.decorated_lines.finish();
         self.cover_event_starts();
         self.log
     }

@@ -377,15 +377,16 @@ fn undecorated_log() {
     assert_eq!(log.summary(Some((0.0, 1e9))).pauses.count, 0);
 }
 
-/// Every decorator the JVM has: the uptime and the wall clock are both found, and give the JVM's start.
+/// Every decorator the JVM has: the uptime and the wall clock are both found, and give the JVM's start; of the
+/// uptimes, the finest (uptimenanos) is the one used.
 #[test]
 fn all_decorators() {
     let log = fixture("parallel-jdk17-all-decorators.log");
-    // First line: [2026-11-22T02:04:12.130+0000]…[0.004s]… Using Parallel
-    assert_eq!(log.jvm_start.unwrap().to_rfc3339(), "2026-11-22T02:04:12.126+00:00");
-    assert_eq!(log.first_uptime_s, Some(0.004));
-    // [0.060s] GC(0) Pause Young (Allocation Failure) 15M->0M(61M) 1.275ms
-    assert_close(log.pauses[0].start_s.unwrap(), 0.060 - 0.001275, "first pause");
+    // First line: [2026-11-22T02:04:12.130+0000]…[0.004s]…[3978591ns]… Using Parallel
+    assert_eq!(log.jvm_start.unwrap().to_rfc3339(), "2026-11-22T02:04:12.126021+00:00");
+    assert_eq!(log.first_uptime_s, Some(0.003978591));
+    // [0.060s]…[60128218ns] GC(0) Pause Young (Allocation Failure) 15M->0M(61M) 1.275ms
+    assert_close(log.pauses[0].start_s.unwrap(), 0.060128218 - 0.001275, "first pause");
 }
 
 #[test]

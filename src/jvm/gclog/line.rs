@@ -18,14 +18,40 @@ const EPOCH_MILLIS_THRESHOLD: u64 = 100_000_000_000;
 pub struct LogLine<'a> {
     /// Wall clock of the line: `time`, `utctime` or `timemillis`.
     pub wall: Option<DateTime<FixedOffset>>,
-    /// Seconds since the JVM started: `uptime`, `uptimemillis` or `uptimenanos`.
+    /// Seconds since the JVM started: `uptimenanos`, else `uptime`, else `uptimemillis` (the finest there is).
     pub uptime_s: Option<f64>,
+    /// How that uptime was printed, which says how far the true uptime can lie from it.
+    pub uptime_print: Option<UptimePrint>,
     /// `info`, `debug`, … when the level decorator is on.
     pub level: Option<&'a str>,
     /// The tag set without padding, e.g. `gc,start`, when the tags decorator is on.
     pub tags: Option<&'a str>,
     /// The text after the decorations.
     pub message: &'a str,
+}
+
+/// How HotSpot prints an uptime decoration (JDK 17+ `LogDecorations`: one `os::elapsedTime()` read, in seconds, as
+/// a double, per line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UptimePrint {
+    /// `uptime`: `%.3fs`, rounded to the nearest millisecond.
+    RoundedMillis,
+    /// `uptimemillis`: the seconds times 1000, truncated.
+    TruncatedMillis,
+    /// `uptimenanos`: the seconds times 10⁹, truncated.
+    TruncatedNanos,
+}
+
+impl LogLine<'_> {
+    /// The range `[low, high]` in nanoseconds the true uptime of the line lies in, given how it was printed.
+    pub fn uptime_bounds_ns(&self) -> Option<(i64, i64)> {
+        let nanos = (self.uptime_s? * 1e9).round() as i64;
+        Some(match self.uptime_print? {
+            UptimePrint::RoundedMillis => (nanos - 500_000, nanos + 500_000),
+            UptimePrint::TruncatedMillis => (nanos, nanos + 1_000_000),
+            UptimePrint::TruncatedNanos => (nanos, nanos + 1),
+        })
+    }
 }
 
 /// The line starts with `[` but its brackets are not decorations the JVM writes.
@@ -92,7 +118,8 @@ fn classify(text: &str) -> Option<Decoration<'_>> {
 
 /// Turns the recognised brackets into a line. Where one shape fits two decorators, their fixed order decides:
 /// of two `…ms` brackets the first is timemillis, of two `…ns` brackets the second is uptimenanos; a lone `…ms` is
-/// a wall clock only when it is that large, a lone `…ns` is taken as uptimenanos. The last word is the tag set
+/// a wall clock only when it is that large, a lone `…ns` is taken as uptimenanos. Of several uptimes the finest is
+/// kept (nanoseconds, then `uptime`'s rounded milliseconds, then truncated ones). The last word is the tag set
 /// when it is the last bracket (earlier words are host names).
 fn resolve<'a>(decorations: &[Decoration<'a>], message: &'a str) -> LogLine<'a> {
     let mut wall = None;
@@ -117,13 +144,24 @@ fn resolve<'a>(decorations: &[Decoration<'a>], message: &'a str) -> LogLine<'a> 
         [] => (None, None),
     };
     let wall = wall.or_else(|| wall_millis.and_then(epoch_millis_to_time));
-    let uptime_s =
-        uptime_seconds.or(uptime_millis.map(|ms| ms as f64 / 1e3)).or(nanos.last().map(|ns| *ns as f64 / 1e9));
+    let uptimes = [
+        (nanos.last().map(|ns| *ns as f64 / 1e9), UptimePrint::TruncatedNanos),
+        (uptime_seconds, UptimePrint::RoundedMillis),
+        (uptime_millis.map(|ms| ms as f64 / 1e3), UptimePrint::TruncatedMillis),
+    ];
+    let finest = uptimes.into_iter().find_map(|(value, print)| Some((value?, print)));
     let tags = match decorations.last() {
         Some(Decoration::Word(tags)) => Some(*tags),
         _ => None,
     };
-    LogLine { wall, uptime_s, level, tags, message }
+    LogLine {
+        wall,
+        uptime_s: finest.map(|(value, _)| value),
+        uptime_print: finest.map(|(_, print)| print),
+        level,
+        tags,
+        message,
+    }
 }
 
 fn epoch_millis_to_time(millis: u64) -> Option<DateTime<FixedOffset>> {
@@ -155,7 +193,8 @@ mod tests {
             "[2026-11-22T01:58:39.010+0000][2026-11-22T01:58:39.010+0000][0.006s][1795312719010ms][6ms][314622592286ns][6436379ns][vm][6528][6531][info][gc] Using G1",
         )
         .unwrap();
-        assert_eq!(line.uptime_s, Some(0.006));
+        assert_eq!(line.uptime_s, Some(0.006436379), "the finest uptime: uptimenanos");
+        assert_eq!(line.uptime_bounds_ns(), Some((6_436_379, 6_436_380)));
         assert_eq!(line.wall.unwrap().timestamp_millis(), 1_795_312_719_010);
         assert_eq!(line.tags, Some("gc"));
         assert_eq!(line.message, "Using G1");
@@ -164,7 +203,12 @@ mod tests {
     #[test]
     fn uptime_from_milliseconds_or_nanoseconds_alone() {
         assert_eq!(split_line("[1234ms][info] Using G1").unwrap().uptime_s, Some(1.234));
+        assert_eq!(
+            split_line("[1234ms][info] Using G1").unwrap().uptime_bounds_ns(),
+            Some((1_234_000_000, 1_235_000_000))
+        );
         assert_eq!(split_line("[6436379ns] Using G1").unwrap().uptime_s, Some(0.006436379));
+        assert_eq!(split_line("[0.889s] Using G1").unwrap().uptime_bounds_ns(), Some((888_500_000, 889_500_000)));
         let wall_only = split_line("[1795312719010ms] Using G1").unwrap();
         assert_eq!(wall_only.uptime_s, None);
         assert_eq!(wall_only.wall.unwrap().timestamp_millis(), 1_795_312_719_010);

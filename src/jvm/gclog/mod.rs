@@ -39,7 +39,7 @@ use crate::error::bad_input;
 
 // The API other modules use (bench --jvm, run, report).
 pub use args::log_file_from_args;
-pub use model::{GcLog, Pause, Stall, TimeBase};
+pub use model::{GcLog, Pause, PauseKind, Safepoint, Stall, StallKind, TimeBase};
 pub use statistics::{DurationStats, GcLogSummary, in_window};
 
 /// Parses GC-log text (one file's content), for the tests. Never fails: what cannot be read is counted in

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use chrono::{DateTime, FixedOffset};
 use serde::{Serialize, Serializer};
 
+use crate::jvm::clock::LogClock;
+
 /// Everything read from one GC log (or one JVM run's rotated set of files).
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct GcLog {
@@ -18,6 +20,10 @@ pub struct GcLog {
     pub jvm_start: Option<DateTime<FixedOffset>>,
     /// What `start_s` counts from.
     pub time_base: TimeBase,
+    /// The wall-clock time of uptime 0 that the lines decorated with both wall clock and uptime allow (see
+    /// `crate::jvm::clock`), from the lines of the JVM run kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<LogClock>,
     /// Uptime of the first and last line with a time, in seconds: the stretch of time the log covers.
     pub first_uptime_s: Option<f64>,
     pub last_uptime_s: Option<f64>,

@@ -1,0 +1,64 @@
+//! Gathers what the attribution of one run needs — its slow requests and wall-clock start, the JVM's GC log and the
+//! PerfData clock measured while it ran — and says in words what is missing when it cannot be made. `jload bench
+//! --jvm` and the runner both come through here.
+
+use crate::jvm::clock::{self, ClockInterval, ClockSource};
+use crate::jvm::gclog::GcLog;
+use crate::jvm::stops;
+use crate::load::result::BenchResult;
+
+use super::{GcAttribution, attribute, on_run_clock};
+
+/// Why a run has no attribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// The target's command line names no GC log, or it could not be read.
+    NoGcLog,
+    /// Neither PerfData nor the GC log's decorations put JVM uptime on the wall clock.
+    NoClock,
+    /// The run recorded no start time or no requests (results of an older jload, or nothing answered).
+    NoRequests,
+}
+
+impl Missing {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Missing::NoGcLog => {
+                "no GC log: start the JVM with -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags to see which \
+                 requests GC pauses hit"
+            }
+            Missing::NoClock => {
+                "JVM uptime could not be put on the wall clock: the JVM has no readable PerfData and its GC log no \
+                 wall-clock decoration (add `time` to -Xlog's decorations)"
+            }
+            Missing::NoRequests => "no request was recorded one by one",
+        }
+    }
+}
+
+/// The attribution of `result`'s tail to the stops in `log`, with uptime mapped through `perfdata_clock` (measured
+/// while the JVM ran, see [`clock::from_perfdata`]) and the log's own decorations.
+pub fn of_run(
+    result: &BenchResult,
+    log: Option<&GcLog>,
+    perfdata_clock: Option<(ClockSource, ClockInterval)>,
+) -> Result<GcAttribution, Missing> {
+    let log = log.ok_or(Missing::NoGcLog)?;
+    let start_unix_us = result.start_unix_us.ok_or(Missing::NoRequests)?;
+    if result.slow.offered == 0 {
+        return Err(Missing::NoRequests);
+    }
+    let uptime_clock = clock::combine(perfdata_clock, clock::from_gc_log(log)).ok_or(Missing::NoClock)?;
+    let windows = on_run_clock(&stops::stops(log), &uptime_clock, start_unix_us);
+    let span_us = (result.duration_s * 1e6).round() as u64;
+    Ok(attribute(&result.slow, &request_names(result), &windows, span_us, uptime_clock))
+}
+
+/// The names of the run's requests by index: a mix's names, or the URL of a single request.
+fn request_names(result: &BenchResult) -> Vec<String> {
+    if result.per_request.is_empty() {
+        vec![result.url.clone()]
+    } else {
+        result.per_request.iter().map(|request| request.name.clone()).collect()
+    }
+}

@@ -1,0 +1,336 @@
+//! The attribution on synthetic runs whose answers are computed by hand: a run of 10 s with a 10 ms stop at 0.5 s
+//! into every second, 10,000 requests of which the store kept the slow ones, placed against the stops on purpose.
+
+use super::*;
+use crate::jvm::clock::ClockSource;
+
+const SECOND: i64 = 1_000_000;
+const RUN_US: u64 = 10 * SECOND as u64;
+/// Every request below the store's threshold is at most this (µs).
+const THRESHOLD_US: u64 = 1_500;
+
+fn clock(error_ms: f64) -> UptimeClock {
+    UptimeClock { zero_unix_us: 1_700_000_000_000_000, error_ms, source: ClockSource::GcLog, cross_check_ms: None }
+}
+
+/// A 10 ms stop of `kind` at 0.5 s into each of the 10 seconds.
+fn every_second(kind: StopKind, offset_us: i64) -> Vec<Window> {
+    (0..10)
+        .map(|second| {
+            let start_us = second * SECOND + SECOND / 2 + offset_us;
+            Window { start_us, end_us: start_us + 10_000, kind }
+        })
+        .collect()
+}
+
+fn request(began_us: i64, latency_us: u32) -> SlowRequest {
+    let done_us = began_us as u64 + u64::from(latency_us);
+    SlowRequest { done_us, latency_us, service_us: latency_us, request: 0, failed: false }
+}
+
+/// 12 ms requests: `meeting` of them began 2 ms before a stop at 0.5 s into a second (and end with it, plus up to
+/// 9 µs: it holds 10 ms of the stop), the others 12 ms requests at 0.2 s, far from any; 10 per second.
+fn slow_requests(meeting: usize, total: usize) -> Vec<SlowRequest> {
+    (0..total)
+        .map(|index| {
+            let (second, nth) = ((index / 10) as i64, (index % 10) as i64);
+            let at = if index < meeting { SECOND / 2 - 2_000 } else { SECOND / 5 };
+            request(second * SECOND + at + nth, 12_000)
+        })
+        .collect()
+}
+
+/// 100 quiet 3 ms requests, ten per second at 0.1 s + 3 ms × n: none meets a stop at 0.5 s.
+fn quiet_requests() -> Vec<SlowRequest> {
+    (0..100).map(|index| request((index / 10) * SECOND + SECOND / 10 + (index % 10) * 3_000, 3_000)).collect()
+}
+
+/// A run of 10,000 requests whose store kept `kept` (every one above [`THRESHOLD_US`]).
+fn run(kept: Vec<SlowRequest>) -> SlowRequests {
+    let mut slow = SlowRequests::with_capacity(kept.len().max(2));
+    slow.threshold_us = THRESHOLD_US;
+    slow.offered = 10_000;
+    slow.kept = kept;
+    slow
+}
+
+fn names() -> Vec<String> {
+    vec!["GET /kv/{key}".to_string()]
+}
+
+fn attribute_slow(meeting: usize, windows: &[Window]) -> GcAttribution {
+    let kept = [slow_requests(meeting, 100), quiet_requests()].concat();
+    attribute(&run(kept), &names(), windows, RUN_US, clock(0.0))
+}
+
+#[test]
+fn stops_are_placed_on_the_runs_clock_through_the_uptime_mapping() {
+    let clock = clock(0.2);
+    let stops = [
+        Stop { start_s: 12.5, duration_ms: 3.25, kind: StopKind::GcPause, what: "Pause Young".to_string() },
+        Stop { start_s: 9.0, duration_ms: 0.012, kind: StopKind::Safepoint, what: "ICBufferFull".to_string() },
+    ];
+    // The run started at uptime 10 s.
+    let windows = on_run_clock(&stops, &clock, clock.zero_unix_us + 10 * SECOND);
+    assert_eq!(
+        windows,
+        vec![
+            Window { start_us: 2_500_000, end_us: 2_503_250, kind: StopKind::GcPause },
+            Window { start_us: -1_000_000, end_us: -999_988, kind: StopKind::Safepoint },
+        ]
+    );
+}
+
+#[test]
+fn a_tail_inside_the_pauses_is_blamed_on_gc() {
+    let attribution = attribute_slow(100, &every_second(StopKind::GcPause, 0));
+    let p99 = &attribution.p99;
+    // 10,000 requests: 100 above p99 (rank 9,900), the 12 ms ones; p99 itself is the slowest 3 ms request.
+    assert_eq!((p99.requests, p99.examined, p99.gc_overlap, p99.safepoint_overlap), (100, 100, 100, 0));
+    assert_eq!((p99.above_ms, p99.percentile_ms), (3.0, 3.0));
+    // Chance for 12 ms: (10 × 10 ms covered + 10 × 12 ms before them) / 10 s = 2.2 %.
+    assert!((p99.gc_chance - 0.022).abs() < 1e-12, "{}", p99.gc_chance);
+    assert_eq!((attribution.gc_time_share, p99.gc_time_share), (0.01, 0.01));
+    assert_eq!(p99.gc_latency_share, 10.0 / 12.0, "10 ms of each 12 ms request inside a pause");
+    // Without the 10 ms each held, the 12 ms requests are 2 ms: p99 (position 101) is then 2 ms, exactly (above
+    // the 1.5 ms threshold); p99.9 (position 11) is a 3 ms request instead of a 12 ms one.
+    assert_eq!((p99.recomputed_ms, p99.recomputed_at_most), (2.0, false));
+    assert_eq!(
+        (attribution.p999.requests, attribution.p999.percentile_ms, attribution.p999.recomputed_ms),
+        (10, 12.0, 3.0)
+    );
+    assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
+    assert_eq!(
+        attribution.verdict.text,
+        "GC explains 100 % of requests above p99 (pauses cover 1.0 % of the time; chance alone: 2.2 %). Without GC \
+         pauses, p99 would be 2.0 ms instead of 3.0 ms, p99.9 3.0 ms instead of 12 ms"
+    );
+}
+
+#[test]
+fn the_slowest_hundred_and_the_unexplained_requests() {
+    let attribution = attribute_slow(100, &every_second(StopKind::GcPause, 0));
+    let slowest = &attribution.slowest;
+    assert_eq!((slowest.requests, slowest.examined, slowest.gc_overlap), (100, 100, 100));
+    assert_eq!((slowest.above_ms, slowest.percentile_ms, slowest.recomputed_ms), (12.0, 12.0, 3.0));
+    // The ten slowest that met nothing are 3 ms requests, the earliest first.
+    assert_eq!(attribution.unexplained.len(), 10);
+    assert_eq!(
+        attribution.unexplained[0],
+        TailRequest { at_s: 0.1, latency_ms: 3.0, request: "GET /kv/{key}".to_string() }
+    );
+    assert_eq!(attribution.unexplained[9].at_s, 0.127);
+    assert_eq!(attribution.stops, StopCounts { gc_pauses: 10, longest_gc_pause_ms: 10.0, ..StopCounts::default() });
+}
+
+#[test]
+fn a_tail_meeting_pauses_as_often_as_chance_is_not_gc() {
+    // 2 of the 100 meet a pause: 2 % against 2.2 % by chance.
+    let attribution = attribute_slow(2, &every_second(StopKind::GcPause, 0));
+    assert_eq!(attribution.p99.gc_overlap, 2);
+    assert_eq!(attribution.verdict.kind, VerdictKind::NotGc);
+    assert_eq!(
+        attribution.verdict.text,
+        "GC does not explain this tail: 2.0 % of requests above p99 overlap GC pauses, no more than what chance gives \
+         (2.2 %)"
+    );
+    assert_eq!(attribution.p99.recomputed_ms, 3.0, "the 98 untouched 12 ms requests hold p99 where it was");
+}
+
+#[test]
+fn a_third_of_the_tail_in_the_pauses_is_partly_gc() {
+    let attribution = attribute_slow(30, &every_second(StopKind::GcPause, 0));
+    assert_eq!(attribution.p99.gc_overlap, 30);
+    assert_eq!(attribution.verdict.kind, VerdictKind::PartlyGc);
+    assert_eq!(
+        attribution.verdict.text,
+        "GC explains part of this tail: 30 % of requests above p99 overlap GC pauses, against 2.2 % by chance \
+         (pauses cover 1.0 % of the time)"
+    );
+}
+
+#[test]
+fn a_tail_inside_other_safepoints_is_blamed_on_them() {
+    // Safepoints where the slow requests are, GC pauses 100 ms later, away from them.
+    let windows = [every_second(StopKind::Safepoint, 0), every_second(StopKind::GcPause, 100_000)].concat();
+    let attribution = attribute_slow(100, &windows);
+    let p99 = &attribution.p99;
+    assert_eq!((p99.gc_overlap, p99.safepoint_overlap), (0, 100));
+    assert!((p99.safepoint_chance - 0.022).abs() < 1e-12, "{}", p99.safepoint_chance);
+    assert_eq!(p99.recomputed_ms, p99.percentile_ms, "only GC time is taken out");
+    assert_eq!(attribution.safepoint_time_share, 0.01);
+    assert_eq!(attribution.verdict.kind, VerdictKind::Safepoint);
+    assert_eq!(
+        attribution.verdict.text,
+        "Safepoints that are not GC explain 100 % of requests above p99 (chance alone: 2.2 %; the longest 10 ms)"
+    );
+    assert!(attribution.unexplained.iter().all(|request| request.latency_ms == 3.0));
+}
+
+#[test]
+fn stalls_explain_a_tail_as_pauses_do() {
+    let attribution = attribute_slow(100, &every_second(StopKind::GcStall, 0));
+    assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
+    assert!(attribution.verdict.text.starts_with("GC explains 100 % of requests above p99 (stalls cover 1.0 %"));
+}
+
+#[test]
+fn a_run_without_gc_stops_is_not_gc() {
+    let attribution = attribute_slow(100, &[]);
+    assert_eq!((attribution.p99.gc_overlap, attribution.p99.gc_chance), (0, 0.0));
+    assert_eq!(attribution.verdict.kind, VerdictKind::NotGc);
+    assert_eq!(attribution.verdict.text, "GC does not explain this tail: no GC pause or stall during the run");
+    assert_eq!(attribution.unexplained.len(), 10);
+    assert_eq!(attribution.unexplained[0].latency_ms, 12.0);
+}
+
+#[test]
+fn too_few_requests_above_p99_cannot_tell() {
+    // 1,000 requests: 10 above p99.
+    let mut slow = run(slow_requests(10, 10));
+    slow.offered = 1_000;
+    let attribution = attribute(&slow, &names(), &every_second(StopKind::GcPause, 0), RUN_US, clock(0.0));
+    assert_eq!((attribution.p99.requests, attribution.p99.gc_overlap), (10, 10));
+    assert_eq!(attribution.verdict.kind, VerdictKind::CannotTell);
+    assert_eq!(
+        attribution.verdict.text,
+        "Cannot tell: 10 requests above p99, at least 20 are needed (run longer or at a higher rate)"
+    );
+}
+
+/// A 10 ms stop of `kind` every 20 ms from `offset_us` on, over the whole run: half of its time.
+fn every_twenty_ms(kind: StopKind, offset_us: i64) -> Vec<Window> {
+    (0..500)
+        .map(|n| Window { start_us: n * 20_000 + offset_us, end_us: n * 20_000 + offset_us + 10_000, kind })
+        .collect()
+}
+
+#[test]
+fn pauses_everywhere_cannot_tell() {
+    // A 12 ms request meets a 10 ms pause every 20 ms (10 + 12) / 20 of the time, beyond chance's ceiling; the slow
+    // requests, [0.498 s, 0.510 s] in each second (plus 0–9 µs), hold 5 ms (plus those µs) of the pause at 0.505 s:
+    // 42 % of their time, less than the 50 % of the run the pauses cover.
+    let attribution = attribute_slow(100, &every_twenty_ms(StopKind::GcPause, 5_000));
+    assert!(attribution.p99.gc_chance >= 0.99, "{}", attribution.p99.gc_chance);
+    assert_eq!(
+        (attribution.p99.gc_time_share, attribution.p99.gc_latency_share),
+        (0.5, (100.0 * 5_000.0 + 10.0 * 45.0) / (100.0 * 12_000.0))
+    );
+    assert_eq!(attribution.verdict.kind, VerdictKind::CannotTell);
+    assert!(
+        attribution.verdict.text.starts_with(
+            "Cannot tell: GC pauses are everywhere: a request as long as those above p99 overlaps one by chance 100 % \
+             of the time (100 % did)"
+        ),
+        "{}",
+        attribution.verdict.text
+    );
+}
+
+#[test]
+fn a_tail_that_spent_most_of_its_time_in_stalls_that_are_everywhere_is_gc() {
+    // The same storm of 10 ms stalls every 20 ms, now at 0.500 s: each slow request spends 10 of its 12 ms in one.
+    let attribution = attribute_slow(100, &every_twenty_ms(StopKind::GcStall, 0));
+    assert_eq!(attribution.p99.gc_latency_share, 10.0 / 12.0);
+    assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
+    assert!(
+        attribution.verdict.text.starts_with(
+            "GC explains this tail: requests above p99 spent 83 % of their time in GC stalls, which cover 50 % of the \
+             run (they are everywhere: 100 % of these requests overlap one, 100 % would by chance)"
+        ),
+        "{}",
+        attribution.verdict.text
+    );
+}
+
+#[test]
+fn the_clock_error_widens_the_stops_a_request_may_have_met() {
+    // The pauses mapped 2 ms after the slow requests end: no overlap as mapped, but
+    // with a clock known to ± 3 ms each may have met one.
+    let late = every_second(StopKind::GcPause, 12_000);
+    let exact = attribute_slow(100, &late);
+    assert_eq!(exact.p99.gc_overlap, 0);
+    let kept = [slow_requests(100, 100), quiet_requests()].concat();
+    let widened = attribute(&run(kept), &names(), &late, RUN_US, clock(3.0));
+    assert_eq!((widened.p99.gc_overlap, widened.clock_error_ms), (100, 3.0));
+    // Chance grows alike: the windows are 16 ms wide now, (160 + 120) / 10,000.
+    assert!((widened.p99.gc_chance - 0.028).abs() < 1e-12, "{}", widened.p99.gc_chance);
+    // Nothing is taken out: as mapped, the requests held no pause time.
+    assert_eq!(widened.p99.recomputed_ms, widened.p99.percentile_ms);
+}
+
+#[test]
+fn a_hundred_thousand_request_tail_is_attributed_exactly_and_fast() {
+    // 10 million requests; the store kept 200,000: 100,000 of 12 ms each holding 10 ms of a pause, and 100,000 of
+    // 3 ms away from them. 10,000 pauses of 10 ms, one every 100 ms of a 1,000 s run.
+    let pause_start = |n: i64| n * 100_000 + 50_000;
+    let windows: Vec<Window> = (0..10_000)
+        .map(|n| Window { start_us: pause_start(n), end_us: pause_start(n) + 10_000, kind: StopKind::GcPause })
+        .collect();
+    let meeting = (0..100_000).map(|index| request(pause_start(index / 10) - 2_000 + index % 10, 12_000));
+    let quiet = (0..100_000).map(|index| request((index / 10) * 100_000 + 10_000 + (index % 10) * 3_000, 3_000));
+    let mut slow = run(meeting.chain(quiet).collect());
+    slow.offered = 10_000_000;
+    let started = std::time::Instant::now();
+    let attribution = attribute(&slow, &names(), &windows, 1_000 * SECOND as u64, clock(0.0));
+    let elapsed = started.elapsed();
+    let p99 = &attribution.p99;
+    assert_eq!((p99.requests, p99.examined, p99.gc_overlap), (100_000, 100_000, 100_000));
+    // Chance for 12 ms against 10 ms every 100 ms: 22 %.
+    assert!((p99.gc_chance - 0.22).abs() < 1e-12, "{}", p99.gc_chance);
+    assert_eq!((p99.percentile_ms, p99.recomputed_ms), (3.0, 2.0));
+    assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
+    // A quadratic pass (every request against every pause: 2·10⁹ tests) would take minutes even in release.
+    assert!(elapsed.as_secs_f64() < 10.0, "{elapsed:?}");
+}
+
+#[test]
+fn the_printout_gives_the_verdict_the_tails_the_stops_the_clock_and_the_unexplained() {
+    let mut attribution = attribute_slow(100, &every_second(StopKind::GcPause, 0));
+    attribution.clock = UptimeClock {
+        error_ms: 0.21,
+        source: ClockSource::PerfdataAndGcLog,
+        cross_check_ms: Some(0.05),
+        ..attribution.clock
+    };
+    let expected = "  Is it the GC?  GC explains 100 % of requests above p99 (pauses cover 1.0 % of the time; chance alone: 2.2 %).
+                 Without GC pauses, p99 would be 2.0 ms instead of 3.0 ms, p99.9 3.0 ms instead of 12 ms.
+                 tail         requests  overlapped GC  chance  other safepoints  chance  ms → without GC
+                 p99               100    100 (100 %)   2.2 %           0 (0 %)     0 %  3.000 → 2.000
+                 p99.9              10     10 (100 %)   2.2 %           0 (0 %)     0 %  12.00 → 3.000
+                 slowest 100       100    100 (100 %)   2.2 %           0 (0 %)     0 %  12.00 → 3.000
+                 stops in the run: 10 GC pauses (longest 10.00 ms); GC 1.0 % of the time
+                 clock: uptime from PerfData and the GC log, ± 0.210 ms (sources 0.050 ms apart); stops widened by it
+                 slowest requests that met no stop (look elsewhere: locks, the network, the generator):
+                   at 0.100 s  3.000 ms  GET /kv/{key}
+                   at 0.103 s  3.000 ms  GET /kv/{key}
+                   at 0.106 s  3.000 ms  GET /kv/{key}
+                   at 0.109 s  3.000 ms  GET /kv/{key}
+                   at 0.112 s  3.000 ms  GET /kv/{key}
+                 (10 in the JSON)
+";
+    assert_eq!(render(&attribution), expected);
+}
+
+#[test]
+fn a_tail_the_store_kept_in_part_and_a_bounded_recomputation_are_marked_in_the_printout() {
+    // A third of the tail in GC stops of both kinds, safepoints beside: the longest verdict and stops line.
+    let windows = [
+        every_second(StopKind::GcPause, 0),
+        every_second(StopKind::GcStall, 100_000),
+        every_second(StopKind::Safepoint, 200_000),
+    ]
+    .concat();
+    let mut attribution = attribute_slow(30, &windows);
+    (attribution.p99.examined, attribution.p99.gc_overlap, attribution.p99.recomputed_at_most) = (80, 80, true);
+    let printed = render(&attribution);
+    assert!(printed.lines().all(|line| line.chars().count() <= 120), "{printed}");
+    let row = printed.lines().find(|line| line.trim_start().starts_with("p99 ")).unwrap();
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        [
+            "p99", "100", "(80", "kept)", "80", "(100", "%)", "4.4", "%", "0", "(0", "%)", "2.2", "%", "3.000", "→",
+            "≤", "3.000"
+        ]
+    );
+}
