@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::tempdir;
-use results_fixtures::{FixtureCopy, copy_of, edit_summary, write_report};
+use results_fixtures::{FixtureCopy, copy_of, edit_summary, read_json, write_report};
 use scraper::{ElementRef, Html, Selector};
 
 /// One browser at a time (2 cores, shared).
@@ -328,6 +328,7 @@ fn an_attribution_report_draws_each_cells_slow_requests_over_its_stops() {
     // Two measured phases × two cells.
     let document = check_page(&page, "gc-attribution", &[("tail", 4)]);
     let root = document.root_element();
+    let summary = read_json(&copy.join("summary.json"));
     for chart in select(root, "svg[data-chart=tail]") {
         // `set: -Xmx48m, repeat 2`: the points are that repeat's slowest requests, at most 1,000.
         let title: String = select(chart, "title")[0].text().collect();
@@ -340,7 +341,14 @@ fn an_attribution_report_draws_each_cells_slow_requests_over_its_stops() {
         let zoomed = select(chart, "g.zoom circle.point").len();
         assert!(zoomed >= 1, "{title}");
         assert_eq!(select(chart, "g.zoom line.exposure").len(), zoomed, "{title}");
-        assert!(!select(chart, "g.whole rect.stop.gc-pause").is_empty(), "{title}: G1 paused in every phase");
+        // Every stop the repeat's attribution counted inside the phase is a band, in its kind's class.
+        let rep_index = rep.parse::<usize>().unwrap() - 1;
+        let cell = summary["cells"].as_array().unwrap().iter().find(|cell| cell["axes"]["heap"] == label).unwrap();
+        let stops = &cell["reps"][rep_index]["phases"][phase]["gc_attribution"]["stops"];
+        for (class, count) in [("gc-pause", "gc_pauses"), ("gc-stall", "gc_stalls"), ("safepoint", "safepoints")] {
+            let bands = select(chart, &format!("g.whole rect.stop.{class}")).len();
+            assert_eq!(bands as u64, stops[count].as_u64().unwrap(), "{title}: {class}");
+        }
         let legend: String = select(chart, "g.legend text").iter().flat_map(|text| text.text()).collect();
         for kind in ["GC pause", "GC stall", "other safepoint"] {
             assert!(legend.contains(kind), "{title}: {legend}");

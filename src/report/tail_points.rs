@@ -91,7 +91,8 @@ pub fn tail_chart(
             end_ms: window.end_us as f64 / 1000.0,
             kind: window.kind,
         })
-        .filter(|window| window.end_ms >= 0.0 && window.start_ms <= span_ms)
+        // Inside the run as the attribution counts its stops: begun before its end, ended after its start.
+        .filter(|window| window.start_ms < span_ms && window.end_ms > 0.0)
         .collect();
     let windows_left_out = windows.len().saturating_sub(MAX_WINDOWS);
     if windows_left_out > 0 {

@@ -87,9 +87,18 @@ fn gc_lines(analysis: &Analysis, phase: &PhaseAnalysis) -> String {
             CellAttribution::Found(combined) => gc_line(combined),
             CellAttribution::Missing { why } => why.clone(),
         };
-        out += &format!("{INDENT}{INDENT}{}: {answer}\n", info.label);
+        out += &fit_line(format!("{INDENT}{INDENT}{}: {answer}", info.label));
+        out.push('\n');
     }
     out
+}
+
+/// The line cut (with `…`) to [`TERMINAL_COLUMNS`].
+fn fit_line(line: String) -> String {
+    if line.chars().count() <= TERMINAL_COLUMNS {
+        return line;
+    }
+    line.chars().take(TERMINAL_COLUMNS - 1).chain(std::iter::once('…')).collect()
 }
 
 /// `GC: 94 % of 412 requests above p99 overlapped GC (chance 3.1 %); p99 31.2 → 4.10 ms without GC`

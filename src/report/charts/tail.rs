@@ -43,8 +43,14 @@ impl Panel {
         Panel { x: Linear::new((from_ms, to_ms), (LEFT, WIDTH - RIGHT)), y, rows, from_ms, to_ms }
     }
 
-    fn holds(&self, start_ms: f64, end_ms: f64) -> bool {
-        end_ms >= self.from_ms && start_ms <= self.to_ms
+    /// A request answered in the panel's range.
+    fn holds(&self, done_ms: f64) -> bool {
+        (self.from_ms..=self.to_ms).contains(&done_ms)
+    }
+
+    /// A stop that overlaps the panel's range.
+    fn meets(&self, window: &TailWindow) -> bool {
+        window.start_ms < self.to_ms && window.end_ms > self.from_ms
     }
 
     /// A stop as a band over the panel's height, at least a pixel wide, clipped to the panel.
@@ -88,13 +94,13 @@ impl Panel {
     fn draw(&self, name: &str, chart: &TailChart, title: &str, exposure: bool) -> Markup {
         html! {
             g class=(format!("panel {name}")) {
-                @for window in chart.windows.iter().filter(|window| self.holds(window.start_ms, window.end_ms)) {
+                @for window in chart.windows.iter().filter(|window| self.meets(window)) {
                     (self.band(window))
                 }
                 (self.axes(title))
                 (self.threshold(chart.p99_ms, "p99"))
                 (self.threshold(chart.p999_ms, "p99.9"))
-                @for point in chart.points.iter().rev().filter(|point| self.holds(point.done_ms, point.done_ms)) {
+                @for point in chart.points.iter().rev().filter(|point| self.holds(point.done_ms)) {
                     (self.point(point, exposure))
                 }
             }
