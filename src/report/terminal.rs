@@ -163,7 +163,9 @@ mod tests {
 
     use serde_json::Value;
 
+    use crate::load::printout::format_ms;
     use crate::report::Report;
+    use crate::report::cell_attribution::percent;
 
     /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
     /// `edit` applied to its summary.
@@ -221,6 +223,37 @@ mod tests {
                 "    -Xmx256m: no slow requests recorded (results of an older jload)",
             ]
         );
+    }
+
+    #[test]
+    fn a_cell_with_an_attribution_says_its_verdict_and_p99_tail_in_one_line() {
+        // The gc-attribution fixture: every repeat of every cell recorded its attribution.
+        let dir = fixture_with("gc-attribution", |_| {});
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let reps: Vec<&Value> =
+            (0..2).map(|rep| &summary["cells"][0]["reps"][rep]["phases"]["get"]["gc_attribution"]).collect();
+        let sum = |field: &str| reps.iter().map(|rep| rep["p99"][field].as_u64().unwrap()).sum::<u64>();
+        let chance = reps
+            .iter()
+            .map(|rep| rep["p99"]["gc_chance"].as_f64().unwrap() * rep["p99"]["examined"].as_f64().unwrap())
+            .sum::<f64>()
+            / sum("examined") as f64;
+        let middle = |field: &str| reps.iter().map(|rep| rep["p99"][field].as_f64().unwrap()).sum::<f64>() / 2.0;
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        let get = tables.split("\n\n").find(|table| table.trim_start().starts_with("get")).unwrap();
+        let line = get.lines().find(|line| line.starts_with("    -Xmx48m: ")).unwrap();
+        let kinds: Vec<&str> = reps.iter().map(|rep| rep["verdict"]["kind"].as_str().unwrap()).collect();
+        assert_ne!(kinds[0], kinds[1], "the fixture's two repeats disagree on this cell");
+        let expected = format!(
+            "    -Xmx48m: cannot tell: {} % of {} requests above p99 overlapped GC (chance {} %); p99 {} → {} ms without GC",
+            percent(sum("gc_overlap") as f64 / sum("examined") as f64),
+            sum("requests"),
+            percent(chance),
+            format_ms(middle("percentile_ms")),
+            format_ms(middle("recomputed_ms"))
+        );
+        assert_eq!(line, expected);
     }
 
     #[test]
