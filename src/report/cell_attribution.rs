@@ -5,9 +5,10 @@
 //! every share is recomputed from the sums, so a share is "of all the tail requests of all repeats"; the share of
 //! time GC covered is weighted by each repeat's length (total GC time over total time); the chance a tail request
 //! overlaps GC is weighted by the requests each repeat examined (the expected overlaps, summed, over the requests
-//! examined — the same base as the overlap share it is compared with); the percentiles, measured and recomputed
-//! without GC, are medians over repeats, like every figure of the report; the clock error is the largest. The verdict
-//! is [`combined_verdict`].
+//! examined — the same base as the overlap share it is compared with), and so is the share of the tail's time spent
+//! in GC windows; the percentiles, measured and recomputed without GC, are medians over repeats, like every figure of
+//! the report (an upper bound when any repeat's is one); the clock error is the largest. The verdict is
+//! [`combined_verdict`].
 
 use serde::Serialize;
 
