@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use common::{jload, tempdir};
-use results_fixtures::{copy_of, edit_summary, fixture, line_starting, read_json, report};
+use results_fixtures::{copy_of, edit_summary, fixture, line_starting, median, ms, read_json, report};
 use serde_json::Value;
 
 fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
@@ -24,26 +24,6 @@ fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
         }
     }
     found
-}
-
-/// Milliseconds as the report prints them (three significant decimals at most), written independently here.
-fn ms(value: f64) -> String {
-    let decimals = if value >= 1000.0 {
-        0
-    } else if value >= 100.0 {
-        1
-    } else if value >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{value:.decimals$}")
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 }
 }
 
 #[test]

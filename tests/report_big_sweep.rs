@@ -7,7 +7,7 @@ mod common;
 mod results_fixtures;
 
 use common::jload;
-use results_fixtures::{copy_of, edit_summary, fixture, read_json, report};
+use results_fixtures::{copy_of, edit_summary, fixture, ms, read_json, report};
 use serde_json::Value;
 
 const HEAPS: [&str; 5] = ["32m", "64m", "128m", "256m", "512m"];
@@ -16,18 +16,6 @@ const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "ZGC", "Shenandoah"];
 /// A phase record of the fixture, read independently of jload.
 fn phase_json(heap: &str, gc: &str, phase: &str) -> Value {
     read_json(&fixture("sweep25").join(format!("cells/heap={heap},gc={gc}/rep-1/{phase}.json")))
-}
-
-/// Milliseconds as the report prints them (three significant decimals at most), written independently here.
-fn ms(value: f64) -> String {
-    let decimals = if value >= 100.0 {
-        1
-    } else if value >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{value:.decimals$}")
 }
 
 /// The markdown table that follows the line `**{title}**` after the heading `heading`.

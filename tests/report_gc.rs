@@ -6,35 +6,15 @@
 mod common;
 mod results_fixtures;
 
-use results_fixtures::{copy_of, edit_summary, fixture, line_starting, read_json, report};
+use results_fixtures::{copy_of, edit_summary, fixture, line_starting, median, ms, read_json, report};
 use serde_json::Value;
 
 const FIXTURE: &str = "gc-attribution";
-
-/// Milliseconds as the report prints them (three significant decimals at most), written independently here.
-fn ms(value: f64) -> String {
-    let decimals = if value >= 1000.0 {
-        0
-    } else if value >= 100.0 {
-        1
-    } else if value >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{value:.decimals$}")
-}
 
 /// A share as the table prints it: whole percent from 10 %, one decimal below.
 fn percent(share: f64) -> String {
     let pct = share * 100.0;
     if pct >= 10.0 { format!("{pct:.0}") } else { format!("{pct:.1}") }
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 }
 }
 
 fn summary() -> Value {
