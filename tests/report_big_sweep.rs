@@ -7,7 +7,7 @@ mod common;
 mod results_fixtures;
 
 use common::jload;
-use results_fixtures::{copy_of, edit_summary, fixture, read_json, report};
+use results_fixtures::{copy_of, edit_summary, fixture, ms, read_json, report};
 use serde_json::Value;
 
 const HEAPS: [&str; 5] = ["32m", "64m", "128m", "256m", "512m"];
@@ -16,18 +16,6 @@ const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "ZGC", "Shenandoah"];
 /// A phase record of the fixture, read independently of jload.
 fn phase_json(heap: &str, gc: &str, phase: &str) -> Value {
     read_json(&fixture("sweep25").join(format!("cells/heap={heap},gc={gc}/rep-1/{phase}.json")))
-}
-
-/// Milliseconds as the report prints them (three significant decimals at most), written independently here.
-fn ms(value: f64) -> String {
-    let decimals = if value >= 100.0 {
-        1
-    } else if value >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{value:.decimals$}")
 }
 
 /// The markdown table that follows the line `**{title}**` after the heading `heading`.
@@ -131,7 +119,11 @@ fn the_end_of_run_tables_fit_120_columns_with_cells_as_rows_and_cgc() {
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8(output.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().filter(|line| !line.is_empty()).collect();
-    assert_eq!(lines.len(), 2 * 26, "a header and 25 cell rows per measured phase:\n{stdout}");
+    assert_eq!(
+        lines.len(),
+        2 * (26 + 26),
+        "per measured phase a header and 25 cell rows, then \"is it the GC?\" and a line per cell:\n{stdout}"
+    );
     for line in &lines {
         assert!(line.chars().count() <= 120, "{} columns: {line}", line.chars().count());
     }
@@ -167,7 +159,9 @@ fn the_end_of_run_table_of_a_small_run_keeps_cells_as_columns() {
     let (output, _) = jload(&["run", "--resume", dir.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8(output.stdout).unwrap();
-    let rows: Vec<Vec<&str>> = stdout
+    let (table, gc) = stdout.split_once("  is it the GC?\n").unwrap();
+    assert_eq!(gc.trim_end(), "    -Xmx128m: no slow requests recorded (results of an older jload)");
+    let rows: Vec<Vec<&str>> = table
         .lines()
         .filter(|line| !line.is_empty())
         .map(|l| l.split("  ").filter(|w| !w.is_empty()).map(str::trim).collect())

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::tempdir;
-use results_fixtures::{FixtureCopy, copy_of, edit_summary, write_report};
+use results_fixtures::{FixtureCopy, copy_of, edit_summary, read_json, write_report};
 use scraper::{ElementRef, Html, Selector};
 
 /// One browser at a time (2 cores, shared).
@@ -113,9 +113,9 @@ fn select<'a>(scope: ElementRef<'a>, css: &str) -> Vec<ElementRef<'a>> {
     scope.select(&Selector::parse(css).unwrap()).collect()
 }
 
-/// Drawn data in a chart: bars, pause bars, heap areas, and lines with at least two points.
+/// Drawn data in a chart: bars, pause bars, heap areas, slow requests, stop bands, and lines with at least two points.
 fn drawn_marks(chart: ElementRef) -> usize {
-    let shapes = select(chart, "rect.bar, rect.pause, polygon.area").len();
+    let shapes = select(chart, "rect.bar, rect.pause, polygon.area, circle.point, rect.stop").len();
     let lines = select(chart, "polyline.series")
         .iter()
         .filter(|line| line.value().attr("points").unwrap_or("").split(' ').count() >= 2)
@@ -319,4 +319,39 @@ fn a_ladder_report_draws_its_curves_with_the_slo_line_and_its_capacities() {
     // The per-step tables, with the generator-limited step marked.
     let steps: String = select(root, "table.metrics td").iter().map(text).collect();
     assert!(steps.contains("short: generator"), "{steps}");
+}
+
+#[test]
+fn an_attribution_report_draws_each_cells_slow_requests_over_its_stops() {
+    let copy = reported_copy_of("gc-attribution");
+    let page = copy.join("report.html");
+    // Two measured phases × two cells.
+    let document = check_page(&page, "gc-attribution", &[("tail", 4)]);
+    let root = document.root_element();
+    let summary = read_json(&copy.join("summary.json"));
+    for chart in select(root, "svg[data-chart=tail]") {
+        // `set: -Xmx48m, repeat 2`: the points are that repeat's slowest requests, at most 1,000.
+        let title: String = select(chart, "title")[0].text().collect();
+        let (phase, rest) = title.split_once(": ").unwrap();
+        let (label, rep) = rest.split_once(", repeat ").unwrap();
+        let slow = copy.join(format!("cells/heap={label}/rep-{rep}/{phase}.slow.csv"));
+        let requests = std::fs::read_to_string(&slow).unwrap().lines().count() - 1;
+        assert_eq!(select(chart, "g.whole circle.point").len(), requests.min(1000), "{title}");
+        // The zoomed second holds the slowest request at least, each point with its exposure.
+        let zoomed = select(chart, "g.zoom circle.point").len();
+        assert!(zoomed >= 1, "{title}");
+        assert_eq!(select(chart, "g.zoom line.exposure").len(), zoomed, "{title}");
+        // Every stop the repeat's attribution counted inside the phase is a band, in its kind's class.
+        let rep_index = rep.parse::<usize>().unwrap() - 1;
+        let cell = summary["cells"].as_array().unwrap().iter().find(|cell| cell["axes"]["heap"] == label).unwrap();
+        let stops = &cell["reps"][rep_index]["phases"][phase]["gc_attribution"]["stops"];
+        for (class, count) in [("gc-pause", "gc_pauses"), ("gc-stall", "gc_stalls"), ("safepoint", "safepoints")] {
+            let bands = select(chart, &format!("g.whole rect.stop.{class}")).len();
+            assert_eq!(bands as u64, stops[count].as_u64().unwrap(), "{title}: {class}");
+        }
+        let legend: String = select(chart, "g.legend text").iter().flat_map(|text| text.text()).collect();
+        for kind in ["GC pause", "GC stall", "other safepoint"] {
+            assert!(legend.contains(kind), "{title}: {legend}");
+        }
+    }
 }

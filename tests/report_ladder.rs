@@ -11,17 +11,11 @@ mod results_fixtures;
 use std::path::Path;
 
 use common::jload;
-use results_fixtures::{copy_of, edit_summary, line_starting, read_json, report, write_report};
+use results_fixtures::{copy_of, edit_summary, line_starting, median, ms, read_json, report, write_report};
 use serde_json::{Value, json};
 
 /// t(0.975, 2): the 95 % two-sided Student's t quantile for three repeats.
 const T_3_REPEATS: f64 = 4.302652729911275;
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 }
-}
 
 /// `low–high` of the 95 % t interval of three values, clipped at 0, as whole numbers.
 fn interval_of_three(values: &[f64]) -> String {
@@ -29,18 +23,6 @@ fn interval_of_three(values: &[f64]) -> String {
     let sd = (values.iter().map(|value| (value - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
     let half = T_3_REPEATS * sd / 3f64.sqrt();
     format!("{:.0}–{:.0}", (mean - half).max(0.0), mean + half)
-}
-
-/// Milliseconds as the report prints them (three significant decimals at most).
-fn ms(value: f64) -> String {
-    let decimals = if value >= 100.0 {
-        1
-    } else if value >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{value:.decimals$}")
 }
 
 /// Every repeat's record of `phase` in cell `cell` of a summary.

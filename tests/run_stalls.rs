@@ -1,6 +1,6 @@
 //! `jload run` on a collector whose latency is in stalls, not pauses: kv-service on ZGC in a 40 MB heap under a
 //! write load. The phase's JVM record carries the allocation stalls inside its window (counted here from gc.log, not
-//! with jload's parser), and the report shows them beside the pauses and counts them as GC against the tail.
+//! with jload's parser), and the report shows them beside the pauses and counts them as GC in "is it the GC?".
 
 mod common;
 
@@ -66,6 +66,10 @@ fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
     let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
     let stall_pct = total_ms / 1000.0 / (to - from) * 100.0;
     assert!(markdown.contains(&format!("\n|GC stall %|{stall_pct:.2}|\n")), "{markdown}");
-    assert!(markdown.contains("|set: slowest seconds (P99) with a GC pause or stall|"));
+    // "Is it the GC?" lays the tail over the stalls, counted as GC.
+    assert!(markdown.contains("\n## Is it the GC?\n"), "{markdown}");
+    let attribution = &json(&out.join("report.json"))["phases"][0]["cells"][0]["gc_attribution"];
+    assert_eq!(attribution["status"], "found", "{attribution}");
+    assert!(attribution["stops"]["gc_stalls"].as_u64().unwrap() > 0, "{attribution}");
     assert!(markdown.contains("ZGC (generational)") || markdown.contains("ZGC: jstat's CGC/CGCT count"));
 }

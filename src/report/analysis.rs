@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::capacity::cell_capacity;
+use super::cell_attribution::{CellAttribution, MissingRep, RepAttribution, cell_attribution, why_missing};
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
 use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
-use super::gc_tail::gc_tail;
 use super::metrics::{CAPACITY, Format, HEADLINE, METRICS, RepFigures, metric};
 use super::model::{
     Analysis, AxisInfo, CellInfo, CellPhase, LoadShape, PhaseAnalysis, Problem, Recommendation, SloVerdict,
@@ -16,10 +16,11 @@ use super::model::{
 use super::recommend::recommend;
 use super::spectrum::{self, Spectrum};
 use super::stats::{CONFIDENCE, Estimate, median, rank};
+use super::tail_points::{TailChart, chart_repeat, tail_chart};
 use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
 use crate::load::spec::PORT_PLACEHOLDER;
-use crate::results::{CellSummary, Results, Status, Summary};
+use crate::results::{CellSummary, PhaseRecord, Results, Status, Summary, slow_csv};
 
 pub const REPORT_VERSION: u32 = 1;
 
@@ -238,18 +239,70 @@ fn cell_phase(
             met: reps_passed == judged.len() && cell.status == Status::Ok,
         }
     });
+    let (gc_attribution, tail_chart) = match measured.is_empty() {
+        true => (CellAttribution::Missing { why: unmeasured_why(cell.status).to_string() }, None),
+        false => gc_attribution(results, &cell.id, phase, &measured, logs),
+    };
     CellPhase {
         cell: cell.id.clone(),
         reps: reps.iter().map(|figures| figures.rep).collect(),
         figures,
         standing: BTreeMap::new(),
         slo,
-        gc_tail: gc_tail(&reps),
+        gc_attribution,
+        tail_chart,
         spectrum: cell_spectrum(results, &cell.id, phase, &reps, notes),
         short_of_rate: short_of_rate(&measured),
         capacity,
         curve: cell_curve(&measured),
     }
+}
+
+/// Why a cell that did not measure a phase has no answer there: its crash or failure, else it never ran it.
+fn unmeasured_why(status: Status) -> &'static str {
+    match status {
+        Status::Ok => "not measured",
+        status => status.name(),
+    }
+}
+
+/// The cell's "is it the GC?" over its measured repeats, and the chart of its median repeat (which needs the repeat's
+/// slow requests and GC log).
+fn gc_attribution(
+    results: &Results,
+    cell: &str,
+    phase: &str,
+    measured: &[(u32, &PhaseRecord)],
+    logs: &HashMap<(String, u32), GcLog>,
+) -> (CellAttribution, Option<TailChart>) {
+    let slow_requests = |rep: u32| results.rep_files(cell, rep).map(|files| files.phase_slow_requests(phase));
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    for &(rep, record) in measured {
+        match &record.gc_attribution {
+            Some(attribution) => found.push(RepAttribution {
+                rep,
+                duration_s: record.bench.duration_s,
+                attribution: attribution.clone(),
+            }),
+            None => {
+                let has_slow_requests =
+                    record.bench.slow_requests.is_some() && slow_requests(rep).is_some_and(|path| path.is_file());
+                let has_gc_log = logs.contains_key(&(cell.to_string(), rep));
+                missing.push(MissingRep { rep, why: why_missing(has_slow_requests, has_gc_log).to_string() });
+            }
+        }
+    }
+    let chart = chart_repeat(&found).and_then(|shown| {
+        let record = measured.iter().find(|(rep, _)| *rep == shown.rep)?.1;
+        let slow = slow_csv::read(&slow_requests(shown.rep)?)?;
+        let log = logs.get(&(cell.to_string(), shown.rep))?;
+        let span_ms = record.bench.duration_s * 1000.0;
+        let kept = record.bench.slow_requests.map_or(slow.len() as u64, |info| info.kept);
+        let run_start_unix_us = record.bench.start_unix_us?;
+        Some(tail_chart(shown.rep, &shown.attribution, (&slow, kept), log, run_start_unix_us, span_ms))
+    });
+    (cell_attribution(found, missing), chart)
 }
 
 /// Every request's latency when each repeat has its interval log, else the stored percentiles.

@@ -1,7 +1,8 @@
 //! report.html: one self-contained page that opens offline — no script, no external style, font or image; the
 //! markdown's content plus charts as inline SVG: per measured phase throughput and P99 per cell with confidence
 //! whiskers (and capacity in a capacity phase), latency against throughput over a ladder's or search's steps, the
-//! latency percentile spectrum and a GC summary; per cell a timeline of its run. Built with maud, so
+//! latency percentile spectrum and a GC summary; per cell a timeline of its run; per measured phase "is it the GC?"
+//! with, per cell, its slow requests over the JVM's stops. Built with maud, so
 //! every string from the plan or the results is HTML-escaped.
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -11,15 +12,19 @@ use super::charts::bars::{Bar, bar_chart};
 use super::charts::curves::{CurveLine, curves_chart};
 use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
+use super::charts::tail::tail_chart;
 use super::charts::timeline::{Timeline, timeline_chart};
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
-use super::markdown::{GC_TAIL_NOTE, header_facts, phase_shape, statistics_note};
+use super::markdown::{IS_IT_GC_NOTE, header_facts, phase_shape, statistics_note};
 use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, CellPhase, PhaseAnalysis};
 use super::spectrum::Source;
-use super::tables::{Entry, Layout, Mark, Table, curve_table, gc_tail_table, mark_of, phase_table, unmeasured_table};
+use super::tables::{
+    Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
+};
+use crate::load::printout::format_ms;
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;
@@ -59,6 +64,7 @@ svg.chart .pause { opacity: 0.65; } svg.chart .area { opacity: 0.85; }
 svg.chart .band.even { fill: #f4f6fa; } svg.chart .band.odd { fill: #fbf7f0; }
 svg.chart .phase { font-weight: 600; fill: #555; }
 svg.chart .limit { stroke: #555; stroke-dasharray: 5 4; }
+svg.chart .stop { opacity: 0.45; } svg.chart .exposure { stroke-width: 1; opacity: 0.6; }
 pre.plan { background: #f5f5f5; padding: 12px; overflow-x: auto; font-size: 0.85em; }
 footer { font-size: 0.8em; color: #777; margin-top: 3em; }
 "#;
@@ -90,7 +96,7 @@ pub fn render(analysis: &Analysis) -> String {
                     @for (index, phase) in measured.iter().enumerate() {
                         a href=(format!("#phase-{index}")) { "Phase " (phase.name) }
                     }
-                    a href="#timelines" { "Timelines" } a href="#gc-tail" { "GC and tail" } a href="#plan" { "Plan" }
+                    a href="#timelines" { "Timelines" } a href="#is-it-gc" { "Is it the GC?" } a href="#plan" { "Plan" }
                 }
                 p.callout.warn[analysis.single_repeat()].callout { (statistics_note(analysis)) }
                 h2 #recommendation { "Recommendation" }
@@ -103,12 +109,7 @@ pub fn render(analysis: &Analysis) -> String {
                 (grids(analysis))
                 @for (index, phase) in measured.iter().enumerate() { (phase_section(analysis, phase, index)) }
                 (timelines(analysis))
-                h2 #gc-tail { "GC and tail latency" }
-                p.note { (GC_TAIL_NOTE) }
-                @match gc_tail_table(analysis) {
-                    Some(table) => (table_html(analysis, &table)),
-                    None => p { "No cell has a GC log with pauses to compare with." },
-                }
+                (is_it_gc(analysis))
                 @if let Some(table) = unmeasured_table(analysis) {
                     h2 { "Phases not measured" }
                     p.note { "Fill and warm-up phases: shown, never compared." }
@@ -393,6 +394,37 @@ fn timelines(analysis: &Analysis) -> Markup {
         }
         @for note in &analysis.timeline_notes { p.note { (note) } }
         @for figure in figures { figure { (figure) } }
+    }
+}
+
+/// "Is it the GC?": per measured phase the table, then per cell the chart of its slow requests over the JVM's stops.
+fn is_it_gc(analysis: &Analysis) -> Markup {
+    html! {
+        h2 #is-it-gc { "Is it the GC?" }
+        p.note { (IS_IT_GC_NOTE) }
+        @for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+            @if let Some(table) = gc_attribution_table(analysis, phase) {
+                h3 { "Phase " (phase.name) }
+                (table_html(analysis, &table))
+                @for cell in &phase.cells {
+                    @if let Some(chart) = &cell.tail_chart {
+                        @let label = &analysis.cell(&cell.cell).label;
+                        figure {
+                            (tail_chart(&format!("{}: {label}, repeat {}", phase.name, chart.rep), chart))
+                            figcaption {
+                                "The " (chart.points.len()) " slowest of the " (chart.kept) " requests repeat "
+                                (chart.rep) " kept one by one (the repeat with the cell's median p99), at the time "
+                                "their answer came, over the JVM's stops from its GC log; the clock mapping is good to "
+                                "±" (format_ms(chart.clock_error_ms)) " ms."
+                                @if chart.windows_left_out > 0 {
+                                    " " (chart.windows_left_out) " shorter stops are not drawn."
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! report.md: pasteable into a wiki like the seeds — a header with the plan, machine and JDKs, how to read the
 //! statistics, the recommendation, one table per measured phase (with what its latencies can be compared with, and
-//! latency against throughput for ladders and capacity searches), GC and tail latency, the phases not measured, and
+//! latency against throughput for ladders and capacity searches), "is it the GC?" per phase, the phases not measured, and
 //! what crashed. Every string from the plan or the results is escaped so it shows as text.
 
 use std::fmt::Write;
@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
 use super::model::{Analysis, PhaseAnalysis};
-use super::tables::{Entry, Table, curve_table, gc_tail_table, phase_table, unmeasured_table};
+use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, inline HTML).
 pub fn escape(text: &str) -> String {
@@ -152,11 +152,13 @@ pub fn statistics_note(analysis: &Analysis) -> String {
     }
 }
 
-pub const GC_TAIL_NOTE: &str = "The slowest seconds are the worst 10 % of a phase's seconds by P99 (at least 3), over \
-    all repeats; a second overlaps GC when a pause or a stall (a thread waiting for the collector outside a pause: ZGC \
-    allocation stalls, Shenandoah allocation failures) from the GC log intersects it. Compare their share with the \
-    share of all seconds: GC drives the tail when the slow seconds hold pauses or stalls much more often than seconds \
-    do in general.";
+pub const IS_IT_GC_NOTE: &str = "Per cell, over its repeats, the requests slower than the phase's p99: how many there \
+    were, the share whose time (from the intended send to the answer) overlapped a GC pause or a GC stall (a thread \
+    waiting for the collector: ZGC allocation stalls, Shenandoah allocation failures) on the GC log, next to the share \
+    requests of the same lengths placed at random in the phase would overlap (chance); the share that overlapped \
+    another safepoint and no GC; p99 and p99.9 as measured → recomputed with each request's overlap with GC taken out \
+    (medians over repeats); and the largest error of putting the JVM's uptime on the run's clock. Counts are summed \
+    over repeats and shares taken of the sums. See docs/report.md.";
 
 pub fn render(analysis: &Analysis) -> String {
     let mut out = String::new();
@@ -197,9 +199,7 @@ pub fn render(analysis: &Analysis) -> String {
             let _ = writeln!(out, "### Latency against throughput: {}\n\n{}", escape(&phase.name), table(&curve));
         }
     }
-    if let Some(gc_tail) = gc_tail_table(analysis) {
-        let _ = writeln!(out, "## GC and tail latency\n\n{}\n\n{}", escape(GC_TAIL_NOTE), table(&gc_tail));
-    }
+    out += &is_it_gc(analysis);
     if let Some(unmeasured) = unmeasured_table(analysis) {
         let _ = writeln!(
             out,
@@ -229,6 +229,17 @@ pub fn render(analysis: &Analysis) -> String {
         "---\nWritten by jload {} from the results directory; regenerate with `jload report DIR`.",
         escape(&analysis.jload_version)
     );
+    out
+}
+
+/// "Is it the GC?": per measured phase, a row per cell.
+fn is_it_gc(analysis: &Analysis) -> String {
+    let mut out = format!("## Is it the GC?\n\n{}\n\n", escape(IS_IT_GC_NOTE));
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        if let Some(attribution) = gc_attribution_table(analysis, phase) {
+            let _ = writeln!(out, "### Phase {}\n\n{}", escape(&phase.name), table(&attribution));
+        }
+    }
     out
 }
 

@@ -4,24 +4,24 @@
 //!
 //! Only reads a results directory (through [`crate::results`]), and writes nothing there but report.{md,html,json},
 //! so any report can be regenerated later. The analysis decides, renderers render. Deciding: `metrics` defines the
-//! figures, `stats` the medians, intervals and tests, `spectrum` the latency percentile spectrum, `gc_tail` GC
-//! against tail latency, `timelines` each cell's typical repeat over time, `curves` latency against throughput over
-//! ladder and search steps (ranked per step), `capacity` a cell's capacity over its repeats, `equal_load` which
-//! latencies are comparable (same achieved rate), `recommend` the recommendation, and
-//! `analysis` puts it together into the `model` (report.json). Rendering: `tables` the table values, `grid` the
-//! headline figures of a sweep over two axes as grids, `cell_styles` each cell's look in the charts, `markdown`,
-//! `html` (with `charts`) and `terminal` (the end-of-run tables). `compare` compares two runs, `cli` the
-//! subcommands. User documentation: docs/report.md.
+//! figures, `stats` the medians, intervals and tests, `spectrum` the latency percentile spectrum, `cell_attribution`
+//! "is it the GC?" over a cell's repeats and `tail_points` the slow requests and stops its chart draws, `timelines`
+//! each cell's typical repeat over time, `curves` latency against throughput over ladder and search steps (ranked per
+//! step), `capacity` a cell's capacity over its repeats, `equal_load` which latencies are comparable (same achieved
+//! rate), `recommend` the recommendation, and `analysis` puts it together into the `model` (report.json). Rendering:
+//! `tables` the table values, `grid` the headline figures of a sweep over two axes as grids, `cell_styles` each
+//! cell's look in the charts, `markdown`, `html` (with `charts`) and `terminal` (the end-of-run tables). `compare`
+//! compares two runs, `cli` the subcommands. User documentation: docs/report.md.
 
 mod analysis;
 mod capacity;
+mod cell_attribution;
 mod cell_styles;
 mod charts;
 pub mod cli;
 mod compare;
 mod curves;
 mod equal_load;
-mod gc_tail;
 mod grid;
 mod html;
 mod markdown;
@@ -31,6 +31,7 @@ mod recommend;
 mod spectrum;
 mod stats;
 mod tables;
+mod tail_points;
 mod terminal;
 mod timelines;
 

@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::capacity::CellCapacity;
+use super::cell_attribution::CellAttribution;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
-use super::gc_tail::GcTail;
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
+use super::tail_points::TailChart;
 use crate::results::{Env, HeapSample, Status};
 
 #[derive(Debug, Serialize)]
@@ -133,7 +134,11 @@ pub struct CellPhase {
     /// Headline metric key → standing against the best cell.
     pub standing: BTreeMap<&'static str, Standing>,
     pub slo: Option<SloVerdict>,
-    pub gc_tail: Option<GcTail>,
+    /// "Is it the GC?": the attribution of its tail to GC over its repeats, or why there is none.
+    pub gc_attribution: CellAttribution,
+    /// The slow requests and the JVM's stops of one repeat, for the HTML's chart (not in report.json: too many).
+    #[serde(skip)]
+    pub tail_chart: Option<TailChart>,
     pub spectrum: Option<Spectrum>,
     /// Set when the cell's headline latency is not at the requested rate (it fell short): why, and in which repeats.
     /// Such a cell is marked and not ranked on latency.

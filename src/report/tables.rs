@@ -1,12 +1,16 @@
 //! The report's tables as plain values, in seed 000's shape — metrics as rows, one column per cell labelled by the
 //! axes that vary — for the markdown and the HTML to render: one per measured phase (a capacity phase's led by the
 //! capacities), latency against throughput per requested rate for ladders and searches, one for the phases that are
-//! not measured, one for GC and tail latency.
+//! not measured, and per measured phase "is it the GC?" (a row per cell).
 
+use super::cell_attribution::{
+    CellAttribution, Combined, bound_ms, kind_words, overlap_share, percent, safepoint_share,
+};
 use super::curves::CurvePoint;
 use super::metrics::{CAPACITY, Format, metric};
 use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
+use crate::attribution::{TailRequest, TailShare};
 use crate::jvm::sampler::jstat_columns_note;
 use crate::load::printout::format_ms;
 
@@ -441,24 +445,94 @@ pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
     Some(Table::of_cells(analysis, rows, Vec::new()))
 }
 
-/// Per measured phase: slowest seconds overlapping a pause, longest pause against worst p99, verdict.
-pub fn gc_tail_table(analysis: &Analysis) -> Option<Table> {
-    let mut rows = Vec::new();
-    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
-        let tails: Vec<_> = phase.cells.iter().map(|cell| cell.gc_tail.as_ref()).collect();
-        if tails.iter().all(Option::is_none) {
-            continue;
-        }
-        let row = |label: &str, show: &dyn Fn(&super::gc_tail::GcTail) -> String| Row {
-            label: format!("{}: {label}", phase.name),
-            entries: tails.iter().map(|tail| Entry::plain(tail.map_or("-".to_string(), show))).collect(),
-        };
-        rows.push(row("slowest seconds (P99) with a GC pause or stall", &|tail| tail.overlap()));
-        rows.push(row("longest pause / longest stall / worst 1-s P99, all repeats (ms)", &|tail| {
-            let stall = tail.longest_stall_ms.map_or("-".to_string(), format_ms);
-            format!("{}/{stall}/{}", format_ms(tail.longest_pause_ms), format_ms(tail.worst_p99_ms))
-        }));
-        rows.push(row("verdict", &|tail| tail.verdict.describe().to_string()));
+/// "Is it the GC?" for one measured phase: a row per cell (in cell order) with its verdict and the p99 and p99.9
+/// tails against GC; under it each cell's verdict in words, its slowest requests that overlapped nothing, and its
+/// repeats without an attribution. None when no cell measured the phase.
+pub fn gc_attribution_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Table> {
+    if phase.cells.iter().all(|cell| cell.reps.is_empty()) {
+        return None;
     }
-    (!rows.is_empty()).then(|| Table::of_cells(analysis, rows, Vec::new()))
+    let columns = [
+        "verdict",
+        "p99 tail: requests",
+        "overlapped GC %",
+        "chance %",
+        "other safepoints %",
+        "p99 → without GC (ms)",
+        "p99.9 → without GC (ms)",
+        "clock error (ms)",
+    ];
+    let mut notes = Vec::new();
+    let rows = phase
+        .cells
+        .iter()
+        .map(|cell| {
+            let info = analysis.cell(&cell.cell);
+            let entries = match &cell.gc_attribution {
+                CellAttribution::Found(combined) => {
+                    notes.extend(attribution_notes(&info.label, combined));
+                    attribution_entries(combined)
+                }
+                CellAttribution::Missing { why } => std::iter::once(Entry { problem: true, ..Entry::plain(why) })
+                    .chain((1..columns.len()).map(|_| Entry::plain("-")))
+                    .collect(),
+            };
+            Row { label: info.label.clone(), entries }
+        })
+        .collect();
+    let corner = format!("{} \\ is it the GC?", corner(analysis).trim_start_matches("metrics \\ "));
+    let columns = columns.iter().map(|column| column.to_string()).collect();
+    Some(Table { corner, columns, rows, notes, layout: Layout::CellRows })
+}
+
+fn attribution_entries(combined: &Combined) -> Vec<Entry> {
+    let (p99, p999) = (&combined.p99, &combined.p999);
+    let requests = if p99.examined < p99.requests {
+        format!("{} ({} examined)", p99.requests, p99.examined)
+    } else {
+        p99.requests.to_string()
+    };
+    let without = |tail: &TailShare| {
+        format!(
+            "{} → {}",
+            bound_ms(tail.percentile_at_most, tail.percentile_ms),
+            bound_ms(tail.recomputed_at_most, tail.recomputed_ms)
+        )
+    };
+    vec![
+        Entry { detail: Some(combined.verdict.text.clone()), ..Entry::plain(kind_words(combined.verdict.kind)) },
+        Entry::plain(requests),
+        Entry { value: Some(overlap_share(p99)), ..Entry::plain(percent(overlap_share(p99))) },
+        Entry::plain(percent(p99.gc_chance)),
+        Entry::plain(percent(safepoint_share(p99))),
+        Entry::plain(without(p99)),
+        Entry::plain(without(p999)),
+        Entry::plain(format_ms(combined.clock_error_ms)),
+    ]
+}
+
+/// Under the table, per cell: its verdict in words, its slowest requests that overlapped no stop (the three
+/// slowest), and its repeats without an attribution.
+fn attribution_notes(label: &str, combined: &Combined) -> Vec<String> {
+    let mut notes = vec![format!("{label}: {}", combined.verdict.text)];
+    let shown = &combined.unexplained[..combined.unexplained.len().min(3)];
+    if let Some(first) = shown.first() {
+        // One request (a single URL, or one request of a mix) is named once.
+        let name = |request: &TailRequest| format!(" ({})", request.request);
+        let one_name = shown.iter().all(|slow| slow.request.request == first.request.request);
+        let requests: Vec<String> = shown
+            .iter()
+            .map(|slow| {
+                let request = &slow.request;
+                let named = if one_name { String::new() } else { name(request) };
+                format!("{} ms at {:.3} s of repeat {}{named}", format_ms(request.latency_ms), request.at_s, slow.rep)
+            })
+            .collect();
+        let named = if one_name { name(&first.request) } else { String::new() };
+        notes.push(format!("{label}: slowest requests that overlapped no stop{named}: {}", requests.join(", ")));
+    }
+    for missing in &combined.missing {
+        notes.push(format!("{label}: repeat {} not included: {}", missing.rep, missing.why));
+    }
+    notes
 }

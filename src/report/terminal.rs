@@ -1,9 +1,10 @@
 //! The compact tables printed at the end of a run: one per measured phase, the medians the report shows (the same
 //! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
-//! [`TERMINAL_COLUMNS`], else cells as rows.
+//! [`TERMINAL_COLUMNS`], else cells as rows; under each, "is it the GC?" in one line per cell.
 
+use super::cell_attribution::{CellAttribution, Combined, bound_ms, kind_words, overlap_share, percent};
 use super::metrics::{CAPACITY, metric};
-use super::model::{Analysis, CellPhase};
+use super::model::{Analysis, CellPhase, PhaseAnalysis};
 use crate::load::ladder::Side;
 use crate::results::Status;
 use crate::text_table::{self, Column};
@@ -72,9 +73,46 @@ pub fn phase_tables(analysis: &Analysis) -> String {
             shorten_first_column(&mut table);
         }
         out += &render(&table);
+        out += &gc_lines(analysis, phase);
         out.push('\n');
     }
     out
+}
+
+/// "Is it the GC?" under a phase's table: one short line per cell.
+fn gc_lines(analysis: &Analysis, phase: &PhaseAnalysis) -> String {
+    let mut out = format!("{INDENT}is it the GC?\n");
+    for (info, cell) in analysis.cells.iter().zip(&phase.cells) {
+        let answer = match &cell.gc_attribution {
+            CellAttribution::Found(combined) => gc_line(combined),
+            CellAttribution::Missing { why } => why.clone(),
+        };
+        out += &fit_line(format!("{INDENT}{INDENT}{}: {answer}", info.label));
+        out.push('\n');
+    }
+    out
+}
+
+/// The line cut (with `…`) to [`TERMINAL_COLUMNS`].
+fn fit_line(line: String) -> String {
+    if line.chars().count() <= TERMINAL_COLUMNS {
+        return line;
+    }
+    line.chars().take(TERMINAL_COLUMNS - 1).chain(std::iter::once('…')).collect()
+}
+
+/// `GC: 94 % of 412 requests above p99 overlapped GC (chance 3.1 %); p99 31.2 → 4.10 ms without GC`
+fn gc_line(combined: &Combined) -> String {
+    let p99 = &combined.p99;
+    format!(
+        "{}: {} % of {} requests above p99 overlapped GC (chance {} %); p99 {} → {} ms without GC",
+        kind_words(combined.verdict.kind),
+        percent(overlap_share(p99)),
+        p99.requests,
+        percent(p99.gc_chance),
+        bound_ms(p99.percentile_at_most, p99.percentile_ms),
+        bound_ms(p99.recomputed_at_most, p99.recomputed_ms)
+    )
 }
 
 /// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row; no
@@ -125,7 +163,9 @@ mod tests {
 
     use serde_json::Value;
 
+    use crate::load::printout::format_ms;
     use crate::report::Report;
+    use crate::report::cell_attribution::percent;
 
     /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
     /// `edit` applied to its summary.
@@ -165,6 +205,55 @@ mod tests {
         for label in ["req/s", "p99 ms", "YGC/YGCT s", "GC pause %"] {
             assert_eq!(row(&tables, "set", label)[0], "crashed", "{label}");
         }
+    }
+
+    #[test]
+    fn each_cell_says_in_a_line_whether_it_is_the_gc_or_why_it_cannot_say() {
+        // The sweep was captured before jload kept slow requests; its first cell crashed in its fill.
+        let dir = sweep_with(|_| {});
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        let set = tables.split("\n\n").find(|table| table.trim_start().starts_with("set")).unwrap();
+        let lines: Vec<&str> = set.lines().skip_while(|line| line.trim() != "is it the GC?").collect();
+        assert_eq!(
+            lines,
+            [
+                "  is it the GC?",
+                "    tiny: crashed",
+                "    -Xmx64m: no slow requests recorded (results of an older jload)",
+                "    -Xmx256m: no slow requests recorded (results of an older jload)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cell_with_an_attribution_says_its_verdict_and_p99_tail_in_one_line() {
+        // The gc-attribution fixture: every repeat of every cell recorded its attribution.
+        let dir = fixture_with("gc-attribution", |_| {});
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
+        let reps: Vec<&Value> =
+            (0..2).map(|rep| &summary["cells"][0]["reps"][rep]["phases"]["get"]["gc_attribution"]).collect();
+        let sum = |field: &str| reps.iter().map(|rep| rep["p99"][field].as_u64().unwrap()).sum::<u64>();
+        let chance = reps
+            .iter()
+            .map(|rep| rep["p99"]["gc_chance"].as_f64().unwrap() * rep["p99"]["examined"].as_f64().unwrap())
+            .sum::<f64>()
+            / sum("examined") as f64;
+        let middle = |field: &str| reps.iter().map(|rep| rep["p99"][field].as_f64().unwrap()).sum::<f64>() / 2.0;
+        let tables = Report::open(dir.path()).unwrap().terminal_tables();
+        let get = tables.split("\n\n").find(|table| table.trim_start().starts_with("get")).unwrap();
+        let line = get.lines().find(|line| line.starts_with("    -Xmx48m: ")).unwrap();
+        let kinds: Vec<&str> = reps.iter().map(|rep| rep["verdict"]["kind"].as_str().unwrap()).collect();
+        assert_ne!(kinds[0], kinds[1], "the fixture's two repeats disagree on this cell");
+        let expected = format!(
+            "    -Xmx48m: cannot tell: {} % of {} requests above p99 overlapped GC (chance {} %); p99 {} → {} ms without GC",
+            percent(sum("gc_overlap") as f64 / sum("examined") as f64),
+            sum("requests"),
+            percent(chance),
+            format_ms(middle("percentile_ms")),
+            format_ms(middle("recomputed_ms"))
+        );
+        assert_eq!(line, expected);
     }
 
     #[test]

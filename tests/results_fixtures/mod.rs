@@ -80,3 +80,24 @@ pub fn line_starting<'a>(markdown: &'a str, start: &str) -> &'a str {
         .find(|line| line.starts_with(start))
         .unwrap_or_else(|| panic!("no line starting with {start:?} in\n{markdown}"))
 }
+
+/// Milliseconds as the report prints them (three significant decimals at most), written independently of jload here.
+pub fn ms(value: f64) -> String {
+    let decimals = if value >= 1000.0 {
+        0
+    } else if value >= 100.0 {
+        1
+    } else if value >= 10.0 {
+        2
+    } else {
+        3
+    };
+    format!("{value:.decimals$}")
+}
+
+/// The median as the report takes it (the mean of the two middle values of an even count).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 }
+}

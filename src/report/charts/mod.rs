@@ -1,12 +1,14 @@
 //! Charts as inline SVG, drawn here with maud (so every label is escaped): scales and axes shared by the charts,
 //! the cells' looks (`style`: colour, dash, marker), and the chart kinds — `bars` (a figure per cell with its
 //! confidence interval), `curves` (P99 against achieved throughput over ladder steps, the SLO as a line), `spectrum`
-//! (latency percentile spectrum on a nines axis), `timeline` (req/s, p99, GC pauses and heap over a cell's run).
+//! (latency percentile spectrum on a nines axis), `timeline` (req/s, p99, GC pauses and heap over a cell's run),
+//! `tail` (a cell's slowest requests over the JVM's GC pauses, stalls and safepoints, and the worst second zoomed).
 
 pub mod bars;
 pub mod curves;
 pub mod spectrum;
 pub mod style;
+pub mod tail;
 pub mod timeline;
 
 use maud::{Markup, html};
