@@ -84,29 +84,52 @@ fn each_cells_row_sums_its_repeats_tails_and_takes_medians_of_their_percentiles(
     }
 }
 
+/// A verdict kind as the report words it.
+fn kind_words(kind: &str) -> &'static str {
+    match kind {
+        "gc" => "GC",
+        "partly_gc" => "partly GC",
+        "safepoint" => "safepoints",
+        "not_gc" => "not GC",
+        _ => "cannot tell",
+    }
+}
+
 #[test]
-fn repeats_that_agree_give_the_cells_verdict_and_the_sentence_is_under_the_table() {
+fn a_cells_verdict_names_repeats_that_said_otherwise_and_its_sentence_is_under_the_table() {
     let summary = summary();
     let dir = copy_of(FIXTURE);
     let markdown = report(&dir);
     let json = read_json(&dir.join("report.json"));
     for (phase_index, phase) in [(1, "set"), (2, "get")] {
         for cell in 0..2 {
-            let reps = attributions(&summary, cell, phase);
-            let kinds: Vec<&str> = reps.iter().map(|rep| rep["verdict"]["kind"].as_str().unwrap()).collect();
+            let kinds: Vec<&str> = attributions(&summary, cell, phase)
+                .iter()
+                .map(|rep| kind_words(rep["verdict"]["kind"].as_str().unwrap()))
+                .collect();
             let combined = &json["phases"][phase_index]["cells"][cell]["gc_attribution"];
             assert_eq!(combined["status"], "found");
-            if kinds[0] == kinds[1] {
-                assert_eq!(combined["verdict"]["kind"], kinds[0], "{phase} cell {cell}");
-            } else if kinds.iter().all(|kind| ["gc", "partly_gc"].contains(kind)) {
-                assert_eq!(combined["verdict"]["kind"], "partly_gc");
-            } else {
-                assert_eq!(combined["verdict"]["kind"], "cannot_tell");
-            }
-            let label = json["cells"][cell]["label"].as_str().unwrap();
             let text = combined["verdict"]["text"].as_str().unwrap();
+            let differ = format!(" (the repeats differ: {} in repeat 1, {} in repeat 2)", kinds[0], kinds[1]);
+            assert_eq!(text.ends_with(&differ), kinds[0] != kinds[1], "{phase} cell {cell}: {text}");
+            let label = json["cells"][cell]["label"].as_str().unwrap();
             assert!(markdown.contains(&format!("\n{label}: {text}\n").replace('_', "\\_")), "{label}: {text}");
         }
+    }
+}
+
+#[test]
+fn a_cell_of_one_repeat_has_that_repeats_own_verdict() {
+    let summary = summary();
+    let dir = copy_of(FIXTURE);
+    edit_summary(&dir, |summary| {
+        summary["cells"][0]["reps"].as_array_mut().unwrap().truncate(1);
+    });
+    report(&dir);
+    let json = read_json(&dir.join("report.json"));
+    for (phase_index, phase) in [(1, "set"), (2, "get")] {
+        let own = &attributions(&summary, 0, phase)[0]["verdict"];
+        assert_eq!(&json["phases"][phase_index]["cells"][0]["gc_attribution"]["verdict"], own, "{phase}");
     }
 }
 

@@ -27,6 +27,7 @@ use exposure::{Met, RunStops};
 use tails::{Tail, Which};
 
 pub use render::render;
+pub use verdict::verdict;
 
 /// How many of the slowest requests the `slowest` tail holds.
 pub const SLOWEST: usize = 100;

@@ -36,10 +36,6 @@ impl SlowRequest {
     pub fn began_us(&self) -> u64 {
         self.done_us.saturating_sub(u64::from(self.latency_us))
     }
-
-    pub fn sent_us(&self) -> u64 {
-        self.done_us.saturating_sub(u64::from(self.service_us))
-    }
 }
 
 /// What a result's JSON says of its slow requests (the requests themselves go to their own file): every request above

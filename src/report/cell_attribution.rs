@@ -109,17 +109,20 @@ fn combine(per_repeat: Vec<RepAttribution>, missing: Vec<MissingRep>) -> Combine
     let by_time = |pick: fn(&GcAttribution) -> f64| {
         weighted_mean(per_repeat.iter().map(|rep| (pick(&rep.attribution), rep.duration_s)))
     };
+    let p99 = tail(|attribution| &attribution.p99);
+    let p999 = tail(|attribution| &attribution.p999);
+    let stops = sum_stops(per_repeat.iter().map(|rep| &rep.attribution.stops));
     Combined {
         reps: per_repeat.iter().map(|rep| rep.rep).collect(),
-        p99: tail(|attribution| &attribution.p99),
-        p999: tail(|attribution| &attribution.p999),
+        verdict: combined_verdict(&p99, &p999, &stops, &per_repeat),
+        p99,
+        p999,
         slowest: tail(|attribution| &attribution.slowest),
         gc_time_share: by_time(|attribution| attribution.gc_time_share),
         safepoint_time_share: by_time(|attribution| attribution.safepoint_time_share),
-        stops: sum_stops(per_repeat.iter().map(|rep| &rep.attribution.stops)),
+        stops,
         clock_error_ms: per_repeat.iter().map(|rep| rep.attribution.clock_error_ms).fold(0.0, f64::max),
         unexplained: slowest_unexplained(&per_repeat),
-        verdict: combined_verdict(&per_repeat),
         missing,
         per_repeat,
     }
@@ -186,49 +189,26 @@ fn slowest_unexplained(per_repeat: &[RepAttribution]) -> Vec<RepRequest> {
     all
 }
 
-/// The cell's verdict from its repeats' verdicts: the strongest claim every repeat supports. One repeat: its own.
-/// Several: a kind every repeat gave is the cell's; repeats that all blame GC, some wholly and some partly, say
-/// `partly_gc`; any other disagreement is `cannot_tell`, naming which repeat said what, since one repeat's answer
-/// against another's is noise until more repeats settle it. The text quotes the repeat whose share of the p99 tail
-/// overlapping GC is the median.
-pub fn combined_verdict(per_repeat: &[RepAttribution]) -> Verdict {
-    if let [only] = per_repeat {
-        return only.attribution.verdict.clone();
-    }
+/// The cell's verdict: the attribution's own rule (`attribution::verdict`) on the combined tails and stops, so the
+/// verdict and its sentence are about the figures the cell's row shows, and repeats too small to judge alone add up
+/// to a tail that can be; when the repeats' own verdicts differ, the sentence ends saying which repeat said what.
+/// One repeat's combination is that repeat, and so is its verdict.
+pub fn combined_verdict(
+    p99: &TailShare,
+    p999: &TailShare,
+    stops: &StopCounts,
+    per_repeat: &[RepAttribution],
+) -> Verdict {
+    let mut verdict = crate::attribution::verdict(p99, p999, stops);
     let kinds: Vec<VerdictKind> = per_repeat.iter().map(|rep| rep.attribution.verdict.kind).collect();
-    let all = |allowed: &[VerdictKind]| kinds.iter().all(|kind| allowed.contains(kind));
-    let kind = match kinds[0] {
-        first if all(&[first]) => Some(first),
-        _ if all(&[VerdictKind::Gc, VerdictKind::PartlyGc]) => Some(VerdictKind::PartlyGc),
-        _ => None,
-    };
-    match kind {
-        Some(kind) => {
-            let typical = median_repeat(per_repeat);
-            let text = format!(
-                "{} in all {} repeats; repeat {}, the median: {}",
-                kind_words(kind),
-                per_repeat.len(),
-                typical.rep,
-                typical.attribution.verdict.text
-            );
-            Verdict { kind, text }
-        }
-        None => {
-            let said: Vec<String> = per_repeat
-                .iter()
-                .map(|rep| format!("{} in repeat {}", kind_words(rep.attribution.verdict.kind), rep.rep))
-                .collect();
-            Verdict { kind: VerdictKind::CannotTell, text: format!("the repeats disagree: {}", said.join(", ")) }
-        }
+    if kinds.iter().any(|kind| *kind != kinds[0]) {
+        let said: Vec<String> = per_repeat
+            .iter()
+            .map(|rep| format!("{} in repeat {}", kind_words(rep.attribution.verdict.kind), rep.rep))
+            .collect();
+        verdict.text = format!("{} (the repeats differ: {})", verdict.text, said.join(", "));
     }
-}
-
-/// The repeat whose p99 tail overlapped GC in the median share (the lower middle of an even count).
-fn median_repeat(per_repeat: &[RepAttribution]) -> &RepAttribution {
-    let mut by_share: Vec<&RepAttribution> = per_repeat.iter().collect();
-    by_share.sort_by(|a, b| overlap_share(&a.attribution.p99).total_cmp(&overlap_share(&b.attribution.p99)));
-    by_share[(by_share.len() - 1) / 2]
+    verdict
 }
 
 /// The share of a tail's examined requests that overlapped GC (0–1); 0 for an empty tail.
@@ -361,42 +341,42 @@ mod tests {
         assert_eq!(combined.per_repeat.len(), 3);
     }
 
-    /// The verdict of 30-s repeats with 100 p99 requests each, `gc_overlap` of them over GC, saying `kind`.
-    fn verdict_of(repeats: &[(u64, VerdictKind)]) -> Verdict {
+    /// The verdict of 30-s repeats with `requests` p99 requests each, `gc_overlap` of them over GC (chance 5 %),
+    /// each repeat's own verdict `kind`.
+    fn verdict_of(requests: u64, repeats: &[(u64, VerdictKind)]) -> Verdict {
         let repeats: Vec<RepAttribution> = (1..)
             .zip(repeats)
-            .map(|(rep, (gc_overlap, kind))| repeat(rep, 30.0, tail(100, *gc_overlap, 0.05, 30.0, 4.0), 0.04, *kind))
+            .map(|(rep, (overlap, kind))| repeat(rep, 30.0, tail(requests, *overlap, 0.05, 30.0, 4.0), 0.04, *kind))
             .collect();
-        combined_verdict(&repeats)
+        combined(repeats).verdict
     }
 
     #[test]
-    fn repeats_that_agree_give_their_verdict_and_quote_the_median_repeat() {
-        let verdict = verdict_of(&[(90, VerdictKind::Gc), (70, VerdictKind::Gc), (99, VerdictKind::Gc)]);
-        assert_eq!(verdict.kind, VerdictKind::Gc);
-        assert_eq!(verdict.text, "GC in all 3 repeats; repeat 1, the median: repeat 1 says Gc");
+    fn the_verdict_is_the_attributions_rule_on_the_summed_tails() {
+        // Two repeats of 15 requests above p99 each are too few alone; their 30 together are judged: 27 over GC.
+        let verdict = verdict_of(15, &[(14, VerdictKind::CannotTell), (13, VerdictKind::CannotTell)]);
+        assert_eq!(verdict.kind, VerdictKind::Gc, "{}", verdict.text);
+        assert!(verdict.text.starts_with("GC explains 90 % of requests above p99"), "{}", verdict.text);
+        assert!(!verdict.text.contains("repeats differ"), "they did not differ");
     }
 
     #[test]
-    fn repeats_that_all_blame_gc_some_only_partly_say_partly() {
-        let verdict = verdict_of(&[(90, VerdictKind::Gc), (40, VerdictKind::PartlyGc)]);
-        assert_eq!(verdict.kind, VerdictKind::PartlyGc);
-        assert_eq!(verdict.text, "partly GC in all 2 repeats; repeat 2, the median: repeat 2 says PartlyGc");
-    }
-
-    #[test]
-    fn repeats_that_disagree_cannot_tell_and_say_who_said_what() {
-        let verdict = verdict_of(&[(90, VerdictKind::Gc), (6, VerdictKind::NotGc)]);
-        assert_eq!(verdict.kind, VerdictKind::CannotTell);
-        assert_eq!(verdict.text, "the repeats disagree: GC in repeat 1, not GC in repeat 2");
+    fn repeats_whose_own_verdicts_differ_are_named_after_the_sentence() {
+        let verdict = verdict_of(100, &[(90, VerdictKind::Gc), (6, VerdictKind::NotGc)]);
+        assert!(
+            verdict.text.ends_with(" (the repeats differ: GC in repeat 1, not GC in repeat 2)"),
+            "{}",
+            verdict.text
+        );
     }
 
     #[test]
     fn one_repeat_is_its_own_answer() {
         let only = repeat(1, 30.0, tail(100, 90, 0.05, 30.0, 4.0), 0.04, VerdictKind::Gc);
         let combined = combined(vec![only.clone()]);
-        assert_eq!(combined.verdict, only.attribution.verdict);
         assert_eq!(combined.p99, only.attribution.p99);
+        let own = &only.attribution;
+        assert_eq!(combined.verdict, crate::attribution::verdict(&own.p99, &own.p999, &own.stops));
     }
 
     #[test]
