@@ -28,6 +28,10 @@ pub const CLEARLY_ABOVE_CHANCE: f64 = 0.10;
 /// tail needs a larger excess before the rule says anything.
 pub const NOISE_DEVIATIONS: f64 = 3.0;
 
+/// A share within this many points above chance is "about what chance gives" in words; further above (but short of
+/// the rule's margins) it is "not clearly more than chance gives".
+pub const ABOUT_CHANCE: f64 = 0.05;
+
 /// Recomputed percentiles lower than the measured by at least this fraction are worth a sentence.
 pub const RECOMPUTED_WORTH_SAYING: f64 = 0.05;
 
@@ -50,7 +54,10 @@ enum Reason {
     TooFew,
     /// GC windows everywhere, and the tail spent most of its time in them, far more than the run.
     EverywhereAndMostTime,
-    Everywhere,
+    /// GC windows everywhere, and the tail spent clearly more of its time in them than the run, but not most.
+    EverywhereMoreTime,
+    /// GC windows everywhere, and the tail spent no more of its time in them than the run did.
+    EverywhereNotMoreTime,
     MostGc,
     MostSafepoint,
     PartlyGc,
@@ -61,18 +68,19 @@ enum Reason {
 impl Reason {
     fn kind(self) -> VerdictKind {
         match self {
-            Reason::TooFew | Reason::Everywhere => VerdictKind::CannotTell,
+            Reason::TooFew => VerdictKind::CannotTell,
             Reason::EverywhereAndMostTime | Reason::MostGc => VerdictKind::Gc,
             Reason::MostSafepoint => VerdictKind::Safepoint,
-            Reason::PartlyGc => VerdictKind::PartlyGc,
-            Reason::NoGcStop | Reason::AboutChance => VerdictKind::NotGc,
+            Reason::PartlyGc | Reason::EverywhereMoreTime => VerdictKind::PartlyGc,
+            Reason::NoGcStop | Reason::AboutChance | Reason::EverywhereNotMoreTime => VerdictKind::NotGc,
         }
     }
 }
 
 /// The rule (see the constants for each threshold's reasoning), in order: too few requests cannot tell; GC stops
-/// everywhere are GC when the tail spent most of its time in them, far more than the share of the run they cover,
-/// and cannot tell otherwise; most overlapped GC far above chance is GC; most overlapped other safepoints far above
+/// everywhere are judged by time instead of counts — GC when the tail spent most of its time in them, far more than
+/// the share of the run they cover, partly GC when clearly more, not GC when no more (the tail met them as any
+/// stretch of the run would); most overlapped GC far above chance is GC; most overlapped other safepoints far above
 /// chance is safepoints; clearly above chance is partly GC; anything else is not GC.
 fn reason(tail: &TailShare, stops: &StopCounts) -> Reason {
     let examined = tail.examined;
@@ -80,8 +88,14 @@ fn reason(tail: &TailShare, stops: &StopCounts) -> Reason {
         return Reason::TooFew;
     }
     if tail.gc_chance >= CHANCE_CEILING {
-        let most_time = tail.gc_latency_share >= MOST && tail.gc_latency_share - tail.gc_time_share >= FAR_ABOVE_CHANCE;
-        return if most_time { Reason::EverywhereAndMostTime } else { Reason::Everywhere };
+        let beyond_the_run = tail.gc_latency_share - tail.gc_time_share;
+        return if tail.gc_latency_share >= MOST && beyond_the_run >= FAR_ABOVE_CHANCE {
+            Reason::EverywhereAndMostTime
+        } else if beyond_the_run >= CLEARLY_ABOVE_CHANCE {
+            Reason::EverywhereMoreTime
+        } else {
+            Reason::EverywhereNotMoreTime
+        };
     }
     let gc_share = tail.gc_overlap as f64 / examined as f64;
     let safepoint_share = tail.safepoint_overlap as f64 / examined as f64;
@@ -117,9 +131,16 @@ fn words(reason: Reason, tail: &TailShare, stops: &StopCounts) -> String {
              run (they are everywhere: {share} of these requests overlap one, {chance} would by chance)",
             percent(tail.gc_latency_share)
         ),
-        Reason::Everywhere => format!(
-            "Cannot tell: GC {gc} are everywhere: a request as long as those above p99 overlaps one by chance {chance} \
-             of the time ({share} did)"
+        Reason::EverywhereMoreTime => format!(
+            "GC explains part of this tail: requests above p99 spent {} of their time in GC {gc}, which cover {cover} \
+             of the run (they are everywhere: {share} of these requests overlap one, {chance} would by chance)",
+            percent(tail.gc_latency_share)
+        ),
+        Reason::EverywhereNotMoreTime => format!(
+            "GC does not explain this tail: requests above p99 spent {} of their time in GC {gc}, {} the {cover} of \
+             the run they cover (they are everywhere: {share} of these requests overlap one, {chance} would by chance)",
+            percent(tail.gc_latency_share),
+            if tail.gc_latency_share <= tail.gc_time_share { "less than" } else { "about" }
         ),
         Reason::MostGc => {
             format!(
@@ -138,11 +159,14 @@ fn words(reason: Reason, tail: &TailShare, stops: &StopCounts) -> String {
         ),
         Reason::NoGcStop => "GC does not explain this tail: no GC pause or stall during the run".to_string(),
         Reason::AboutChance => {
-            let about = if gc_share < tail.gc_chance { "no more than" } else { "about" };
-            format!(
-                "GC does not explain this tail: {share} of requests above p99 overlap GC {gc}, {about} what chance \
-                 gives ({chance})"
-            )
+            let about = if gc_share <= tail.gc_chance {
+                "no more than what chance gives".to_string()
+            } else if gc_share - tail.gc_chance < ABOUT_CHANCE {
+                "about what chance gives".to_string()
+            } else {
+                format!("not clearly more than chance gives for {} requests", tail.examined)
+            };
+            format!("GC does not explain this tail: {share} of requests above p99 overlap GC {gc}, {about} ({chance})")
         }
     }
 }
