@@ -9,29 +9,29 @@ use crate::load::result::BenchResult;
 
 use super::{GcAttribution, attribute, on_run_clock};
 
-/// Why a run has no attribution.
+/// Why a run has no attribution: what is missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Missing {
     /// The target's command line names no GC log, or it could not be read.
-    NoGcLog,
+    GcLog,
     /// Neither PerfData nor the GC log's decorations put JVM uptime on the wall clock.
-    NoClock,
+    Clock,
     /// The run recorded no start time or no requests (results of an older jload, or nothing answered).
-    NoRequests,
+    Requests,
 }
 
 impl Missing {
     pub fn describe(self) -> &'static str {
         match self {
-            Missing::NoGcLog => {
+            Missing::GcLog => {
                 "no GC log: start the JVM with -Xlog:gc*,safepoint:file=gc.log:time,uptime,level,tags to see which \
                  requests GC pauses hit"
             }
-            Missing::NoClock => {
+            Missing::Clock => {
                 "JVM uptime could not be put on the wall clock: the JVM has no readable PerfData and its GC log no \
                  wall-clock decoration (add `time` to -Xlog's decorations)"
             }
-            Missing::NoRequests => "no request was recorded one by one",
+            Missing::Requests => "no request was recorded one by one",
         }
     }
 }
@@ -43,12 +43,12 @@ pub fn of_run(
     log: Option<&GcLog>,
     perfdata_clock: Option<(ClockSource, ClockInterval)>,
 ) -> Result<GcAttribution, Missing> {
-    let log = log.ok_or(Missing::NoGcLog)?;
-    let start_unix_us = result.start_unix_us.ok_or(Missing::NoRequests)?;
+    let log = log.ok_or(Missing::GcLog)?;
+    let start_unix_us = result.start_unix_us.ok_or(Missing::Requests)?;
     if result.slow.offered == 0 {
-        return Err(Missing::NoRequests);
+        return Err(Missing::Requests);
     }
-    let uptime_clock = clock::combine(perfdata_clock, clock::from_gc_log(log)).ok_or(Missing::NoClock)?;
+    let uptime_clock = clock::combine(perfdata_clock, clock::from_gc_log(log)).ok_or(Missing::Clock)?;
     let windows = on_run_clock(&stops::stops(log), &uptime_clock, start_unix_us);
     let span_us = (result.duration_s * 1e6).round() as u64;
     Ok(attribute(&result.slow, &request_names(result), &windows, span_us, uptime_clock))
