@@ -51,11 +51,14 @@ pub fn render(attribution: &GcAttribution) -> String {
     out
 }
 
-/// `text` wrapped to the terminal's width, its first line after `first`, the others indented under it.
+/// `text` wrapped to the terminal's width, its first line after `first`, the others indented under it. A number
+/// stays on the line of its unit ("3.5 %", "41 ms").
 fn paragraph(out: &mut String, first: &str, text: &str) {
+    const KEEP_TOGETHER: char = '\u{a0}';
+    let glued = text.replace(" %", &format!("{KEEP_TOGETHER}%")).replace(" ms", &format!("{KEEP_TOGETHER}ms"));
     let options = textwrap::Options::new(WIDTH).initial_indent(first).subsequent_indent(INDENT);
-    for line in textwrap::wrap(text, options) {
-        let _ = writeln!(out, "{line}");
+    for line in textwrap::wrap(&glued, options) {
+        let _ = writeln!(out, "{}", line.replace(KEEP_TOGETHER, " "));
     }
 }
 
@@ -147,5 +150,21 @@ fn unexplained_lines(out: &mut String, attribution: &GcAttribution) {
     }
     if attribution.unexplained.len() > PRINTED_UNEXPLAINED {
         let _ = writeln!(out, "{INDENT}({} in the JSON)", attribution.unexplained.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_is_never_wrapped_away_from_its_unit() {
+        // 17 columns of indent and 100 of "a a …" leave room for "3.5" at the very end of the line, not for " %".
+        let text = format!("{}3.5 % of the run and 41 ms", "a ".repeat(50));
+        let mut out = String::new();
+        paragraph(&mut out, INDENT, &text);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(lines[1].trim_start(), "3.5 % of the run and 41 ms");
     }
 }
