@@ -8,6 +8,8 @@
 //! So at any time the store holds exactly the requests slower than its threshold — an exact tail, never a sample —
 //! and its memory is fixed by its capacity, however long the run.
 
+use std::time::Instant;
+
 use serde::{Deserialize, Serialize};
 
 /// Requests each worker thread keeps at most: 128 Ki × 24 bytes = 3 MiB per thread. After a halving it holds half,
@@ -32,6 +34,27 @@ pub struct SlowRequest {
 }
 
 impl SlowRequest {
+    /// A request of index `request` in the run's set that finished at `done` (the run started at `start`), with its
+    /// latencies in µs (clamped to what the fields hold).
+    pub fn finished(
+        request: usize,
+        start: Instant,
+        done: Instant,
+        latency_us: u64,
+        service_us: u64,
+        failed: bool,
+    ) -> Self {
+        let clamp = |us: u64| u32::try_from(us).unwrap_or(u32::MAX);
+        let since_start = done.saturating_duration_since(start).as_micros();
+        SlowRequest {
+            done_us: u64::try_from(since_start).unwrap_or(u64::MAX),
+            latency_us: clamp(latency_us),
+            service_us: clamp(service_us),
+            request: u16::try_from(request).unwrap_or(u16::MAX),
+            failed,
+        }
+    }
+
     /// When its latency began, in microseconds since the run's start (may be negative by rounding: clamped at 0).
     pub fn began_us(&self) -> u64 {
         self.done_us.saturating_sub(u64::from(self.latency_us))

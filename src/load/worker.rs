@@ -491,7 +491,14 @@ impl Worker<'_> {
                 let uncorrected = micros(now.saturating_duration_since(conn.sent));
                 let ok = self.shared.ok_status.is_ok(status);
                 self.recorder.response(conn.request, latency, uncorrected, status, ok);
-                self.recorder.slow.offer(slow_request(conn.request, self.start, now, latency, uncorrected, !ok));
+                self.recorder.slow.offer(SlowRequest::finished(
+                    conn.request,
+                    self.start,
+                    now,
+                    latency,
+                    uncorrected,
+                    !ok,
+                ));
                 self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
                 self.conns[index].recent_service.observe(uncorrected);
                 // A close that came with the response, announced or not: the connection cannot carry another.
@@ -548,7 +555,7 @@ impl Worker<'_> {
         self.recorder.timed_out(conn.request, latency, micros(self.shared.timeout), expected_interval);
         let expired = conn.sent + self.shared.timeout;
         let timeout = micros(self.shared.timeout);
-        self.recorder.slow.offer(slow_request(conn.request, self.start, expired, latency, timeout, true));
+        self.recorder.slow.offer(SlowRequest::finished(conn.request, self.start, expired, latency, timeout, true));
         self.reconnect(index, now);
     }
 
@@ -583,25 +590,6 @@ impl Worker<'_> {
 }
 
 /// A duration in whole microseconds, the unit of every histogram.
-/// A finished request as the slow-request store keeps it: its end on the run's clock and its latencies.
-fn slow_request(
-    request: usize,
-    start: Instant,
-    done: Instant,
-    latency_us: u64,
-    service_us: u64,
-    failed: bool,
-) -> SlowRequest {
-    let clamp = |us: u64| u32::try_from(us).unwrap_or(u32::MAX);
-    SlowRequest {
-        done_us: micros(done.saturating_duration_since(start)),
-        latency_us: clamp(latency_us),
-        service_us: clamp(service_us),
-        request: u16::try_from(request).unwrap_or(u16::MAX),
-        failed,
-    }
-}
-
 fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
 }
