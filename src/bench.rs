@@ -15,7 +15,7 @@ use serde::Serialize;
 use signal_hook::consts::SIGINT;
 
 use crate::atomic_file::write_json;
-use crate::attribution::gather::{self, Missing};
+use crate::attribution::gather::{self, JvmStops, Missing};
 use crate::attribution::{self, GcAttribution};
 use crate::error::{bad_input, exit};
 use crate::jvm;
@@ -184,7 +184,8 @@ impl WatchedJvm {
         if let Some(log) = &log {
             window.pauses = Some(WindowPauses::from_log(log, window.uptime_start_s, window.uptime_end_s));
         }
-        let attribution = Some(gather::of_run(result, log.as_ref(), self.clock));
+        let jvm_stops = log.as_ref().map(|log| JvmStops::of(log, self.clock));
+        let attribution = Some(gather::of_run(result, jvm_stops.as_ref()));
         Watched { window: Some(window), series: self.watch.samples_between(&self.start, &end), attribution }
     }
 }

@@ -2,9 +2,9 @@
 //! PerfData clock measured while it ran — and says in words what is missing when it cannot be made. `jload bench
 //! --jvm` and the runner both come through here.
 
-use crate::jvm::clock::{self, ClockInterval, ClockSource};
+use crate::jvm::clock::{self, ClockInterval, ClockSource, UptimeClock};
 use crate::jvm::gclog::GcLog;
-use crate::jvm::stops;
+use crate::jvm::stops::{self, Stop};
 use crate::load::result::BenchResult;
 
 use super::{GcAttribution, attribute, on_run_clock};
@@ -36,20 +36,29 @@ impl Missing {
     }
 }
 
-/// The attribution of `result`'s tail to the stops in `log`, with uptime mapped through `perfdata_clock` (measured
-/// while the JVM ran, see [`clock::from_perfdata`]) and the log's own decorations.
-pub fn of_run(
-    result: &BenchResult,
-    log: Option<&GcLog>,
-    perfdata_clock: Option<(ClockSource, ClockInterval)>,
-) -> Result<GcAttribution, Missing> {
-    let log = log.ok_or(Missing::GcLog)?;
+/// What a JVM's GC log gives every run it served: its stops, and its uptime on the wall clock (from the log's own
+/// decorations and the PerfData clock measured while the JVM ran, see [`clock::from_perfdata`]). Read once per log,
+/// however many runs (phases) it is laid under.
+pub struct JvmStops {
+    stops: Vec<Stop>,
+    clock: Option<UptimeClock>,
+}
+
+impl JvmStops {
+    pub fn of(log: &GcLog, perfdata_clock: Option<(ClockSource, ClockInterval)>) -> JvmStops {
+        JvmStops { stops: stops::stops(log), clock: clock::combine(perfdata_clock, clock::from_gc_log(log)) }
+    }
+}
+
+/// The attribution of `result`'s tail to the stops of its JVM (None: no GC log).
+pub fn of_run(result: &BenchResult, jvm: Option<&JvmStops>) -> Result<GcAttribution, Missing> {
+    let jvm = jvm.ok_or(Missing::GcLog)?;
     let start_unix_us = result.start_unix_us.ok_or(Missing::Requests)?;
     if result.slow.offered == 0 {
         return Err(Missing::Requests);
     }
-    let uptime_clock = clock::combine(perfdata_clock, clock::from_gc_log(log)).ok_or(Missing::Clock)?;
-    let windows = on_run_clock(&stops::stops(log), &uptime_clock, start_unix_us);
+    let uptime_clock = jvm.clock.ok_or(Missing::Clock)?;
+    let windows = on_run_clock(&jvm.stops, &uptime_clock, start_unix_us);
     let span_us = (result.duration_s * 1e6).round() as u64;
     Ok(attribute(&result.slow, &request_names(result), &windows, span_us, uptime_clock))
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::crash::{Ending, Evidence};
 use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
 use crate::atomic_file::write_json;
-use crate::attribution::gather;
+use crate::attribution::gather::{self, JvmStops};
 use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
@@ -495,6 +495,7 @@ fn attach_gc_log(
     perfdata_clock: Option<(ClockSource, ClockInterval)>,
 ) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
+    let jvm_stops = JvmStops::of(&log, perfdata_clock);
     for phase in &meta.phases {
         let files = RepFiles::of(dir);
         let path = files.phase_record(phase);
@@ -507,7 +508,7 @@ fn attach_gc_log(
             (record.bench.slow_requests, slow_csv::read(&files.phase_slow_requests(phase)))
         {
             record.bench.slow = SlowRequests::from_parts(info, kept);
-            record.gc_attribution = gather::of_run(&record.bench, Some(&log), perfdata_clock).ok();
+            record.gc_attribution = gather::of_run(&record.bench, Some(&jvm_stops)).ok();
         }
         write_json(&path, &record)?;
     }
