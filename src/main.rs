@@ -3,6 +3,7 @@
 mod atomic_file;
 mod attribution;
 mod bench;
+mod cpuset;
 mod error;
 mod jvm;
 mod load;

@@ -22,9 +22,19 @@ pub const PORT_PLACEHOLDER: &str = "{port}";
 /// The port requests are checked with before the real one is known: any valid port will do.
 const STAND_IN_PORT: u16 = 1;
 
+/// Where a plan's URLs name the target's server: 127.0.0.1 for a local target, the server's address for a remote one.
+pub const HOST_PLACEHOLDER: &str = "{host}";
+/// The target's address while a plan is checked, before any server is known.
+pub const STAND_IN_HOST: &str = "127.0.0.1";
+
 /// `text` with every `{port}` replaced by `port` (a number, or the placeholder itself when showing a command).
 pub fn fill_port(text: &str, port: &str) -> String {
     text.replace(PORT_PLACEHOLDER, port)
+}
+
+/// `text` with `{host}` and `{port}` filled in: the target's address and port.
+pub fn fill_target(text: &str, host: &str, port: &str) -> String {
+    fill_port(&text.replace(HOST_PLACEHOLDER, host), port)
 }
 
 /// When a run ends: after a number of requests, after a duration, or whichever comes first.
@@ -182,7 +192,7 @@ pub struct LoadInput {
 }
 
 impl LoadInput {
-    /// The checked load spec. Its requests may still hold `{port}` (see [`LoadSpec::with_port`]); they are checked
+    /// The checked load spec. Its requests may still hold `{host}` and `{port}` (see [`LoadSpec::with_target`]); they are checked
     /// with a stand-in port.
     pub fn into_spec(self) -> Result<LoadSpec, LoadError> {
         let requests = self.requests_to_send()?;
@@ -196,7 +206,7 @@ impl LoadInput {
             ok_status: self.ok_status.unwrap_or_default(),
         };
         spec.check_limits()?;
-        RequestSet::compile(&spec.with_port(STAND_IN_PORT).requests).map_err(LoadError::Request)?;
+        RequestSet::compile(&spec.with_target(STAND_IN_HOST, STAND_IN_PORT).requests).map_err(LoadError::Request)?;
         Ok(spec)
     }
 
@@ -257,10 +267,10 @@ impl LoadSpec {
         Ok(())
     }
 
-    /// The spec with `{port}` filled in every request's URL, headers and body.
-    pub fn with_port(&self, port: u16) -> LoadSpec {
+    /// The spec with `{host}` and `{port}` filled in every request's URL, headers and body.
+    pub fn with_target(&self, host: &str, port: u16) -> LoadSpec {
         let port = port.to_string();
-        let fill = |text: &str| fill_port(text, &port);
+        let fill = |text: &str| fill_target(text, host, &port);
         let requests = self
             .requests
             .iter()

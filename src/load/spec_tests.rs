@@ -54,7 +54,7 @@ fn given_settings_are_kept_as_given() {
 fn the_port_is_filled_in_url_headers_and_body() {
     let input =
         LoadInput { headers: vec!["X-Port: {port}".to_string()], body: Some("p={port}".to_string()), ..url_input() };
-    let spec = input.into_spec().unwrap().with_port(8088);
+    let spec = input.into_spec().unwrap().with_target("127.0.0.1", 8088);
     let request = &spec.requests[0];
     assert_eq!(request.url, "http://127.0.0.1:8088/get?k={rand:1..9}");
     assert_eq!(request.headers, ["X-Port: 8088"]);

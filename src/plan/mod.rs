@@ -18,12 +18,14 @@ use serde::{Deserialize, Serialize};
 
 use toml::Spanned;
 
+use crate::cpuset::CpuSet;
 use crate::error::bad_input;
+use crate::load::spec::fill_target;
 use crate::load::threshold::Threshold;
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
 use phase::parse_phases;
-use schema::{AxisFile, AxisValueFile, PlanFile, RunFile, SloFile, TargetFile};
+use schema::{AxisFile, AxisValueFile, LoadFile, PlanFile, RunFile, SloFile, TargetFile};
 
 /// What jload starts for every cell.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -39,6 +41,23 @@ pub struct Target {
     pub env: BTreeMap<String, String>,
     pub workdir: PathBuf,
     pub exit_on_oom: bool,
+    /// ssh destinations of the servers the target runs on; empty: this machine. Several: identical servers that run
+    /// the sweep's cell-repeats in parallel.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// CPUs the target is pinned to (on its server when remote).
+    #[serde(default)]
+    pub cpus: Option<CpuSet>,
+}
+
+/// `[load]`: where the load comes from.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct LoadSettings {
+    /// ssh destinations that each run a share of every phase (rate and connections split), merged exactly; empty:
+    /// this machine alone.
+    pub hosts: Vec<String>,
+    /// CPUs this machine's generator threads are pinned to.
+    pub cpus: Option<CpuSet>,
 }
 
 /// One value of an axis.
@@ -82,6 +101,7 @@ pub struct Plan {
     pub run: RunSettings,
     /// SLO as threshold expressions (`p99<=50ms`, `errors<=0.1%`).
     pub slo: Vec<String>,
+    pub load: LoadSettings,
 }
 
 const PLAN_HINT: &str = "see docs/plan.md for the plan format";
@@ -143,7 +163,10 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     };
     let phases = parse_phases(source, base, &file.phase, &slo)?;
     let run = parse_run(source, &file.run, &axes)?;
-    Ok(Plan { name, description: file.description, target, axes, phases, run, slo })
+    let load = parse_load(source, &file.load)?;
+    let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load };
+    refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
+    Ok(plan)
 }
 
 /// The plan's name, which names its results directory.
@@ -186,7 +209,98 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         env: target.env.clone(),
         workdir,
         exit_on_oom: target.exit_on_oom,
+        hosts: target_hosts(source, target)?,
+        cpus: cpu_set(source, &target.cpus, "target.cpus")?,
     })
+}
+
+/// `target.host` or `target.hosts` (not both): the servers' ssh destinations.
+fn target_hosts(source: Source<'_>, target: &TargetFile) -> anyhow::Result<Vec<String>> {
+    match (&target.host, &target.hosts) {
+        (Some(host), Some(_)) => {
+            Err(source.error_at(host.span(), "give target.host (one server) or target.hosts (several), not both"))
+        }
+        (Some(host), None) => Ok(vec![ssh_destination(source, host.span(), host.get_ref(), "target.host")?]),
+        (None, Some(hosts)) => ssh_destinations(source, hosts, "target.hosts"),
+        (None, None) => Ok(Vec::new()),
+    }
+}
+
+fn ssh_destinations(source: Source<'_>, hosts: &Spanned<Vec<String>>, key: &str) -> anyhow::Result<Vec<String>> {
+    if hosts.get_ref().is_empty() {
+        return Err(source.error_at(hosts.span(), format!("{key} is empty; list ssh destinations like [\"user@s1\"]")));
+    }
+    let mut seen = HashSet::new();
+    let mut checked = Vec::new();
+    for host in hosts.get_ref() {
+        let host = ssh_destination(source, hosts.span(), host, key)?;
+        if !seen.insert(host.clone()) {
+            return Err(source.error_at(hosts.span(), format!("{key} lists '{host}' twice; list each host once")));
+        }
+        checked.push(host);
+    }
+    Ok(checked)
+}
+
+/// One ssh destination: `user@host`, `host` or a `~/.ssh/config` alias, without spaces or a leading '-'.
+fn ssh_destination(source: Source<'_>, span: std::ops::Range<usize>, host: &str, key: &str) -> anyhow::Result<String> {
+    let host = host.trim();
+    if host.is_empty() || host.starts_with('-') || host.chars().any(char::is_whitespace) {
+        return Err(source.error_at(
+            span,
+            format!("{key} '{host}' is not an ssh destination; write it like \"user@server\" or a ~/.ssh/config alias"),
+        ));
+    }
+    Ok(host.to_string())
+}
+
+fn cpu_set(source: Source<'_>, cpus: &Option<Spanned<String>>, key: &str) -> anyhow::Result<Option<CpuSet>> {
+    cpus.as_ref()
+        .map(|cpus| {
+            CpuSet::parse(cpus.get_ref()).map_err(|message| source.error_at(cpus.span(), format!("{key}: {message}")))
+        })
+        .transpose()
+}
+
+fn parse_load(source: Source<'_>, load: &LoadFile) -> anyhow::Result<LoadSettings> {
+    let hosts = match &load.hosts {
+        Some(hosts) => ssh_destinations(source, hosts, "load.hosts")?,
+        None => Vec::new(),
+    };
+    Ok(LoadSettings { hosts, cpus: cpu_set(source, &load.cpus, "load.cpus")? })
+}
+
+/// A target on another server, or load from other hosts, cannot be reached at 127.0.0.1: its URLs must name it
+/// (`{host}`, the target's server, or an address).
+fn refuse_loopback_urls_when_remote(plan: &Plan) -> Result<(), String> {
+    if plan.target.hosts.is_empty() && plan.load.hosts.is_empty() {
+        return Ok(());
+    }
+    let urls = std::iter::once(&plan.target.ready)
+        .chain(plan.phases.iter().flat_map(|phase| phase.load.requests.iter().map(|request| &request.url)));
+    for url in urls {
+        let host = url::Url::parse(&fill_target(url, "jload.invalid", "1"))
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_string));
+        if host.as_deref().is_some_and(is_loopback_name) {
+            let remote = if plan.target.hosts.is_empty() {
+                "the load comes from other hosts"
+            } else {
+                "the target runs on another server"
+            };
+            return Err(format!(
+                "{url}: {remote}, so 127.0.0.1 is the wrong machine; write {{host}} (the target's server), e.g. \
+                 http://{{host}}:{{port}}/health"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    host == "localhost"
+        || host.parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback())
+        || host == "[::1]"
 }
 
 /// Check every axis: unique non-empty names, at least one value, unique labels.

@@ -19,7 +19,7 @@ use crate::tomlfile::Source;
 pub struct Phase {
     pub name: String,
     pub measure: bool,
-    /// The checked load, with `{port}` still to be filled in ([`LoadSpec::with_port`]). In a ladder phase its rate is
+    /// The checked load, with `{host}` and `{port}` still to be filled in ([`LoadSpec::with_target`]). In a ladder phase its rate is
     /// the first step's (when known) and its stop one step's measured window: the ladder sets both for each step.
     pub load: LoadSpec,
     /// A rate ladder or a capacity search: one open-model step per rate instead of one run.

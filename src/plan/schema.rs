@@ -20,6 +20,19 @@ pub struct PlanFile {
     pub run: RunFile,
     #[serde(default)]
     pub slo: Option<SloFile>,
+    /// Where the load comes from (default: this machine, on any CPU).
+    #[serde(default)]
+    pub load: LoadFile,
+}
+
+/// `[load]`: the machines that generate the load and the CPUs it may use.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LoadFile {
+    /// ssh destinations (`user@host` or a `~/.ssh/config` alias) that each run a share of every phase.
+    pub hosts: Option<Spanned<Vec<String>>>,
+    /// CPUs the local generator's threads are pinned to, like taskset's list: `"2-3"`, `"1,3"`.
+    pub cpus: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -41,6 +54,12 @@ pub struct TargetFile {
     pub env: BTreeMap<String, String>,
     /// Directory the build and the target run in, relative to the plan file (default: where jload runs).
     pub workdir: Option<String>,
+    /// ssh destination of the server the target runs on (default: this machine).
+    pub host: Option<Spanned<String>>,
+    /// Several identical servers: the sweep's cell-repeats run on them in parallel.
+    pub hosts: Option<Spanned<Vec<String>>>,
+    /// CPUs the target is pinned to, like taskset's list: `"0-1"`, `"0,2"` (on its server when remote).
+    pub cpus: Option<Spanned<String>>,
     /// Add -XX:+ExitOnOutOfMemoryError (default true).
     #[serde(default = "yes")]
     pub exit_on_oom: bool,

@@ -126,6 +126,9 @@ pub struct RepMeta {
     pub phases: Vec<String>,
     pub started_unix_s: u64,
     pub finished_unix_s: Option<u64>,
+    /// The server the target ran on (its ssh destination); None: this machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 impl RepMeta {
@@ -148,6 +151,7 @@ impl RepMeta {
             phases: Vec::new(),
             started_unix_s,
             finished_unix_s: None,
+            host: None,
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladde
 use crate::load::result::BenchResult;
 use crate::load::slow::SlowRequests;
 use crate::load::spec::LoadSpec;
-use crate::load::spec::fill_port;
+use crate::load::spec::{STAND_IN_HOST, fill_target};
 use crate::load::threshold::Threshold;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
@@ -62,7 +62,7 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
 }
 
 fn fill_placeholders(text: &str, jdk: &Jdk, port: &str, dir: &Path) -> String {
-    fill_port(text, port)
+    fill_target(text, STAND_IN_HOST, port)
         .replace("{java}", &jdk.java().display().to_string())
         .replace("{dir}", &dir.display().to_string())
 }
@@ -197,7 +197,7 @@ fn wait_until_ready(
     port: u16,
     meta: &mut RepMeta,
 ) {
-    let ready_url = fill_port(&run.plan.target.ready, &port.to_string());
+    let ready_url = fill_target(&run.plan.target.ready, STAND_IN_HOST, &port.to_string());
     let startup_timeout = run.plan.target.startup_timeout;
     let readiness = target.lock().expect("target").wait_ready(&ready_url, startup_timeout, run.stop);
     match readiness {
@@ -363,7 +363,7 @@ fn run_phase(
         hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
         stop: phase_stop.clone(),
     };
-    let spec = phase.load.with_port(port);
+    let spec = phase.load.with_target(STAND_IN_HOST, port);
     let mut steps = StepWindows {
         watch,
         target,
