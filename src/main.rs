@@ -8,6 +8,7 @@ mod error;
 mod jvm;
 mod load;
 mod plan;
+mod remote;
 mod report;
 mod results;
 mod run;
@@ -47,6 +48,9 @@ enum Command {
     Report(report::cli::ReportArgs),
     /// Compare two runs (or two cells, DIR:cell-id) per phase: ratios and significance; CI mode exits 99 on regression.
     Compare(report::cli::CompareArgs),
+    /// The far side of a remote target or load host, run by jload itself over ssh.
+    #[command(hide = true)]
+    Agent(remote::cli::AgentArgs),
 }
 
 fn main() {
@@ -70,6 +74,7 @@ fn main() {
         Command::Gclog(args) => jvm::gclog::cli::run(args),
         Command::Report(args) => report::cli::run_report(args),
         Command::Compare(args) => report::cli::run_compare(args),
+        Command::Agent(args) => remote::cli::run(args),
     };
     let code = match outcome {
         Ok(code) => code,

@@ -48,6 +48,11 @@ impl JvmStops {
     pub fn of(log: &GcLog, perfdata_clock: Option<(ClockSource, ClockInterval)>) -> JvmStops {
         JvmStops { stops: stops::stops(log), clock: clock::combine(perfdata_clock, clock::from_gc_log(log)) }
     }
+
+    /// The stops of a JVM on another machine, whose wall clock is ours plus `offset_us` (± `bound_us`).
+    pub fn seen_from_afar(self, offset_us: i64, bound_us: i64) -> JvmStops {
+        JvmStops { clock: self.clock.map(|clock| clock.moved(offset_us, bound_us)), ..self }
+    }
 }
 
 /// The attribution of `result`'s tail to the stops of its JVM (None: no GC log).

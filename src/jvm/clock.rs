@@ -68,6 +68,16 @@ pub struct UptimeClock {
 }
 
 impl UptimeClock {
+    /// The same clock read on another machine's wall clock, whose time is this one's minus `offset_us`, known to
+    /// ± `bound_us` (a target on its own server, its requests timed here).
+    pub fn moved(self, offset_us: i64, bound_us: i64) -> UptimeClock {
+        UptimeClock {
+            zero_unix_us: self.zero_unix_us - offset_us,
+            error_ms: self.error_ms + bound_us as f64 / 1000.0,
+            ..self
+        }
+    }
+
     /// The wall-clock time (µs since the Unix epoch) of an instant of JVM uptime (seconds).
     pub fn unix_us_at(&self, uptime_s: f64) -> i64 {
         self.zero_unix_us + (uptime_s * 1e6).round() as i64

@@ -33,10 +33,14 @@ pub enum Preflight {
 /// Run `java options -XX:+PrintFlagsFinal -version` and read the result.
 pub fn check(java: &Path, options: &[String]) -> Preflight {
     let output = Command::new(java).args(options).arg("-XX:+PrintFlagsFinal").arg("-version").output();
-    let output = match output {
-        Ok(output) => output,
-        Err(err) => return Preflight::Invalid(format!("cannot run {}: {err}", java.display())),
-    };
+    match output {
+        Ok(output) => judge(&output),
+        Err(err) => Preflight::Invalid(format!("cannot run {}: {err}", java.display())),
+    }
+}
+
+/// Read what `java options -XX:+PrintFlagsFinal -version` printed, here or on a target's server.
+pub fn judge(output: &std::process::Output) -> Preflight {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {

@@ -9,13 +9,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::crash::{Ending, Evidence};
 use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
+use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
-use crate::jvm::clock::{self, ClockInterval, ClockSource};
-use crate::jvm::sampler::JvmSample;
-use crate::jvm::watch::JvmWatch;
+use crate::jvm::clock::{ClockInterval, ClockSource};
+use crate::jvm::gclog;
 use crate::jvm::window::{JvmWindow, WindowPauses};
-use crate::jvm::{gclog, procfs};
 use crate::load::engine::{self, RunOptions};
 use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
 use crate::load::result::BenchResult;
@@ -27,6 +26,9 @@ use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan};
+use crate::remote::protocol::SILENCE_LIMIT_S;
+use crate::remote::server::RemoteServer;
+use crate::remote::target::RemoteTarget;
 use crate::results::slow_csv;
 use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
 
@@ -41,6 +43,16 @@ pub struct CellRun<'a> {
     /// Ctrl-C.
     pub stop: &'a Arc<AtomicBool>,
     pub show_progress: bool,
+    /// The server the target runs on; None: this machine.
+    pub server: Option<&'a RemoteServer>,
+}
+
+/// What the attribution needs to put the JVM's clock on the requests' clock: PerfData's uptime 0 (on the target's
+/// wall clock) and, for a target on its own server, that server's clock offset from this machine's with its bound (µs).
+#[derive(Default)]
+struct JvmClocks {
+    perfdata: Option<(ClockSource, ClockInterval)>,
+    server_offset: Option<(i64, i64)>,
 }
 
 pub fn unix_now() -> u64 {
@@ -61,25 +73,33 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     options
 }
 
-fn fill_placeholders(text: &str, jdk: &Jdk, port: &str, dir: &Path) -> String {
-    fill_target(text, STAND_IN_HOST, port)
+/// Where one start of the target runs: its server's address (`{host}`), its port (`{port}`), its folder (`{dir}`).
+#[derive(Debug, Clone, Copy)]
+pub struct Placement<'a> {
+    pub host: &'a str,
+    pub port: &'a str,
+    pub dir: &'a Path,
+}
+
+fn fill_placeholders(text: &str, jdk: &Jdk, at: Placement<'_>) -> String {
+    fill_target(text, at.host, at.port)
         .replace("{java}", &jdk.java().display().to_string())
-        .replace("{dir}", &dir.display().to_string())
+        .replace("{dir}", &at.dir.display().to_string())
 }
 
 /// Every JVM option of a cell, in order: target.jvm, the cell's axis options, then jload's telemetry options, with
 /// `{port}`, `{dir}` and `{java}` filled in.
-pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
+pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Vec<String> {
     let mut options: Vec<String> =
-        plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill_placeholders(option, jdk, port, dir)).collect();
-    options.extend(telemetry_options(dir, plan.target.exit_on_oom));
+        plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill_placeholders(option, jdk, at)).collect();
+    options.extend(telemetry_options(at.dir, plan.target.exit_on_oom));
     options
 }
 
 /// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{dir}` (the cell-repeat's folder), `{java}` and a
 /// leading `java` → the cell's JDK.
-pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> Vec<String> {
-    let options = jvm_options(plan, cell, jdk, port, dir);
+pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Vec<String> {
+    let options = jvm_options(plan, cell, jdk, at);
     let mut words = Vec::new();
     for (index, word) in plan.target.command.iter().enumerate() {
         if word == "{jvm}" {
@@ -87,7 +107,7 @@ pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path)
         } else if index == 0 && word == "java" {
             words.push(jdk.java().display().to_string());
         } else {
-            words.push(fill_with_options(word, &options, jdk, port, dir));
+            words.push(fill_with_options(word, &options, jdk, at));
         }
     }
     words
@@ -96,22 +116,22 @@ pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path)
 /// The cell's extra environment: target.env, then the cell's axis env, with every placeholder filled in
 /// (`{jvm}` in `CATALINA_OPTS`, `JAVA_OPTS` or `JAVA_TOOL_OPTIONS` is how a start script gets the options), and
 /// JAVA_HOME set to the cell's JDK.
-pub fn target_env(plan: &Plan, cell: &Cell, jdk: &Jdk, port: &str, dir: &Path) -> BTreeMap<String, String> {
-    let options = jvm_options(plan, cell, jdk, port, dir);
+pub fn target_env(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> BTreeMap<String, String> {
+    let options = jvm_options(plan, cell, jdk, at);
     let mut env: BTreeMap<String, String> = plan
         .target
         .env
         .iter()
         .chain(cell.env.iter())
-        .map(|(key, value)| (key.clone(), fill_with_options(value, &options, jdk, port, dir)))
+        .map(|(key, value)| (key.clone(), fill_with_options(value, &options, jdk, at)))
         .collect();
     env.insert("JAVA_HOME".to_string(), jdk.home.display().to_string());
     env
 }
 
 /// `text` with `{jvm}` → the options as one string (see [`join_options`]), then the other placeholders.
-fn fill_with_options(text: &str, options: &[String], jdk: &Jdk, port: &str, dir: &Path) -> String {
-    fill_placeholders(&text.replace("{jvm}", &join_options(options)), jdk, port, dir)
+fn fill_with_options(text: &str, options: &[String], jdk: &Jdk, at: Placement<'_>) -> String {
+    fill_placeholders(&text.replace("{jvm}", &join_options(options)), jdk, at)
 }
 
 /// The options joined with spaces for one variable or word. An option with whitespace, quotes or shell operators is
@@ -130,12 +150,25 @@ pub fn join_options(options: &[String]) -> String {
 /// Run one cell-repeat to its end; the returned meta is also written to the cell's folder.
 pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     let dir = fresh_rep_dir(run)?;
-    let port = free_port()?;
-    let launch = launch_spec(run, &dir, port);
+    // A remote target writes into the same layout under the sweep's folder on its server; fetched home at the end.
+    let target_dir = match run.server {
+        None => dir.clone(),
+        Some(server) => ResultsDir::new(server.work_root().into()).rep_dir(&run.cell.dir, run.rep),
+    };
+    let port = match run.server {
+        None => free_port(),
+        Some(server) => server.free_port(),
+    };
+    let launch = launch_spec(run, &target_dir, *port.as_ref().unwrap_or(&0));
     let mut meta = first_meta(run, &launch);
     write_json(&RepFiles::of(&dir).meta(), &meta)?;
-    let evidence = Evidence { stdout: &launch.stdout, stderr: &launch.stderr, error_dir: &dir };
-    let target = match RunningTarget::start(&launch) {
+    let (stdout_log, stderr_log) = (RepFiles::of(&dir).stdout_log(), RepFiles::of(&dir).stderr_log());
+    let evidence = Evidence { stdout: &stdout_log, stderr: &stderr_log, error_dir: &dir };
+    let started = port.and_then(|_| match run.server {
+        None => RunningTarget::start(&launch).map(TargetProcess::Local),
+        Some(server) => RemoteTarget::start(server, &launch).map(TargetProcess::Remote),
+    });
+    let target = match started {
         Ok(target) => Arc::new(Mutex::new(target)),
         Err(err) => {
             meta.status = Status::Failed;
@@ -144,15 +177,35 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
             return finish(&dir, meta);
         }
     };
-    meta.pid = Some(target.lock().expect("target").pid);
-    wait_until_ready(run, &target, &evidence, port, &mut meta);
-    let mut perfdata_clock = None;
+    meta.pid = Some(target.lock().expect("target").pid());
+    wait_until_ready(run, &target, &evidence, (&target_dir, &dir), launch.port, &mut meta);
+    let mut clocks = JvmClocks::default();
     if meta.ready_s.is_some() {
-        perfdata_clock = drive_phases(run, &target, &dir, port, &mut meta)?;
+        clocks = drive_phases(run, &target, &dir, launch.port, &mut meta)?;
     }
-    stop_and_judge(run, &target, &evidence, &mut meta);
-    attach_gc_log(&dir, &meta, perfdata_clock)?;
+    stop_and_judge(run, &target, &evidence, (&target_dir, &dir), &mut meta);
+    attach_gc_log(&dir, &meta, &clocks)?;
     finish(&dir, meta)
+}
+
+/// The address URLs reach the target at (`{host}`).
+fn target_address(run: &CellRun<'_>) -> String {
+    run.server.map_or(STAND_IN_HOST.to_string(), |server| server.address.clone())
+}
+
+/// A remote target's files (logs, GC log, gcstat CSV, crash files) copied into the local folder `dir`, once the
+/// target has ended; they are removed there after the last copy. Nothing to do for a local target.
+fn bring_files_home(run: &CellRun<'_>, target_dir: &Path, dir: &Path, last: bool) -> Option<String> {
+    let server = run.server?;
+    let remote = target_dir.display().to_string();
+    let failed = server
+        .fetch(&remote, dir)
+        .err()
+        .map(|err| format!("the target's files stayed on {}: {err:#}", server.destination()));
+    if last && failed.is_none() {
+        server.remove(&remote);
+    }
+    failed
 }
 
 /// The cell-repeat's folder, empty: an interrupted earlier attempt is redone from scratch.
@@ -163,17 +216,19 @@ fn fresh_rep_dir(run: &CellRun<'_>) -> anyhow::Result<PathBuf> {
     Ok(dir.canonicalize()?)
 }
 
-/// How the cell's target is started on `port`, logging into `dir`.
-fn launch_spec(run: &CellRun<'_>, dir: &Path, port: u16) -> LaunchSpec {
-    let command = command_line(run.plan, run.cell, run.jdk, &port.to_string(), dir);
+/// How the cell's target is started on `port`, logging into `target_dir` (on the target's machine).
+fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
+    let (host, port_text) = (target_address(run), port.to_string());
+    let at = Placement { host: &host, port: &port_text, dir: target_dir };
+    let command = command_line(run.plan, run.cell, run.jdk, at);
     LaunchSpec {
         program: command[0].clone().into(),
         args: command[1..].to_vec(),
-        env: target_env(run.plan, run.cell, run.jdk, &port.to_string(), dir),
+        env: target_env(run.plan, run.cell, run.jdk, at),
         workdir: run.plan.target.workdir.clone(),
-        stdout: RepFiles::of(dir).stdout_log(),
-        stderr: RepFiles::of(dir).stderr_log(),
-        marker: dir.display().to_string(),
+        stdout: RepFiles::of(target_dir).stdout_log(),
+        stderr: RepFiles::of(target_dir).stderr_log(),
+        marker: target_dir.display().to_string(),
         port,
     }
 }
@@ -186,29 +241,37 @@ fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
     meta.command = command;
     meta.flags = run.flags.clone();
     meta.port = launch.port;
+    meta.host = run.server.map(|server| server.destination().to_string());
     meta
 }
 
 /// Wait for the target's ready URL; record when it answered, or why it never did.
 fn wait_until_ready(
     run: &CellRun<'_>,
-    target: &Mutex<RunningTarget>,
+    target: &Mutex<TargetProcess>,
     evidence: &Evidence<'_>,
+    (target_dir, dir): (&Path, &Path),
     port: u16,
     meta: &mut RepMeta,
 ) {
-    let ready_url = fill_target(&run.plan.target.ready, STAND_IN_HOST, &port.to_string());
+    let ready_url = fill_target(&run.plan.target.ready, &target_address(run), &port.to_string());
     let startup_timeout = run.plan.target.startup_timeout;
     let readiness = target.lock().expect("target").wait_ready(&ready_url, startup_timeout, run.stop);
     match readiness {
         Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
         Readiness::Exited(exit) => {
+            bring_files_home(run, target_dir, dir, false);
             meta.status = Status::Failed;
-            let daemonized = daemon_note(&mut target.lock().expect("target"));
+            let daemonized = target.lock().expect("target").daemon_note();
             let crashed = daemonized.is_none() && evidence.cause().is_some();
             meta.failure = Some(if crashed { FailureKind::StartupCrash } else { FailureKind::Environment });
             meta.cause = Some(exited_early_cause(&exit, daemonized, evidence));
             meta.exit = Some(exit);
+        }
+        Readiness::Lost(lost) => {
+            meta.status = Status::Failed;
+            meta.failure = Some(FailureKind::Environment);
+            meta.cause = Some(lost_cause(run, &lost, "before the target was ready"));
         }
         Readiness::TimedOut => {
             meta.status = Status::Failed;
@@ -219,15 +282,43 @@ fn wait_until_ready(
     }
 }
 
-/// Stop the target (with whatever it left behind) and, if it became ready, judge how it ended.
-fn stop_and_judge(run: &CellRun<'_>, target: &Mutex<RunningTarget>, evidence: &Evidence<'_>, meta: &mut RepMeta) {
+/// Stop the target (with whatever it left behind), bring a remote target's files home, and, if it became ready,
+/// judge how it ended. A lost connection to the target's server fails the cell-repeat (`--resume` runs it again).
+fn stop_and_judge(
+    run: &CellRun<'_>,
+    target: &Mutex<TargetProcess>,
+    evidence: &Evidence<'_>,
+    (target_dir, dir): (&Path, &Path),
+    meta: &mut RepMeta,
+) {
     let mut target = target.lock().expect("target");
-    let left_behind = daemon_note(&mut target);
+    let left_behind = target.daemon_note();
     let exit = target.stop(run.plan.target.stop_timeout);
+    let files_note = bring_files_home(run, target_dir, dir, true);
     meta.exit = Some(exit.clone());
+    if let Some(lost) = target.lost().filter(|_| meta.status != Status::Failed) {
+        let during = run.plan.phases.get(meta.phases.len());
+        let when = during.map_or("after the last phase".to_string(), |phase| format!("during phase '{}'", phase.name));
+        meta.status = Status::Failed;
+        meta.failure = Some(FailureKind::Environment);
+        meta.cause = Some(lost_cause(run, &lost, &when));
+        return;
+    }
     if meta.ready_s.is_some() {
         (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
     }
+    if let Some(note) = files_note {
+        meta.cause = Some(meta.cause.take().map_or(note.clone(), |cause| format!("{cause}; {note}")));
+    }
+}
+
+/// The cause of a cell-repeat whose server could not be reached any more.
+fn lost_cause(run: &CellRun<'_>, lost: &str, when: &str) -> String {
+    let host = run.server.map_or("the target's server", |server| server.destination());
+    format!(
+        "lost the connection to {host} {when} ({lost}); the agent there stops the target by itself within \
+         {SILENCE_LIMIT_S} s"
+    )
 }
 
 /// Stamp the end and write the final meta.
@@ -267,45 +358,26 @@ fn exited_early_cause(exit: &ExitInfo, daemonized: Option<String>, evidence: &Ev
     format!("exited before it was ready ({}){}", exit.describe(), detail.map(|d| format!(": {d}")).unwrap_or_default())
 }
 
-/// When the started command has exited successfully but processes of its tree still run (a start script that
-/// daemonizes, `startup.sh`): the one-line cause. Those processes are stopped with the rest of the tree. (A command
-/// that failed or was killed is judged as a crash, whatever it left behind.)
-fn daemon_note(target: &mut RunningTarget) -> Option<String> {
-    if target.exited().is_none_or(|exit| exit.code != Some(0)) {
-        return None;
-    }
-    let left: Vec<String> =
-        target.others().iter().map(|&pid| format!("{pid} ({})", procfs::command_name(pid))).collect();
-    if left.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "the command exited and left process {} running in the background (stopped now): the command must stay \
-         in the foreground, e.g. `catalina.sh run` instead of `startup.sh`",
-        left.join(", ")
-    ))
-}
-
 /// The last non-empty line of a log file (what a service says as it gives up).
 fn last_line(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines().rev().map(str::trim).find(|line| !line.is_empty()).map(str::to_string)
 }
 
-/// Run the phases in order while the target is watched; stops at Ctrl-C or when the target dies.
-/// Drive every phase; returns JVM uptime 0 on the wall clock as PerfData gave it before the first phase (see
-/// `jvm::clock::from_perfdata`), for the attribution at the end.
+/// Run the phases in order while the target is watched; stops at Ctrl-C, when the target dies or its server is lost.
+/// Returns what the attribution at the end needs of the JVM's clock (see [`JvmClocks`]).
 fn drive_phases(
     run: &CellRun<'_>,
-    target: &Arc<Mutex<RunningTarget>>,
+    target: &Arc<Mutex<TargetProcess>>,
     dir: &Path,
     port: u16,
     meta: &mut RepMeta,
-) -> anyhow::Result<Option<(ClockSource, ClockInterval)>> {
-    let jvm_pid = target.lock().expect("target").jvm_pid();
-    let perfdata_clock = jvm_pid.and_then(clock::from_perfdata);
-    let csv = Some(RepFiles::of(dir).gcstat());
-    let watch = jvm_pid.and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), csv, Duration::from_secs(5)).ok());
+) -> anyhow::Result<JvmClocks> {
+    let (watch, perfdata) = target.lock().expect("target").watch(RepFiles::of(dir).gcstat());
+    let server_offset = match &*target.lock().expect("target") {
+        TargetProcess::Remote(remote) => remote.clock_offset(),
+        TargetProcess::Local(_) => None,
+    };
     if watch.is_none() {
         meta.cause = Some(
             "no JVM with PerfData found in the target's process tree (is the JVM started with {jvm}?); GC columns \
@@ -338,15 +410,15 @@ fn drive_phases(
         meta.phases.push(phase.name.clone());
         write_json(&RepFiles::of(dir).meta(), meta)?;
     }
-    Ok(perfdata_clock)
+    Ok(JvmClocks { perfdata, server_offset })
 }
 
 /// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder
 /// phase runs its steps, each with its own JVM window.
 fn run_phase(
     run: &CellRun<'_>,
-    target: &Arc<Mutex<RunningTarget>>,
-    watch: Option<&JvmWatch>,
+    target: &Arc<Mutex<TargetProcess>>,
+    watch: Option<&Watch>,
     dir: &Path,
     port: u16,
     phase: &Phase,
@@ -356,14 +428,14 @@ fn run_phase(
         say!("jload:        phase {}", phase.name);
     }
     let phase_stop = Arc::new(AtomicBool::new(false));
-    let start_mark = watch.and_then(JvmWatch::mark);
-    let start_s = target.lock().expect("target").started.elapsed().as_secs_f64();
+    let start_mark = watch.and_then(Watch::mark);
+    let start_s = target.lock().expect("target").started().elapsed().as_secs_f64();
     let options = RunOptions {
         progress: run.show_progress,
         hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
         stop: phase_stop.clone(),
     };
-    let spec = phase.load.with_target(STAND_IN_HOST, port);
+    let spec = phase.load.with_target(&target_address(run), port);
     let mut steps = StepWindows {
         watch,
         target,
@@ -383,7 +455,7 @@ fn run_phase(
     // A ladder's headline step may be one that ran before Ctrl-C or the target's death cut a later step short.
     bench.interrupted |= cut_short;
     let jvm = match (watch, start_mark) {
-        (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
+        (Some(watch), Some(start)) => watch.mark().and_then(|end| watch.window(&start, &end)),
         _ => None,
     };
     let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
@@ -424,12 +496,12 @@ fn drive_load(
 /// its JVM window (`windows[i]` is step i's; None where the JVM could not be sampled), and each step's outcome is a
 /// progress line.
 struct StepWindows<'a> {
-    watch: Option<&'a JvmWatch>,
-    target: &'a Mutex<RunningTarget>,
+    watch: Option<&'a Watch>,
+    target: &'a Mutex<TargetProcess>,
     stop: &'a AtomicBool,
     phase_stop: &'a AtomicBool,
     show_progress: bool,
-    start: Option<JvmSample>,
+    start: Option<Mark>,
     windows: Vec<Option<JvmWindow>>,
 }
 
@@ -438,7 +510,7 @@ impl StepObserver for StepWindows<'_> {
         if must_end(self.target, self.stop) {
             self.phase_stop.store(true, Ordering::Relaxed);
         }
-        self.start = self.watch.and_then(JvmWatch::mark);
+        self.start = self.watch.and_then(Watch::mark);
     }
 
     fn step_finished(&mut self, step: &Step) {
@@ -446,7 +518,7 @@ impl StepObserver for StepWindows<'_> {
             say!("jload:          step {}", step_line(step));
         }
         let window = match (self.watch, self.start.take()) {
-            (Some(watch), Some(start)) => watch.mark().map(|end| watch.window(&start, &end)),
+            (Some(watch), Some(start)) => watch.mark().and_then(|end| watch.window(&start, &end)),
             _ => None,
         };
         self.windows.push(window);
@@ -471,13 +543,13 @@ fn step_line(step: &Step) -> String {
     )
 }
 
-/// Whether load must end now: Ctrl-C was pressed or the target died.
-fn must_end(target: &Mutex<RunningTarget>, stop: &AtomicBool) -> bool {
-    stop.load(Ordering::Relaxed) || target.lock().expect("target").exited().is_some()
+/// Whether load must end now: Ctrl-C was pressed, the target died or its server cannot be reached.
+fn must_end(target: &Mutex<TargetProcess>, stop: &AtomicBool) -> bool {
+    stop.load(Ordering::Relaxed) || target.lock().expect("target").gone()
 }
 
 /// Watches a running phase: ends it early when Ctrl-C is pressed or the target dies.
-fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_stop: &Arc<AtomicBool>) {
+fn end_phase_early(target: &Arc<Mutex<TargetProcess>>, stop: &AtomicBool, phase_stop: &Arc<AtomicBool>) {
     while !phase_stop.load(Ordering::Relaxed) {
         if must_end(target, stop) {
             phase_stop.store(true, Ordering::Relaxed);
@@ -489,13 +561,12 @@ fn end_phase_early(target: &Arc<Mutex<RunningTarget>>, stop: &AtomicBool, phase_
 
 /// Read the cell's GC log and add to each phase's stored record the pauses inside its window (and each ladder
 /// step's), and the attribution of its tail to the JVM's stops (its slow requests read back from their file).
-fn attach_gc_log(
-    dir: &Path,
-    meta: &RepMeta,
-    perfdata_clock: Option<(ClockSource, ClockInterval)>,
-) -> anyhow::Result<()> {
+fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
-    let jvm_stops = JvmStops::of(&log, perfdata_clock);
+    let mut jvm_stops = JvmStops::of(&log, clocks.perfdata);
+    if let Some((offset_us, bound_us)) = clocks.server_offset {
+        jvm_stops = jvm_stops.seen_from_afar(offset_us, bound_us);
+    }
     for phase in &meta.phases {
         let files = RepFiles::of(dir);
         let path = files.phase_record(phase);

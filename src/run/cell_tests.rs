@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::cell::{command_line, jvm_options};
+use super::cell::{Placement, command_line, jvm_options};
 use crate::plan::Plan;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::cells;
@@ -28,7 +28,7 @@ fn options_are_plan_then_axis_then_telemetry_with_placeholders_filled() {
     let plan = kv_plan("java {jvm} -jar x.jar", true);
     let cell = &cells(&plan)[0];
     let dir = Path::new("/r/cells").join(&cell.dir).join("rep-1");
-    let options = jvm_options(&plan, cell, &jdk17(), "8080", &dir);
+    let options = jvm_options(&plan, cell, &jdk17(), at("8080", &dir));
     assert_eq!(
         options,
         [
@@ -42,7 +42,7 @@ fn options_are_plan_then_axis_then_telemetry_with_placeholders_filled() {
             "-XX:+ExitOnOutOfMemoryError".to_string(),
         ]
     );
-    let without_exit = jvm_options(&kv_plan("java {jvm} -jar x.jar", false), cell, &jdk17(), "1", &dir);
+    let without_exit = jvm_options(&kv_plan("java {jvm} -jar x.jar", false), cell, &jdk17(), at("1", &dir));
     assert!(!without_exit.iter().any(|option| option.contains("ExitOnOutOfMemory")));
 }
 
@@ -51,12 +51,12 @@ fn command_line_expands_jvm_as_words_or_inside_a_word_and_replaces_a_leading_jav
     let jdk = jdk17();
     let plan = kv_plan("java {jvm} -jar x.jar --port={port}", true);
     let cell = &cells(&plan)[0];
-    let words = command_line(&plan, cell, &jdk, "9", Path::new("/d"));
+    let words = command_line(&plan, cell, &jdk, at("9", Path::new("/d")));
     assert_eq!(words[0], jdk.java().display().to_string());
-    assert_eq!(words[1..8], jvm_options(&plan, cell, &jdk, "9", Path::new("/d"))[..]);
+    assert_eq!(words[1..8], jvm_options(&plan, cell, &jdk, at("9", Path::new("/d")))[..]);
     assert_eq!(words[8..], ["-jar", "x.jar", "--port=9"]);
     let inside = kv_plan("sh -c 'exec java {jvm} Main'", true);
-    let words = command_line(&inside, &cells(&inside)[0], &jdk, "9", Path::new("/d"));
+    let words = command_line(&inside, &cells(&inside)[0], &jdk, at("9", Path::new("/d")));
     assert_eq!(words.len(), 3);
     assert!(words[2].starts_with("exec java -Dport=9 ") && words[2].ends_with(" Main"), "{}", words[2]);
 }
@@ -69,9 +69,14 @@ fn the_complete_option_set_of_a_cell_passes_the_jvm_and_a_folder_with_a_colon_do
     for name in [cell.dir.as_str(), "gc=-XX:+UseSerialGC"] {
         std::fs::create_dir_all(root.path().join(name)).unwrap();
     }
-    let safe = jvm_options(&plan, cell, &jdk17(), "1", &root.path().join(&cell.dir));
+    let safe = jvm_options(&plan, cell, &jdk17(), at("1", &root.path().join(&cell.dir)));
     assert!(matches!(check(&jdk17().java(), &safe), Preflight::Valid(_)));
-    let colon = jvm_options(&plan, cell, &jdk17(), "1", &root.path().join("gc=-XX:+UseSerialGC"));
+    let colon = jvm_options(&plan, cell, &jdk17(), at("1", &root.path().join("gc=-XX:+UseSerialGC")));
     let Preflight::Invalid(message) = check(&jdk17().java(), &colon) else { panic!("a ':' in -Xlog's file") };
     assert!(message.contains("Invalid -Xlog option"), "the JVM's own message: {message}");
+}
+
+/// A local start on `port` with folder `dir`.
+fn at<'a>(port: &'a str, dir: &'a Path) -> Placement<'a> {
+    Placement { host: "127.0.0.1", port, dir }
 }

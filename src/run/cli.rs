@@ -7,12 +7,14 @@ use std::sync::atomic::AtomicBool;
 use clap::Args;
 use signal_hook::consts::SIGINT;
 
-use super::cell::{command_line, target_env};
-use super::runner::{PreparedCell, SweepTally, build_target, check_preflight, environment, prepare, sweep};
+use super::cell::{Placement, command_line, target_env};
+use super::runner::{
+    PreparedCell, SweepTally, build_target, check_preflight, connect_servers, environment, prepare, sweep,
+};
 use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
-use crate::load::spec::PORT_PLACEHOLDER;
+use crate::load::spec::{HOST_PLACEHOLDER, PORT_PLACEHOLDER};
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
 use crate::plan::jdks;
@@ -104,7 +106,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             return Err(bad_input(format!("--only '{only}' matches no cell")));
         }
     }
-    let prepared = prepare(&plan, selected)?;
+    let servers = connect_servers(&plan)?;
+    let prepared = prepare(&plan, selected, servers.first())?;
     if args.dry_run {
         print_dry_run(&plan, &prepared, &results);
         return Ok(exit::OK);
@@ -123,11 +126,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         write_json(&results.run_record(), &record)?;
         write_json(&results.env(), &environment(jdks::discover(), seed))?;
     }
-    build_target(&plan)?;
+    build_target(&plan, &servers)?;
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
-    let interrupted = sweep(&plan, &prepared, &results, seed, &stop)?;
+    let interrupted = sweep(&plan, &prepared, &results, seed, &stop, &servers)?;
     // Also after an interrupt: the tables and the report cover what finished (incomplete cells are marked as such).
     report(&results);
     if interrupted {
@@ -241,7 +244,8 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
     println!("workdir: {}", plan.target.workdir.display());
     for item in prepared {
         let dir = PathBuf::from("<results>").join("cells").join(&item.cell.dir).join("rep-N");
-        let command = command_line(plan, &item.cell, &item.jdk, PORT_PLACEHOLDER, &dir);
+        let shown = Placement { host: HOST_PLACEHOLDER, port: PORT_PLACEHOLDER, dir: &dir };
+        let command = command_line(plan, &item.cell, &item.jdk, shown);
         let verdict = match &item.preflight {
             Preflight::Valid(flags) => format!(
                 "ok: {} heap {}–{} MiB, {} GC threads",
@@ -254,7 +258,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
-        let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, PORT_PLACEHOLDER, &dir)
+        let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)
             .iter()
             .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
             .collect();

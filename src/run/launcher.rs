@@ -10,17 +10,18 @@ use std::fs::File;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use crate::jvm::{discovery, procfs};
-use crate::load::probe::get_status;
 use crate::results::ExitInfo;
 
 /// The environment variable that marks every process of one start of a target.
 pub const MARKER_VARIABLE: &str = "JLOAD_TARGET";
 
-/// Everything needed to start the target once.
+/// Everything needed to start the target once (sent as is to the agent of a remote target).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LaunchSpec {
     pub program: PathBuf,
     pub args: Vec<String>,
@@ -37,6 +38,8 @@ pub struct LaunchSpec {
 pub enum Readiness {
     Ready(Duration),
     Exited(ExitInfo),
+    /// The connection to a remote target's server was lost; why.
+    Lost(String),
     TimedOut,
     Interrupted,
 }
@@ -86,26 +89,6 @@ impl RunningTarget {
         })
     }
 
-    /// Poll `url` until it answers 2xx, the process exits, `timeout` passes or `stop` is set.
-    pub fn wait_ready(&mut self, url: &str, timeout: Duration, stop: &AtomicBool) -> Readiness {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(exit) = self.exited() {
-                return Readiness::Exited(exit);
-            }
-            if stop.load(Ordering::Relaxed) {
-                return Readiness::Interrupted;
-            }
-            if Instant::now() >= deadline {
-                return Readiness::TimedOut;
-            }
-            if get_status(url, Duration::from_millis(500)).is_ok_and(|status| (200..300).contains(&status)) {
-                return Readiness::Ready(self.started.elapsed());
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
     /// The exit, if the process has ended.
     pub fn exited(&mut self) -> Option<ExitInfo> {
         if self.exit.is_none()
@@ -125,6 +108,25 @@ impl RunningTarget {
         pids.dedup();
         pids.retain(|&pid| pid != self.pid && pid != std::process::id());
         pids
+    }
+
+    /// When the started command has exited successfully but processes of its tree still run (a start script that
+    /// daemonizes, `startup.sh`): the one-line cause. Those processes are stopped with the rest of the tree. (A command
+    /// that failed or was killed is judged as a crash, whatever it left behind.)
+    pub fn daemon_note(&mut self) -> Option<String> {
+        if self.exited().is_none_or(|exit| exit.code != Some(0)) {
+            return None;
+        }
+        let left: Vec<String> =
+            self.others().iter().map(|&pid| format!("{pid} ({})", procfs::command_name(pid))).collect();
+        if left.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "the command exited and left process {} running in the background (stopped now): the command must stay \
+             in the foreground, e.g. `catalina.sh run` instead of `startup.sh`",
+            left.join(", ")
+        ))
     }
 
     /// The JVM to sample: the started process or, for a wrapper, the descendant that listens on the port and

@@ -20,3 +20,4 @@ pub mod crash;
 pub mod launcher;
 pub mod runner;
 pub mod store;
+pub mod target;

@@ -2,21 +2,24 @@
 //! (shuffled rounds or sequential), keeping `summary.json` current after each, until done or interrupted.
 
 use std::collections::BTreeMap;
+use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::cell::{CellRun, jvm_options, run_cell_rep, unix_now};
+use super::cell::{CellRun, Placement, jvm_options, run_cell_rep, unix_now};
 use super::store::{build_summary, needs_run};
 use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
+use crate::load::spec::STAND_IN_HOST;
 use crate::plan::jdks::{self, Jdk};
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::{self, EffectiveFlags, Preflight};
 use crate::plan::{Order, Plan};
+use crate::remote::server::RemoteServer;
 use crate::results::{Env, FailureKind, RepFiles, RepMeta, ResultsDir, Status};
 
 /// A cell with the JDK it runs on and what preflight said about its options.
@@ -26,10 +29,25 @@ pub struct PreparedCell {
     pub preflight: Preflight,
 }
 
+/// Log in to the target's servers (in parallel), copying jload there where it is missing. A server that cannot be
+/// reached is bad input: the one-line error says which and how to check it.
+pub fn connect_servers(plan: &Plan) -> anyhow::Result<Vec<RemoteServer>> {
+    let connected: Vec<anyhow::Result<RemoteServer>> = std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            plan.target.hosts.iter().map(|host| scope.spawn(move || RemoteServer::connect(host))).collect();
+        handles.into_iter().map(|handle| handle.join().expect("connect thread")).collect()
+    });
+    connected.into_iter().map(|server| server.map_err(|err| bad_input(format!("target host: {err:#}")))).collect()
+}
+
 /// Resolve each cell's JDK and preflight the complete option set it will start with: jload's telemetry options
 /// included, with the GC log and crash file in a scratch copy of the cell's folder (one `java -version` per cell).
-pub fn prepare(plan: &Plan, cells: Vec<Cell>) -> anyhow::Result<Vec<PreparedCell>> {
-    let installed = jdks::discover();
+/// With remote servers, on the first of them (they are meant to be identical).
+pub fn prepare(plan: &Plan, cells: Vec<Cell>, server: Option<&RemoteServer>) -> anyhow::Result<Vec<PreparedCell>> {
+    let installed = match server {
+        None => jdks::discover(),
+        Some(server) => server.jdks()?,
+    };
     let scratch_dir = tempfile::Builder::new().prefix("jload-preflight-").tempdir()?;
     let scratch = ResultsDir::new(scratch_dir.path().to_path_buf());
     let mut checked: BTreeMap<(PathBuf, Vec<String>), Preflight> = BTreeMap::new();
@@ -38,9 +56,16 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>) -> anyhow::Result<Vec<PreparedCell
         let jdk = jdks::choose(cell.jdk.as_deref().or(plan.target.jdk.as_deref()), &installed)?;
         let dir = scratch.rep_dir(&cell.dir, 1);
         std::fs::create_dir_all(&dir)?;
-        let options = jvm_options(plan, &cell, &jdk, "1", &dir);
+        let at = Placement { host: server.map_or(STAND_IN_HOST, |server| &server.address), port: "1", dir: &dir };
+        let options = jvm_options(plan, &cell, &jdk, at);
         let key = (jdk.home.clone(), options.clone());
-        let outcome = checked.entry(key).or_insert_with(|| preflight::check(&jdk.java(), &options)).clone();
+        let outcome = checked
+            .entry(key)
+            .or_insert_with(|| match server {
+                None => preflight::check(&jdk.java(), &options),
+                Some(server) => server.preflight(&jdk.java(), &options, &dir),
+            })
+            .clone();
         prepared.push(PreparedCell { cell, jdk, preflight: outcome });
     }
     Ok(prepared)
@@ -83,9 +108,18 @@ pub fn environment(installed: Vec<Jdk>, seed: u64) -> Env {
     }
 }
 
-/// Run `target.build` once in the target's working directory.
-pub fn build_target(plan: &Plan) -> anyhow::Result<()> {
+/// Run `target.build` once in the target's working directory: here, or on each of its servers.
+pub fn build_target(plan: &Plan, servers: &[RemoteServer]) -> anyhow::Result<()> {
     let Some(build) = &plan.target.build else { return Ok(()) };
+    for server in servers {
+        say!("jload: building the target on {}: {build}", server.destination());
+        server
+            .build(build, &plan.target.workdir)
+            .map_err(|err| anyhow::anyhow!("target.build on {}: {err:#}", server.destination()))?;
+    }
+    if !servers.is_empty() {
+        return Ok(());
+    }
     say!("jload: building the target: {build}");
     let output = Command::new("sh").arg("-c").arg(build).current_dir(&plan.target.workdir).output()?;
     if !output.status.success() {
@@ -109,13 +143,16 @@ fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, mess
     write_json(&RepFiles::of(&dir).meta(), &meta)
 }
 
-/// Run every cell-repeat of `prepared` not already final in `results`. Returns true when interrupted.
+/// Run every cell-repeat of `prepared` not already final in `results`: one after another here or on the one server,
+/// in parallel on several servers (each takes the next cell-repeat, preferring a cell it has not run, so the repeats
+/// of a cell spread over the servers). Returns true when interrupted.
 pub fn sweep(
     plan: &Plan,
     prepared: &[PreparedCell],
     results: &ResultsDir,
     seed: u64,
     stop: &Arc<AtomicBool>,
+    servers: &[RemoteServer],
 ) -> anyhow::Result<bool> {
     let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
     let slots = schedule(prepared.len(), plan.run.repeats, plan.run.order, seed);
@@ -123,46 +160,129 @@ pub fn sweep(
         .into_iter()
         .filter(|&(index, rep)| needs_run(results.read_meta(&prepared[index].cell.dir, rep).as_ref()))
         .collect();
-    let total = pending.len();
-    let show_progress = std::io::stderr().is_terminal();
+    let queue = Mutex::new(SweepQueue::new(pending, prepared, results, plan.run.repeats));
+    let places: Vec<Option<&RemoteServer>> =
+        if servers.is_empty() { vec![None] } else { servers.iter().map(Some).collect() };
+    let summary = Mutex::new(());
+    let write_summary = || -> anyhow::Result<()> {
+        let _one_writer = summary.lock().expect("summary");
+        write_json(&results.summary(), &build_summary(plan, &cells, results))
+    };
+    let show_progress = std::io::stderr().is_terminal() && places.len() == 1;
     let sweep_started = Instant::now();
-    for (done, &(index, rep)) in pending.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let item = &prepared[index];
-        let eta = if done > 0 {
-            let left = sweep_started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64;
-            format!(", about {:.0} min left", (left / 60.0).ceil())
-        } else {
-            String::new()
-        };
-        say!("jload: [{}/{total}] {} rep {rep}{eta}", done + 1, item.cell.id);
-        match &item.preflight {
-            Preflight::Invalid(message) => record_rejected(results, item, rep, message)?,
-            Preflight::Valid(flags) => {
-                let run = CellRun {
-                    plan,
-                    cell: &item.cell,
-                    rep,
-                    jdk: &item.jdk,
-                    flags: Some(EffectiveFlags::clone(flags)),
-                    results,
-                    stop,
-                    show_progress,
-                };
-                let meta = run_cell_rep(&run)?;
-                let note = meta.cause.as_deref().map(|cause| format!(": {cause}")).unwrap_or_default();
-                say!("jload:        {} rep {rep} {:?}{note}", item.cell.id, meta.status);
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let workers: Vec<_> = places
+            .iter()
+            .map(|&server| {
+                let (queue, write_summary) = (&queue, &write_summary);
+                scope.spawn(move || -> anyhow::Result<()> {
+                    let host = server.map(|server| server.destination().to_string());
+                    loop {
+                        if stop.load(Ordering::Relaxed) {
+                            return Ok(());
+                        }
+                        let Some((index, rep, number, total, done)) =
+                            queue.lock().expect("queue").take(host.as_deref())
+                        else {
+                            return Ok(());
+                        };
+                        let item = &prepared[index];
+                        let eta = if done > 0 {
+                            let left = sweep_started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64;
+                            format!(", about {:.0} min left", (left / 60.0).ceil())
+                        } else {
+                            String::new()
+                        };
+                        let on = host.as_deref().map(|host| format!(" on {host}")).unwrap_or_default();
+                        say!("jload: [{number}/{total}] {} rep {rep}{on}{eta}", item.cell.id);
+                        match &item.preflight {
+                            Preflight::Invalid(message) => record_rejected(results, item, rep, message)?,
+                            Preflight::Valid(flags) => {
+                                let run = CellRun {
+                                    plan,
+                                    cell: &item.cell,
+                                    rep,
+                                    jdk: &item.jdk,
+                                    flags: Some(EffectiveFlags::clone(flags)),
+                                    results,
+                                    stop,
+                                    show_progress,
+                                    server,
+                                };
+                                let meta = run_cell_rep(&run)?;
+                                let note = meta.cause.as_deref().map(|cause| format!(": {cause}")).unwrap_or_default();
+                                say!("jload:        {} rep {rep}{on} {:?}{note}", item.cell.id, meta.status);
+                            }
+                        }
+                        let more = queue.lock().expect("queue").finished();
+                        write_summary()?;
+                        if more && !stop.load(Ordering::Relaxed) {
+                            std::thread::sleep(plan.run.cooldown);
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut outcome = Ok(());
+        for worker in workers {
+            let result = worker.join().map_err(|_| anyhow::anyhow!("a sweep worker panicked"))?;
+            if outcome.is_ok() {
+                outcome = result;
             }
         }
-        write_json(&results.summary(), &build_summary(plan, &cells, results))?;
-        if done + 1 < total && !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(plan.run.cooldown);
-        }
-    }
-    write_json(&results.summary(), &build_summary(plan, &cells, results))?;
+        outcome
+    })?;
+    write_summary()?;
     Ok(stop.load(Ordering::Relaxed))
+}
+
+/// The cell-repeats still to run, handed out one at a time: to a server, the first in the planned order whose cell
+/// has not run on it yet (else simply the first), so that a cell's repeats land on different servers.
+struct SweepQueue {
+    pending: Vec<(usize, u32)>,
+    total: usize,
+    taken: usize,
+    finished: usize,
+    /// (cell index, host) pairs already run.
+    ran_on: HashSet<(usize, String)>,
+}
+
+impl SweepQueue {
+    fn new(pending: Vec<(usize, u32)>, prepared: &[PreparedCell], results: &ResultsDir, repeats: u32) -> SweepQueue {
+        let mut ran_on = HashSet::new();
+        for (index, item) in prepared.iter().enumerate() {
+            for rep in 1..=repeats {
+                if let Some(host) = results.read_meta(&item.cell.dir, rep).and_then(|meta| meta.host) {
+                    ran_on.insert((index, host));
+                }
+            }
+        }
+        SweepQueue { total: pending.len(), pending, taken: 0, finished: 0, ran_on }
+    }
+
+    /// The next cell-repeat for `host`: (cell index, repeat, its number in the sweep, total, finished so far).
+    fn take(&mut self, host: Option<&str>) -> Option<(usize, u32, usize, usize, usize)> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let position = host
+            .and_then(|host| {
+                self.pending.iter().position(|&(cell, _)| !self.ran_on.contains(&(cell, host.to_string())))
+            })
+            .unwrap_or(0);
+        let (cell, rep) = self.pending.remove(position);
+        if let Some(host) = host {
+            self.ran_on.insert((cell, host.to_string()));
+        }
+        self.taken += 1;
+        Some((cell, rep, self.taken, self.total, self.finished))
+    }
+
+    /// Count one cell-repeat finished; whether any is still waiting.
+    fn finished(&mut self) -> bool {
+        self.finished += 1;
+        !self.pending.is_empty()
+    }
 }
 
 /// Whether any repeat of `cell` is still to run in `results`.

@@ -1,0 +1,163 @@
+//! `jload agent target`: the far side of a remote target, run by the controlling jload over ssh on the target's
+//! server. It starts the target with the same launcher a local run uses (own process group, killed with the agent),
+//! samples its JVM into the cell's folder, answers marks and windows, and stops the whole tree when told to — or on its
+//! own when the controller goes silent (a cut link, where sshd may never notice) or its connection closes, so a lost
+//! connection never leaves a JVM running on the server.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
+use crate::jvm::clock;
+use crate::jvm::sampler::JvmSample;
+use crate::jvm::watch::JvmWatch;
+use crate::run::launcher::{LaunchSpec, RunningTarget};
+
+/// The grace a target gets when the agent stops it on its own.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// Serve one target from start to stop; the exit code of `jload agent target`.
+pub fn serve_target() -> anyhow::Result<i32> {
+    let requests = read_requests();
+    let mut out = std::io::stdout().lock();
+    let spec = loop {
+        match requests.recv().ok().flatten() {
+            Some(Request::Start(spec)) => break spec,
+            Some(Request::Heartbeat) => {}
+            _ => anyhow::bail!("jload agent target: the first request must be start"),
+        }
+    };
+    let mut target = match start(&spec) {
+        Ok(target) => target,
+        Err(err) => {
+            send(&mut out, &Event::StartFailed { message: format!("{err:#}") });
+            return Ok(1);
+        }
+    };
+    if !send(&mut out, &Event::Started { pid: target.pid }) {
+        target.stop(STOP_GRACE);
+        return Ok(1);
+    }
+    let mut agent = Agent { spec, target, watch: None, marks: HashMap::new(), exit_told: false };
+    Ok(agent.serve(&requests, &mut out))
+}
+
+struct Agent {
+    spec: LaunchSpec,
+    target: RunningTarget,
+    watch: Option<JvmWatch>,
+    marks: HashMap<u64, Option<JvmSample>>,
+    exit_told: bool,
+}
+
+impl Agent {
+    fn serve(&mut self, requests: &Receiver<Option<Request>>, out: &mut impl Write) -> i32 {
+        let mut last_heard = Instant::now();
+        loop {
+            match requests.recv_timeout(Duration::from_millis(HEARTBEAT_INTERVAL_MS / 10)) {
+                Ok(Some(Request::Stop { grace_ms })) => {
+                    let daemon_note = self.target.daemon_note();
+                    let exit = self.target.stop(Duration::from_millis(grace_ms));
+                    self.watch = None; // flushes the CSV
+                    send(out, &Event::Stopped { exit, daemon_note });
+                    return 0;
+                }
+                Ok(Some(request)) => {
+                    last_heard = Instant::now();
+                    if let Some(event) = self.answer(request)
+                        && !send(out, &event)
+                    {
+                        return self.give_up();
+                    }
+                }
+                Ok(None) => return self.give_up(),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return self.give_up(),
+            }
+            if last_heard.elapsed() > Duration::from_secs(SILENCE_LIMIT_S) {
+                return self.give_up();
+            }
+            if !self.exit_told
+                && let Some(exit) = self.target.exited()
+            {
+                self.exit_told = true;
+                let daemon_note = self.target.daemon_note();
+                if !send(out, &Event::Exited { exit, daemon_note }) {
+                    return self.give_up();
+                }
+            }
+        }
+    }
+
+    fn answer(&mut self, request: Request) -> Option<Event> {
+        match request {
+            Request::Watch => {
+                let jvm_pid = self.target.jvm_pid();
+                let clock = jvm_pid.and_then(clock::from_perfdata);
+                let dir = self.spec.stdout.parent().unwrap_or(std::path::Path::new("."));
+                let csv = Some(crate::results::RepFiles::of(dir).gcstat());
+                self.watch = jvm_pid
+                    .and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), csv, Duration::from_secs(5)).ok());
+                Some(Event::Watching { jvm_pid: jvm_pid.filter(|_| self.watch.is_some()), clock })
+            }
+            Request::Mark { id } => {
+                let sample = self.watch.as_ref().and_then(JvmWatch::mark);
+                let taken = sample.is_some();
+                self.marks.insert(id, sample);
+                Some(Event::Marked { id, taken })
+            }
+            Request::Window { start, end } => {
+                let window = match (&self.watch, self.marks.get(&start), self.marks.get(&end)) {
+                    (Some(watch), Some(Some(start)), Some(Some(end))) => Some(watch.window(start, end)),
+                    _ => None,
+                };
+                Some(Event::Window { window })
+            }
+            Request::Ping => Some(Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) }),
+            Request::Heartbeat | Request::Start(_) | Request::Stop { .. } => None,
+        }
+    }
+
+    /// The controller is gone: stop the target and end.
+    fn give_up(&mut self) -> i32 {
+        self.target.stop(STOP_GRACE);
+        self.watch = None;
+        3
+    }
+}
+
+/// Create the target's folder and start it.
+fn start(spec: &LaunchSpec) -> anyhow::Result<RunningTarget> {
+    if let Some(dir) = spec.stdout.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    RunningTarget::start(spec)
+}
+
+/// Requests read from standard input on a thread of their own; None once it closes or carries garbage.
+fn read_requests() -> Receiver<Option<Request>> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            match serde_json::from_str::<Request>(&line) {
+                Ok(request) => {
+                    if sender.send(Some(request)).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        let _ = sender.send(None);
+    });
+    receiver
+}
+
+/// Write one event line; false when the controller can no longer be reached.
+fn send(out: &mut impl Write, event: &Event) -> bool {
+    let Ok(line) = serde_json::to_string(event) else { return false };
+    writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
+}

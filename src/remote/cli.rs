@@ -1,0 +1,27 @@
+//! `jload agent …`: the commands the controlling jload runs on other hosts over ssh (hidden from help; not for people).
+
+use clap::{Args, Subcommand};
+
+#[derive(Args)]
+pub struct AgentArgs {
+    #[command(subcommand)]
+    pub role: AgentRole,
+}
+
+#[derive(Subcommand)]
+pub enum AgentRole {
+    /// Start, watch and stop one target, told what to do on standard input (see `remote::protocol`).
+    Target,
+    /// Print a TCP port that is free on this host.
+    Port,
+}
+
+pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
+    match args.role {
+        AgentRole::Target => super::agent::serve_target(),
+        AgentRole::Port => {
+            println!("{}", crate::run::launcher::free_port()?);
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! What the controlling jload and `jload agent target` on the target's server say to each other: one JSON object per
+//! line, requests on the agent's standard input, events on its standard output.
+
+use serde::{Deserialize, Serialize};
+
+use crate::jvm::clock::{ClockInterval, ClockSource};
+use crate::jvm::window::JvmWindow;
+use crate::results::ExitInfo;
+use crate::run::launcher::LaunchSpec;
+
+/// Controller → agent.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    /// Start the target (its folder is created); answered by `Started` or `StartFailed`.
+    Start(LaunchSpec),
+    /// Find the target's JVM and sample it every second into the folder's gcstat CSV; answered by `Watching`.
+    Watch,
+    /// Sample the JVM now and keep the sample as mark `id`; answered by `Marked`.
+    Mark { id: u64 },
+    /// Summarise the window between two marks; answered by `Window`.
+    Window { start: u64, end: u64 },
+    /// The agent's wall clock now; answered by `Pong`.
+    Ping,
+    /// Nothing but "still here": an agent that hears nothing for [`SILENCE_LIMIT_S`] stops the target and exits.
+    Heartbeat,
+    /// Stop the target's whole tree (SIGTERM, SIGKILL after the grace); answered by `Stopped`, then the agent exits.
+    Stop { grace_ms: u64 },
+}
+
+/// Agent → controller.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    Started {
+        pid: u32,
+    },
+    StartFailed {
+        message: String,
+    },
+    /// The started process ended by itself (sent once, whenever it happens).
+    Exited {
+        exit: ExitInfo,
+        daemon_note: Option<String>,
+    },
+    Watching {
+        jvm_pid: Option<u32>,
+        clock: Option<(ClockSource, ClockInterval)>,
+    },
+    Marked {
+        id: u64,
+        taken: bool,
+    },
+    Window {
+        window: Option<JvmWindow>,
+    },
+    Pong {
+        unix_us: i64,
+    },
+    Stopped {
+        exit: ExitInfo,
+        daemon_note: Option<String>,
+    },
+}
+
+/// How long the agent waits without a word from the controller before it takes the connection for lost.
+pub const SILENCE_LIMIT_S: u64 = 10;
+/// How often the controller says it is still there.
+pub const HEARTBEAT_INTERVAL_MS: u64 = 1000;

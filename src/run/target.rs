@@ -1,0 +1,146 @@
+//! Where a cell's target runs, behind one face for the cell: on this machine ([`RunningTarget`], watched through its
+//! PerfData here) or on its own server ([`RemoteTarget`], watched by the agent there). Waiting for readiness is the
+//! same for both: the ready URL is probed from here, as the load will reach it.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::launcher::{Readiness, RunningTarget};
+use crate::jvm::clock::{self, ClockInterval, ClockSource};
+use crate::jvm::sampler::JvmSample;
+use crate::jvm::watch::JvmWatch;
+use crate::jvm::window::JvmWindow;
+use crate::load::probe::get_status;
+use crate::remote::target::{RemoteTarget, RemoteWatch};
+use crate::results::ExitInfo;
+
+pub enum TargetProcess {
+    Local(RunningTarget),
+    Remote(RemoteTarget),
+}
+
+/// The JVM being watched, and a mark taken on it (a window's edge).
+pub enum Watch {
+    Local(JvmWatch),
+    Remote(RemoteWatch),
+}
+
+pub enum Mark {
+    Local(JvmSample),
+    Remote(u64),
+}
+
+impl TargetProcess {
+    pub fn pid(&self) -> u32 {
+        match self {
+            TargetProcess::Local(target) => target.pid,
+            TargetProcess::Remote(target) => target.pid,
+        }
+    }
+
+    pub fn started(&self) -> Instant {
+        match self {
+            TargetProcess::Local(target) => target.started,
+            TargetProcess::Remote(target) => target.started,
+        }
+    }
+
+    /// The exit, if the process has ended.
+    pub fn exited(&mut self) -> Option<ExitInfo> {
+        match self {
+            TargetProcess::Local(target) => target.exited(),
+            TargetProcess::Remote(target) => target.exited(),
+        }
+    }
+
+    /// Why the connection to a remote target's server is gone (never for a local target).
+    pub fn lost(&self) -> Option<String> {
+        match self {
+            TargetProcess::Local(_) => None,
+            TargetProcess::Remote(target) => target.lost(),
+        }
+    }
+
+    /// Whether load must end: the target ended or its server cannot be reached.
+    pub fn gone(&mut self) -> bool {
+        self.exited().is_some() || self.lost().is_some()
+    }
+
+    /// See [`RunningTarget::daemon_note`].
+    pub fn daemon_note(&mut self) -> Option<String> {
+        match self {
+            TargetProcess::Local(target) => target.daemon_note(),
+            TargetProcess::Remote(target) => target.daemon_note(),
+        }
+    }
+
+    /// Poll `url` until it answers 2xx, the process exits (or its server is lost), `timeout` passes or `stop` is set.
+    pub fn wait_ready(&mut self, url: &str, timeout: Duration, stop: &AtomicBool) -> Readiness {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(exit) = self.exited() {
+                return Readiness::Exited(exit);
+            }
+            if let Some(lost) = self.lost() {
+                return Readiness::Lost(lost);
+            }
+            if stop.load(Ordering::Relaxed) {
+                return Readiness::Interrupted;
+            }
+            if Instant::now() >= deadline {
+                return Readiness::TimedOut;
+            }
+            if get_status(url, Duration::from_millis(500)).is_ok_and(|status| (200..300).contains(&status)) {
+                return Readiness::Ready(self.started().elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Start watching the target's JVM (sampled every second into `csv`, on the target's side); the watch and JVM uptime
+    /// 0 on the target's wall clock as PerfData gives it (see [`clock::from_perfdata`]).
+    pub fn watch(&mut self, csv: PathBuf) -> (Option<Watch>, Option<(ClockSource, ClockInterval)>) {
+        match self {
+            TargetProcess::Local(target) => {
+                let jvm_pid = target.jvm_pid();
+                let clock = jvm_pid.and_then(clock::from_perfdata);
+                let watch = jvm_pid.and_then(|pid| {
+                    JvmWatch::start(pid, Duration::from_secs(1), Some(csv), Duration::from_secs(5)).ok()
+                });
+                (watch.map(Watch::Local), clock)
+            }
+            TargetProcess::Remote(target) => {
+                let (watch, clock) = target.watch();
+                (watch.map(Watch::Remote), clock)
+            }
+        }
+    }
+
+    /// Stop the whole tree (SIGTERM, SIGKILL after `grace`); how the started process ended.
+    pub fn stop(&mut self, grace: Duration) -> ExitInfo {
+        match self {
+            TargetProcess::Local(target) => target.stop(grace),
+            TargetProcess::Remote(target) => target.stop(grace),
+        }
+    }
+}
+
+impl Watch {
+    /// Sample now: a window's edge. None once the JVM cannot be sampled.
+    pub fn mark(&self) -> Option<Mark> {
+        match self {
+            Watch::Local(watch) => watch.mark().map(Mark::Local),
+            Watch::Remote(watch) => watch.mark().map(Mark::Remote),
+        }
+    }
+
+    /// The window between two marks of this watch.
+    pub fn window(&self, start: &Mark, end: &Mark) -> Option<JvmWindow> {
+        match (self, start, end) {
+            (Watch::Local(watch), Mark::Local(start), Mark::Local(end)) => Some(watch.window(start, end)),
+            (Watch::Remote(watch), Mark::Remote(start), Mark::Remote(end)) => watch.window(*start, *end),
+            _ => None,
+        }
+    }
+}
