@@ -24,6 +24,7 @@ use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::load::engine::{self, RunOptions};
+use crate::load::generator::LocalEngine;
 use crate::load::ladder::{self, Side};
 use crate::load::ladder_printout::{self, StepProgress};
 use crate::load::printout;
@@ -210,7 +211,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         None => engine::run(&spec, &options)?,
         Some(setup) => {
             let mut progress = StepProgress::new(setup.timing, args.quiet);
-            let result = ladder::run_ladder(&spec, &setup.plan, &setup.timing, &[], &options, &mut progress)?;
+            let result =
+                ladder::run_ladder(&spec, &setup.plan, &setup.timing, &[], &options, &mut progress, &LocalEngine)?;
             ladder_ended = progress.ended;
             result
         }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::capacity::{self, Decision, Search};
-use super::engine::{self, RunOptions};
+use super::engine::RunOptions;
+use super::generator::Generator;
 use super::result::{BenchResult, ErrorSummary, LatencySummary};
 use super::spec::{LoadSpec, StopCondition};
 use super::threshold::Threshold;
@@ -195,12 +196,14 @@ pub fn run_ladder(
     slo: &[Threshold],
     options: &RunOptions,
     observer: &mut dyn StepObserver,
+    generator: &dyn Generator,
 ) -> anyhow::Result<BenchResult> {
     let rules = match plan {
         LadderPlan::Rates(_) => slo,
         LadderPlan::Capacity(goal) => &goal.slo,
     };
-    let mut ladder = Ladder { spec, timing, rules, options, observer, steps: Vec::new(), results: Vec::new() };
+    let mut ladder =
+        Ladder { spec, timing, rules, options, observer, generator, steps: Vec::new(), results: Vec::new() };
     let capacity = match plan {
         LadderPlan::Rates(rates) => {
             ladder.run_rates(&rates.list())?;
@@ -218,6 +221,7 @@ struct Ladder<'a> {
     rules: &'a [Threshold],
     options: &'a RunOptions,
     observer: &'a mut dyn StepObserver,
+    generator: &'a dyn Generator,
     steps: Vec<Step>,
     /// The full result of each step, beside `steps`.
     results: Vec<BenchResult>,
@@ -266,7 +270,7 @@ impl Ladder<'_> {
         let mut probe = self.spec.clone();
         probe.rate = None;
         probe.stop = StopCondition { requests: None, duration: Some(PROBE_DURATION) };
-        let result = engine::run(&probe, &self.step_options())?;
+        let result = self.generator.run(&probe, &self.step_options())?;
         anyhow::ensure!(!result.interrupted, "interrupted during the start-rate probe: nothing measured");
         anyhow::ensure!(
             result.successes() > 0,
@@ -309,12 +313,12 @@ impl Ladder<'_> {
     /// The measured result of a step at `rate`; None when Ctrl-C cut it short.
     fn measure(&self, rate: f64) -> anyhow::Result<Option<BenchResult>> {
         if !self.timing.warmup.is_zero() {
-            let warmup = engine::run(&at_rate(self.spec, rate, self.timing.warmup), &self.step_options())?;
+            let warmup = self.generator.run(&at_rate(self.spec, rate, self.timing.warmup), &self.step_options())?;
             if warmup.interrupted {
                 return Ok(None);
             }
         }
-        let result = engine::run(&at_rate(self.spec, rate, self.timing.window(rate)), &self.step_options())?;
+        let result = self.generator.run(&at_rate(self.spec, rate, self.timing.window(rate)), &self.step_options())?;
         Ok((!result.interrupted).then_some(result))
     }
 

@@ -5,6 +5,7 @@ pub mod capacity;
 pub mod conn;
 pub mod engine;
 pub mod figures;
+pub mod generator;
 pub mod http;
 pub mod ladder;
 pub mod ladder_printout;

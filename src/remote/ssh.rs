@@ -144,18 +144,20 @@ impl Ssh {
         std::fs::create_dir_all(local)?;
         let script = format!("tar -C {} -cf - .", shell_words::quote(remote));
         let mut ssh = self.command(&script).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
-        let status = Command::new("tar")
+        let unpacked = Command::new("tar")
             .arg("-C")
             .arg(local)
             .arg("-xf")
             .arg("-")
             .stdin(ssh.stdout.take().expect("piped stdout"))
-            .status()
+            .stderr(Stdio::piped())
+            .output()
             .context("cannot run tar to unpack what the host sent")?;
         let output = ssh.wait_with_output()?;
         self.checked(&script, output)?;
-        if !status.success() {
-            bail!("tar could not unpack {}:{remote} into {}", self.destination, local.display());
+        if !unpacked.status.success() {
+            let said = String::from_utf8_lossy(&unpacked.stderr);
+            bail!("tar could not unpack {}:{remote} into {}: {}", self.destination, local.display(), said.trim());
         }
         Ok(())
     }

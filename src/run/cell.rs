@@ -15,7 +15,8 @@ use crate::attribution::gather::{self, JvmStops};
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::gclog;
 use crate::jvm::window::{JvmWindow, WindowPauses};
-use crate::load::engine::{self, RunOptions};
+use crate::load::engine::RunOptions;
+use crate::load::generator::Generator;
 use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
 use crate::load::result::BenchResult;
 use crate::load::slow::SlowRequests;
@@ -45,6 +46,8 @@ pub struct CellRun<'a> {
     pub show_progress: bool,
     /// The server the target runs on; None: this machine.
     pub server: Option<&'a RemoteServer>,
+    /// Where the load comes from: this machine or the plan's load hosts.
+    pub generator: &'a dyn Generator,
 }
 
 /// What the attribution needs to put the JVM's clock on the requests' clock: PerfData's uptime 0 (on the target's
@@ -447,7 +450,7 @@ fn run_phase(
     };
     let (mut bench, cut_short) = std::thread::scope(|scope| {
         let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
-        let result = drive_load(phase, &spec, &options, slo, &mut steps);
+        let result = drive_load(phase, &spec, &options, slo, &mut steps, run.generator);
         let cut_short = phase_stop.swap(true, Ordering::Relaxed);
         let _ = guard.join();
         result.map(|bench| (bench, cut_short))
@@ -479,15 +482,16 @@ fn drive_load(
     options: &RunOptions,
     slo: &[Threshold],
     steps: &mut StepWindows<'_>,
+    generator: &dyn Generator,
 ) -> anyhow::Result<BenchResult> {
     match &phase.ladder {
-        None => engine::run(spec, options),
+        None => generator.run(spec, options),
         Some(ladder) => {
             let step_slo = match &ladder.plan {
                 LadderPlan::Capacity(goal) => goal.slo.as_slice(),
                 LadderPlan::Rates(_) => slo,
             };
-            run_ladder(spec, &ladder.plan, &ladder.timing, step_slo, options, steps)
+            run_ladder(spec, &ladder.plan, &ladder.timing, step_slo, options, steps, generator)
         }
     }
 }

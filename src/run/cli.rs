@@ -14,6 +14,7 @@ use super::runner::{
 use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
+use crate::load::generator::LocalEngine;
 use crate::load::spec::{HOST_PLACEHOLDER, PORT_PLACEHOLDER};
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
@@ -130,7 +131,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
-    let interrupted = sweep(&plan, &prepared, &results, seed, &stop, &servers)?;
+    let interrupted = sweep(&plan, &prepared, &results, seed, &stop, &servers, &LocalEngine)?;
     // Also after an interrupt: the tables and the report cover what finished (incomplete cells are marked as such).
     report(&results);
     if interrupted {

@@ -14,6 +14,7 @@ use super::cell::{CellRun, Placement, jvm_options, run_cell_rep, unix_now};
 use super::store::{build_summary, needs_run};
 use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
+use crate::load::generator::Generator;
 use crate::load::spec::STAND_IN_HOST;
 use crate::plan::jdks::{self, Jdk};
 use crate::plan::matrix::Cell;
@@ -153,6 +154,7 @@ pub fn sweep(
     seed: u64,
     stop: &Arc<AtomicBool>,
     servers: &[RemoteServer],
+    generator: &dyn Generator,
 ) -> anyhow::Result<bool> {
     let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
     let slots = schedule(prepared.len(), plan.run.repeats, plan.run.order, seed);
@@ -208,6 +210,7 @@ pub fn sweep(
                                     stop,
                                     show_progress,
                                     server,
+                                    generator,
                                 };
                                 let meta = run_cell_rep(&run)?;
                                 let note = meta.cause.as_deref().map(|cause| format!(": {cause}")).unwrap_or_default();
