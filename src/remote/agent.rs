@@ -116,7 +116,7 @@ impl Agent {
                 Some(Event::Window { window })
             }
             Request::Ping => Some(Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) }),
-            Request::Heartbeat | Request::Start(_) | Request::Stop { .. } => None,
+            Request::Heartbeat | Request::Start(_) | Request::Stop { .. } | Request::Load(_) | Request::EndLoad => None,
         }
     }
 
@@ -137,7 +137,7 @@ fn start(spec: &LaunchSpec) -> anyhow::Result<RunningTarget> {
 }
 
 /// Requests read from standard input on a thread of their own; None once it closes or carries garbage.
-fn read_requests() -> Receiver<Option<Request>> {
+pub fn read_requests() -> Receiver<Option<Request>> {
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -157,7 +157,7 @@ fn read_requests() -> Receiver<Option<Request>> {
 }
 
 /// Write one event line; false when the controller can no longer be reached.
-fn send(out: &mut impl Write, event: &Event) -> bool {
+pub fn send(out: &mut impl Write, event: &Event) -> bool {
     let Ok(line) = serde_json::to_string(event) else { return false };
     writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }

@@ -12,6 +12,8 @@ pub struct AgentArgs {
 pub enum AgentRole {
     /// Start, watch and stop one target, told what to do on standard input (see `remote::protocol`).
     Target,
+    /// Run one share of a load, told what on standard input (see `remote::protocol`).
+    Load,
     /// Print a TCP port that is free on this host.
     Port,
 }
@@ -19,6 +21,7 @@ pub enum AgentRole {
 pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
     match args.role {
         AgentRole::Target => super::agent::serve_target(),
+        AgentRole::Load => super::load_agent::serve_load(),
         AgentRole::Port => {
             println!("{}", crate::run::launcher::free_port()?);
             Ok(0)

@@ -103,7 +103,7 @@ impl AgentLink {
     }
 
     /// Send a request without waiting for anything; false when the connection is gone.
-    fn tell(&self, request: &Request) -> bool {
+    pub fn tell(&self, request: &Request) -> bool {
         let Ok(line) = serde_json::to_string(request) else { return false };
         let mut stdin = self.stdin.lock().expect("stdin");
         let Some(pipe) = stdin.as_mut() else { return false };

@@ -1,10 +1,14 @@
-//! What the controlling jload and `jload agent target` on the target's server say to each other: one JSON object per
+//! What the controlling jload and `jload agent target` (on the target's server) or `jload agent load` (on a load host)
+//! say to each other: one JSON object per
 //! line, requests on the agent's standard input, events on its standard output.
 
 use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
+use crate::load::result::BenchResult;
+use crate::load::slow::SlowRequest;
+use crate::load::spec::LoadSpec;
 use crate::results::ExitInfo;
 use crate::run::launcher::LaunchSpec;
 
@@ -26,6 +30,19 @@ pub enum Request {
     Heartbeat,
     /// Stop the target's whole tree (SIGTERM, SIGKILL after the grace); answered by `Stopped`, then the agent exits.
     Stop { grace_ms: u64 },
+    /// A load host: run this share of a load, starting at the given wall-clock instant; answered by `LoadDone` or
+    /// `LoadFailed`, then the agent exits.
+    Load(LoadJob),
+    /// A load host: end the running load now (Ctrl-C or the target's death on the controller's side).
+    EndLoad,
+}
+
+/// One load host's share of a run.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct LoadJob {
+    pub spec: LoadSpec,
+    /// When the run's clock starts (µs since the Unix epoch, on the load host's own clock).
+    pub start_at_unix_us: i64,
 }
 
 /// Agent → controller.

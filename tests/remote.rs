@@ -1,0 +1,142 @@
+//! `jload run` beyond one machine, with real OpenSSH between network namespaces of this machine (tests/common/sshnet):
+//! the target on its own server, several load hosts merged into one result, a connection cut mid-phase, and nothing
+//! left running on the server afterwards.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::sshnet::SshNet;
+use common::{folder_of, json, kv_jar, tempdir};
+
+/// A plan against kv-service on `server` (its URLs name `{host}`), two cells (G1, Parallel), a fill and a get phase
+/// in the open model; `extra` is appended (a `[load]` table, a longer phase).
+fn remote_plan(dir: &Path, server: &str, get_duration: &str, extra: &str) -> PathBuf {
+    let text = format!(
+        "name = \"remote\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
+         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xms32m\", \"-Xmx64m\"]\n\
+         [[axis]]\nname = \"gc\"\n\
+         values = [ {{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }}, {{ label = \"Parallel\", jvm = [\"-XX:+UseParallelGC\"] }} ]\n\
+         [[phase]]\nname = \"fill\"\nmeasure = false\n\
+         url = \"http://{{host}}:{{port}}/random_set?keyRange=2000&valueSize=100\"\nconnections = 4\nrequests = 2000\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{{port}}/random_get?keyRange=2000\"\nok_status = \"200-299,404\"\n\
+         connections = 8\nrate = 600\nduration = \"{get_duration}\"\n\
+         [run]\ncooldown = \"0s\"\n{extra}",
+        jar = kv_jar().display(),
+    );
+    let path = dir.join("remote.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run_command(net: &SshNet, plan: &Path, out: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_jload"));
+    command
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("JLOAD_SSH_COMMAND", net.ssh_command());
+    command
+}
+
+fn run(net: &SshNet, plan: &Path, out: &Path) -> Output {
+    run_command(net, plan, out).output().expect("jload runs")
+}
+
+/// Java processes and jload agents still running on `host`.
+fn left_on(net: &SshNet, host: &str) -> Vec<(u32, String)> {
+    net.processes(host).into_iter().filter(|(_, name)| name == "java" || name.starts_with("jload")).collect()
+}
+
+#[test]
+fn a_sweep_runs_each_cell_on_the_remote_server_and_brings_its_files_home() {
+    let net = SshNet::start(&["server"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = remote_plan(&dir, &net.destination("server"), "3s", "");
+    let output = run(&net, &plan, &out);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    for id in ["gc=G1", "gc=Parallel"] {
+        let rep = out.join("cells").join(folder_of(&out, id)).join("rep-1");
+        let meta = json(&rep.join("meta.json"));
+        assert_eq!(meta["status"], "ok", "{meta:#}");
+        assert_eq!(meta["host"], net.destination("server"));
+        let command = meta["command"].as_array().unwrap();
+        assert!(command.contains(&format!("-Dkv.bind={}", net.address("server")).into()), "{{host}} filled: {meta}");
+        let record = json(&rep.join("get.json"));
+        assert!(record["bench"]["requests"].as_u64().unwrap() >= 1500, "{record}");
+        assert_eq!(record["bench"]["errors"]["total"], 0, "{record}");
+        assert!(record["jvm"]["samples"].as_u64().unwrap() >= 2, "the JVM sampled there every second: {record}");
+        assert!(record["jvm"]["pauses"].is_object(), "the GC log came home and was read: {record}");
+        for file in ["gc.log", "gcstat.csv", "stdout.log", "stderr.log", "get.hlog"] {
+            assert!(rep.join(file).is_file(), "{id}: {file} missing in {}", rep.display());
+        }
+        let clock_error = record["gc_attribution"]["clock_error_ms"].as_f64().unwrap();
+        assert!(clock_error < 5.0, "the server's clock offset is measured, not guessed: {clock_error} ms");
+    }
+    let copies: Vec<_> = std::fs::read_dir(net.cache_dir("server").join("jload/bin")).unwrap().collect();
+    assert_eq!(copies.len(), 1, "jload copied itself to the server once");
+    assert_eq!(left_on(&net, "server"), [], "no JVM or agent left on the server");
+}
+
+#[test]
+fn two_load_hosts_share_a_phase_and_merge_into_one_result() {
+    let net = SshNet::start(&["server", "gen1", "gen2"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let hosts = format!("[load]\nhosts = [\"{}\", \"{}\"]\n", net.destination("gen1"), net.destination("gen2"));
+    let plan = remote_plan(&dir, &net.destination("server"), "4s", &hosts);
+    let output = run(&net, &plan, &out);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let rep = out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1");
+    let bench = &json(&rep.join("get.json"))["bench"];
+    assert_eq!(bench["rate"], 600.0, "the rates of the shares add up: {bench}");
+    assert_eq!(bench["connections"], 8);
+    let parts = bench["hosts"].as_array().unwrap();
+    let labels: Vec<&str> = parts.iter().map(|part| part["host"].as_str().unwrap()).collect();
+    assert_eq!(labels, [net.destination("gen1"), net.destination("gen2")]);
+    let sum: u64 = parts.iter().map(|part| part["requests"].as_u64().unwrap()).sum();
+    assert_eq!(bench["requests"].as_u64().unwrap(), sum, "{bench}");
+    assert!(sum >= 2000, "both shares ran at their 300 req/s for 4 s: {bench}");
+    for part in parts {
+        assert!(part["requests"].as_u64().unwrap() >= 1000, "{part}");
+    }
+    assert!(rep.join("get.hlog").is_file(), "the merged interval log");
+    for host in ["server", "gen1", "gen2"] {
+        assert_eq!(left_on(&net, host), [], "nothing left on {host}");
+    }
+}
+
+#[test]
+fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
+    let net = SshNet::start(&["server"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = remote_plan(&dir, &net.destination("server"), "40s", "");
+    let mut child = run_command(&net, &plan, &out).arg("--only").arg("gc=G1").stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let fill_done = || out.join("run.json").is_file() && out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/fill.json").is_file();
+    while !fill_done() {
+        assert!(Instant::now() < deadline, "the fill phase never ended");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(net.processes("server").iter().any(|(_, name)| name == "java"), "the target runs on the server");
+    std::thread::sleep(Duration::from_secs(3)); // the 40-s get phase runs
+    net.cut("server");
+    let cut = Instant::now();
+    while !left_on(&net, "server").is_empty() {
+        assert!(cut.elapsed() < Duration::from_secs(30), "the JVM outlived the connection: {:?}", left_on(&net, "server"));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    net.restore("server");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "the only cell-repeat failed: {stderr}");
+    let meta = json(&out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/meta.json"));
+    assert_eq!(meta["status"], "failed", "{meta:#}");
+    assert_eq!(meta["failure"], "environment", "--resume runs it again: {meta:#}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with(&format!("lost the connection to {} during phase 'get'", net.destination("server"))), "{cause}");
+    assert!(cut.elapsed() < Duration::from_secs(60), "jload noticed within seconds");
+}
