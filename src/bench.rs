@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use clap::Args;
 use serde::Serialize;
@@ -30,6 +30,7 @@ use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
 use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
+use crate::load::start_at;
 use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
 use crate::units::parse_duration;
@@ -88,6 +89,10 @@ pub struct BenchArgs {
     /// Write an HdrHistogram interval log (one interval per second, values in microseconds).
     #[arg(long)]
     pub hlog: Option<PathBuf>,
+    /// Connect every connection, then start the run at exactly this wall-clock time: unix seconds (1767225600.5) or
+    /// RFC 3339 (2026-01-01T00:00:00Z). Several generators given one time start together; `jload merge` adds them up.
+    #[arg(long, value_name = "TIME", value_parser = start_at::parse)]
+    pub start_at: Option<SystemTime>,
     /// Pass/fail rule such as p99<50ms, p999<=200ms, errors<0.1%, rps>10000 (repeatable); exit 99 if one fails.
     #[arg(long = "threshold")]
     pub thresholds: Vec<String>,
@@ -199,8 +204,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     // A first Ctrl-C ends the run and prints what was measured; a second one exits at once.
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
-    let options =
-        RunOptions { progress: !args.quiet && std::io::stderr().is_terminal(), hlog: args.hlog.clone(), stop };
+    let options = RunOptions {
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+        hlog: args.hlog.clone(),
+        stop,
+        start_at: args.start_at,
+    };
     let watched = match &args.jvm {
         Some(target) => Some(WatchedJvm::start(target, &spec.requests[0].url, &args.jvm_interval)?),
         None => None,
