@@ -11,6 +11,7 @@ pub mod ladder;
 pub mod ladder_printout;
 pub mod limit;
 pub mod limits;
+pub mod merge;
 pub mod mix;
 pub mod pause_correction;
 pub mod printout;
