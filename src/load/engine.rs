@@ -16,7 +16,7 @@ use super::limits::ensure_open_files;
 use super::recorder::IntervalCounts;
 use super::request::RequestSet;
 use super::result::{BenchResult, RunFacts, SeriesRow};
-use super::spec::LoadSpec;
+use super::spec::{LoadSpec, even_share};
 use super::start_at;
 use super::worker::{Assignment, Shared, WorkerMessage, run_worker};
 use crate::error::bad_input;
@@ -66,9 +66,9 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         let mut handles = Vec::new();
         let mut first_connection = 0;
         for index in 0..threads {
-            let connections = share(spec.connections, threads, index);
+            let connections = even_share(spec.connections, threads, index);
             let quota = match (spec.rate, spec.stop.requests) {
-                (None, Some(total)) => Some(share(total as usize, threads, index) as u64),
+                (None, Some(total)) => Some(even_share(total as usize, threads, index) as u64),
                 _ => None,
             };
             let assignment = Assignment { index, first_connection, connections, quota };
@@ -134,11 +134,6 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
 /// Microseconds since the Unix epoch.
 pub fn unix_us(time: SystemTime) -> i64 {
     time.duration_since(std::time::UNIX_EPOCH).map_or(0, |since| i64::try_from(since.as_micros()).unwrap_or(i64::MAX))
-}
-
-/// Worker `index`'s share of `total` split as evenly as possible among `parts`.
-fn share(total: usize, parts: usize, index: usize) -> usize {
-    total / parts + usize::from(index < total % parts)
 }
 
 struct Collected {
