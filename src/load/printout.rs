@@ -70,6 +70,7 @@ pub fn render(result: &BenchResult) -> String {
     generator_lines(&mut out, result);
     error_lines(&mut out, result);
     per_request_table(&mut out, result);
+    per_host_table(&mut out, result);
     threshold_lines(&mut out, result);
     out
 }
@@ -250,6 +251,45 @@ fn per_request_table(out: &mut String, result: &BenchResult) {
     let table: Vec<Vec<String>> = std::iter::once(header).chain(rows).collect();
     for (index, line) in text_table::render(&PER_REQUEST_COLUMNS, &table).iter().enumerate() {
         let label = if index == 0 { "Per request" } else { "" };
+        let _ = writeln!(out, "  {label:<14}{line}");
+    }
+}
+
+const PER_HOST_COLUMNS: [Column; 9] = [
+    Column::left(4),
+    Column::right(10).after(2),
+    Column::right(10).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(6).after(2),
+    Column::right(6).after(2),
+    Column::left(0).after(2),
+];
+
+/// One row per load generator of a merged result (see `super::merge`): its own figures, its busiest thread's CPU
+/// (open model), and whose limit it hit.
+fn per_host_table(out: &mut String, result: &BenchResult) {
+    if result.hosts.is_empty() {
+        return;
+    }
+    let header = ["host", "requests", "req/s", "p50", "p99", "max", "errors", "cpu %", "limited by"];
+    let rows = result.hosts.iter().map(|host| {
+        vec![
+            host.label.clone(),
+            grouped(host.requests),
+            format!("{:.1}", host.rps),
+            format_ms(host.p50_ms),
+            format_ms(host.p99_ms),
+            format_ms(host.max_ms),
+            host.errors.to_string(),
+            host.busiest_thread_cpu_pct.map_or("-".to_string(), |cpu| format!("{cpu:.0}")),
+            host.limited_by.as_ref().map_or("-".to_string(), |limit| limit.side.name().to_string()),
+        ]
+    });
+    let table: Vec<Vec<String>> = std::iter::once(header.map(str::to_string).to_vec()).chain(rows).collect();
+    for (index, line) in text_table::render(&PER_HOST_COLUMNS, &table).iter().enumerate() {
+        let label = if index == 0 { "Per host" } else { "" };
         let _ = writeln!(out, "  {label:<14}{line}");
     }
 }
