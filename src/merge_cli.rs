@@ -49,7 +49,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<i32> {
 
 /// A load result from a JSON file, or a one-line error naming the file and what it is not.
 fn read_result(path: &Path) -> anyhow::Result<BenchResult> {
-    let text = std::fs::read_to_string(path).map_err(|err| bad_input(format!("cannot read {}: {err}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|err| bad_input(format!("cannot read {}: {err}", path.display())))?;
     serde_json::from_str(&text).map_err(|err| {
         bad_input(format!(
             "{} is not a load result written by `jload bench --json` ({err}): give the files of `--json`",

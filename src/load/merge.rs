@@ -167,7 +167,8 @@ fn ms_to_us(ms: f64) -> u64 {
 
 /// A part's slow requests on the merged run's clock: each ends `shift_us` later.
 fn shifted(slow: &SlowRequests, shift_us: u64) -> SlowRequests {
-    let kept = slow.kept.iter().map(|request| super::slow::SlowRequest { done_us: request.done_us + shift_us, ..*request });
+    let kept =
+        slow.kept.iter().map(|request| super::slow::SlowRequest { done_us: request.done_us + shift_us, ..*request });
     SlowRequests::from_parts(slow.info(), kept.collect())
 }
 
@@ -197,7 +198,11 @@ fn merged_series(parts: &[(String, BenchResult)], origin_us: i64, duration_s: f6
         }
     }
     let length = |second: usize| (duration_s - second as f64).clamp(0.0, 1.0);
-    Ok(seconds.iter().enumerate().map(|(second, counts)| SeriesRow::of(second as u64, length(second), counts)).collect())
+    Ok(seconds
+        .iter()
+        .enumerate()
+        .map(|(second, counts)| SeriesRow::of(second as u64, length(second), counts))
+        .collect())
 }
 
 fn host_figures(label: &str, part: &BenchResult) -> HostFigures {

@@ -55,10 +55,10 @@ fn counts_add_and_the_percentiles_are_those_of_every_request_together() {
     assert_eq!(merged.status_codes.get("200"), Some(&6));
     assert_eq!(merged.series.iter().map(|row| row.requests).collect::<Vec<_>>(), vec![3, 3]);
     assert_eq!(merged.series[0].max_ms, 10.007);
-    assert_eq!(merged.hosts.iter().map(|host| (host.label.as_str(), host.requests)).collect::<Vec<_>>(), [
-        ("gen1", 3),
-        ("gen2", 3)
-    ]);
+    assert_eq!(
+        merged.hosts.iter().map(|host| (host.label.as_str(), host.requests)).collect::<Vec<_>>(),
+        [("gen1", 3), ("gen2", 3)]
+    );
     let histograms = merged.histograms.expect("a merged result carries its histograms");
     assert_eq!(hlog::decode(&histograms.total).unwrap(), every_request);
 }
@@ -92,10 +92,10 @@ fn open_model_rates_due_and_slips_add_and_the_busiest_thread_is_the_busiest_of_a
     assert_eq!((merged.rate, merged.due, merged.model.as_str()), (Some(150.0), Some(3), "open"));
     let generator = merged.generator.unwrap();
     assert_eq!((generator.slipped, generator.slip_max_ms, generator.busiest_thread_cpu_pct), (2, 8.003, 70.0));
-    assert_eq!(merged.hosts.iter().map(|host| host.busiest_thread_cpu_pct).collect::<Vec<_>>(), [
-        Some(30.0),
-        Some(70.0)
-    ]);
+    assert_eq!(
+        merged.hosts.iter().map(|host| host.busiest_thread_cpu_pct).collect::<Vec<_>>(),
+        [Some(30.0), Some(70.0)]
+    );
     // 3 requests in 1 s of 150 requested: the target did not sustain the rate, recomputed on the merged figures.
     assert_eq!(merged.limited_by.map(|limit| limit.side), Some(crate::load::ladder::Side::Target));
 }

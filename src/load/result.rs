@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::ladder::{Capacity, Limit, Step};
 use super::hlog;
+use super::ladder::{Capacity, Limit, Step};
 use super::recorder::{ErrorCounts, IntervalCounts, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
 

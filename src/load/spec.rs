@@ -296,9 +296,8 @@ impl LoadSpec {
     /// more), the duration unchanged. Refused when there are fewer connections (or `-n` requests) than generators.
     pub fn share(&self, parts: usize, index: usize) -> Result<LoadSpec, LoadError> {
         assert!(index < parts, "generator {index} of {parts}");
-        let too_few = |setting, given: u64| {
-            (given < parts as u64).then_some(LoadError::TooFewToShare { setting, given, parts })
-        };
+        let too_few =
+            |setting, given: u64| (given < parts as u64).then_some(LoadError::TooFewToShare { setting, given, parts });
         if let Some(err) = too_few(Setting::Connections, self.connections as u64)
             .or_else(|| self.stop.requests.and_then(|requests| too_few(Setting::Requests, requests)))
         {

@@ -152,15 +152,9 @@ fn a_front_end_names_settings_its_own_way() {
 }
 
 fn spec_of(connections: usize, threads: usize, requests: Option<u64>, rate: Option<f64>) -> LoadSpec {
-    LoadInput {
-        connections: Some(connections),
-        threads: Some(threads),
-        requests,
-        rate,
-        ..url_input()
-    }
-    .into_spec()
-    .unwrap()
+    LoadInput { connections: Some(connections), threads: Some(threads), requests, rate, ..url_input() }
+        .into_spec()
+        .unwrap()
 }
 
 #[test]
@@ -169,7 +163,10 @@ fn a_shared_load_splits_rate_connections_threads_and_requests_and_keeps_the_dura
     let shares: Vec<LoadSpec> = (0..3).map(|index| whole.share(3, index).unwrap()).collect();
     let figures: Vec<_> =
         shares.iter().map(|part| (part.connections, part.threads, part.stop.requests, part.rate)).collect();
-    assert_eq!(figures, [(4, 2, Some(334), Some(300.0)), (3, 1, Some(334), Some(300.0)), (3, 1, Some(333), Some(300.0))]);
+    assert_eq!(
+        figures,
+        [(4, 2, Some(334), Some(300.0)), (3, 1, Some(334), Some(300.0)), (3, 1, Some(333), Some(300.0))]
+    );
     assert!(shares.iter().all(|part| part.stop.duration == whole.stop.duration && part.requests == whole.requests));
 }
 
