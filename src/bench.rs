@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use clap::Args;
 use serde::Serialize;
@@ -31,6 +31,7 @@ use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
 use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
+use crate::load::start_at;
 use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
 use crate::units::parse_duration;
@@ -89,6 +90,14 @@ pub struct BenchArgs {
     /// Write an HdrHistogram interval log (one interval per second, values in microseconds).
     #[arg(long)]
     pub hlog: Option<PathBuf>,
+    /// Connect every connection, then start the run at exactly this wall-clock time: unix seconds (1767225600.5) or
+    /// RFC 3339 (2026-01-01T00:00:00Z). Several generators given one time start together; `jload merge` adds them up.
+    #[arg(long, value_name = "TIME", value_parser = start_at::parse)]
+    pub start_at: Option<SystemTime>,
+    /// Run only this generator's share of the load given, when COUNT generators share it (INDEX from 0): the rate
+    /// split evenly, connections, threads and -n as evenly as possible, the duration unchanged (see `jload merge`).
+    #[arg(long, value_name = "INDEX/COUNT", value_parser = parse_share)]
+    pub share: Option<(usize, usize)>,
     /// Pass/fail rule such as p99<50ms, p999<=200ms, errors<0.1%, rps>10000 (repeatable); exit 99 if one fails.
     #[arg(long = "threshold")]
     pub thresholds: Vec<String>,
@@ -200,8 +209,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     // A first Ctrl-C ends the run and prints what was measured; a second one exits at once.
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
-    let options =
-        RunOptions { progress: !args.quiet && std::io::stderr().is_terminal(), hlog: args.hlog.clone(), stop };
+    let options = RunOptions {
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+        hlog: args.hlog.clone(),
+        stop,
+        start_at: args.start_at,
+    };
     let watched = match &args.jvm {
         Some(target) => Some(WatchedJvm::start(target, &spec.requests[0].url, &args.jvm_interval)?),
         None => None,
@@ -282,7 +295,20 @@ pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
         timeout: args.timeout.as_deref().map(|text| parse_duration("--timeout", text)).transpose()?,
         ok_status: args.ok_status.as_deref().map(OkStatus::parse).transpose()?,
     };
-    input.into_spec().map_err(|err| bad_input(err.describe(flag_name)))
+    let spec = input.into_spec().map_err(|err| bad_input(err.describe(flag_name)))?;
+    match args.share {
+        Some((index, count)) => spec.share(count, index).map_err(|err| bad_input(err.describe(flag_name))),
+        None => Ok(spec),
+    }
+}
+
+/// `--share INDEX/COUNT`: generator INDEX (from 0) of COUNT.
+fn parse_share(text: &str) -> Result<(usize, usize), String> {
+    let numbers = text.split_once('/').and_then(|(index, count)| Some((index.parse().ok()?, count.parse().ok()?)));
+    match numbers {
+        Some((index, count)) if index < count => Ok((index, count)),
+        _ => Err(format!("give INDEX/COUNT with INDEX from 0 to COUNT-1 (0/3, 1/3, 2/3), not '{text}'")),
+    }
 }
 
 /// A load setting as the flag that sets it.

@@ -7,6 +7,7 @@ mod cpuset;
 mod error;
 mod jvm;
 mod load;
+mod merge_cli;
 mod plan;
 mod remote;
 mod report;
@@ -36,6 +37,8 @@ enum Command {
     Run(run::cli::RunArgs),
     /// Load-test one HTTP endpoint (wrk / ab style), with HdrHistogram latency and thresholds.
     Bench(Box<bench::BenchArgs>),
+    /// Merge the results of several load generators (`jload bench --json` files) exactly: histograms added.
+    Merge(merge_cli::MergeArgs),
     /// Print a JVM's GC counters exactly like `jstat -gcutil` (or -gc), read from its PerfData, no JDK tool spawned.
     Gcstat(jvm::cli::GcstatArgs),
     /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
@@ -68,6 +71,7 @@ fn main() {
     let outcome = match cli.command {
         Command::Run(args) => run::cli::run(args),
         Command::Bench(args) => bench::run(*args),
+        Command::Merge(args) => merge_cli::run(args),
         Command::Jdks(args) => run::cli::run_jdks(args),
         Command::Gcstat(args) => jvm::cli::run_gcstat(args),
         Command::Jps(args) => jvm::cli::run_jps(args),

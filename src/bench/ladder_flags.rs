@@ -41,6 +41,7 @@ pub fn ladder_setup(args: &BenchArgs) -> anyhow::Result<Option<LadderSetup>> {
         ("-n/--requests", args.requests.is_some(), "each step lasts --step-warmup + --step"),
         ("-d/--duration", args.duration.is_some(), "each step lasts --step-warmup + --step"),
         ("--hlog", args.hlog.is_some(), "each step is a run of its own; --json holds every step"),
+        ("--start-at", args.start_at.is_some(), "it starts several runs, one after the other"),
     ];
     if let Some((flag, _, why)) = single_run.iter().find(|(_, given, _)| *given) {
         return Err(bad_input(format!("{flag} does not apply with {ladder}: {why}")));

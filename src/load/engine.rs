@@ -2,24 +2,22 @@
 //! measurements into the series (and the HdrHistogram interval log), shows progress, and merges the final result.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
-use hdrhistogram::serialization::V2DeflateSerializer;
-use hdrhistogram::serialization::interval_log::{IntervalLogWriter, IntervalLogWriterBuilder};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::hlog::HlogFile;
 use super::limit::limited_by;
 use super::limits::ensure_open_files;
 use super::recorder::IntervalCounts;
 use super::request::RequestSet;
 use super::result::{BenchResult, RunFacts, SeriesRow};
-use super::spec::LoadSpec;
+use super::spec::{LoadSpec, even_share};
+use super::start_at;
 use super::worker::{Assignment, Shared, WorkerMessage, run_worker};
 use crate::error::bad_input;
 
@@ -32,12 +30,18 @@ pub struct RunOptions {
     pub hlog: Option<PathBuf>,
     /// Setting this flag ends the run early (Ctrl-C).
     pub stop: Arc<AtomicBool>,
+    /// Start the run's clock at this wall-clock instant, once every connection is up, so that several generators
+    /// start together (see [`super::start_at`]); None: as soon as the connections are up.
+    pub start_at: Option<SystemTime>,
 }
 
 /// Run the load described by `spec`.
 pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult> {
     // The front ends check through `LoadInput::into_spec`; a spec built another way is checked by the same rule.
     spec.check_limits().map_err(|err| bad_input(err.to_string()))?;
+    if let Some(at) = options.start_at {
+        start_at::check(at, SystemTime::now()).map_err(bad_input)?;
+    }
     let set = RequestSet::compile(&spec.requests)?;
     let threads = spec.threads.min(spec.connections);
     ensure_open_files(spec.connections, threads)?;
@@ -55,15 +59,16 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         start: OnceLock::new(),
     };
     let (sender, receiver) = mpsc::channel();
-    let mut hlog = HlogFile::create(options.hlog.as_ref())?;
+    let mut hlog = HlogFile::create(options.hlog.as_deref(), options.start_at.unwrap_or_else(SystemTime::now))?;
     let mut start_unix_us = 0;
+    let mut late = None;
     let (recorders, collected) = std::thread::scope(|scope| -> anyhow::Result<_> {
         let mut handles = Vec::new();
         let mut first_connection = 0;
         for index in 0..threads {
-            let connections = share(spec.connections, threads, index);
+            let connections = even_share(spec.connections, threads, index);
             let quota = match (spec.rate, spec.stop.requests) {
-                (None, Some(total)) => Some(share(total as usize, threads, index) as u64),
+                (None, Some(total)) => Some(even_share(total as usize, threads, index) as u64),
                 _ => None,
             };
             let assignment = Assignment { index, first_connection, connections, quota };
@@ -77,8 +82,13 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         }
         drop(sender);
         shared.barrier.wait();
-        let start = Instant::now();
-        start_unix_us = unix_us(SystemTime::now());
+        let (start, start_time) = start_at::wait_until(options.start_at).unwrap_or_else(|behind| {
+            // Too late to start together with the others: the workers are released to stop at once.
+            late = Some(behind);
+            options.stop.store(true, Ordering::Relaxed);
+            (Instant::now(), SystemTime::now())
+        });
+        start_unix_us = unix_us(start_time);
         shared.start.set(start).expect("start is set once");
         shared.barrier.wait();
         let progress = options.progress.then(|| ProgressLine::new(spec));
@@ -93,6 +103,13 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         }
         Ok((recorders, collected))
     })?;
+    if let Some(behind) = late {
+        anyhow::bail!(
+            "connecting took until {} ms past the start time {}: give a later start time",
+            behind.as_millis(),
+            humantime::format_rfc3339_micros(options.start_at.expect("only a start time can be missed"))
+        );
+    }
     hlog.finish()?;
     let mut merged = recorders[0].clone();
     for recorder in &recorders[1..] {
@@ -117,11 +134,6 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
 /// Microseconds since the Unix epoch.
 pub fn unix_us(time: SystemTime) -> i64 {
     time.duration_since(std::time::UNIX_EPOCH).map_or(0, |since| i64::try_from(since.as_micros()).unwrap_or(i64::MAX))
-}
-
-/// Worker `index`'s share of `total` split as evenly as possible among `parts`.
-fn share(total: usize, parts: usize, index: usize) -> usize {
-    total / parts + usize::from(index < total % parts)
 }
 
 struct Collected {
@@ -179,7 +191,7 @@ fn collect(
             }
             if let Some((previous, previous_counts)) = held.replace((second, counts)) {
                 hlog.write(&previous_counts.latency, Duration::from_secs(previous), Duration::from_secs(1))?;
-                series.push(series_row(previous, 1.0, &previous_counts));
+                series.push(SeriesRow::of(previous, 1.0, &previous_counts));
             }
         }
     }
@@ -187,7 +199,7 @@ fn collect(
     if let Some((second, counts)) = held {
         let length = (duration.as_secs_f64() - second as f64).clamp(0.0, 1.0);
         hlog.write(&counts.latency, Duration::from_secs(second), Duration::from_secs_f64(length))?;
-        series.push(series_row(second, length, &counts));
+        series.push(SeriesRow::of(second, length, &counts));
     }
     Ok(Collected { series, duration })
 }
@@ -223,74 +235,5 @@ impl ProgressLine {
             counts.requests,
             self.errors.get()
         ));
-    }
-}
-
-fn series_row(second: u64, length: f64, counts: &IntervalCounts) -> SeriesRow {
-    let ms = |micros: u64| micros as f64 / 1000.0;
-    let empty = counts.latency.is_empty();
-    SeriesRow {
-        second,
-        duration_s: length,
-        requests: counts.requests,
-        errors: counts.errors,
-        rps: if length > 0.0 { counts.requests as f64 / length } else { 0.0 },
-        p50_ms: if empty { 0.0 } else { ms(counts.latency.value_at_quantile(0.5)) },
-        p99_ms: if empty { 0.0 } else { ms(counts.latency.value_at_quantile(0.99)) },
-        max_ms: if empty { 0.0 } else { ms(counts.latency.max()) },
-    }
-}
-
-/// The optional HdrHistogram interval log, streamed to a temporary file and renamed when complete.
-struct HlogFile {
-    target: Option<(PathBuf, PathBuf, BufWriter<File>)>,
-    serializer: V2DeflateSerializer,
-}
-
-impl HlogFile {
-    fn create(path: Option<&PathBuf>) -> anyhow::Result<HlogFile> {
-        let mut hlog = HlogFile { target: None, serializer: V2DeflateSerializer::new() };
-        let Some(path) = path else { return Ok(hlog) };
-        let mut temporary = path.clone().into_os_string();
-        temporary.push(".tmp");
-        let temporary = PathBuf::from(temporary);
-        let file = File::create(&temporary)
-            .map_err(|err| bad_input(format!("cannot write --hlog {}: {err}", path.display())))?;
-        let mut file = BufWriter::new(file);
-        let now = SystemTime::now();
-        IntervalLogWriterBuilder::new()
-            .add_comment(&format!("jload {} latency interval log, values in microseconds", env!("CARGO_PKG_VERSION")))
-            .with_start_time(now)
-            .with_base_time(now)
-            .with_max_value_divisor(1000.0)
-            .begin_log_with(&mut file, &mut hlog.serializer)?;
-        file.write_all(b"\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")?;
-        hlog.target = Some((path.clone(), temporary, file));
-        Ok(hlog)
-    }
-
-    fn write(
-        &mut self,
-        histogram: &hdrhistogram::Histogram<u64>,
-        start: Duration,
-        length: Duration,
-    ) -> anyhow::Result<()> {
-        let Some((_, _, file)) = &mut self.target else { return Ok(()) };
-        // A builder with no headers writes nothing itself: this just appends one interval line.
-        let mut writer: IntervalLogWriter<'_, '_, BufWriter<File>, V2DeflateSerializer> =
-            IntervalLogWriterBuilder::new().begin_log_with(file, &mut self.serializer)?;
-        writer
-            .write_histogram(histogram, start, length, None)
-            .map_err(|err| anyhow::anyhow!("cannot write an hlog interval: {err}"))?;
-        Ok(())
-    }
-
-    fn finish(self) -> anyhow::Result<()> {
-        let Some((path, temporary, file)) = self.target else { return Ok(()) };
-        let finish = || -> std::io::Result<()> {
-            file.into_inner().map_err(|err| err.into_error())?.sync_all()?;
-            std::fs::rename(&temporary, &path)
-        };
-        finish().map_err(|err| anyhow::anyhow!("cannot write --hlog {}: {err}", path.display()))
     }
 }

@@ -70,6 +70,7 @@ pub fn render(result: &BenchResult) -> String {
     generator_lines(&mut out, result);
     error_lines(&mut out, result);
     per_request_table(&mut out, result);
+    per_host_table(&mut out, result);
     threshold_lines(&mut out, result);
     out
 }
@@ -234,22 +235,65 @@ fn per_request_table(out: &mut String, result: &BenchResult) {
     if result.per_request.is_empty() {
         return;
     }
-    let header = ["name", "requests", "req/s", "p50", "p99", "max", "errors"].map(str::to_string).to_vec();
+    let header = ["name", "requests", "req/s", "p50", "p99", "max", "errors"];
     let rows = result.per_request.iter().map(|request| {
         let latency = &request.latency_ms;
-        vec![
-            request.name.clone(),
-            grouped(request.requests),
-            format!("{:.1}", request.rps),
-            format_ms(latency.p50),
-            format_ms(latency.p99),
-            format_ms(latency.max),
-            request.errors.total.to_string(),
-        ]
+        let figures = [latency.p50, latency.p99, latency.max];
+        figure_cells(&request.name, request.requests, request.rps, figures, request.errors.total)
     });
+    labelled_table(out, "Per request", &PER_REQUEST_COLUMNS, &header, rows);
+}
+
+/// The per-request table's columns, then the busiest thread's CPU and whose limit it was.
+const PER_HOST_COLUMNS: [Column; 9] = [
+    Column::left(4),
+    Column::right(10).after(2),
+    Column::right(10).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(8).after(2),
+    Column::right(6).after(2),
+    Column::left(0).after(2),
+];
+
+/// One row per load generator of a merged result (see `super::merge`): its own figures, its busiest thread's CPU
+/// (open model), and whose limit it hit.
+fn per_host_table(out: &mut String, result: &BenchResult) {
+    if result.hosts.is_empty() {
+        return;
+    }
+    let header = ["host", "requests", "req/s", "p50", "p99", "max", "errors", "cpu %", "limited by"];
+    let rows = result.hosts.iter().map(|host| {
+        let figures = [host.p50_ms, host.p99_ms, host.max_ms];
+        let mut cells = figure_cells(&host.label, host.requests, host.rps, figures, host.errors);
+        cells.push(host.busiest_thread_cpu_pct.map_or("-".to_string(), |cpu| format!("{cpu:.0}")));
+        cells.push(host.limited_by.as_ref().map_or("-".to_string(), |limit| limit.side.name().to_string()));
+        cells
+    });
+    labelled_table(out, "Per host", &PER_HOST_COLUMNS, &header, rows);
+}
+
+/// The cells of a row of a per-request or per-host table: name, requests, req/s, p50, p99 and max in ms, errors.
+fn figure_cells(name: &str, requests: u64, rps: f64, [p50, p99, max]: [f64; 3], errors: u64) -> Vec<String> {
+    let mut cells = vec![name.to_string(), grouped(requests), format!("{rps:.1}")];
+    cells.extend([p50, p99, max].map(format_ms));
+    cells.push(errors.to_string());
+    cells
+}
+
+/// A table whose first line carries `label` in the printout's left margin.
+fn labelled_table(
+    out: &mut String,
+    label: &str,
+    columns: &[Column],
+    header: &[&str],
+    rows: impl Iterator<Item = Vec<String>>,
+) {
+    let header = header.iter().map(|cell| cell.to_string()).collect();
     let table: Vec<Vec<String>> = std::iter::once(header).chain(rows).collect();
-    for (index, line) in text_table::render(&PER_REQUEST_COLUMNS, &table).iter().enumerate() {
-        let label = if index == 0 { "Per request" } else { "" };
+    for (index, line) in text_table::render(columns, &table).iter().enumerate() {
+        let label = if index == 0 { label } else { "" };
         let _ = writeln!(out, "  {label:<14}{line}");
     }
 }
@@ -271,7 +315,7 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 mod tests {
     use super::*;
     use crate::load::ladder::{Limit, Side};
-    use crate::load::result::{ErrorSummary, GeneratorHealth, RequestResult};
+    use crate::load::result::{ErrorSummary, GeneratorHealth, HostFigures, RequestResult};
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
     fn fixture() -> BenchResult {
@@ -306,6 +350,36 @@ mod tests {
                 "  Per request   name    requests       req/s       p50       p99       max    errors",
                 "                get    1,234,567      4115.2     0.500     12.35      1234         0",
                 "                set           12         0.0     0.500     250.0      1234         3",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_merged_result_gets_one_row_per_host_with_its_cpu_and_limit() {
+        let host = |label: &str, requests, cpu, limited_by| HostFigures {
+            label: label.to_string(),
+            requests,
+            rps: requests as f64 / 10.0,
+            p50_ms: 0.5,
+            p99_ms: 12.345,
+            max_ms: 40.0,
+            errors: 2,
+            busiest_thread_cpu_pct: cpu,
+            limited_by,
+        };
+        let limit = Limit { side: Side::Generator, reason: String::new() };
+        let mut result = fixture();
+        result.hosts = vec![host("gen0.json", 20_000, Some(97.4), Some(limit)), host("gen1.json", 25_000, None, None)];
+        let text = render(&result);
+        let table: Vec<&str> = text.lines().skip_while(|line| !line.starts_with("  Per host")).collect();
+        assert_eq!(
+            table,
+            [
+                "  Per host      host         requests       req/s       p50       p99       max    errors   cpu %  \
+                 limited by",
+                "                gen0.json      20,000      2000.0     0.500     12.35     40.00         2      97  \
+                 generator",
+                "                gen1.json      25,000      2500.0     0.500     12.35     40.00         2       -  -",
             ]
         );
     }

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use super::hlog;
 use super::ladder::{Capacity, Limit, Step};
-use super::recorder::{ErrorCounts, Recorder, Tally};
+use super::recorder::{ErrorCounts, IntervalCounts, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
@@ -84,6 +85,79 @@ pub struct SeriesRow {
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
+    /// This second's latency histogram (the interval the `.hlog` holds for it), base64 of HdrHistogram's V2 deflate
+    /// encoding, microseconds. Absent from records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+}
+
+impl SeriesRow {
+    /// The row of the second beginning `second` seconds into the run, lasting `length` seconds, that measured `counts`.
+    pub fn of(second: u64, length: f64, counts: &IntervalCounts) -> SeriesRow {
+        let latency = &counts.latency;
+        let figure = |value: u64| if latency.is_empty() { 0.0 } else { ms(value) };
+        SeriesRow {
+            second,
+            duration_s: length,
+            requests: counts.requests,
+            errors: counts.errors,
+            rps: per_second(counts.requests, length),
+            p50_ms: figure(latency.value_at_quantile(0.5)),
+            p99_ms: figure(latency.value_at_quantile(0.99)),
+            max_ms: figure(latency.max()),
+            histogram: Some(hlog::encode(latency)),
+        }
+    }
+}
+
+/// Every histogram a result's latency figures come from, each as base64 of HdrHistogram's V2 deflate encoding (the
+/// `.hlog` encoding; microseconds): what lets results of several generators be merged exactly (see
+/// [`super::merge`]), histograms added, never percentiles averaged.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ResultHistograms {
+    /// `latency_ms`'s.
+    pub total: String,
+    /// `latency_uncorrected_ms`'s (open model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncorrected: Option<String>,
+    /// `latency_corrected_ms`'s (closed model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected: Option<String>,
+    /// The generator's own slips (open model; see `generator`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slips: Option<String>,
+    /// The latency of each request name, in the order of `per_request`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_request: Vec<String>,
+}
+
+impl ResultHistograms {
+    fn of(merged: &Recorder) -> ResultHistograms {
+        ResultHistograms {
+            total: hlog::encode(&merged.total.latency),
+            uncorrected: merged.uncorrected.as_ref().map(hlog::encode),
+            corrected: merged.corrected.as_ref().map(hlog::encode),
+            slips: merged.slips.as_ref().map(hlog::encode),
+            per_request: merged.per_request.iter().map(|tally| hlog::encode(&tally.latency)).collect(),
+        }
+    }
+}
+
+/// One generator's own figures in a merged result: to spot one that was overloaded or far from the others.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostFigures {
+    /// Where its result came from: its host, or its file.
+    pub label: String,
+    pub requests: u64,
+    pub rps: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub errors: u64,
+    /// Open model: the CPU of its busiest worker thread, in percent of one core.
+    pub busiest_thread_cpu_pct: Option<f64>,
+    /// Open model: whose limit it hit, when it did not sustain its rate (see `limited_by`).
+    pub limited_by: Option<Limit>,
 }
 
 /// Results of one request name in a mix.
@@ -190,6 +264,12 @@ pub struct BenchResult {
     pub slow: SlowRequests,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_requests: Option<SlowTailInfo>,
+    /// Every histogram the latency figures come from (absent from records written before they were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<ResultHistograms>,
+    /// A merged result (see [`super::merge`]): each generator's own figures, in the order merged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostFigures>,
 }
 
 /// How well the generator kept its own schedule in the open model: its own part of each send's delay (the slip, which
@@ -313,6 +393,8 @@ impl BenchResult {
             start_unix_us: facts.start_unix_us,
             slow_requests: Some(slow.info()),
             slow,
+            histograms: Some(ResultHistograms::of(merged)),
+            hosts: Vec::new(),
         }
     }
 

@@ -117,6 +117,8 @@ pub enum LoadError {
     Rate(f64),
     /// Neither a request count nor a duration ends the run.
     Unbounded,
+    /// Fewer connections (or requests) than the load generators that are to share them.
+    TooFewToShare { setting: Setting, given: u64, parts: usize },
 }
 
 impl LoadError {
@@ -126,6 +128,7 @@ impl LoadError {
             LoadError::Mix(_) => Some(Setting::Mix),
             LoadError::Zero(setting) => Some(*setting),
             LoadError::Rate(_) => Some(Setting::Rate),
+            LoadError::TooFewToShare { setting, .. } => Some(*setting),
             _ => None,
         }
     }
@@ -156,6 +159,10 @@ impl LoadError {
                 "neither {} nor {} is set; give one (or both) to bound the run",
                 name(Setting::Requests),
                 name(Setting::Duration)
+            ),
+            LoadError::TooFewToShare { setting, given, parts } => format!(
+                "{} = {given} cannot be shared by {parts} load generators: give at least one per generator",
+                name(*setting)
             ),
         }
     }
@@ -283,6 +290,35 @@ impl LoadSpec {
             .collect();
         LoadSpec { requests, ..self.clone() }
     }
+
+    /// Generator `index`'s part of this load when `parts` generators share it, starting together: the open model's
+    /// rate split evenly, the connections, threads and `-n` requests as evenly as possible (the first ones take one
+    /// more), the duration unchanged. Refused when there are fewer connections (or `-n` requests) than generators.
+    pub fn share(&self, parts: usize, index: usize) -> Result<LoadSpec, LoadError> {
+        assert!(index < parts, "generator {index} of {parts}");
+        let too_few =
+            |setting, given: u64| (given < parts as u64).then_some(LoadError::TooFewToShare { setting, given, parts });
+        if let Some(err) = too_few(Setting::Connections, self.connections as u64)
+            .or_else(|| self.stop.requests.and_then(|requests| too_few(Setting::Requests, requests)))
+        {
+            return Err(err);
+        }
+        Ok(LoadSpec {
+            connections: even_share(self.connections, parts, index),
+            threads: even_share(self.threads, parts, index).max(1),
+            stop: StopCondition {
+                requests: self.stop.requests.map(|requests| even_share(requests as usize, parts, index) as u64),
+                duration: self.stop.duration,
+            },
+            rate: self.rate.map(|rate| rate / parts as f64),
+            ..self.clone()
+        })
+    }
+}
+
+/// Part `index`'s share of `total` split as evenly as possible among `parts` (the first `total % parts` take one more).
+pub fn even_share(total: usize, parts: usize, index: usize) -> usize {
+    total / parts + usize::from(index < total % parts)
 }
 
 #[cfg(test)]

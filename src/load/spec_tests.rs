@@ -150,3 +150,42 @@ fn a_front_end_names_settings_its_own_way() {
     };
     assert_eq!(LoadError::Zero(Setting::Connections).describe(flag), "-c/--connections must be at least 1");
 }
+
+fn spec_of(connections: usize, threads: usize, requests: Option<u64>, rate: Option<f64>) -> LoadSpec {
+    LoadInput { connections: Some(connections), threads: Some(threads), requests, rate, ..url_input() }
+        .into_spec()
+        .unwrap()
+}
+
+#[test]
+fn a_shared_load_splits_rate_connections_threads_and_requests_and_keeps_the_duration() {
+    let whole = spec_of(10, 4, Some(1_001), Some(900.0));
+    let shares: Vec<LoadSpec> = (0..3).map(|index| whole.share(3, index).unwrap()).collect();
+    let figures: Vec<_> =
+        shares.iter().map(|part| (part.connections, part.threads, part.stop.requests, part.rate)).collect();
+    assert_eq!(
+        figures,
+        [(4, 2, Some(334), Some(300.0)), (3, 1, Some(334), Some(300.0)), (3, 1, Some(333), Some(300.0))]
+    );
+    assert!(shares.iter().all(|part| part.stop.duration == whole.stop.duration && part.requests == whole.requests));
+}
+
+#[test]
+fn every_generator_gets_at_least_one_thread() {
+    let whole = spec_of(4, 1, None, None);
+    let threads: Vec<usize> = (0..4).map(|index| whole.share(4, index).unwrap().threads).collect();
+    assert_eq!(threads, [1, 1, 1, 1]);
+    assert_eq!(whole.share(4, 3).unwrap().connections, 1);
+}
+
+#[test]
+fn fewer_connections_or_requests_than_generators_cannot_be_shared() {
+    let few_connections = spec_of(2, 2, None, None).share(3, 0).unwrap_err();
+    assert_eq!(
+        few_connections.to_string(),
+        "connections = 2 cannot be shared by 3 load generators: give at least one per generator"
+    );
+    assert_eq!(few_connections.setting(), Some(Setting::Connections));
+    let few_requests = spec_of(8, 2, Some(2), None).share(3, 0).unwrap_err();
+    assert_eq!(few_requests.setting(), Some(Setting::Requests));
+}

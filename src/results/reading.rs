@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use base64::Engine;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
 use super::layout::{RepFiles, ResultsDir, read_json};
@@ -16,6 +14,7 @@ use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
 use crate::jvm::gcstat_csv::{HeapSample, read_heap_samples};
+use crate::load::hlog;
 
 /// A results directory, opened.
 #[derive(Debug)]
@@ -124,13 +123,10 @@ fn find_rep_dirs(dir: &ResultsDir) -> HashMap<(String, u32), PathBuf> {
 /// Add up every interval of an HdrHistogram interval log.
 fn read_hlog(text: &[u8]) -> anyhow::Result<Histogram<u64>> {
     let mut total: Histogram<u64> = Histogram::new(3)?;
-    let mut deserializer = Deserializer::new();
     for entry in IntervalLogIterator::new(text) {
         let entry = entry.map_err(|err| anyhow::anyhow!("not an HdrHistogram interval log: {err:?}"))?;
         if let LogEntry::Interval(interval) = entry {
-            let bytes = base64::engine::general_purpose::STANDARD.decode(interval.encoded_histogram())?;
-            let histogram: Histogram<u64> = deserializer.deserialize(&mut bytes.as_slice())?;
-            total.add(&histogram)?;
+            total.add(&hlog::decode(interval.encoded_histogram())?)?;
         }
     }
     Ok(total)

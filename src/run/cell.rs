@@ -437,6 +437,7 @@ fn run_phase(
         progress: run.show_progress,
         hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
         stop: phase_stop.clone(),
+        start_at: None,
     };
     let spec = phase.load.with_target(&target_address(run), port);
     let mut steps = StepWindows {

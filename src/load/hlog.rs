@@ -1,0 +1,125 @@
+//! HdrHistogram's own encodings of latency histograms: one histogram as base64 of its V2 deflate serialisation (what a
+//! result's JSON carries, so that results can be merged exactly), and the interval log (`.hlog`, one such histogram a
+//! second) that `--hlog` writes while a run goes and [`write_result_log`] writes from a result afterwards.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::interval_log::{IntervalLogWriter, IntervalLogWriterBuilder};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+
+use super::recorder::new_histogram;
+use super::result::BenchResult;
+use crate::error::bad_input;
+
+/// A histogram as base64 of its V2 deflate serialisation: the payload of an interval log's line.
+pub fn encode(histogram: &Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    V2DeflateSerializer::new().serialize(histogram, &mut bytes).expect("a histogram serialises into memory");
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The histogram `encode` wrote, with the engine's bounds (so that it adds to any of the engine's histograms).
+pub fn decode(text: &str) -> anyhow::Result<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|err| anyhow::anyhow!("a histogram is not base64: {err}"))?;
+    let decoded: Histogram<u64> = Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .map_err(|err| anyhow::anyhow!("a histogram is not HdrHistogram's V2 encoding: {err:?}"))?;
+    let mut histogram = new_histogram();
+    histogram.add(&decoded).map_err(|err| anyhow::anyhow!("a histogram holds values out of range: {err:?}"))?;
+    Ok(histogram)
+}
+
+/// Write the interval log of `result` to `path` (atomically): one interval per row of its series, on the result's
+/// start time. Refused when the series holds no histograms (a result written before they were kept).
+pub fn write_result_log(result: &BenchResult, path: &Path) -> anyhow::Result<()> {
+    let start = result.start_unix_us.map_or(UNIX_EPOCH, |us| UNIX_EPOCH + Duration::from_micros(us.max(0) as u64));
+    let mut log = HlogFile::create(Some(path), start)?;
+    for row in &result.series {
+        let encoded = row.histogram.as_deref().ok_or_else(|| {
+            bad_input(format!("second {} of the series has no histogram: the result predates them", row.second))
+        })?;
+        log.write(&decode(encoded)?, Duration::from_secs(row.second), Duration::from_secs_f64(row.duration_s))?;
+    }
+    log.finish()
+}
+
+/// An interval log being written: streamed to a temporary name, renamed when complete. Without a path it writes
+/// nothing.
+pub struct HlogFile {
+    target: Option<(PathBuf, PathBuf, BufWriter<File>)>,
+    serializer: V2DeflateSerializer,
+}
+
+impl HlogFile {
+    /// Begin the log at `path` with its start and base time at `start` (interval times count from it).
+    pub fn create(path: Option<&Path>, start: SystemTime) -> anyhow::Result<HlogFile> {
+        let mut hlog = HlogFile { target: None, serializer: V2DeflateSerializer::new() };
+        let Some(path) = path else { return Ok(hlog) };
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(".tmp");
+        let temporary = PathBuf::from(temporary);
+        let file = File::create(&temporary)
+            .map_err(|err| bad_input(format!("cannot write --hlog {}: {err}", path.display())))?;
+        let mut file = BufWriter::new(file);
+        IntervalLogWriterBuilder::new()
+            .add_comment(&format!("jload {} latency interval log, values in microseconds", env!("CARGO_PKG_VERSION")))
+            .with_start_time(start)
+            .with_base_time(start)
+            .with_max_value_divisor(1000.0)
+            .begin_log_with(&mut file, &mut hlog.serializer)?;
+        file.write_all(b"\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")?;
+        hlog.target = Some((path.to_path_buf(), temporary, file));
+        Ok(hlog)
+    }
+
+    /// Append one interval: `histogram`, beginning `start` after the log's start time and lasting `length`.
+    pub fn write(&mut self, histogram: &Histogram<u64>, start: Duration, length: Duration) -> anyhow::Result<()> {
+        let Some((_, _, file)) = &mut self.target else { return Ok(()) };
+        // A builder with no headers writes nothing itself: this just appends one interval line.
+        let mut writer: IntervalLogWriter<'_, '_, BufWriter<File>, V2DeflateSerializer> =
+            IntervalLogWriterBuilder::new().begin_log_with(file, &mut self.serializer)?;
+        writer
+            .write_histogram(histogram, start, length, None)
+            .map_err(|err| anyhow::anyhow!("cannot write an hlog interval: {err}"))?;
+        Ok(())
+    }
+
+    /// Flush the log to disk and give it its name.
+    pub fn finish(self) -> anyhow::Result<()> {
+        let Some((path, temporary, file)) = self.target else { return Ok(()) };
+        let finish = || -> std::io::Result<()> {
+            file.into_inner().map_err(|err| err.into_error())?.sync_all()?;
+            std::fs::rename(&temporary, &path)
+        };
+        finish().map_err(|err| anyhow::anyhow!("cannot write --hlog {}: {err}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_histogram_survives_its_encoding_exactly() {
+        let mut histogram = new_histogram();
+        for value in [1, 250, 250, 9_999, 3_600_000_000] {
+            histogram.record(value).unwrap();
+        }
+        let decoded = decode(&encode(&histogram)).unwrap();
+        assert_eq!(decoded, histogram);
+        assert_eq!((decoded.len(), decoded.max(), decoded.value_at_quantile(0.5)), (5, histogram.max(), 250));
+    }
+
+    #[test]
+    fn text_that_is_not_a_histogram_is_refused() {
+        assert!(decode("not base64!").is_err());
+        assert!(decode("aGVsbG8=").is_err());
+    }
+}

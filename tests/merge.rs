@@ -1,0 +1,146 @@
+//! Several real `jload bench` processes started together with `--start-at` against one real server on 127.0.0.1, then
+//! `jload merge`: counts add, and the merged percentiles equal those an independent HdrHistogram implementation
+//! (Python's `hdrhistogram` package, tests/python/hlog_percentiles.py) reads from every interval of the generators'
+//! .hlog files, and from the merged .hlog. `--start-at` starts a run's clock at its instant; bad input to either
+//! command is one line and exit 2.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use common::{jload, json, ok, repo, serve, tempdir};
+
+fn unix_us(time: SystemTime) -> i64 {
+    time.duration_since(UNIX_EPOCH).unwrap().as_micros() as i64
+}
+
+/// A start time `ahead` from now, as `--start-at` takes it (unix seconds with six decimals), and in µs.
+fn start_time(ahead: Duration) -> (String, i64) {
+    let micros = unix_us(SystemTime::now() + ahead);
+    (format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000), micros)
+}
+
+/// The figures (µs) the independent implementation reads from these interval logs, every interval added.
+fn python_figures(logs: &[&Path]) -> serde_json::Value {
+    let output = Command::new("python3")
+        .arg(repo().join("tests/python/hlog_percentiles.py"))
+        .args(logs)
+        .output()
+        .expect("python3 runs (with `pip install hdrhistogram`)");
+    assert!(output.status.success(), "hlog_percentiles.py: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// A result's latency figures in µs, in the script's shape (jload's milliseconds are µs / 1000, so exact).
+fn figures_of(result: &serde_json::Value) -> serde_json::Value {
+    let us = |name: &str| (result["latency_ms"][name].as_f64().unwrap() * 1000.0).round() as u64;
+    serde_json::json!({
+        "count": result["requests"], "p50": us("p50"), "p90": us("p90"), "p99": us("p99"), "p999": us("p999"),
+        "max": us("max"),
+    })
+}
+
+#[test]
+fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_of_every_request() {
+    // Answers of 0 to ~3 ms, so that the percentiles differ between the generators and within each.
+    let server = serve(|seen| {
+        std::thread::sleep(Duration::from_micros(seen.index % 7 * 400));
+        ok("v")
+    });
+    let dir = tempdir();
+    let (start_at, start_us) = start_time(Duration::from_secs(3));
+    // -n, not -d: each run ends once its last request is answered, so every latency is in an interval of its .hlog
+    // (a run cut by a duration may end with requests in flight, whose waits enter the total but no interval).
+    let generators = [("300", "900", "4", "1"), ("150", "750", "6", "2"), ("400", "800", "3", "1")];
+    let children: Vec<_> = generators
+        .iter()
+        .enumerate()
+        .map(|(index, (rate, requests, connections, threads))| {
+            let (json, hlog) = (dir.join(format!("gen{index}.json")), dir.join(format!("gen{index}.hlog")));
+            Command::new(env!("CARGO_BIN_EXE_jload"))
+                .args(["bench", "-q", "-R", rate, "-n", requests, "-c", connections, "-t", threads])
+                .args(["--start-at", &start_at, "--json", json.to_str().unwrap(), "--hlog", hlog.to_str().unwrap()])
+                .arg(server.url("/"))
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success(), "every generator succeeds");
+    }
+    let parts: Vec<serde_json::Value> = (0..3).map(|index| json(&dir.join(format!("gen{index}.json")))).collect();
+    for part in &parts {
+        assert_eq!(part["start_unix_us"], start_us, "each run's clock started at --start-at");
+    }
+    let (merged_json, merged_hlog) = (dir.join("merged.json"), dir.join("merged.hlog"));
+    let mut args = vec!["merge", "--json", merged_json.to_str().unwrap(), "--hlog", merged_hlog.to_str().unwrap()];
+    let inputs: Vec<String> = (0..3).map(|index| dir.join(format!("gen{index}.json")).display().to_string()).collect();
+    args.extend(inputs.iter().map(String::as_str));
+    let (output, _) = jload(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.contains("Per host") && printed.contains("gen2.json"), "{printed}");
+    let merged = json(&merged_json);
+    assert_eq!(merged["requests"], 900 + 750 + 800);
+    assert_eq!((merged["connections"].as_u64(), merged["threads"].as_u64()), (Some(13), Some(4)));
+    assert_eq!((merged["rate"].as_f64(), merged["start_unix_us"].as_i64()), (Some(850.0), Some(start_us)));
+    assert_eq!(merged["hosts"].as_array().unwrap().len(), 3);
+    // The 750 requests at 150/s are due over 5 s, the longest: the merged run spans it, a row a second.
+    let duration_s = merged["duration_s"].as_f64().unwrap();
+    assert!((4.99..6.0).contains(&duration_s), "{duration_s}");
+    assert_eq!(merged["series"].as_array().unwrap().len() as f64, duration_s.ceil());
+    let logs: Vec<_> = (0..3).map(|index| dir.join(format!("gen{index}.hlog"))).collect();
+    let every_request = python_figures(&logs.iter().map(|path| path.as_path()).collect::<Vec<_>>());
+    assert_eq!(figures_of(&merged), every_request, "the merge equals every request's histogram");
+    assert_eq!(python_figures(&[&merged_hlog]), every_request, "the merged .hlog holds every request");
+}
+
+#[test]
+fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
+    let first_request: Arc<Mutex<Option<SystemTime>>> = Arc::default();
+    let seen = first_request.clone();
+    let server = serve(move |_| {
+        seen.lock().unwrap().get_or_insert_with(SystemTime::now);
+        ok("v")
+    });
+    let (start_at, start_us) = start_time(Duration::from_secs(2));
+    let (code, result, _) = common::bench_json(&["-n", "50", "-c", "2", "--start-at", &start_at, &server.url("/")]);
+    assert_eq!(code, 0);
+    assert_eq!(result["start_unix_us"], start_us);
+    let first = unix_us(first_request.lock().unwrap().expect("requests were sent"));
+    assert!(first >= start_us && first < start_us + 1_000_000, "first request {} µs after the start", first - start_us);
+}
+
+fn one_line_bad_input(args: &[&str]) -> String {
+    let (output, _) = jload(args);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
+
+#[test]
+fn a_start_time_in_the_past_or_a_day_ahead_is_bad_input() {
+    let past = (unix_us(SystemTime::now()) / 1_000_000 - 60).to_string();
+    assert!(one_line_bad_input(&["bench", "--start-at", &past, "http://127.0.0.1:1/"]).contains("s in the past"));
+    let (far, _) = start_time(Duration::from_secs(25 * 3600));
+    assert!(one_line_bad_input(&["bench", "--start-at", &far, "http://127.0.0.1:1/"]).contains("more than 24 h"));
+    assert!(one_line_bad_input(&["bench", "--start-at", "noon", "http://127.0.0.1:1/"]).contains("RFC 3339"));
+}
+
+#[test]
+fn merge_refuses_a_missing_file_a_non_result_and_a_result_without_histograms() {
+    let dir = tempdir();
+    let missing = dir.join("missing.json");
+    assert!(one_line_bad_input(&["merge", missing.to_str().unwrap()]).contains("cannot read"));
+    let toml = repo().join("Cargo.toml");
+    assert!(one_line_bad_input(&["merge", toml.to_str().unwrap()]).contains("is not a load result"));
+    // A phase record written before results carried histograms.
+    let old = repo().join("tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json");
+    let stderr = one_line_bad_input(&["merge", old.to_str().unwrap()]);
+    assert!(stderr.contains("get.json has no histograms"), "{stderr}");
+}
