@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod sshnet;
+
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
