@@ -23,8 +23,8 @@ use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
-use crate::load::engine::{self, RunOptions};
-use crate::load::generator::LocalEngine;
+use crate::load::engine::RunOptions;
+use crate::load::generator::{Generator, LocalEngine};
 use crate::load::ladder::{self, Side};
 use crate::load::ladder_printout::{self, StepProgress};
 use crate::load::printout;
@@ -34,6 +34,7 @@ use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
 use crate::load::start_at;
 use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
+use crate::remote::load::LoadHosts;
 use crate::units::parse_duration;
 
 /// How long a run lasts when neither -n nor -d is given (like wrk).
@@ -98,6 +99,10 @@ pub struct BenchArgs {
     /// split evenly, connections, threads and -n as evenly as possible, the duration unchanged (see `jload merge`).
     #[arg(long, value_name = "INDEX/COUNT", value_parser = parse_share)]
     pub share: Option<(usize, usize)>,
+    /// Generate the load from these hosts over ssh (user@host or ~/.ssh/config aliases, comma-separated): each runs
+    /// its share from the same instant and their histograms are merged exactly (docs/distributed.md).
+    #[arg(long, value_name = "HOST,…", value_delimiter = ',', conflicts_with = "share")]
+    pub hosts: Vec<String>,
     /// Pass/fail rule such as p99<50ms, p999<=200ms, errors<0.1%, rps>10000 (repeatable); exit 99 if one fails.
     #[arg(long = "threshold")]
     pub thresholds: Vec<String>,
@@ -219,13 +224,18 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         Some(target) => Some(WatchedJvm::start(target, &spec.requests[0].url, &args.jvm_interval)?),
         None => None,
     };
+    let load_hosts = load_hosts(&args.hosts, &spec)?;
+    let generator: &dyn Generator = match &load_hosts {
+        Some(hosts) => hosts,
+        None => &LocalEngine,
+    };
     let mut ladder_ended = None;
     let mut result = match &ladder {
-        None => engine::run(&spec, &options)?,
+        None => generator.run(&spec, &options)?,
         Some(setup) => {
             let mut progress = StepProgress::new(setup.timing, args.quiet);
             let result =
-                ladder::run_ladder(&spec, &setup.plan, &setup.timing, &[], &options, &mut progress, &LocalEngine)?;
+                ladder::run_ladder(&spec, &setup.plan, &setup.timing, &[], &options, &mut progress, generator)?;
             ladder_ended = progress.ended;
             result
         }
@@ -300,6 +310,23 @@ pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
         Some((index, count)) => spec.share(count, index).map_err(|err| bad_input(err.describe(flag_name))),
         None => Ok(spec),
     }
+}
+
+/// `--hosts`: the load hosts, logged in to (jload copied there where missing); None without the flag. Their URL must
+/// reach the target from there: a loopback URL would load each host itself.
+fn load_hosts(hosts: &[String], spec: &LoadSpec) -> anyhow::Result<Option<LoadHosts>> {
+    if hosts.is_empty() {
+        return Ok(None);
+    }
+    if let Some(request) = spec.requests.iter().find(|request| crate::plan::names_loopback(&request.url)) {
+        return Err(bad_input(format!(
+            "--hosts: {} names this machine's loopback, which on each load host is that host itself; give the \
+             target's address as the load hosts reach it",
+            request.url
+        )));
+    }
+    spec.share(hosts.len(), 0).map_err(|err| bad_input(format!("--hosts: {}", err.describe(flag_name))))?;
+    LoadHosts::connect(hosts).map(Some).map_err(|err| bad_input(format!("--hosts: {err:#}")))
 }
 
 /// `--share INDEX/COUNT`: generator INDEX (from 0) of COUNT.

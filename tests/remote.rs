@@ -65,9 +65,13 @@ fn a_sweep_runs_each_cell_on_the_remote_server_and_brings_its_files_home() {
         let command = meta["command"].as_array().unwrap();
         assert!(command.contains(&format!("-Dkv.bind={}", net.address("server")).into()), "{{host}} filled: {meta}");
         let record = json(&rep.join("get.json"));
-        assert!(record["bench"]["requests"].as_u64().unwrap() >= 1500, "{record}");
-        assert_eq!(record["bench"]["errors"]["total"], 0, "{record}");
-        assert!(record["jvm"]["samples"].as_u64().unwrap() >= 2, "the JVM sampled there every second: {record}");
+        assert!(record["requests"].as_u64().unwrap() >= 1500, "{record}");
+        assert_eq!(record["errors"]["total"], 0, "{record}");
+        assert!(
+            record["jvm"]["samples"].as_u64().unwrap_or(0) >= 2,
+            "the JVM sampled there every second: {}",
+            record["jvm"]
+        );
         assert!(record["jvm"]["pauses"].is_object(), "the GC log came home and was read: {record}");
         for file in ["gc.log", "gcstat.csv", "stdout.log", "stderr.log", "get.hlog"] {
             assert!(rep.join(file).is_file(), "{id}: {file} missing in {}", rep.display());
@@ -90,11 +94,11 @@ fn two_load_hosts_share_a_phase_and_merge_into_one_result() {
     let output = run(&net, &plan, &out);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let rep = out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1");
-    let bench = &json(&rep.join("get.json"))["bench"];
+    let bench = &json(&rep.join("get.json"));
     assert_eq!(bench["rate"], 600.0, "the rates of the shares add up: {bench}");
     assert_eq!(bench["connections"], 8);
     let parts = bench["hosts"].as_array().unwrap();
-    let labels: Vec<&str> = parts.iter().map(|part| part["host"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = parts.iter().map(|part| part["label"].as_str().unwrap()).collect();
     assert_eq!(labels, [net.destination("gen1"), net.destination("gen2")]);
     let sum: u64 = parts.iter().map(|part| part["requests"].as_u64().unwrap()).sum();
     assert_eq!(bench["requests"].as_u64().unwrap(), sum, "{bench}");
@@ -114,9 +118,18 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
     let dir = tempdir();
     let out = dir.join("results");
     let plan = remote_plan(&dir, &net.destination("server"), "40s", "");
-    let mut child = run_command(&net, &plan, &out).arg("--only").arg("gc=G1").stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let child = run_command(&net, &plan, &out)
+        .arg("--only")
+        .arg("gc=G1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(90);
-    let fill_done = || out.join("run.json").is_file() && out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/fill.json").is_file();
+    let fill_done = || {
+        out.join("run.json").is_file()
+            && out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/fill.json").is_file()
+    };
     while !fill_done() {
         assert!(Instant::now() < deadline, "the fill phase never ended");
         std::thread::sleep(Duration::from_millis(200));
@@ -126,7 +139,11 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
     net.cut("server");
     let cut = Instant::now();
     while !left_on(&net, "server").is_empty() {
-        assert!(cut.elapsed() < Duration::from_secs(30), "the JVM outlived the connection: {:?}", left_on(&net, "server"));
+        assert!(
+            cut.elapsed() < Duration::from_secs(30),
+            "the JVM outlived the connection: {:?}",
+            left_on(&net, "server")
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     net.restore("server");
@@ -137,6 +154,9 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
     assert_eq!(meta["status"], "failed", "{meta:#}");
     assert_eq!(meta["failure"], "environment", "--resume runs it again: {meta:#}");
     let cause = meta["cause"].as_str().unwrap();
-    assert!(cause.starts_with(&format!("lost the connection to {} during phase 'get'", net.destination("server"))), "{cause}");
+    assert!(
+        cause.starts_with(&format!("lost the connection to {} during phase 'get'", net.destination("server"))),
+        "{cause}"
+    );
     assert!(cut.elapsed() < Duration::from_secs(60), "jload noticed within seconds");
 }

@@ -20,7 +20,7 @@ use toml::Spanned;
 
 use crate::cpuset::CpuSet;
 use crate::error::bad_input;
-use crate::load::spec::fill_target;
+use crate::load::spec::{Setting, fill_target};
 use crate::load::threshold::Threshold;
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
@@ -166,6 +166,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     let load = parse_load(source, &file.load)?;
     let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
+    refuse_unshareable_phases(&plan).map_err(|message| source.error_at(file.phase.span(), message))?;
     Ok(plan)
 }
 
@@ -295,6 +296,26 @@ fn refuse_loopback_urls_when_remote(plan: &Plan) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// With load hosts, every phase is shared between them: each needs a connection (and a request) per host.
+fn refuse_unshareable_phases(plan: &Plan) -> Result<(), String> {
+    let hosts = plan.load.hosts.len();
+    if hosts < 2 {
+        return Ok(());
+    }
+    for phase in &plan.phases {
+        if let Err(err) = phase.load.share(hosts, 0) {
+            return Err(format!("phase '{}': {} (load.hosts lists {hosts})", phase.name, err.describe(Setting::key)));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `url` names this machine's loopback (127.0.0.0/8, ::1, localhost).
+pub fn names_loopback(url: &str) -> bool {
+    let host = url::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_string));
+    host.as_deref().is_some_and(is_loopback_name)
 }
 
 fn is_loopback_name(host: &str) -> bool {

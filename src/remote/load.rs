@@ -20,7 +20,7 @@ use crate::load::hlog::write_result_log;
 use crate::load::merge::merge;
 use crate::load::result::BenchResult;
 use crate::load::slow::SlowRequests;
-use crate::load::spec::LoadSpec;
+use crate::load::spec::{LoadSpec, Setting};
 
 /// How far ahead of now the shares start: time for every host's agent to start and open its connections.
 const START_LEAD: Duration = Duration::from_secs(3);
@@ -57,17 +57,15 @@ impl LoadHosts {
         let hosts = connected.into_iter().collect::<anyhow::Result<Vec<_>>>().context("load host")?;
         Ok(LoadHosts { hosts })
     }
-
-    pub fn destinations(&self) -> Vec<String> {
-        self.hosts.iter().map(|host| host.ssh.destination().to_string()).collect()
-    }
 }
 
 impl Generator for LoadHosts {
     fn run(&self, spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult> {
         let count = self.hosts.len();
         let shares = (0..count)
-            .map(|index| spec.share(count, index).map_err(|err| anyhow::anyhow!("[load] hosts: {}", err.describe("connections"))))
+            .map(|index| {
+                spec.share(count, index).map_err(|err| anyhow::anyhow!("[load] hosts: {}", err.describe(Setting::key)))
+            })
             .collect::<anyhow::Result<Vec<LoadSpec>>>()?;
         let start_at = options.start_at.unwrap_or_else(|| SystemTime::now() + START_LEAD);
         let links = self
@@ -80,7 +78,9 @@ impl Generator for LoadHosts {
                 .iter()
                 .zip(&self.hosts)
                 .zip(shares)
-                .map(|((link, host), share)| scope.spawn(move || run_share(link, host.ssh.destination(), share, start_at)))
+                .map(|((link, host), share)| {
+                    scope.spawn(move || run_share(link, host.ssh.destination(), share, start_at))
+                })
                 .collect();
             let mut told_to_end = false;
             while !runs.iter().all(|run| run.is_finished()) {
@@ -126,9 +126,6 @@ fn run_share(
             Ok((destination.to_string(), result))
         }
         Some(Event::LoadFailed { message }) => anyhow::bail!("load host {destination}: {message}"),
-        _ => anyhow::bail!(
-            "load host {destination}: {}",
-            link.lost().unwrap_or_else(|| "no answer".to_string())
-        ),
+        _ => anyhow::bail!("load host {destination}: {}", link.lost().unwrap_or_else(|| "no answer".to_string())),
     }
 }

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::agent::{read_requests, send};
 use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, LoadJob, Request, SILENCE_LIMIT_S};
-use crate::load::engine::{self, RunOptions};
+use crate::load::engine::{self, RunOptions, unix_us};
 
 /// Run one share of a load; the exit code of `jload agent load`.
 pub fn serve_load() -> anyhow::Result<i32> {
@@ -19,6 +19,9 @@ pub fn serve_load() -> anyhow::Result<i32> {
         match requests.recv().ok().flatten() {
             Some(Request::Load(job)) => break job,
             Some(Request::Heartbeat) => {}
+            Some(Request::Ping) => {
+                send(&mut out, &Event::Pong { unix_us: unix_us(SystemTime::now()) });
+            }
             _ => anyhow::bail!("jload agent load: the first request must be load"),
         }
     };

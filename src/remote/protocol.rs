@@ -78,6 +78,14 @@ pub enum Event {
         exit: ExitInfo,
         daemon_note: Option<String>,
     },
+    /// The share's result with its histograms, and its slow requests one by one (not in the result's JSON).
+    LoadDone {
+        result: Box<BenchResult>,
+        slow: Vec<SlowRequest>,
+    },
+    LoadFailed {
+        message: String,
+    },
 }
 
 /// How long the agent waits without a word from the controller before it takes the connection for lost.

@@ -14,7 +14,7 @@ use super::runner::{
 use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
-use crate::load::generator::LocalEngine;
+use crate::load::generator::{Generator, LocalEngine};
 use crate::load::spec::{HOST_PLACEHOLDER, PORT_PLACEHOLDER};
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
@@ -22,6 +22,7 @@ use crate::plan::jdks;
 use crate::plan::matrix::{Cell, cells, select};
 use crate::plan::preflight::Preflight;
 use crate::plan::{Plan, PlanBase, load_plan};
+use crate::remote::load::LoadHosts;
 use crate::report::Report;
 use crate::results::{ResultsDir, RunRecord, read_json};
 
@@ -131,7 +132,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;
-    let interrupted = sweep(&plan, &prepared, &results, seed, &stop, &servers, &LocalEngine)?;
+    let load_hosts = match plan.load.hosts.as_slice() {
+        [] => None,
+        hosts => Some(LoadHosts::connect(hosts).map_err(|err| bad_input(format!("load host: {err:#}")))?),
+    };
+    let generator: &dyn Generator = match &load_hosts {
+        Some(hosts) => hosts,
+        None => &LocalEngine,
+    };
+    let interrupted = sweep(&plan, &prepared, &results, seed, &stop, &servers, generator)?;
     // Also after an interrupt: the tables and the report cover what finished (incomplete cells are marked as such).
     report(&results);
     if interrupted {
