@@ -11,11 +11,15 @@ use std::time::{Duration, Instant};
 use common::sshnet::SshNet;
 use common::{folder_of, json, kv_jar, tempdir};
 
-/// A plan against kv-service on `server` (its URLs name `{host}`), two cells (G1, Parallel), a fill and a get phase
-/// in the open model; `extra` is appended (a `[load]` table, a longer phase).
-fn remote_plan(dir: &Path, server: &str, get_duration: &str, extra: &str) -> PathBuf {
+/// A plan against kv-service on `servers` (one: `host`, several: `hosts`; its URLs name `{host}`), two cells (G1,
+/// Parallel), a fill and a get phase in the open model; `extra` is appended after `[run]` (`repeats`, a `[load]` table).
+fn remote_plan(dir: &Path, servers: &[String], get_duration: &str, extra: &str) -> PathBuf {
+    let target_hosts = match servers {
+        [server] => format!("host = \"{server}\""),
+        servers => format!("hosts = {servers:?}"),
+    };
     let text = format!(
-        "name = \"remote\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+        "name = \"remote\"\n[target]\n{target_hosts}\ncommand = \"java {{jvm}} -jar {jar}\"\n\
          ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
          jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xms32m\", \"-Xmx64m\"]\n\
          [[axis]]\nname = \"gc\"\n\
@@ -54,7 +58,7 @@ fn a_sweep_runs_each_cell_on_the_remote_server_and_brings_its_files_home() {
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
-    let plan = remote_plan(&dir, &net.destination("server"), "3s", "");
+    let plan = remote_plan(&dir, &[net.destination("server")], "3s", "");
     let output = run(&net, &plan, &out);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     for id in ["gc=G1", "gc=Parallel"] {
@@ -90,7 +94,7 @@ fn two_load_hosts_share_a_phase_and_merge_into_one_result() {
     let dir = tempdir();
     let out = dir.join("results");
     let hosts = format!("[load]\nhosts = [\"{}\", \"{}\"]\n", net.destination("gen1"), net.destination("gen2"));
-    let plan = remote_plan(&dir, &net.destination("server"), "4s", &hosts);
+    let plan = remote_plan(&dir, &[net.destination("server")], "4s", &hosts);
     let output = run(&net, &plan, &out);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let rep = out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1");
@@ -117,7 +121,7 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
-    let plan = remote_plan(&dir, &net.destination("server"), "40s", "");
+    let plan = remote_plan(&dir, &[net.destination("server")], "40s", "");
     let child = run_command(&net, &plan, &out)
         .arg("--only")
         .arg("gc=G1")
@@ -159,4 +163,97 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
         "{cause}"
     );
     assert!(cut.elapsed() < Duration::from_secs(60), "jload noticed within seconds");
+}
+
+#[test]
+fn cells_spread_over_two_servers_run_in_parallel_and_a_cells_repeats_change_server() {
+    let net = SshNet::start(&["s1", "s2"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let servers = [net.destination("s1"), net.destination("s2")];
+    let plan = remote_plan(&dir, &servers, "3s", "repeats = 2\n");
+    let output = run(&net, &plan, &out);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut spans = Vec::new();
+    for id in ["gc=G1", "gc=Parallel"] {
+        let hosts: Vec<String> = (1..=2)
+            .map(|rep| {
+                let meta = json(&out.join("cells").join(folder_of(&out, id)).join(format!("rep-{rep}/meta.json")));
+                assert_eq!(meta["status"], "ok", "{meta:#}");
+                let host = meta["host"].as_str().unwrap().to_string();
+                assert!(servers.contains(&host), "{host}");
+                spans.push((
+                    host.clone(),
+                    meta["started_unix_s"].as_u64().unwrap(),
+                    meta["finished_unix_s"].as_u64().unwrap(),
+                ));
+                host
+            })
+            .collect();
+        assert_ne!(hosts[0], hosts[1], "{id}: its two repeats ran on different servers");
+    }
+    let overlapping = spans.iter().any(|(host_a, start_a, end_a)| {
+        spans.iter().any(|(host_b, start_b, end_b)| host_a != host_b && start_a < end_b && start_b < end_a)
+    });
+    assert!(overlapping, "cell-repeats on different servers ran at the same time: {spans:?}");
+    for host in ["s1", "s2"] {
+        assert_eq!(left_on(&net, host), [], "nothing left on {host}");
+    }
+}
+
+#[test]
+fn bench_from_two_load_hosts_prints_one_merged_result_with_each_hosts_share() {
+    let net = SshNet::start(&["server", "gen1", "gen2"]);
+    let port = 18_000 + std::process::id() % 1000;
+    let address = net.address("server");
+    let java = format!("exec java -Dkv.bind={address} -Dkv.port={port} -Xmx64m -jar {}", kv_jar().display());
+    let mut service =
+        net.ssh_process("server", &[], &java).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let url = format!("http://{address}:{port}/health");
+    let ready = Instant::now();
+    while std::net::TcpStream::connect(format!("{address}:{port}")).is_err() {
+        assert!(ready.elapsed() < Duration::from_secs(30), "kv-service never listened on the server");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let dir = tempdir();
+    let json_path = dir.join("merged.json");
+    let hosts = format!("{},{}", net.destination("gen1"), net.destination("gen2"));
+    let output = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["bench", "-q", "--hosts", &hosts, "-R", "400", "-c", "4", "-d", "3s", "--json"])
+        .arg(&json_path)
+        .arg(&url)
+        .env("JLOAD_SSH_COMMAND", net.ssh_command())
+        .output()
+        .unwrap();
+    let _ = service.kill();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&net.destination("gen1")) && stdout.contains(&net.destination("gen2")),
+        "per-host table: {stdout}"
+    );
+    let result = json(&json_path);
+    let parts = result["hosts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2);
+    let sum: u64 = parts.iter().map(|part| part["requests"].as_u64().unwrap()).sum();
+    assert_eq!(result["requests"].as_u64().unwrap(), sum);
+    for part in parts {
+        assert!(part["requests"].as_u64().unwrap() >= 500, "each host sent its 200 req/s for 3 s: {part}");
+    }
+    assert_eq!(result["rate"], 400.0);
+    assert_eq!(result["errors"]["total"], 0, "{result}");
+}
+
+#[test]
+fn bench_hosts_refuses_a_loopback_url_before_logging_in() {
+    let output = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["bench", "--hosts", "nobody@jload.invalid", "-d", "1s", "http://127.0.0.1:9/"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "jload: --hosts: http://127.0.0.1:9/ names this machine's loopback, which on each load host is that host \
+         itself; give the target's address as the load hosts reach it\n"
+    );
 }
