@@ -83,6 +83,10 @@ fn a_sweep_runs_each_cell_on_the_remote_server_and_brings_its_files_home() {
         let clock_error = record["gc_attribution"]["clock_error_ms"].as_f64().unwrap();
         assert!(clock_error < 5.0, "the server's clock offset is measured, not guessed: {clock_error} ms");
     }
+    let env = json(&out.join("env.json"));
+    let server_env = &env["servers"][net.destination("server")];
+    assert!(server_env["cores"].as_u64().unwrap() >= 1, "env.json holds the server's own facts: {env}");
+    assert!(!server_env["jdks"].as_array().unwrap().is_empty(), "{env}");
     let copies: Vec<_> = std::fs::read_dir(net.cache_dir("server").join("jload/bin")).unwrap().collect();
     assert_eq!(copies.len(), 1, "jload copied itself to the server once");
     assert_eq!(left_on(&net, "server"), [], "no JVM or agent left on the server");

@@ -16,12 +16,19 @@ pub enum AgentRole {
     Load,
     /// Print a TCP port that is free on this host.
     Port,
+    /// Print this machine's facts (as env.json records them) as JSON.
+    Env,
 }
 
 pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
     match args.role {
         AgentRole::Target => super::agent::serve_target(),
         AgentRole::Load => super::load_agent::serve_load(),
+        AgentRole::Env => {
+            let installed = crate::plan::jdks::discover();
+            println!("{}", serde_json::to_string(&crate::run::runner::environment(installed, 0))?);
+            Ok(0)
+        }
         AgentRole::Port => {
             println!("{}", crate::run::launcher::free_port()?);
             Ok(0)

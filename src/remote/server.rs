@@ -10,6 +10,7 @@ use super::install::ensure_jload;
 use super::ssh::{Ssh, quote_words};
 use crate::plan::jdks::Jdk;
 use crate::plan::preflight::{self, Preflight};
+use crate::results::Env;
 
 pub struct RemoteServer {
     pub ssh: Ssh,
@@ -45,6 +46,13 @@ impl RemoteServer {
     pub fn free_port(&self) -> anyhow::Result<u16> {
         let answer = self.ssh.run(&format!("{} agent port", shell_words::quote(&self.jload)))?;
         answer.trim().parse().with_context(|| format!("jload agent port on {} said {answer:?}", self.destination()))
+    }
+
+    /// The machine's facts read there (`jload agent env`), for env.json.
+    pub fn environment(&self) -> anyhow::Result<Env> {
+        let answer = self.ssh.run(&format!("{} agent env", shell_words::quote(&self.jload)))?;
+        serde_json::from_str(&answer)
+            .with_context(|| format!("jload agent env on {} printed {answer:?}", self.destination()))
     }
 
     /// The JDKs installed there (`jload jdks --json`).

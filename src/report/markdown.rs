@@ -62,16 +62,21 @@ pub fn table(table: &Table) -> String {
 pub fn header_facts(analysis: &Analysis) -> Vec<(&'static str, Vec<String>)> {
     let mut facts = vec![("Results", vec![analysis.results_dir.clone()])];
     if let Some(env) = &analysis.env {
-        facts.push((
-            "Machine",
-            vec![format!(
+        let machine = |env: &crate::results::Env| {
+            format!(
                 "{}, {} cores, {:.1} GiB memory, Linux {}",
                 env.host,
                 env.cores,
                 env.memory_bytes as f64 / (1u64 << 30) as f64,
                 env.kernel
-            )],
-        ));
+            )
+        };
+        let load_side = if env.servers.is_empty() { "Machine" } else { "Load from" };
+        facts.push((load_side, vec![machine(env)]));
+        if !env.servers.is_empty() {
+            let servers = env.servers.iter().map(|(destination, server)| format!("{destination}: {}", machine(server)));
+            facts.push(("Target on", servers.collect()));
+        }
     }
     let mut jdks: Vec<String> = Vec::new();
     for cell in &analysis.cells {

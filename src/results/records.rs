@@ -79,6 +79,9 @@ pub struct Env {
     pub jdks: Vec<Jdk>,
     pub started_unix_s: u64,
     pub seed: u64,
+    /// The target's servers (`[target] host`/`hosts`), by ssh destination: the same facts read there.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub servers: BTreeMap<String, Env>,
 }
 
 /// One phase's stored result: the bench result plus the JVM figures over the phase's window.

@@ -126,7 +126,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(&results.root)?;
         write_atomically(&results.plan_copy(), &std::fs::read(&record.plan_file)?)?;
         write_json(&results.run_record(), &record)?;
-        write_json(&results.env(), &environment(jdks::discover(), seed))?;
+        let mut env = environment(jdks::discover(), seed);
+        for server in &servers {
+            let facts = server.environment().map_err(|err| bad_input(format!("target host: {err:#}")))?;
+            env.servers.insert(server.destination().to_string(), facts);
+        }
+        write_json(&results.env(), &env)?;
     }
     build_target(&plan, &servers)?;
     let stop = Arc::new(AtomicBool::new(false));

@@ -1,8 +1,7 @@
 //! The sweep: preflight every cell, build the target once, then run every missing cell × repeat in the planned order
 //! (shuffled rounds or sequential), keeping `summary.json` current after each, until done or interrupted.
 
-use std::collections::BTreeMap;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::Command;
@@ -106,6 +105,7 @@ pub fn environment(installed: Vec<Jdk>, seed: u64) -> Env {
         jdks: installed,
         started_unix_s: unix_now(),
         seed,
+        servers: BTreeMap::new(),
     }
 }
 
