@@ -21,6 +21,7 @@ use super::request::RequestSet;
 use super::result::{BenchResult, RunFacts, SeriesRow};
 use super::spec::LoadSpec;
 use super::worker::{Assignment, Shared, WorkerMessage, run_worker};
+use crate::cpuset::CpuSet;
 use crate::error::bad_input;
 
 /// How the run is observed, beyond its result.
@@ -32,6 +33,8 @@ pub struct RunOptions {
     pub hlog: Option<PathBuf>,
     /// Setting this flag ends the run early (Ctrl-C).
     pub stop: Arc<AtomicBool>,
+    /// Pin every worker thread to these CPUs (checked before any starts).
+    pub cpus: Option<CpuSet>,
 }
 
 /// Run the load described by `spec`.
@@ -39,6 +42,9 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     // The front ends check through `LoadInput::into_spec`; a spec built another way is checked by the same rule.
     spec.check_limits().map_err(|err| bad_input(err.to_string()))?;
     let set = RequestSet::compile(&spec.requests)?;
+    if let Some(cpus) = &options.cpus {
+        cpus.check_available().map_err(|err| bad_input(format!("load CPUs {cpus}: {err}")))?;
+    }
     let threads = spec.threads.min(spec.connections);
     ensure_open_files(spec.connections, threads)?;
     let request_names = set.requests.iter().map(|request| request.name.clone()).collect();
@@ -70,9 +76,14 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
             first_connection += connections;
             let sender = sender.clone();
             let shared = &shared;
-            let handle = std::thread::Builder::new()
-                .name(format!("jload-worker-{index}"))
-                .spawn_scoped(scope, move || run_worker(shared, assignment, sender))?;
+            let cpus = options.cpus.as_ref();
+            let handle =
+                std::thread::Builder::new().name(format!("jload-worker-{index}")).spawn_scoped(scope, move || {
+                    if let Some(cpus) = cpus {
+                        cpus.pin_current_thread()?;
+                    }
+                    run_worker(shared, assignment, sender)
+                })?;
             handles.push(handle);
         }
         drop(sender);

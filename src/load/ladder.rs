@@ -320,7 +320,12 @@ impl Ladder<'_> {
 
     /// The caller's options for one engine run, without an hlog (each run would overwrite the last one's).
     fn step_options(&self) -> RunOptions {
-        RunOptions { progress: self.options.progress, hlog: None, stop: self.options.stop.clone() }
+        RunOptions {
+            progress: self.options.progress,
+            hlog: None,
+            stop: self.options.stop.clone(),
+            cpus: self.options.cpus.clone(),
+        }
     }
 
     /// The headline step's result, carrying every step and the capacity.

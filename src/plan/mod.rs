@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use toml::Spanned;
 
-use crate::cpuset::CpuSet;
+use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
 use crate::load::spec::fill_target;
 use crate::load::threshold::Threshold;
@@ -102,6 +102,15 @@ pub struct Plan {
     /// SLO as threshold expressions (`p99<=50ms`, `errors<=0.1%`).
     pub slo: Vec<String>,
     pub load: LoadSettings,
+}
+
+impl Plan {
+    /// What `jload run` warns once when the target and the load generator are pinned to CPUs they share on this
+    /// machine (see [`cpuset::overlap_warning`]); `None` when either runs elsewhere.
+    pub fn cpu_overlap_warning(&self) -> Option<String> {
+        let local = self.target.hosts.is_empty() && self.load.hosts.is_empty();
+        local.then(|| cpuset::overlap_warning(self.target.cpus.as_ref(), self.load.cpus.as_ref())).flatten()
+    }
 }
 
 const PLAN_HINT: &str = "see docs/plan.md for the plan format";
@@ -192,6 +201,7 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
             source.error_at(target.ready.span(), "target.ready must be an http:// URL that answers 2xx when ready")
         );
     }
+    let hosts = target_hosts(source, target)?;
     let workdir = match &target.workdir {
         Some(dir) => base.plan_dir.join(dir),
         None => base.cwd.clone(),
@@ -209,8 +219,8 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         env: target.env.clone(),
         workdir,
         exit_on_oom: target.exit_on_oom,
-        hosts: target_hosts(source, target)?,
-        cpus: cpu_set(source, &target.cpus, "target.cpus")?,
+        cpus: cpu_set(source, &target.cpus, "target.cpus", hosts.is_empty())?,
+        hosts,
     })
 }
 
@@ -254,12 +264,20 @@ fn ssh_destination(source: Source<'_>, span: std::ops::Range<usize>, host: &str,
     Ok(host.to_string())
 }
 
-fn cpu_set(source: Source<'_>, cpus: &Option<Spanned<String>>, key: &str) -> anyhow::Result<Option<CpuSet>> {
-    cpus.as_ref()
-        .map(|cpus| {
-            CpuSet::parse(cpus.get_ref()).map_err(|message| source.error_at(cpus.span(), format!("{key}: {message}")))
-        })
-        .transpose()
+/// A CPU list; on this machine (`local`), only CPUs jload may run on (those of another server are its own).
+fn cpu_set(
+    source: Source<'_>,
+    cpus: &Option<Spanned<String>>,
+    key: &str,
+    local: bool,
+) -> anyhow::Result<Option<CpuSet>> {
+    let Some(text) = cpus else { return Ok(None) };
+    let error = |message: String| source.error_at(text.span(), format!("{key}: {message}"));
+    let set = CpuSet::parse(text.get_ref()).map_err(error)?;
+    if local {
+        set.check_available().map_err(error)?;
+    }
+    Ok(Some(set))
 }
 
 fn parse_load(source: Source<'_>, load: &LoadFile) -> anyhow::Result<LoadSettings> {
@@ -267,7 +285,8 @@ fn parse_load(source: Source<'_>, load: &LoadFile) -> anyhow::Result<LoadSetting
         Some(hosts) => ssh_destinations(source, hosts, "load.hosts")?,
         None => Vec::new(),
     };
-    Ok(LoadSettings { hosts, cpus: cpu_set(source, &load.cpus, "load.cpus")? })
+    let cpus = cpu_set(source, &load.cpus, "load.cpus", hosts.is_empty())?;
+    Ok(LoadSettings { hosts, cpus })
 }
 
 /// A target on another server, or load from other hosts, cannot be reached at 127.0.0.1: its URLs must name it

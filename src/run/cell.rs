@@ -175,6 +175,7 @@ fn launch_spec(run: &CellRun<'_>, dir: &Path, port: u16) -> LaunchSpec {
         stderr: RepFiles::of(dir).stderr_log(),
         marker: dir.display().to_string(),
         port,
+        cpus: run.plan.target.cpus.clone(),
     }
 }
 
@@ -362,6 +363,7 @@ fn run_phase(
         progress: run.show_progress,
         hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
         stop: phase_stop.clone(),
+        cpus: run.plan.load.cpus.clone(),
     };
     let spec = phase.load.with_target(STAND_IN_HOST, port);
     let mut steps = StepWindows {

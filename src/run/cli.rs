@@ -110,6 +110,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         return Ok(exit::OK);
     }
     check_preflight(&prepared, &results, plan.run.repeats, args.skip_invalid)?;
+    if let Some(warning) = plan.cpu_overlap_warning() {
+        say!("jload: {warning}");
+    }
     let seed = args.seed.unwrap_or_else(super::cell::unix_now);
     if !resuming {
         if results.root.exists() && std::fs::read_dir(&results.root)?.next().is_some() {
