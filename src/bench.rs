@@ -30,7 +30,7 @@ use crate::load::ladder_printout::{self, StepProgress};
 use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
-use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
+use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting, threads_or_pinned};
 use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
 use crate::units::parse_duration;
@@ -288,7 +288,7 @@ pub fn load_spec(args: &BenchArgs, cpus: Option<&CpuSet>) -> anyhow::Result<Load
         body: args.body.clone(),
         raw_body,
         connections: Some(args.connections),
-        threads: args.threads.or(cpus.map(|cpus| cpus.cpus().len())),
+        threads: threads_or_pinned(args.threads, cpus),
         requests: args.requests,
         duration: if duration.is_none() && args.requests.is_none() { Some(DEFAULT_DURATION) } else { duration },
         rate: args.rate,

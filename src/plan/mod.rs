@@ -170,9 +170,10 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         Some(slo) => slo_expressions(source, slo)?,
         None => Vec::new(),
     };
-    let phases = parse_phases(source, base, &file.phase, &slo)?;
-    let run = parse_run(source, &file.run, &axes)?;
     let load = parse_load(source, &file.load)?;
+    let local_load_cpus = load.cpus.as_ref().filter(|_| load.hosts.is_empty());
+    let phases = parse_phases(source, base, &file.phase, &slo, local_load_cpus)?;
+    let run = parse_run(source, &file.run, &axes)?;
     let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
     Ok(plan)

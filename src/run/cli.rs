@@ -105,14 +105,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         }
     }
     let prepared = prepare(&plan, selected)?;
+    if let Some(warning) = plan.cpu_overlap_warning() {
+        say!("jload: {warning}");
+    }
     if args.dry_run {
         print_dry_run(&plan, &prepared, &results);
         return Ok(exit::OK);
     }
     check_preflight(&prepared, &results, plan.run.repeats, args.skip_invalid)?;
-    if let Some(warning) = plan.cpu_overlap_warning() {
-        say!("jload: {warning}");
-    }
     let seed = args.seed.unwrap_or_else(super::cell::unix_now);
     if !resuming {
         if results.root.exists() && std::fs::read_dir(&results.root)?.next().is_some() {
