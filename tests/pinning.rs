@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{jload, ok, serve, tempdir};
+use common::{folder_of, jload, json, jvms_with, kv_jar, ok, serve, tempdir};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread;
@@ -136,4 +136,61 @@ fn a_run_whose_target_and_load_share_cpus_is_warned_once() {
     );
     let (_, apart) = dry_run("cpus = \"0\"", "[load]\ncpus = \"1\"\n");
     assert_eq!(apart, "", "sets apart: no warning");
+}
+
+/// Poll `read` until it gives `expected` or 60 s pass; returns the last value read.
+fn eventually<T: PartialEq>(expected: &T, mut read: impl FnMut() -> T) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let value = read();
+        if value == *expected || Instant::now() > deadline {
+            return value;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_run_starts_the_jvm_on_the_targets_cpus_and_loads_it_from_the_loads() {
+    let cpus = available_cpus();
+    let (target_cpu, load_cpu) = (cpus[0], cpus[cpus.len() - 1]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = dir.join("pinned.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "name = \"pinned\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+             ready = \"http://127.0.0.1:{{port}}/health\"\njvm = [\"-Dkv.port={{port}}\"]\ncpus = \"{target_cpu}\"\n\
+             [load]\ncpus = \"{load_cpu}\"\n[[phase]]\nname = \"get\"\n\
+             url = \"http://127.0.0.1:{{port}}/random_get?keyRange=100\"\nconnections = 4\nduration = \"4s\"\n",
+            jar = kv_jar().display()
+        ),
+    )
+    .unwrap();
+    let mut run = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The cell's JVM: neither jload itself nor the preflight's `java … -XX:+PrintFlagsFinal -version` (both name the
+    // results folder too).
+    let jload_pid = run.id();
+    let cell_jvm = || {
+        jvms_with(&out.display().to_string()).into_iter().filter(|&pid| pid != jload_pid).find(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            !String::from_utf8_lossy(&cmdline).contains("PrintFlagsFinal")
+        })
+    };
+    let jvm = eventually(&true, || cell_jvm().is_some()).then(cell_jvm).flatten();
+    let jvm_cpus = allowed_list(Path::new(&format!("/proc/{}/status", jvm.expect("the cell's JVM started"))));
+    let expected_workers = vec![("jload-worker-0".to_string(), load_cpu.to_string())];
+    let workers = eventually(&expected_workers, || workers_of(run.id()));
+    assert!(run.wait().unwrap().success());
+    assert_eq!(jvm_cpus, target_cpu.to_string(), "the JVM");
+    assert_eq!(workers, expected_workers, "one worker per CPU of load.cpus, pinned there");
+    let phase = json(&out.join("cells").join(folder_of(&out, "default")).join("rep-1/get.json"));
+    assert_eq!(phase["threads"], 1);
+    assert!(phase["requests"].as_u64().unwrap() > 0);
 }
