@@ -79,10 +79,16 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
             let cpus = options.cpus.as_ref();
             let handle =
                 std::thread::Builder::new().name(format!("jload-worker-{index}")).spawn_scoped(scope, move || {
-                    if let Some(cpus) = cpus {
-                        cpus.pin_current_thread()?;
+                    // A worker that cannot pin itself still meets the others at the start (the coordinator waits
+                    // for every one), but stops the run at once and reports why.
+                    let pinned = cpus.map_or(Ok(()), CpuSet::pin_current_thread);
+                    if pinned.is_err() {
+                        shared.stop.store(true, Ordering::Relaxed);
                     }
-                    run_worker(shared, assignment, sender)
+                    let recorder = run_worker(shared, assignment, sender);
+                    pinned
+                        .map_err(|err| std::io::Error::new(err.kind(), format!("cannot pin a load worker: {err}")))?;
+                    recorder
                 })?;
             handles.push(handle);
         }
