@@ -17,6 +17,7 @@ use signal_hook::consts::SIGINT;
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops, Missing};
 use crate::attribution::{self, GcAttribution};
+use crate::cpuset::CpuSet;
 use crate::error::{bad_input, exit};
 use crate::jvm;
 use crate::jvm::clock::{ClockInterval, ClockSource};
@@ -30,7 +31,7 @@ use crate::load::ladder_printout::{self, StepProgress};
 use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
-use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting};
+use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting, threads_or_pinned};
 use crate::load::start_at;
 use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
@@ -55,6 +56,10 @@ pub struct BenchArgs {
     /// Worker threads, each with its own event loop [default: number of cores].
     #[arg(short = 't', long)]
     pub threads: Option<usize>,
+    /// Pin the worker threads to these CPUs, written like taskset's list ("1", "2-3,6"); the threads default to
+    /// one per CPU of the list. Keeps the generator off the CPUs of a JVM on the same machine.
+    #[arg(long, value_name = "CPUS")]
+    pub cpus: Option<String>,
     /// Total requests to send, then stop (like ab -n).
     #[arg(short = 'n', long)]
     pub requests: Option<u64>,
@@ -209,7 +214,8 @@ impl WatchedJvm {
 pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
     let thresholds = args.thresholds.iter().map(|text| Threshold::parse(text)).collect::<anyhow::Result<Vec<_>>>()?;
     let ladder = ladder_flags::ladder_setup(&args)?;
-    let spec = load_spec(&args)?;
+    let cpus = cpu_flag(&args)?;
+    let spec = load_spec(&args, cpus.as_ref())?;
     let stop = Arc::new(AtomicBool::new(false));
     // A first Ctrl-C ends the run and prints what was measured; a second one exits at once.
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
@@ -219,6 +225,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
         hlog: args.hlog.clone(),
         stop,
         start_at: args.start_at,
+        cpus,
     };
     let watched = match &args.jvm {
         Some(target) => Some(WatchedJvm::start(target, &spec.requests[0].url, &args.jvm_interval)?),
@@ -279,8 +286,17 @@ fn exit_code(result: &BenchResult) -> i32 {
     }
 }
 
-/// Turn the flags into a checked load spec (see [`LoadInput::into_spec`]); every problem names its flag.
-pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
+/// `--cpus`, read and checked against the CPUs this process may use.
+fn cpu_flag(args: &BenchArgs) -> anyhow::Result<Option<CpuSet>> {
+    let Some(text) = &args.cpus else { return Ok(None) };
+    let cpus = CpuSet::parse(text).map_err(|err| bad_input(format!("--cpus: {err}")))?;
+    cpus.check_available().map_err(|err| bad_input(format!("--cpus {cpus}: {err}")))?;
+    Ok(Some(cpus))
+}
+
+/// Turn the flags into a checked load spec (see [`LoadInput::into_spec`]); every problem names its flag. Without
+/// -t, the threads are one per CPU of `cpus` when the load is pinned.
+pub fn load_spec(args: &BenchArgs, cpus: Option<&CpuSet>) -> anyhow::Result<LoadSpec> {
     let raw_body = match &args.body_file {
         Some(path) => Some(
             std::fs::read(path)
@@ -298,7 +314,7 @@ pub fn load_spec(args: &BenchArgs) -> anyhow::Result<LoadSpec> {
         body: args.body.clone(),
         raw_body,
         connections: Some(args.connections),
-        threads: args.threads,
+        threads: threads_or_pinned(args.threads, cpus),
         requests: args.requests,
         duration: if duration.is_none() && args.requests.is_none() { Some(DEFAULT_DURATION) } else { duration },
         rate: args.rate,

@@ -2,6 +2,9 @@
 //! applied to a process about to start or to the calling thread (`sched_setaffinity`).
 
 use std::fmt;
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +49,81 @@ impl CpuSet {
     pub fn overlaps(&self, other: &CpuSet) -> bool {
         self.cpus.iter().any(|cpu| other.cpus.contains(cpu))
     }
+
+    /// The CPUs this process may run on (`sched_getaffinity` of the calling thread: the machine's CPUs less what a
+    /// container, cgroup or `taskset` took away).
+    pub fn available() -> io::Result<CpuSet> {
+        // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for the calling thread.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let cpus = (0..libc::CPU_SETSIZE as usize).filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) }).collect();
+        Ok(CpuSet { cpus })
+    }
+
+    /// Ok when every CPU of the set is one this process may run on; else a one-line error naming the missing CPUs
+    /// and the available list.
+    pub fn check_available(&self) -> Result<(), String> {
+        let available = CpuSet::available().map_err(|err| format!("cannot read the CPUs jload may use: {err}"))?;
+        let missing: Vec<usize> = self.cpus.iter().copied().filter(|cpu| !available.cpus.contains(cpu)).collect();
+        match missing.as_slice() {
+            [] => Ok(()),
+            [cpu] => Err(format!("CPU {cpu} is not available here; choose from {available}")),
+            _ => Err(format!("CPUs {} are not available here; choose from {available}", CpuSet { cpus: missing })),
+        }
+    }
+
+    /// Pin the calling thread to the set.
+    pub fn pin_current_thread(&self) -> io::Result<()> {
+        set_affinity(&self.to_cpu_set()?)
+    }
+
+    /// Make the process `command` starts (and so all its children) run on the set only.
+    pub fn apply_to(&self, command: &mut Command) -> io::Result<()> {
+        let set = self.to_cpu_set()?;
+        // SAFETY: sched_setaffinity is a plain system call, async-signal-safe; `set` is copied into the closure, so
+        // nothing is allocated between fork and exec.
+        unsafe { command.pre_exec(move || set_affinity(&set)) };
+        Ok(())
+    }
+
+    fn to_cpu_set(&self) -> io::Result<libc::cpu_set_t> {
+        // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it for CPUs below CPU_SETSIZE, checked first.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for &cpu in &self.cpus {
+            if cpu >= libc::CPU_SETSIZE as usize {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("CPU {cpu} is beyond what Linux pins"),
+                ));
+            }
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+        Ok(set)
+    }
+}
+
+/// Warning for a run whose target and load generator share CPUs on this machine: they then compete for them, and the
+/// figures mix the service's speed with the generator's. `None` when either is unpinned or the sets are apart.
+pub fn overlap_warning(target: Option<&CpuSet>, load: Option<&CpuSet>) -> Option<String> {
+    let (target, load) = (target?, load?);
+    let shared: Vec<usize> = target.cpus.iter().copied().filter(|cpu| load.cpus.contains(cpu)).collect();
+    (!shared.is_empty()).then(|| {
+        format!(
+            "warning: target.cpus ({target}) and load.cpus ({load}) share CPU {}: the JVM and the load generator will \
+             compete for it; give them separate CPUs",
+            CpuSet { cpus: shared }
+        )
+    })
+}
+
+fn set_affinity(set: &libc::cpu_set_t) -> io::Result<()> {
+    // SAFETY: `set` is a valid cpu_set_t of the size passed.
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 impl fmt::Display for CpuSet {
@@ -82,7 +160,18 @@ impl From<CpuSet> for String {
 
 #[cfg(test)]
 mod tests {
-    use super::CpuSet;
+    use super::{CpuSet, overlap_warning};
+
+    /// `Cpus_allowed_list` of a /proc status file (of a process or a thread).
+    fn allowed_list(status_path: &str) -> String {
+        let status = std::fs::read_to_string(status_path).unwrap();
+        let line = status.lines().find(|line| line.starts_with("Cpus_allowed_list:")).unwrap();
+        line.split_once(':').unwrap().1.trim().to_string()
+    }
+
+    fn last_available_cpu() -> usize {
+        *CpuSet::available().unwrap().cpus().last().unwrap()
+    }
 
     #[test]
     fn a_list_of_numbers_and_ranges_is_read_sorted_once_each_and_shown_back_with_ranges() {
@@ -98,5 +187,64 @@ mod tests {
             "CPU list '0-x': '0-x' is not a CPU number or range; write it like \"0-1,3\""
         );
         assert_eq!(CpuSet::parse("3-1").unwrap_err(), "CPU list '3-1': range '3-1' runs backwards; write it low-high");
+    }
+
+    #[test]
+    fn the_available_cpus_pass_the_check() {
+        let available = CpuSet::available().unwrap();
+        assert!(!available.cpus().is_empty());
+        assert_eq!(available.check_available(), Ok(()));
+    }
+
+    #[test]
+    fn cpus_this_process_may_not_use_are_named_with_the_available_list() {
+        let available = CpuSet::available().unwrap();
+        let beyond = last_available_cpu() + 1;
+        let one = CpuSet::parse(&beyond.to_string()).unwrap();
+        assert_eq!(
+            one.check_available().unwrap_err(),
+            format!("CPU {beyond} is not available here; choose from {available}")
+        );
+        let several = CpuSet::parse(&format!("0,{beyond},{}", beyond + 2)).unwrap();
+        assert_eq!(
+            several.check_available().unwrap_err(),
+            format!("CPUs {beyond},{} are not available here; choose from {available}", beyond + 2)
+        );
+    }
+
+    #[test]
+    fn a_pinned_thread_may_run_on_the_set_only() {
+        let cpu = last_available_cpu();
+        let allowed = std::thread::spawn(move || {
+            CpuSet::parse(&cpu.to_string()).unwrap().pin_current_thread().unwrap();
+            allowed_list("/proc/thread-self/status")
+        })
+        .join()
+        .unwrap();
+        assert_eq!(allowed, cpu.to_string());
+        let unpinned = CpuSet::available().unwrap().to_string();
+        assert_eq!(allowed_list("/proc/thread-self/status"), unpinned, "the calling thread keeps its own set");
+    }
+
+    #[test]
+    fn a_command_started_with_the_set_applied_runs_on_it_only() {
+        let cpu = last_available_cpu();
+        let mut command = std::process::Command::new("grep");
+        command.args(["Cpus_allowed_list", "/proc/self/status"]);
+        CpuSet::parse(&cpu.to_string()).unwrap().apply_to(&mut command).unwrap();
+        let output = command.output().unwrap();
+        assert_eq!(String::from_utf8(output.stdout).unwrap(), format!("Cpus_allowed_list:\t{cpu}\n"));
+    }
+
+    #[test]
+    fn sets_that_share_cpus_are_warned_about_and_apart_or_unpinned_ones_are_not() {
+        let set = |text: &str| CpuSet::parse(text).unwrap();
+        assert_eq!(
+            overlap_warning(Some(&set("0-2")), Some(&set("2-3"))).unwrap(),
+            "warning: target.cpus (0-2) and load.cpus (2-3) share CPU 2: the JVM and the load generator will compete \
+             for it; give them separate CPUs"
+        );
+        assert_eq!(overlap_warning(Some(&set("0-1")), Some(&set("2-3"))), None);
+        assert_eq!(overlap_warning(Some(&set("0-1")), None), None);
     }
 }

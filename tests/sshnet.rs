@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::sshnet::SshNet;
+use common::sshnet::{SshNet, runs};
 use std::io::Read;
 use std::net::TcpStream;
 use std::process::Stdio;
@@ -19,12 +19,6 @@ fn stdout_of(output: &std::process::Output) -> String {
         String::from_utf8_lossy(&output.stderr).trim()
     );
     String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
-
-/// The process exists and is not a zombie (a killed process stays one until its new parent reaps it).
-fn runs(pid: u32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
 }
 
 #[test]

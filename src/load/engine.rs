@@ -19,6 +19,7 @@ use super::result::{BenchResult, RunFacts, SeriesRow};
 use super::spec::{LoadSpec, even_share};
 use super::start_at;
 use super::worker::{Assignment, Shared, WorkerMessage, run_worker};
+use crate::cpuset::CpuSet;
 use crate::error::bad_input;
 
 /// How the run is observed, beyond its result.
@@ -33,6 +34,8 @@ pub struct RunOptions {
     /// Start the run's clock at this wall-clock instant, once every connection is up, so that several generators
     /// start together (see [`super::start_at`]); None: as soon as the connections are up.
     pub start_at: Option<SystemTime>,
+    /// Pin every worker thread to these CPUs (checked before any starts).
+    pub cpus: Option<CpuSet>,
 }
 
 /// Run the load described by `spec`.
@@ -43,6 +46,9 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         start_at::check(at, SystemTime::now()).map_err(bad_input)?;
     }
     let set = RequestSet::compile(&spec.requests)?;
+    if let Some(cpus) = &options.cpus {
+        cpus.check_available().map_err(|err| bad_input(format!("load CPUs {cpus}: {err}")))?;
+    }
     let threads = spec.threads.min(spec.connections);
     ensure_open_files(spec.connections, threads)?;
     let request_names = set.requests.iter().map(|request| request.name.clone()).collect();
@@ -75,9 +81,20 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
             first_connection += connections;
             let sender = sender.clone();
             let shared = &shared;
-            let handle = std::thread::Builder::new()
-                .name(format!("jload-worker-{index}"))
-                .spawn_scoped(scope, move || run_worker(shared, assignment, sender))?;
+            let cpus = options.cpus.as_ref();
+            let handle =
+                std::thread::Builder::new().name(format!("jload-worker-{index}")).spawn_scoped(scope, move || {
+                    // A worker that cannot pin itself still meets the others at the start (the coordinator waits
+                    // for every one), but stops the run at once and reports why.
+                    let pinned = cpus.map_or(Ok(()), CpuSet::pin_current_thread);
+                    if pinned.is_err() {
+                        shared.stop.store(true, Ordering::Relaxed);
+                    }
+                    let recorder = run_worker(shared, assignment, sender);
+                    pinned
+                        .map_err(|err| std::io::Error::new(err.kind(), format!("cannot pin a load worker: {err}")))?;
+                    recorder
+                })?;
             handles.push(handle);
         }
         drop(sender);

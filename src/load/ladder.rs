@@ -324,7 +324,13 @@ impl Ladder<'_> {
 
     /// The caller's options for one engine run, without an hlog (each run would overwrite the last one's).
     fn step_options(&self) -> RunOptions {
-        RunOptions { progress: self.options.progress, hlog: None, stop: self.options.stop.clone(), start_at: None }
+        RunOptions {
+            progress: self.options.progress,
+            hlog: None,
+            stop: self.options.stop.clone(),
+            start_at: None,
+            cpus: self.options.cpus.clone(),
+        }
     }
 
     /// The headline step's result, carrying every step and the capacity.

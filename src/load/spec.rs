@@ -3,6 +3,7 @@
 //! limits, the defaults, and `{port}` filling. Errors are typed ([`LoadError`]) so each front end can name a setting
 //! in its own terms: a flag for `bench`, a key with file and line for a plan.
 
+use crate::cpuset::CpuSet;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,6 +48,12 @@ pub struct StopCondition {
 /// The machine's cores: the default number of worker threads.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |cores| cores.get())
+}
+
+/// The worker threads asked for or, when none were and the generator is pinned, one per CPU of its set (with neither,
+/// [`LoadInput::into_spec`] takes [`cores`]).
+pub fn threads_or_pinned(threads: Option<usize>, pinned: Option<&CpuSet>) -> Option<usize> {
+    threads.or(pinned.map(|cpus| cpus.cpus().len()))
 }
 
 /// One load run.

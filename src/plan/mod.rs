@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use toml::Spanned;
 
-use crate::cpuset::CpuSet;
+use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
 use crate::load::spec::{Setting, fill_target};
 use crate::load::threshold::Threshold;
@@ -104,6 +104,15 @@ pub struct Plan {
     pub load: LoadSettings,
 }
 
+impl Plan {
+    /// What `jload run` warns once when the target and the load generator are pinned to CPUs they share on this
+    /// machine (see [`cpuset::overlap_warning`]); `None` when either runs elsewhere.
+    pub fn cpu_overlap_warning(&self) -> Option<String> {
+        let local = self.target.hosts.is_empty() && self.load.hosts.is_empty();
+        local.then(|| cpuset::overlap_warning(self.target.cpus.as_ref(), self.load.cpus.as_ref())).flatten()
+    }
+}
+
 const PLAN_HINT: &str = "see docs/plan.md for the plan format";
 const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -161,9 +170,10 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         Some(slo) => slo_expressions(source, slo)?,
         None => Vec::new(),
     };
-    let phases = parse_phases(source, base, &file.phase, &slo)?;
-    let run = parse_run(source, &file.run, &axes)?;
     let load = parse_load(source, &file.load)?;
+    let local_load_cpus = load.cpus.as_ref().filter(|_| load.hosts.is_empty());
+    let phases = parse_phases(source, base, &file.phase, &slo, local_load_cpus)?;
+    let run = parse_run(source, &file.run, &axes)?;
     let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
     refuse_unshareable_phases(&plan).map_err(|message| source.error_at(file.phase.span(), message))?;
@@ -193,6 +203,7 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
             source.error_at(target.ready.span(), "target.ready must be an http:// URL that answers 2xx when ready")
         );
     }
+    let hosts = target_hosts(source, target)?;
     let workdir = match &target.workdir {
         Some(dir) => base.plan_dir.join(dir),
         None => base.cwd.clone(),
@@ -210,8 +221,8 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         env: target.env.clone(),
         workdir,
         exit_on_oom: target.exit_on_oom,
-        hosts: target_hosts(source, target)?,
-        cpus: cpu_set(source, &target.cpus, "target.cpus")?,
+        cpus: cpu_set(source, &target.cpus, "target.cpus", hosts.is_empty())?,
+        hosts,
     })
 }
 
@@ -255,12 +266,20 @@ fn ssh_destination(source: Source<'_>, span: std::ops::Range<usize>, host: &str,
     Ok(host.to_string())
 }
 
-fn cpu_set(source: Source<'_>, cpus: &Option<Spanned<String>>, key: &str) -> anyhow::Result<Option<CpuSet>> {
-    cpus.as_ref()
-        .map(|cpus| {
-            CpuSet::parse(cpus.get_ref()).map_err(|message| source.error_at(cpus.span(), format!("{key}: {message}")))
-        })
-        .transpose()
+/// A CPU list; on this machine (`local`), only CPUs jload may run on (those of another server are its own).
+fn cpu_set(
+    source: Source<'_>,
+    cpus: &Option<Spanned<String>>,
+    key: &str,
+    local: bool,
+) -> anyhow::Result<Option<CpuSet>> {
+    let Some(text) = cpus else { return Ok(None) };
+    let error = |message: String| source.error_at(text.span(), format!("{key}: {message}"));
+    let set = CpuSet::parse(text.get_ref()).map_err(error)?;
+    if local {
+        set.check_available().map_err(error)?;
+    }
+    Ok(Some(set))
 }
 
 fn parse_load(source: Source<'_>, load: &LoadFile) -> anyhow::Result<LoadSettings> {
@@ -268,7 +287,8 @@ fn parse_load(source: Source<'_>, load: &LoadFile) -> anyhow::Result<LoadSetting
         Some(hosts) => ssh_destinations(source, hosts, "load.hosts")?,
         None => Vec::new(),
     };
-    Ok(LoadSettings { hosts, cpus: cpu_set(source, &load.cpus, "load.cpus")? })
+    let cpus = cpu_set(source, &load.cpus, "load.cpus", hosts.is_empty())?;
+    Ok(LoadSettings { hosts, cpus })
 }
 
 /// A target on another server, or load from other hosts, cannot be reached at 127.0.0.1: its URLs must name it

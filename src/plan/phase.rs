@@ -10,7 +10,8 @@ use toml::Spanned;
 use super::PlanBase;
 use super::phase_ladder::{PhaseLadder, parse_ladder};
 use super::schema::PhaseFile;
-use crate::load::spec::{LoadInput, LoadSpec, Setting};
+use crate::cpuset::CpuSet;
+use crate::load::spec::{LoadInput, LoadSpec, Setting, threads_or_pinned};
 use crate::load::status::OkStatus;
 use crate::tomlfile::Source;
 
@@ -54,12 +55,14 @@ impl Phase {
 }
 
 /// Check every phase: at least one, unique names, each load and ladder checked. `plan_slo` is the plan's `[slo]` as
-/// threshold expressions (a capacity search without its own SLO searches under it).
+/// threshold expressions (a capacity search without its own SLO searches under it); `load_cpus` the CPUs this machine's
+/// generator is pinned to (a phase without `threads` then gets one per CPU).
 pub(super) fn parse_phases(
     source: Source<'_>,
     base: &PlanBase,
     phases: &Spanned<Vec<PhaseFile>>,
     plan_slo: &[String],
+    load_cpus: Option<&CpuSet>,
 ) -> anyhow::Result<Vec<Phase>> {
     if phases.get_ref().is_empty() {
         return Err(source.error_at(phases.span(), "no [[phase]]; add at least one"));
@@ -67,7 +70,7 @@ pub(super) fn parse_phases(
     let mut parsed = Vec::new();
     let mut names = HashSet::new();
     for phase in phases.get_ref() {
-        let checked = parse_phase(source, base, phase, plan_slo)?;
+        let checked = parse_phase(source, base, phase, plan_slo, load_cpus)?;
         if !names.insert(checked.name.clone()) {
             return Err(source.error_at(phase.name.span(), format!("duplicate phase name '{}'", checked.name)));
         }
@@ -76,7 +79,13 @@ pub(super) fn parse_phases(
     Ok(parsed)
 }
 
-fn parse_phase(source: Source<'_>, base: &PlanBase, phase: &PhaseFile, plan_slo: &[String]) -> anyhow::Result<Phase> {
+fn parse_phase(
+    source: Source<'_>,
+    base: &PlanBase,
+    phase: &PhaseFile,
+    plan_slo: &[String],
+    load_cpus: Option<&CpuSet>,
+) -> anyhow::Result<Phase> {
     let name = phase.name.get_ref().trim().to_string();
     if name.is_empty() || name.contains(['/', '\\', ',', '=']) {
         return Err(source
@@ -84,6 +93,7 @@ fn parse_phase(source: Source<'_>, base: &PlanBase, phase: &PhaseFile, plan_slo:
     }
     let ladder = parse_ladder(source, phase, &name, plan_slo)?;
     let mut input = load_input(source, base, phase, &name)?;
+    input.threads = threads_or_pinned(input.threads, load_cpus);
     if let Some(ladder) = &ladder {
         // The ladder replaces both for every step; the spec carries one step's so it is checked like any load.
         input.rate = ladder.first_rate();
@@ -180,5 +190,23 @@ mod tests {
             err.to_string(),
             "p.toml: line 6: phase 'get': headers does not apply with mix: each [[request]] in the mix file sets its own"
         );
+    }
+
+    fn threads_with_load(load: &str, threads: &str) -> usize {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        let text = format!(
+            "{}[load]\n{load}\n[[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{{port}}/\"\nduration = \"1s\"\n{threads}",
+            HEAD.replace("127.0.0.1", "{host}")
+        );
+        parse_plan("p.toml", &text, &base).unwrap().phases[0].load.threads
+    }
+
+    #[test]
+    fn a_phase_without_threads_gets_one_per_cpu_the_local_load_is_pinned_to() {
+        let cpu = crate::cpuset::CpuSet::available().unwrap().cpus()[0];
+        assert_eq!(threads_with_load(&format!("cpus = \"{cpu}\""), ""), 1);
+        assert_eq!(threads_with_load(&format!("cpus = \"{cpu}\""), "threads = 3"), 3, "threads given win");
+        let remote = format!("hosts = [\"gen1\"]\ncpus = \"{cpu}\"");
+        assert_eq!(threads_with_load(&remote, ""), crate::load::spec::cores(), "load hosts: not this machine's CPUs");
     }
 }

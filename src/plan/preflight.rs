@@ -8,6 +8,8 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cpuset::CpuSet;
+
 /// What the JVM reports it will really use for a cell.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct EffectiveFlags {
@@ -31,9 +33,22 @@ pub enum Preflight {
 }
 
 /// Run `java options -XX:+PrintFlagsFinal -version` and read the result.
+#[cfg(test)]
 pub fn check(java: &Path, options: &[String]) -> Preflight {
-    let output = Command::new(java).args(options).arg("-XX:+PrintFlagsFinal").arg("-version").output();
-    match output {
+    check_pinned(java, options, None)
+}
+
+/// As [`check`], the JVM started on `cpus` as the cell's target will be (`[target] cpus`): the JVM sizes its GC and
+/// compiler threads by the CPUs it may use, so the effective flags must come from a JVM pinned alike.
+pub fn check_pinned(java: &Path, options: &[String], cpus: Option<&CpuSet>) -> Preflight {
+    let mut command = Command::new(java);
+    command.args(options).arg("-XX:+PrintFlagsFinal").arg("-version");
+    if let Some(cpus) = cpus
+        && let Err(err) = cpus.apply_to(&mut command)
+    {
+        return Preflight::Invalid(format!("cannot pin {} to CPUs {cpus}: {err}", java.display()));
+    }
+    match command.output() {
         Ok(output) => judge(&output),
         Err(err) => Preflight::Invalid(format!("cannot run {}: {err}", java.display())),
     }
@@ -137,5 +152,14 @@ mod tests {
         let two = vec!["-XX:+UseG1GC".to_string(), "-XX:+UseParallelGC".to_string()];
         let Preflight::Invalid(message) = check(&java17(), &two) else { panic!("two collectors") };
         assert!(message.contains("garbage collector"), "{message}");
+    }
+
+    #[test]
+    fn a_jvm_pinned_to_one_cpu_reports_the_gc_threads_it_will_really_use() {
+        let cpu = CpuSet::available().unwrap().cpus()[0];
+        let one = CpuSet::parse(&cpu.to_string()).unwrap();
+        let options = vec!["-XX:+UseParallelGC".to_string()];
+        let Preflight::Valid(flags) = check_pinned(&java17(), &options, Some(&one)) else { panic!("valid options") };
+        assert_eq!(flags.parallel_gc_threads, 1);
     }
 }

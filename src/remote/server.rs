@@ -8,6 +8,7 @@ use anyhow::Context;
 
 use super::install::ensure_jload;
 use super::ssh::{Ssh, quote_words};
+use crate::cpuset::CpuSet;
 use crate::plan::jdks::Jdk;
 use crate::plan::preflight::{self, Preflight};
 use crate::results::Env;
@@ -62,10 +63,15 @@ impl RemoteServer {
             .with_context(|| format!("jload jdks on {} printed {answer:?}", self.destination()))
     }
 
-    /// Preflight the options with the JDK there, writing into `scratch` (made there first).
-    pub fn preflight(&self, java: &Path, options: &[String], scratch: &Path) -> Preflight {
+    /// Preflight the options with the JDK there, pinned to `cpus` as the target will be (taskset), writing into
+    /// `scratch` (made there first).
+    pub fn preflight(&self, java: &Path, options: &[String], cpus: Option<&CpuSet>, scratch: &Path) -> Preflight {
         let java = java.display().to_string();
-        let mut words = vec![java.clone()];
+        let mut words = match cpus {
+            Some(cpus) => vec!["taskset".to_string(), "-c".to_string(), cpus.to_string()],
+            None => Vec::new(),
+        };
+        words.push(java.clone());
         words.extend(options.iter().cloned());
         words.extend(["-XX:+PrintFlagsFinal".to_string(), "-version".to_string()]);
         let script =

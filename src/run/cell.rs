@@ -233,6 +233,7 @@ fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
         stderr: RepFiles::of(target_dir).stderr_log(),
         marker: target_dir.display().to_string(),
         port,
+        cpus: run.plan.target.cpus.clone(),
     }
 }
 
@@ -438,6 +439,7 @@ fn run_phase(
         hlog: Some(RepFiles::of(dir).phase_hlog(&phase.name)),
         stop: phase_stop.clone(),
         start_at: None,
+        cpus: run.plan.load.cpus.clone(),
     };
     let spec = phase.load.with_target(&target_address(run), port);
     let mut steps = StepWindows {

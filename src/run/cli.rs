@@ -110,6 +110,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     }
     let servers = connect_servers(&plan)?;
     let prepared = prepare(&plan, selected, servers.first())?;
+    if let Some(warning) = plan.cpu_overlap_warning() {
+        say!("jload: {warning}");
+    }
     if args.dry_run {
         print_dry_run(&plan, &prepared, &results);
         return Ok(exit::OK);

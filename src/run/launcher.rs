@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cpuset::CpuSet;
 use crate::jvm::{discovery, procfs};
 use crate::results::ExitInfo;
 
@@ -33,6 +34,8 @@ pub struct LaunchSpec {
     pub marker: String,
     /// The port the target was told to listen on.
     pub port: u16,
+    /// Run the target (and every process it starts) on these CPUs only.
+    pub cpus: Option<CpuSet>,
 }
 
 pub enum Readiness {
@@ -77,6 +80,9 @@ impl RunningTarget {
                 }
                 Ok(())
             });
+        }
+        if let Some(cpus) = &spec.cpus {
+            cpus.apply_to(&mut command)?;
         }
         let child = command.spawn().map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
         Ok(RunningTarget {
@@ -200,4 +206,55 @@ fn kill_group(pid: u32, signal: i32) {
 pub fn free_port() -> anyhow::Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(listener.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Java program that starts a child process, prints how many CPUs the JVM sees and the child's pid, and waits.
+    const PINNED_JAVA: &str = "public class Pinned {\n  public static void main(String[] args) throws Exception {\n    \
+        Process child = new ProcessBuilder(\"sleep\", \"60\").start();\n    \
+        System.out.println(Runtime.getRuntime().availableProcessors() + \" \" + child.pid());\n    \
+        Thread.sleep(60000);\n  }\n}\n";
+
+    fn allowed_cpus(pid: u32) -> String {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|line| line.starts_with("Cpus_allowed_list:")).unwrap();
+        line.split_once(':').unwrap().1.trim().to_string()
+    }
+
+    #[test]
+    fn a_target_started_with_cpus_runs_there_with_its_children_and_the_jvm_counts_only_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Pinned.java"), PINNED_JAVA).unwrap();
+        let cpu = CpuSet::available().unwrap().cpus()[0];
+        let spec = LaunchSpec {
+            program: "java".into(),
+            args: vec!["Pinned.java".into()],
+            env: BTreeMap::new(),
+            workdir: dir.path().to_path_buf(),
+            stdout: dir.path().join("stdout.log"),
+            stderr: dir.path().join("stderr.log"),
+            marker: dir.path().display().to_string(),
+            port: free_port().unwrap(),
+            cpus: Some(CpuSet::parse(&cpu.to_string()).unwrap()),
+        };
+        let mut target = RunningTarget::start(&spec).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let printed = loop {
+            let text = std::fs::read_to_string(&spec.stdout).unwrap();
+            if text.ends_with('\n') {
+                break text;
+            }
+            let stderr = std::fs::read_to_string(&spec.stderr).unwrap();
+            assert!(target.exited().is_none() && Instant::now() < deadline, "no output from the JVM: {stderr}");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let (processors, child) = printed.trim().split_once(' ').unwrap();
+        assert_eq!(processors, "1", "Runtime.availableProcessors()");
+        assert_eq!(allowed_cpus(target.pid), cpu.to_string(), "the JVM");
+        assert_eq!(allowed_cpus(child.parse().unwrap()), cpu.to_string(), "the JVM's child");
+        target.stop(Duration::from_secs(5));
+    }
 }

@@ -62,8 +62,8 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>, server: Option<&RemoteServer>) -> 
         let outcome = checked
             .entry(key)
             .or_insert_with(|| match server {
-                None => preflight::check(&jdk.java(), &options),
-                Some(server) => server.preflight(&jdk.java(), &options, &dir),
+                None => preflight::check_pinned(&jdk.java(), &options, plan.target.cpus.as_ref()),
+                Some(server) => server.preflight(&jdk.java(), &options, plan.target.cpus.as_ref(), &dir),
             })
             .clone();
         prepared.push(PreparedCell { cell, jdk, preflight: outcome });

@@ -201,7 +201,8 @@ fn remove_namespaces(namespaces: &[String]) {
     }
 }
 
-/// SIGKILL every process of the namespace until none is left, then wait (briefly) for their exit to be reaped.
+/// SIGKILL every process of the namespace until none is left, then wait (briefly) until none of them runs any more
+/// (gone, or a zombie waiting for its new parent, often init, to reap it).
 fn kill_all_in(netns: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut killed = Vec::new();
@@ -216,10 +217,16 @@ fn kill_all_in(netns: &str) {
         }
         thread::sleep(Duration::from_millis(20));
     }
-    let reaped_by = Instant::now() + Duration::from_secs(2);
-    while killed.iter().any(|pid| Path::new(&format!("/proc/{pid}")).exists()) && Instant::now() < reaped_by {
+    let ended_by = Instant::now() + Duration::from_secs(2);
+    while killed.iter().any(|&pid| runs(pid)) && Instant::now() < ended_by {
         thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// Whether the process exists and is not a zombie.
+pub fn runs(pid: u32) -> bool {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
 }
 
 /// Every live process (pid, comm) whose network namespace is `netns`.
