@@ -6,6 +6,7 @@ mod bench;
 mod cpuset;
 mod error;
 mod jvm;
+mod launcher;
 mod load;
 mod merge_cli;
 mod plan;

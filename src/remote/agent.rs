@@ -13,7 +13,7 @@ use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
 use crate::jvm::clock;
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
-use crate::run::launcher::{LaunchSpec, RunningTarget};
+use crate::launcher::{LaunchSpec, RunningTarget};
 
 /// The grace a target gets when the agent stops it on its own.
 const STOP_GRACE: Duration = Duration::from_secs(5);

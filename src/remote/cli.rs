@@ -26,11 +26,11 @@ pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
         AgentRole::Load => super::load_agent::serve_load(),
         AgentRole::Env => {
             let installed = crate::plan::jdks::discover();
-            println!("{}", serde_json::to_string(&crate::run::runner::environment(installed, 0))?);
+            println!("{}", serde_json::to_string(&crate::results::Env::of_this_machine(installed, 0))?);
             Ok(0)
         }
         AgentRole::Port => {
-            println!("{}", crate::run::launcher::free_port()?);
+            println!("{}", crate::launcher::free_port()?);
             Ok(0)
         }
     }

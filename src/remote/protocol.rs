@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
+use crate::launcher::LaunchSpec;
 use crate::load::result::BenchResult;
 use crate::load::slow::SlowRequest;
 use crate::load::spec::LoadSpec;
 use crate::results::ExitInfo;
-use crate::run::launcher::LaunchSpec;
 
 /// Controller → agent.
 #[derive(Debug, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 //! A target on its own server, driven through `jload agent target` over ssh: the same start, exit, daemon note, JVM
-//! marks and windows and stop as a local [`crate::run::launcher::RunningTarget`], plus the connection's loss.
+//! marks and windows and stop as a local [`crate::launcher::RunningTarget`], plus the connection's loss.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,8 +10,8 @@ use super::protocol::{Event, Request};
 use super::server::RemoteServer;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
+use crate::launcher::LaunchSpec;
 use crate::results::ExitInfo;
-use crate::run::launcher::LaunchSpec;
 
 /// How long a question to the agent may take (a sample of PerfData and a line each way).
 const ANSWER_LIMIT: Duration = Duration::from_secs(15);
@@ -51,7 +51,7 @@ impl RemoteTarget {
         self.link.lost()
     }
 
-    /// See [`crate::run::launcher::RunningTarget::daemon_note`]: the agent's note at the exit.
+    /// See [`crate::launcher::RunningTarget::daemon_note`]: the agent's note at the exit.
     pub fn daemon_note(&self) -> Option<String> {
         self.link.exited().and_then(|(_, note)| note)
     }

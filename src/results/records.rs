@@ -84,6 +84,30 @@ pub struct Env {
     pub servers: BTreeMap<String, Env>,
 }
 
+impl Env {
+    /// This machine's facts, for env.json (and, through `jload agent env`, a target server's).
+    pub fn of_this_machine(installed: Vec<Jdk>, seed: u64) -> Env {
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default().trim().to_string();
+        let memory_kb: u64 = read("/proc/meminfo")
+            .lines()
+            .find_map(|line| line.strip_prefix("MemTotal:"))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0);
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs());
+        Env {
+            host: read("/proc/sys/kernel/hostname"),
+            cores: crate::load::spec::cores(),
+            memory_bytes: memory_kb * 1024,
+            kernel: read("/proc/sys/kernel/osrelease"),
+            jload_version: env!("CARGO_PKG_VERSION").to_string(),
+            jdks: installed,
+            started_unix_s: now,
+            seed,
+            servers: BTreeMap::new(),
+        }
+    }
+}
+
 /// One phase's stored result: the bench result plus the JVM figures over the phase's window.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct PhaseRecord {

@@ -8,13 +8,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::crash::{Ending, Evidence};
-use super::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
 use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::gclog;
 use crate::jvm::window::{JvmWindow, WindowPauses};
+use crate::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::generator::Generator;
 use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};

@@ -8,9 +8,7 @@ use clap::Args;
 use signal_hook::consts::SIGINT;
 
 use super::cell::{Placement, command_line, target_env};
-use super::runner::{
-    PreparedCell, SweepTally, build_target, check_preflight, connect_servers, environment, prepare, sweep,
-};
+use super::runner::{PreparedCell, SweepTally, build_target, check_preflight, connect_servers, prepare, sweep};
 use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
@@ -24,7 +22,7 @@ use crate::plan::preflight::Preflight;
 use crate::plan::{Plan, PlanBase, load_plan};
 use crate::remote::load::LoadHosts;
 use crate::report::Report;
-use crate::results::{ResultsDir, RunRecord, read_json};
+use crate::results::{Env, ResultsDir, RunRecord, read_json};
 
 #[derive(Args, Debug)]
 #[command(
@@ -129,7 +127,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         std::fs::create_dir_all(&results.root)?;
         write_atomically(&results.plan_copy(), &std::fs::read(&record.plan_file)?)?;
         write_json(&results.run_record(), &record)?;
-        let mut env = environment(jdks::discover(), seed);
+        let mut env = Env::of_this_machine(jdks::discover(), seed);
         for server in &servers {
             let facts = server.environment().map_err(|err| bad_input(format!("target host: {err:#}")))?;
             env.servers.insert(server.destination().to_string(), facts);

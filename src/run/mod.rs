@@ -1,4 +1,5 @@
-//! `jload run`: the runner. The only part of jload that starts or kills target processes and the only writer of a
+//! `jload run`: the runner. The only part of jload that decides when targets start and stop (through
+//! [`crate::launcher`], here or on a server) and the only writer of a
 //! results directory's records (through [`crate::results`]): per cell × repeat it launches a fresh JVM, drives it
 //! through the plan's phases while watching it, and stores what was seen.
 
@@ -17,7 +18,6 @@ pub mod cell;
 mod cell_tests;
 pub mod cli;
 pub mod crash;
-pub mod launcher;
 pub mod runner;
 pub mod store;
 pub mod target;

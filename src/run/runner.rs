@@ -20,7 +20,7 @@ use crate::plan::matrix::Cell;
 use crate::plan::preflight::{self, EffectiveFlags, Preflight};
 use crate::plan::{Order, Plan};
 use crate::remote::server::RemoteServer;
-use crate::results::{Env, FailureKind, RepFiles, RepMeta, ResultsDir, Status};
+use crate::results::{FailureKind, RepFiles, RepMeta, ResultsDir, Status};
 
 /// A cell with the JDK it runs on and what preflight said about its options.
 pub struct PreparedCell {
@@ -86,27 +86,6 @@ pub fn schedule(cell_count: usize, repeats: u32, order: Order, seed: u64) -> Vec
         slots.sort_by_key(|&(cell, rep)| (cell, rep));
     }
     slots
-}
-
-/// Facts about this machine for env.json.
-pub fn environment(installed: Vec<Jdk>, seed: u64) -> Env {
-    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default().trim().to_string();
-    let memory_kb: u64 = read("/proc/meminfo")
-        .lines()
-        .find_map(|line| line.strip_prefix("MemTotal:"))
-        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0);
-    Env {
-        host: read("/proc/sys/kernel/hostname"),
-        cores: crate::load::spec::cores(),
-        memory_bytes: memory_kb * 1024,
-        kernel: read("/proc/sys/kernel/osrelease"),
-        jload_version: env!("CARGO_PKG_VERSION").to_string(),
-        jdks: installed,
-        started_unix_s: unix_now(),
-        seed,
-        servers: BTreeMap::new(),
-    }
 }
 
 /// Run `target.build` once in the target's working directory: here, or on each of its servers.

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::launcher::{Readiness, RunningTarget};
 use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::JvmWindow;
+use crate::launcher::{Readiness, RunningTarget};
 use crate::load::probe::get_status;
 use crate::remote::target::{RemoteTarget, RemoteWatch};
 use crate::results::ExitInfo;
