@@ -54,11 +54,13 @@ fn left_on(net: &SshNet, host: &str) -> Vec<(u32, String)> {
 }
 
 #[test]
-fn a_sweep_runs_each_cell_on_the_remote_server_and_brings_its_files_home() {
+fn a_sweep_runs_each_cell_on_its_server_pinned_to_its_cpus_there_and_brings_its_files_home() {
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
     let plan = remote_plan(&dir, &[net.destination("server")], "3s", "");
+    let pinned = std::fs::read_to_string(&plan).unwrap().replace("[target]\n", "[target]\ncpus = \"0\"\n");
+    std::fs::write(&plan, pinned).unwrap();
     let output = run(&net, &plan, &out);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     for id in ["gc=G1", "gc=Parallel"] {
@@ -66,6 +68,9 @@ fn a_sweep_runs_each_cell_on_the_remote_server_and_brings_its_files_home() {
         let meta = json(&rep.join("meta.json"));
         assert_eq!(meta["status"], "ok", "{meta:#}");
         assert_eq!(meta["host"], net.destination("server"));
+        assert_eq!(meta["flags"]["parallel_gc_threads"], 1, "preflight pinned there like the target: {meta}");
+        let said = std::fs::read_to_string(rep.join("stdout.log")).unwrap();
+        assert!(said.contains(" threads=1 "), "the JVM there saw the one CPU it was pinned to: {said}");
         let command = meta["command"].as_array().unwrap();
         assert!(command.contains(&format!("-Dkv.bind={}", net.address("server")).into()), "{{host}} filled: {meta}");
         let record = json(&rep.join("get.json"));
