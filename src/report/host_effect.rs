@@ -1,0 +1,539 @@
+//! Is it the host? When a sweep's cell-repeats ran on several servers (`[target] hosts`), a server slower than the
+//! others (another tenant, a throttled CPU, a different BIOS setting) spreads the repeats of every cell it ran. Per
+//! measured phase and per headline figure the phase ranks (`metrics::ranked_headlines`), each repeat's figure is fitted
+//! on the log scale as its cell's level times its host's factor (least squares over the cells that ran on two hosts or
+//! more); [`blamed_hosts`] says which host measured differently from the others beyond the repeats' noise (the rule and
+//! its thresholds are there), and the fit gives the share of the repeat-to-repeat variance the hosts explain and, per
+//! cell, its spread before and after the host factors are taken out. Nothing when the phase ran on one machine.
+
+use std::collections::{BTreeSet, HashMap};
+
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::cell_attribution::percent;
+use super::equal_load::PhaseKind;
+use super::metrics::{CAPACITY, RepFigures, metric, ranked_headlines};
+use super::model::CellPhase;
+use super::stats::{ALPHA, Better};
+use crate::results::{Results, Summary};
+
+/// A host is blamed only when its figures differ from the others' by at least this share, however significant.
+pub const MIN_HOST_EFFECT: f64 = 0.03;
+/// A cell's spread follows its host when taking the host factors out cuts it by at least this share (and it was at
+/// least [`MIN_HOST_EFFECT`] to begin with).
+pub const MIN_SPREAD_CUT: f64 = 0.5;
+
+/// The server of every cell-repeat that recorded one: (cell id, repeat) → ssh destination.
+pub type RepHosts = HashMap<(String, u32), String>;
+
+/// Whether the servers a phase ran on explain its repeats' spread (report.json's `hosts` of a phase).
+#[derive(Debug, Clone, Serialize)]
+pub struct HostEffect {
+    /// The servers its measured repeats ran on, sorted.
+    pub hosts: Vec<String>,
+    /// One per headline figure the phase ranks that cells on two hosts or more measured.
+    pub figures: Vec<FigureHostEffect>,
+    /// What the report says about it, in one sentence.
+    pub sentence: String,
+}
+
+/// The cell × host fit of one headline figure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FigureHostEffect {
+    /// Metric key (`rps`, `p99_ms`, `capacity_rps`).
+    pub figure: &'static str,
+    /// Cells that ran on two hosts or more (only they tell a host's effect from a cell's) and their repeats.
+    pub cells: usize,
+    pub repeats: usize,
+    /// Residual degrees of freedom of the fit: repeats − cells − (hosts − 1).
+    pub df: usize,
+    /// Share of the repeat-to-repeat variance (of the log figures about their cell's mean) the host factors explain.
+    pub variance_explained: f64,
+    /// In host order.
+    pub hosts: Vec<HostFactor>,
+    /// The cells of the fit, in cell order.
+    pub cell_spreads: Vec<CellSpread>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostFactor {
+    pub host: String,
+    /// Its repeats and cells in the fit.
+    pub repeats: usize,
+    pub cells: usize,
+    /// Its figures over those of `against` (geometric, cell by cell): 0.91 is 9 % lower.
+    pub factor: f64,
+    pub against: Vec<String>,
+    /// Two-sided p of the factor being 1 (t-test in the fit); None without residual degrees of freedom.
+    pub p: Option<f64>,
+    /// Cells where every repeat it ran was beyond every repeat of `against`, on the factor's side.
+    pub same_side_cells: usize,
+    /// The host's figures differ by the rule of [`blamed_hosts`].
+    pub explains: bool,
+    /// `s2: 9 % lower req/s than s1 and s3 over 6 cells (p 0.001)`
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellSpread {
+    pub cell: String,
+    /// (repeat, host) in repeat order.
+    pub hosts: Vec<(u32, String)>,
+    /// Its highest repeat over its lowest, minus one.
+    pub spread: f64,
+    /// The same once each repeat is divided by its host's factor.
+    pub spread_without_hosts: f64,
+    /// It ran on a blamed host and another, and the host factors cut its spread by [`MIN_SPREAD_CUT`] or more.
+    pub explained: bool,
+}
+
+/// One measured repeat of a cell on a host.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub cell: String,
+    pub rep: u32,
+    pub host: String,
+    pub value: f64,
+}
+
+/// The server of every cell-repeat whose meta.json names one.
+pub fn rep_hosts(results: &Results) -> RepHosts {
+    let mut hosts = RepHosts::new();
+    for cell in &results.summary.cells {
+        for rep in &cell.reps {
+            if let Some(host) = results.host(&cell.id, rep.rep) {
+                hosts.insert((cell.id.clone(), rep.rep), host);
+            }
+        }
+    }
+    hosts
+}
+
+/// The host effect of a measured phase, None when its repeats ran on fewer than two servers. `label` names a cell.
+pub fn phase_host_effect(
+    summary: &Summary,
+    phase: &str,
+    kind: PhaseKind,
+    cells: &[CellPhase],
+    rep_hosts: &RepHosts,
+    label: &dyn Fn(&str) -> String,
+) -> Option<HostEffect> {
+    let host_of = |cell: &CellPhase, rep: u32| rep_hosts.get(&(cell.cell.clone(), rep));
+    let hosts: BTreeSet<&String> =
+        cells.iter().flat_map(|cell| cell.reps.iter().filter_map(move |rep| host_of(cell, *rep))).collect();
+    if hosts.len() < 2 {
+        return None;
+    }
+    let figures: Vec<FigureHostEffect> = ranked_headlines(kind)
+        .filter_map(|key| {
+            let observations: Vec<Observation> = cells
+                .iter()
+                .filter(|cell| cell.ranked_figure(key).is_some())
+                .flat_map(|cell| {
+                    let measured = summary.measurements(&cell.cell, phase);
+                    measured.into_iter().filter(|(rep, _)| cell.reps.contains(rep)).filter_map(move |(rep, record)| {
+                        let value = (metric(key).read)(&RepFigures { rep, record, alloc_mb_s: None })?;
+                        let host = host_of(cell, rep)?.clone();
+                        Some(Observation { cell: cell.cell.clone(), rep, host, value })
+                    })
+                })
+                .collect();
+            figure_effect(key, &observations)
+        })
+        .collect();
+    let hosts: Vec<String> = hosts.into_iter().cloned().collect();
+    let sentence = sentence(&hosts, &figures, label);
+    Some(HostEffect { hosts, figures, sentence })
+}
+
+/// The cell × host fit of one figure's repeats; None when fewer than two hosts ran cells that also ran elsewhere, or
+/// when the hosts fall into groups that share no cell (then no host can be compared with all the others).
+pub fn figure_effect(key: &'static str, observations: &[Observation]) -> Option<FigureHostEffect> {
+    let fit = Fit::of(observations)?;
+    let better = metric(key).better.expect("headline figures have a direction");
+    let blamed = blamed_hosts(&fit, better);
+    let hosts = (0..fit.hosts.len())
+        .map(|host| {
+            let (against, contrast) = match blamed.iter().find(|blame| blame.host == host) {
+                Some(blame) => (blame.against.clone(), blame.contrast),
+                None => {
+                    let unblamed: Vec<usize> =
+                        (0..fit.hosts.len()).filter(|&other| blamed.iter().all(|blame| blame.host != other)).collect();
+                    let against: Vec<usize> = match unblamed.len() > 1 && unblamed.contains(&host) {
+                        true => unblamed.into_iter().filter(|&other| other != host).collect(),
+                        false => (0..fit.hosts.len()).filter(|&other| other != host).collect(),
+                    };
+                    let contrast = fit.contrast(host, &against);
+                    (against, contrast)
+                }
+            };
+            host_factor(&fit, key, host, &against, contrast, blamed.iter().any(|blame| blame.host == host))
+        })
+        .collect();
+    let blamed_hosts: Vec<usize> = blamed.iter().map(|blame| blame.host).collect();
+    Some(FigureHostEffect {
+        figure: key,
+        cells: fit.cells.len(),
+        repeats: fit.points.len(),
+        df: fit.df,
+        variance_explained: fit.variance_explained(),
+        hosts,
+        cell_spreads: (0..fit.cells.len()).map(|cell| fit.cell_spread(cell, &blamed_hosts)).collect(),
+    })
+}
+
+/// A host blamed for the spread, and the hosts it was compared with.
+#[derive(Debug, Clone)]
+struct Blame {
+    host: usize,
+    against: Vec<usize>,
+    contrast: Contrast,
+}
+
+/// The rule: the host whose factor is furthest from 1 among the hosts not yet blamed (on a tie, the one that measured
+/// worse), compared with the other hosts not yet blamed, is blamed when its factor is off by at least
+/// [`MIN_HOST_EFFECT`] and the t-test of its log factor in the fit (residual variance of the cell × host model) gives
+/// p < [`ALPHA`] / (hosts − 1) — Bonferroni over the hosts' independent comparisons; then the next is tried against
+/// the hosts still unblamed, until one is not blamed or fewer than two remain. So one slow host among three is blamed
+/// alone (the other two are not "faster" for being compared with it), and of two hosts only the worse can be.
+fn blamed_hosts(fit: &Fit, better: Better) -> Vec<Blame> {
+    let level = ALPHA / (fit.hosts.len() - 1) as f64;
+    let mut blamed: Vec<Blame> = Vec::new();
+    loop {
+        let unblamed: Vec<usize> =
+            (0..fit.hosts.len()).filter(|host| blamed.iter().all(|blame| blame.host != *host)).collect();
+        if unblamed.len() < 2 {
+            return blamed;
+        }
+        let candidate = unblamed
+            .iter()
+            .map(|&host| {
+                let against: Vec<usize> = unblamed.iter().copied().filter(|&other| other != host).collect();
+                Blame { host, contrast: fit.contrast(host, &against), against }
+            })
+            .reduce(|best, next| {
+                let (a, b) = (best.contrast.log_factor, next.contrast.log_factor);
+                let further = b.abs() > a.abs() + 1e-12;
+                let tie_and_worse = (b.abs() - a.abs()).abs() <= 1e-12 && better.prefers(a, b);
+                if further || tie_and_worse { next } else { best }
+            })
+            .expect("two hosts or more");
+        let off = (candidate.contrast.log_factor.exp() - 1.0).abs() >= MIN_HOST_EFFECT;
+        let significant = candidate.contrast.p.is_some_and(|p| p < level);
+        if !(off && significant) {
+            return blamed;
+        }
+        blamed.push(candidate);
+    }
+}
+
+fn host_factor(fit: &Fit, key: &str, host: usize, against: &[usize], contrast: Contrast, explains: bool) -> HostFactor {
+    let mine = |point: &&Point| point.host == host;
+    let cells: BTreeSet<usize> = fit.points.iter().filter(mine).map(|point| point.cell).collect();
+    let factor = contrast.log_factor.exp();
+    let same_side_cells = cells.iter().filter(|&&cell| fit.beyond(cell, host, against, factor < 1.0)).count();
+    let against_names: Vec<String> = against.iter().map(|&other| fit.hosts[other].clone()).collect();
+    let p = contrast.p.map(|p| format!(", p {p:.3}")).unwrap_or_default();
+    let text = format!(
+        "{}: {} than {} over {} cell{}{p}",
+        fit.hosts[host],
+        difference(key, factor),
+        names(&against_names),
+        cells.len(),
+        if cells.len() == 1 { "" } else { "s" }
+    );
+    HostFactor {
+        host: fit.hosts[host].clone(),
+        repeats: fit.points.iter().filter(mine).count(),
+        cells: cells.len(),
+        factor,
+        against: against_names,
+        p: contrast.p,
+        same_side_cells,
+        explains,
+        text,
+    }
+}
+
+/// `9.1 % lower req/s`, `12 % higher P99`.
+fn difference(key: &str, factor: f64) -> String {
+    let direction = if factor < 1.0 { "lower" } else { "higher" };
+    format!("{} % {direction} {}", percent((factor - 1.0).abs()), figure_name(key))
+}
+
+/// How a sentence names a figure.
+fn figure_name(key: &str) -> &'static str {
+    match key {
+        CAPACITY => "capacity",
+        key => metric(key).label,
+    }
+}
+
+/// `s1`, `s1 and s3`, `s1, s3 and s4`.
+fn names(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The phase's sentence: which cells' spread follows which host, or that no host measured differently.
+fn sentence(hosts: &[String], figures: &[FigureHostEffect], label: &dyn Fn(&str) -> String) -> String {
+    if figures.is_empty() {
+        return format!(
+            "Repeats ran on {} but no cell ran on two of them: a host's effect cannot be told from its cells'.",
+            names(hosts)
+        );
+    }
+    let blamed: Vec<String> = figures.iter().filter_map(|figure| blame_clause(figure, label)).collect();
+    if blamed.is_empty() {
+        let shares: Vec<String> = figures
+            .iter()
+            .map(|figure| format!("{} {} %", figure_name(figure.figure), percent(figure.variance_explained)))
+            .collect();
+        return format!(
+            "Repeats ran on {}: no host measured differently from the others beyond the repeats' noise (share of the \
+             repeat-to-repeat variance the hosts explain: {}).",
+            names(hosts),
+            shares.join(", ")
+        );
+    }
+    format!("{}.", blamed.join("; "))
+}
+
+/// `The spread of cells A, B follows their host: s2 measured 9 % lower req/s than s1 and s3 in every cell it ran (6;
+/// the hosts explain 78 % of the repeat-to-repeat variance)`, or None when no host is blamed on this figure.
+fn blame_clause(figure: &FigureHostEffect, label: &dyn Fn(&str) -> String) -> Option<String> {
+    let hosts: Vec<String> = figure
+        .hosts
+        .iter()
+        .filter(|host| host.explains)
+        .map(|host| {
+            let every = match host.same_side_cells == host.cells {
+                true => format!("in every cell it ran ({})", host.cells),
+                false => format!(
+                    "({} in {} of the {} cells it ran)",
+                    side_word(host.factor),
+                    host.same_side_cells,
+                    host.cells
+                ),
+            };
+            format!(
+                "{} measured {} than {} {every}",
+                host.host,
+                difference(figure.figure, host.factor),
+                names(&host.against)
+            )
+        })
+        .collect();
+    if hosts.is_empty() {
+        return None;
+    }
+    let cells: Vec<String> =
+        figure.cell_spreads.iter().filter(|cell| cell.explained).map(|cell| label(&cell.cell)).collect();
+    let whose = match cells.as_slice() {
+        [] => format!("The repeats' {}", figure_name(figure.figure)),
+        [one] => format!("The spread of cell {one}"),
+        many => format!("The spread of cells {}", many.join(", ")),
+    };
+    Some(format!(
+        "{whose} follows {}: {} (the hosts explain {} % of the repeat-to-repeat variance)",
+        if cells.len() > 1 { "their host" } else { "the host" },
+        hosts.join(", and "),
+        percent(figure.variance_explained)
+    ))
+}
+
+fn side_word(factor: f64) -> &'static str {
+    if factor < 1.0 { "lower" } else { "higher" }
+}
+
+/// One kept repeat: its cell and host (indexes into the fit's lists) and its figure's log.
+#[derive(Debug, Clone)]
+struct Point {
+    cell: usize,
+    host: usize,
+    rep: u32,
+    log: f64,
+}
+
+/// A host's log factor against others, with its test.
+#[derive(Debug, Clone, Copy)]
+struct Contrast {
+    log_factor: f64,
+    p: Option<f64>,
+}
+
+/// Least squares of log figure = cell level + host effect, over the cells that ran on two hosts or more. The cell
+/// levels are taken out by centring within each cell (the host indicators too), which leaves a small system in the
+/// host effects (the last host is the reference, effect 0).
+struct Fit {
+    cells: Vec<String>,
+    hosts: Vec<String>,
+    points: Vec<Point>,
+    /// Log effect per host, the last one 0.
+    effects: Vec<f64>,
+    /// (ZᵀZ)⁻¹ over the effects of all hosts but the last.
+    inverse: DMatrix<f64>,
+    df: usize,
+    /// Sum of squares of the log figures about their cell's mean, and of the fit's residuals.
+    ss_within: f64,
+    ss_residual: f64,
+}
+
+impl Fit {
+    fn of(observations: &[Observation]) -> Option<Fit> {
+        let mut cells: Vec<String> = Vec::new();
+        for observation in observations {
+            let hosts: BTreeSet<&str> = observations
+                .iter()
+                .filter(|other| other.cell == observation.cell && usable(other.value))
+                .map(|other| other.host.as_str())
+                .collect();
+            if hosts.len() >= 2 && !cells.contains(&observation.cell) {
+                cells.push(observation.cell.clone());
+            }
+        }
+        let kept: Vec<&Observation> = observations
+            .iter()
+            .filter(|observation| usable(observation.value) && cells.contains(&observation.cell))
+            .collect();
+        let hosts: Vec<String> =
+            kept.iter().map(|observation| observation.host.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+        if hosts.len() < 2 {
+            return None;
+        }
+        let index = |list: &[String], name: &str| list.iter().position(|item| item == name).expect("listed");
+        let points: Vec<Point> = kept
+            .iter()
+            .map(|observation| Point {
+                cell: index(&cells, &observation.cell),
+                host: index(&hosts, &observation.host),
+                rep: observation.rep,
+                log: observation.value.ln(),
+            })
+            .collect();
+        if !connected(&points, hosts.len()) {
+            return None;
+        }
+        let (z, centred) = centred_design(&points, cells.len(), hosts.len());
+        let inverse = (z.transpose() * &z).try_inverse()?;
+        let beta = &inverse * z.transpose() * &centred;
+        let residuals = &centred - &z * &beta;
+        let df = points.len().checked_sub(cells.len() + hosts.len() - 1)?;
+        let mut effects: Vec<f64> = beta.iter().copied().collect();
+        effects.push(0.0);
+        Some(Fit {
+            cells,
+            hosts,
+            points,
+            effects,
+            inverse,
+            df,
+            ss_within: centred.norm_squared(),
+            ss_residual: residuals.norm_squared(),
+        })
+    }
+
+    /// `host`'s log effect less the mean of `against`'s, with its two-sided t-test.
+    fn contrast(&self, host: usize, against: &[usize]) -> Contrast {
+        let mut weights = vec![0.0; self.hosts.len()];
+        weights[host] = 1.0;
+        for &other in against {
+            weights[other] = -1.0 / against.len() as f64;
+        }
+        let log_factor: f64 = weights.iter().zip(&self.effects).map(|(weight, effect)| weight * effect).sum();
+        let c = DVector::from_row_slice(&weights[..self.hosts.len() - 1]);
+        let p = (self.df > 0).then(|| {
+            let variance = self.ss_residual / self.df as f64 * (c.transpose() * &self.inverse * &c)[(0, 0)];
+            if variance <= 0.0 || !variance.is_finite() {
+                return if log_factor.abs() > 1e-12 { 0.0 } else { 1.0 };
+            }
+            let t = log_factor / variance.sqrt();
+            2.0 * StudentsT::new(0.0, 1.0, self.df as f64).expect("df > 0").sf(t.abs())
+        });
+        Contrast { log_factor, p }
+    }
+
+    fn variance_explained(&self) -> f64 {
+        if self.ss_within <= 0.0 { 0.0 } else { (1.0 - self.ss_residual / self.ss_within).max(0.0) }
+    }
+
+    /// In `cell`, every repeat on `host` below (or above) every repeat on the hosts of `against`; false when none of
+    /// them ran there.
+    fn beyond(&self, cell: usize, host: usize, against: &[usize], below: bool) -> bool {
+        let logs = |hosts: &[usize]| -> Vec<f64> {
+            self.points.iter().filter(|p| p.cell == cell && hosts.contains(&p.host)).map(|p| p.log).collect()
+        };
+        let (mine, theirs) = (logs(&[host]), logs(against));
+        if mine.is_empty() || theirs.is_empty() {
+            return false;
+        }
+        let max = |values: &[f64]| values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = |values: &[f64]| values.iter().copied().fold(f64::INFINITY, f64::min);
+        if below { max(&mine) < min(&theirs) } else { min(&mine) > max(&theirs) }
+    }
+
+    fn cell_spread(&self, cell: usize, blamed: &[usize]) -> CellSpread {
+        let points: Vec<&Point> = self.points.iter().filter(|point| point.cell == cell).collect();
+        let span = |logs: Vec<f64>| {
+            let (low, high) = logs
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), log| (low.min(*log), high.max(*log)));
+            (high - low).exp() - 1.0
+        };
+        let spread = span(points.iter().map(|point| point.log).collect());
+        let spread_without_hosts = span(points.iter().map(|point| point.log - self.effects[point.host]).collect());
+        let on_blamed = points.iter().any(|point| blamed.contains(&point.host));
+        let explained =
+            on_blamed && spread >= MIN_HOST_EFFECT && spread_without_hosts <= spread * (1.0 - MIN_SPREAD_CUT);
+        let mut hosts: Vec<(u32, String)> =
+            points.iter().map(|point| (point.rep, self.hosts[point.host].clone())).collect();
+        hosts.sort();
+        CellSpread { cell: self.cells[cell].clone(), hosts, spread, spread_without_hosts, explained }
+    }
+}
+
+/// A figure the log scale can hold.
+fn usable(value: f64) -> bool {
+    value.is_finite() && value > 0.0
+}
+
+/// Every host reachable from every other through cells they both ran (else their effects are not comparable).
+fn connected(points: &[Point], hosts: usize) -> bool {
+    let mut reached = vec![false; hosts];
+    reached[0] = true;
+    let mut grew = true;
+    while grew {
+        grew = false;
+        let cells: BTreeSet<usize> = points.iter().filter(|p| reached[p.host]).map(|p| p.cell).collect();
+        for point in points.iter().filter(|p| cells.contains(&p.cell)) {
+            if !reached[point.host] {
+                reached[point.host] = true;
+                grew = true;
+            }
+        }
+    }
+    reached.into_iter().all(|reached| reached)
+}
+
+/// The host indicators (all hosts but the last) and the log figures, each centred within its cell.
+fn centred_design(points: &[Point], cells: usize, hosts: usize) -> (DMatrix<f64>, DVector<f64>) {
+    let mut count = vec![0.0; cells];
+    let mut sum = vec![0.0; cells];
+    let mut host_count = DMatrix::<f64>::zeros(cells, hosts);
+    for point in points {
+        count[point.cell] += 1.0;
+        sum[point.cell] += point.log;
+        host_count[(point.cell, point.host)] += 1.0;
+    }
+    let z = DMatrix::from_fn(points.len(), hosts - 1, |row, host| {
+        let point = &points[row];
+        f64::from(u8::from(point.host == host)) - host_count[(point.cell, host)] / count[point.cell]
+    });
+    let centred = DVector::from_iterator(points.len(), points.iter().map(|p| p.log - sum[p.cell] / count[p.cell]));
+    (z, centred)
+}
