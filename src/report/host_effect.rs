@@ -4,16 +4,16 @@
 //! on the log scale as its cell's level times its host's factor (least squares over the cells that ran on two hosts or
 //! more); [`blamed_hosts`] says which host measured differently from the others beyond the repeats' noise (the rule and
 //! its thresholds are there), and the fit gives the share of the repeat-to-repeat variance the hosts explain and, per
-//! cell, its spread before and after the host factors are taken out. Nothing when the phase ran on one machine.
+//! cell, its spread before and after the host factors are taken out (the fit itself is `host_fit`'s). Nothing when the
+//! phase ran on one machine.
 
 use std::collections::{BTreeSet, HashMap};
 
-use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::cell_attribution::percent;
 use super::equal_load::PhaseKind;
+use super::host_fit::{Contrast, Fit, Point};
 use super::metrics::{CAPACITY, RepFigures, metric, ranked_headlines};
 use super::model::CellPhase;
 use super::stats::{ALPHA, Better};
@@ -180,7 +180,7 @@ pub fn figure_effect(key: &'static str, observations: &[Observation]) -> Option<
         df: fit.df,
         variance_explained: fit.variance_explained(),
         hosts,
-        cell_spreads: (0..fit.cells.len()).map(|cell| fit.cell_spread(cell, &blamed_hosts)).collect(),
+        cell_spreads: (0..fit.cells.len()).map(|cell| cell_spread(&fit, cell, &blamed_hosts)).collect(),
     })
 }
 
@@ -227,6 +227,18 @@ fn blamed_hosts(fit: &Fit, better: Better) -> Vec<Blame> {
         }
         blamed.push(candidate);
     }
+}
+
+/// A cell's spread, and whether it follows its host: it ran on a blamed host and another, its repeats are at least
+/// [`MIN_HOST_EFFECT`] apart, and taking the host factors out cuts that by [`MIN_SPREAD_CUT`] or more.
+fn cell_spread(fit: &Fit, cell: usize, blamed: &[usize]) -> CellSpread {
+    let points: Vec<&Point> = fit.points.iter().filter(|point| point.cell == cell).collect();
+    let (spread, spread_without_hosts) = fit.cell_spread(cell);
+    let on_blamed = points.iter().any(|point| blamed.contains(&point.host));
+    let explained = on_blamed && spread >= MIN_HOST_EFFECT && spread_without_hosts <= spread * (1.0 - MIN_SPREAD_CUT);
+    let mut hosts: Vec<(u32, String)> = points.iter().map(|point| (point.rep, fit.hosts[point.host].clone())).collect();
+    hosts.sort();
+    CellSpread { cell: fit.cells[cell].clone(), hosts, spread, spread_without_hosts, explained }
 }
 
 fn host_factor(fit: &Fit, key: &str, host: usize, against: &[usize], contrast: Contrast, explains: bool) -> HostFactor {
@@ -280,6 +292,33 @@ fn names(names: &[String]) -> String {
     }
 }
 
+impl HostEffect {
+    /// Some host explains the spread of some figure.
+    pub fn blames(&self) -> bool {
+        self.figures.iter().flat_map(|figure| &figure.hosts).any(|host| host.explains)
+    }
+
+    /// One note per cell whose spread follows its host, for under the phase's table: `-Xmx64m: req/s repeats 38 %
+    /// apart, 2.1 % with the host factors taken out (repeat 1 on s1, repeat 2 on s2, repeat 3 on s3)`.
+    pub fn cell_notes(&self, label: &dyn Fn(&str) -> String) -> Vec<String> {
+        let mut notes = Vec::new();
+        for figure in &self.figures {
+            for cell in figure.cell_spreads.iter().filter(|cell| cell.explained) {
+                let ran: Vec<String> = cell.hosts.iter().map(|(rep, host)| format!("repeat {rep} on {host}")).collect();
+                notes.push(format!(
+                    "{}: {} repeats {} % apart, {} % with the host factors taken out ({})",
+                    label(&cell.cell),
+                    figure_name(figure.figure),
+                    percent(cell.spread),
+                    percent(cell.spread_without_hosts),
+                    ran.join(", ")
+                ));
+            }
+        }
+        notes
+    }
+}
+
 /// The phase's sentence: which cells' spread follows which host, or that no host measured differently.
 fn sentence(hosts: &[String], figures: &[FigureHostEffect], label: &dyn Fn(&str) -> String) -> String {
     if figures.is_empty() {
@@ -304,25 +343,22 @@ fn sentence(hosts: &[String], figures: &[FigureHostEffect], label: &dyn Fn(&str)
     format!("{}.", blamed.join("; "))
 }
 
-/// `The spread of cells A, B follows their host: s2 measured 9 % lower req/s than s1 and s3 in every cell it ran (6;
-/// the hosts explain 78 % of the repeat-to-repeat variance)`, or None when no host is blamed on this figure.
+/// `The spread of cells A, B follows their host: s2 measured 9.1 % lower req/s than s1 and s3, lower in all 6 cells it
+/// ran (the hosts explain 78 % of the repeat-to-repeat variance)`, or None when no host is blamed on this figure.
 fn blame_clause(figure: &FigureHostEffect, label: &dyn Fn(&str) -> String) -> Option<String> {
     let hosts: Vec<String> = figure
         .hosts
         .iter()
         .filter(|host| host.explains)
         .map(|host| {
-            let every = match host.same_side_cells == host.cells {
-                true => format!("in every cell it ran ({})", host.cells),
-                false => format!(
-                    "({} in {} of the {} cells it ran)",
-                    side_word(host.factor),
-                    host.same_side_cells,
-                    host.cells
-                ),
+            let side = side_word(host.factor);
+            let cells = match (host.same_side_cells, host.cells) {
+                (1, 1) => format!("{side} in the one cell it ran"),
+                (same, all) if same == all => format!("{side} in all {all} cells it ran"),
+                (same, all) => format!("{side} in {same} of the {all} cells it ran"),
             };
             format!(
-                "{} measured {} than {} {every}",
+                "{} measured {} than {}, {cells}",
                 host.host,
                 difference(figure.figure, host.factor),
                 names(&host.against)
@@ -349,191 +385,4 @@ fn blame_clause(figure: &FigureHostEffect, label: &dyn Fn(&str) -> String) -> Op
 
 fn side_word(factor: f64) -> &'static str {
     if factor < 1.0 { "lower" } else { "higher" }
-}
-
-/// One kept repeat: its cell and host (indexes into the fit's lists) and its figure's log.
-#[derive(Debug, Clone)]
-struct Point {
-    cell: usize,
-    host: usize,
-    rep: u32,
-    log: f64,
-}
-
-/// A host's log factor against others, with its test.
-#[derive(Debug, Clone, Copy)]
-struct Contrast {
-    log_factor: f64,
-    p: Option<f64>,
-}
-
-/// Least squares of log figure = cell level + host effect, over the cells that ran on two hosts or more. The cell
-/// levels are taken out by centring within each cell (the host indicators too), which leaves a small system in the
-/// host effects (the last host is the reference, effect 0).
-struct Fit {
-    cells: Vec<String>,
-    hosts: Vec<String>,
-    points: Vec<Point>,
-    /// Log effect per host, the last one 0.
-    effects: Vec<f64>,
-    /// (ZᵀZ)⁻¹ over the effects of all hosts but the last.
-    inverse: DMatrix<f64>,
-    df: usize,
-    /// Sum of squares of the log figures about their cell's mean, and of the fit's residuals.
-    ss_within: f64,
-    ss_residual: f64,
-}
-
-impl Fit {
-    fn of(observations: &[Observation]) -> Option<Fit> {
-        let mut cells: Vec<String> = Vec::new();
-        for observation in observations {
-            let hosts: BTreeSet<&str> = observations
-                .iter()
-                .filter(|other| other.cell == observation.cell && usable(other.value))
-                .map(|other| other.host.as_str())
-                .collect();
-            if hosts.len() >= 2 && !cells.contains(&observation.cell) {
-                cells.push(observation.cell.clone());
-            }
-        }
-        let kept: Vec<&Observation> = observations
-            .iter()
-            .filter(|observation| usable(observation.value) && cells.contains(&observation.cell))
-            .collect();
-        let hosts: Vec<String> =
-            kept.iter().map(|observation| observation.host.clone()).collect::<BTreeSet<_>>().into_iter().collect();
-        if hosts.len() < 2 {
-            return None;
-        }
-        let index = |list: &[String], name: &str| list.iter().position(|item| item == name).expect("listed");
-        let points: Vec<Point> = kept
-            .iter()
-            .map(|observation| Point {
-                cell: index(&cells, &observation.cell),
-                host: index(&hosts, &observation.host),
-                rep: observation.rep,
-                log: observation.value.ln(),
-            })
-            .collect();
-        if !connected(&points, hosts.len()) {
-            return None;
-        }
-        let (z, centred) = centred_design(&points, cells.len(), hosts.len());
-        let inverse = (z.transpose() * &z).try_inverse()?;
-        let beta = &inverse * z.transpose() * &centred;
-        let residuals = &centred - &z * &beta;
-        let df = points.len().checked_sub(cells.len() + hosts.len() - 1)?;
-        let mut effects: Vec<f64> = beta.iter().copied().collect();
-        effects.push(0.0);
-        Some(Fit {
-            cells,
-            hosts,
-            points,
-            effects,
-            inverse,
-            df,
-            ss_within: centred.norm_squared(),
-            ss_residual: residuals.norm_squared(),
-        })
-    }
-
-    /// `host`'s log effect less the mean of `against`'s, with its two-sided t-test.
-    fn contrast(&self, host: usize, against: &[usize]) -> Contrast {
-        let mut weights = vec![0.0; self.hosts.len()];
-        weights[host] = 1.0;
-        for &other in against {
-            weights[other] = -1.0 / against.len() as f64;
-        }
-        let log_factor: f64 = weights.iter().zip(&self.effects).map(|(weight, effect)| weight * effect).sum();
-        let c = DVector::from_row_slice(&weights[..self.hosts.len() - 1]);
-        let p = (self.df > 0).then(|| {
-            let variance = self.ss_residual / self.df as f64 * (c.transpose() * &self.inverse * &c)[(0, 0)];
-            if variance <= 0.0 || !variance.is_finite() {
-                return if log_factor.abs() > 1e-12 { 0.0 } else { 1.0 };
-            }
-            let t = log_factor / variance.sqrt();
-            2.0 * StudentsT::new(0.0, 1.0, self.df as f64).expect("df > 0").sf(t.abs())
-        });
-        Contrast { log_factor, p }
-    }
-
-    fn variance_explained(&self) -> f64 {
-        if self.ss_within <= 0.0 { 0.0 } else { (1.0 - self.ss_residual / self.ss_within).max(0.0) }
-    }
-
-    /// In `cell`, every repeat on `host` below (or above) every repeat on the hosts of `against`; false when none of
-    /// them ran there.
-    fn beyond(&self, cell: usize, host: usize, against: &[usize], below: bool) -> bool {
-        let logs = |hosts: &[usize]| -> Vec<f64> {
-            self.points.iter().filter(|p| p.cell == cell && hosts.contains(&p.host)).map(|p| p.log).collect()
-        };
-        let (mine, theirs) = (logs(&[host]), logs(against));
-        if mine.is_empty() || theirs.is_empty() {
-            return false;
-        }
-        let max = |values: &[f64]| values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let min = |values: &[f64]| values.iter().copied().fold(f64::INFINITY, f64::min);
-        if below { max(&mine) < min(&theirs) } else { min(&mine) > max(&theirs) }
-    }
-
-    fn cell_spread(&self, cell: usize, blamed: &[usize]) -> CellSpread {
-        let points: Vec<&Point> = self.points.iter().filter(|point| point.cell == cell).collect();
-        let span = |logs: Vec<f64>| {
-            let (low, high) = logs
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), log| (low.min(*log), high.max(*log)));
-            (high - low).exp() - 1.0
-        };
-        let spread = span(points.iter().map(|point| point.log).collect());
-        let spread_without_hosts = span(points.iter().map(|point| point.log - self.effects[point.host]).collect());
-        let on_blamed = points.iter().any(|point| blamed.contains(&point.host));
-        let explained =
-            on_blamed && spread >= MIN_HOST_EFFECT && spread_without_hosts <= spread * (1.0 - MIN_SPREAD_CUT);
-        let mut hosts: Vec<(u32, String)> =
-            points.iter().map(|point| (point.rep, self.hosts[point.host].clone())).collect();
-        hosts.sort();
-        CellSpread { cell: self.cells[cell].clone(), hosts, spread, spread_without_hosts, explained }
-    }
-}
-
-/// A figure the log scale can hold.
-fn usable(value: f64) -> bool {
-    value.is_finite() && value > 0.0
-}
-
-/// Every host reachable from every other through cells they both ran (else their effects are not comparable).
-fn connected(points: &[Point], hosts: usize) -> bool {
-    let mut reached = vec![false; hosts];
-    reached[0] = true;
-    let mut grew = true;
-    while grew {
-        grew = false;
-        let cells: BTreeSet<usize> = points.iter().filter(|p| reached[p.host]).map(|p| p.cell).collect();
-        for point in points.iter().filter(|p| cells.contains(&p.cell)) {
-            if !reached[point.host] {
-                reached[point.host] = true;
-                grew = true;
-            }
-        }
-    }
-    reached.into_iter().all(|reached| reached)
-}
-
-/// The host indicators (all hosts but the last) and the log figures, each centred within its cell.
-fn centred_design(points: &[Point], cells: usize, hosts: usize) -> (DMatrix<f64>, DVector<f64>) {
-    let mut count = vec![0.0; cells];
-    let mut sum = vec![0.0; cells];
-    let mut host_count = DMatrix::<f64>::zeros(cells, hosts);
-    for point in points {
-        count[point.cell] += 1.0;
-        sum[point.cell] += point.log;
-        host_count[(point.cell, point.host)] += 1.0;
-    }
-    let z = DMatrix::from_fn(points.len(), hosts - 1, |row, host| {
-        let point = &points[row];
-        f64::from(u8::from(point.host == host)) - host_count[(point.cell, host)] / count[point.cell]
-    });
-    let centred = DVector::from_iterator(points.len(), points.iter().map(|p| p.log - sum[p.cell] / count[p.cell]));
-    (z, centred)
 }

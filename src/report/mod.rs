@@ -27,6 +27,7 @@ mod grid;
 mod host_effect;
 #[cfg(test)]
 mod host_effect_tests;
+mod host_fit;
 mod html;
 mod markdown;
 mod metrics;
