@@ -126,6 +126,9 @@ fn predict(
     Prediction { blamed, variance_explained: 1.0 - ss_residual / ss_within, explained }
 }
 
+/// A figure's key, its label in sentences, how to read it from a phase record, and whether higher is better.
+type FigureRead = (&'static str, &'static str, fn(&Value) -> f64, bool);
+
 fn rps(record: &Value) -> f64 {
     record["rps"].as_f64().unwrap()
 }
@@ -162,8 +165,7 @@ fn the_report_names_the_hosts_and_cells_the_rule_predicts_from_the_fixtures_figu
         let figures = effect["figures"].as_array().unwrap();
         assert_eq!(figures.len(), 2, "{name}: req/s and P99, the figures a closed-model phase ranks");
         let mut clauses = Vec::new();
-        let figure_reads: [(&str, &str, fn(&Value) -> f64, bool); 2] =
-            [("rps", "req/s", rps, true), ("p99_ms", "P99", p99, false)];
+        let figure_reads: [FigureRead; 2] = [("rps", "req/s", rps, true), ("p99_ms", "P99", p99, false)];
         for (figure, (key, label, read, higher_is_better)) in figures.iter().zip(figure_reads) {
             assert_eq!(figure["figure"], key);
             let predicted = predict(&summary, &hosts, name, (read, higher_is_better));
@@ -218,8 +220,12 @@ fn the_report_names_the_hosts_and_cells_the_rule_predicts_from_the_fixtures_figu
         let section = &markdown[markdown.find(&format!("\n## Phase {name}\n")).unwrap()..];
         let table = section.find("\n|").unwrap();
         assert!(section[..table].contains(&escaped), "{name}: the sentence is above the table");
-        assert!(html.contains(&format!("<p class=\"callout hosts")), "the HTML has the sentence's callout");
-        assert!(html.contains(&sentence.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")));
+        let html_sentence = sentence.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        let warn = if clauses.is_empty() { "" } else { " warn" };
+        let callout = format!("<p class=\"callout hosts{warn}\">{html_sentence}</p>");
+        let heading = html.find(&format!(">Phase {name}</h2>")).unwrap();
+        let table = heading + html[heading..].find("<table").unwrap();
+        assert!(html[heading..table].contains(&callout), "{name}: {callout} between the heading and the table");
     }
     assert!(blamed_anywhere > 0, "the fixture's slowed repeats on s2 are found on some figure");
 }

@@ -127,25 +127,33 @@ pub fn phase_host_effect(
         return None;
     }
     let figures: Vec<FigureHostEffect> = ranked_headlines(kind)
-        .filter_map(|key| {
-            let observations: Vec<Observation> = cells
-                .iter()
-                .filter(|cell| cell.ranked_figure(key).is_some())
-                .flat_map(|cell| {
-                    let measured = summary.measurements(&cell.cell, phase);
-                    measured.into_iter().filter(|(rep, _)| cell.reps.contains(rep)).filter_map(move |(rep, record)| {
-                        let value = (metric(key).read)(&RepFigures { rep, record, alloc_mb_s: None })?;
-                        let host = host_of(cell, rep)?.clone();
-                        Some(Observation { cell: cell.cell.clone(), rep, host, value })
-                    })
-                })
-                .collect();
-            figure_effect(key, &observations)
-        })
+        .filter_map(|key| figure_effect(key, &observations(summary, phase, cells, rep_hosts, key)))
         .collect();
     let hosts: Vec<String> = hosts.into_iter().cloned().collect();
     let sentence = sentence(&hosts, &figures, label);
     Some(HostEffect { hosts, figures, sentence })
+}
+
+/// Each counted repeat's figure `key` with its server, in the cells ranked on it (`CellPhase::ranked_figure`).
+fn observations(
+    summary: &Summary,
+    phase: &str,
+    cells: &[CellPhase],
+    rep_hosts: &RepHosts,
+    key: &str,
+) -> Vec<Observation> {
+    let mut observations = Vec::new();
+    for cell in cells.iter().filter(|cell| cell.ranked_figure(key).is_some()) {
+        for (rep, record) in
+            summary.measurements(&cell.cell, phase).into_iter().filter(|(rep, _)| cell.reps.contains(rep))
+        {
+            let value = (metric(key).read)(&RepFigures { rep, record, alloc_mb_s: None });
+            if let (Some(value), Some(host)) = (value, rep_hosts.get(&(cell.cell.clone(), rep))) {
+                observations.push(Observation { cell: cell.cell.clone(), rep, host: host.clone(), value });
+            }
+        }
+    }
+    observations
 }
 
 /// The cell × host fit of one figure's repeats; None when fewer than two hosts ran cells that also ran elsewhere, or
@@ -155,21 +163,12 @@ pub fn figure_effect(key: &'static str, observations: &[Observation]) -> Option<
     let better = metric(key).better.expect("headline figures have a direction");
     let blamed = blamed_hosts(&fit, better);
     let hosts = (0..fit.hosts.len())
-        .map(|host| {
-            let (against, contrast) = match blamed.iter().find(|blame| blame.host == host) {
-                Some(blame) => (blame.against.clone(), blame.contrast),
-                None => {
-                    let unblamed: Vec<usize> =
-                        (0..fit.hosts.len()).filter(|&other| blamed.iter().all(|blame| blame.host != other)).collect();
-                    let against: Vec<usize> = match unblamed.len() > 1 && unblamed.contains(&host) {
-                        true => unblamed.into_iter().filter(|&other| other != host).collect(),
-                        false => (0..fit.hosts.len()).filter(|&other| other != host).collect(),
-                    };
-                    let contrast = fit.contrast(host, &against);
-                    (against, contrast)
-                }
-            };
-            host_factor(&fit, key, host, &against, contrast, blamed.iter().any(|blame| blame.host == host))
+        .map(|host| match blamed.iter().find(|blame| blame.host == host) {
+            Some(blame) => host_factor(&fit, key, host, &blame.against, blame.contrast, true),
+            None => {
+                let against = unblamed_others(&fit, &blamed, host);
+                host_factor(&fit, key, host, &against, fit.contrast(host, &against), false)
+            }
         })
         .collect();
     let blamed_hosts: Vec<usize> = blamed.iter().map(|blame| blame.host).collect();
@@ -182,6 +181,14 @@ pub fn figure_effect(key: &'static str, observations: &[Observation]) -> Option<
         hosts,
         cell_spreads: (0..fit.cells.len()).map(|cell| cell_spread(&fit, cell, &blamed_hosts)).collect(),
     })
+}
+
+/// What a host that is not blamed is compared with: the other hosts not blamed, or all the others when it is the
+/// only one left.
+fn unblamed_others(fit: &Fit, blamed: &[Blame], host: usize) -> Vec<usize> {
+    let others = (0..fit.hosts.len()).filter(|&other| other != host);
+    let unblamed: Vec<usize> = others.clone().filter(|&other| blamed.iter().all(|blame| blame.host != other)).collect();
+    if unblamed.is_empty() { others.collect() } else { unblamed }
 }
 
 /// A host blamed for the spread, and the hosts it was compared with.
