@@ -9,7 +9,8 @@ use super::capacity::cell_capacity;
 use super::cell_attribution::{CellAttribution, MissingRep, RepAttribution, cell_attribution, why_missing};
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
 use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
-use super::metrics::{CAPACITY, Format, HEADLINE, METRICS, RepFigures, metric};
+use super::host_effect::{phase_host_effect, rep_hosts};
+use super::metrics::{CAPACITY, METRICS, RepFigures, metric, ranked_headlines};
 use super::model::{
     Analysis, AxisInfo, CellInfo, CellPhase, LoadShape, PhaseAnalysis, Problem, Recommendation, SloVerdict,
 };
@@ -39,6 +40,9 @@ pub fn analyse(results: &Results) -> Analysis {
     let cells: Vec<CellInfo> = summary.cells.iter().map(|cell| cell_info(results, cell)).collect();
     let (timelines, timeline_notes) = timelines(results, &cells);
     let logs = gc_logs(results);
+    let rep_hosts = rep_hosts(results);
+    let label =
+        |id: &str| cells.iter().find(|cell| cell.id == id).map_or_else(|| id.to_string(), |cell| cell.label.clone());
     let phases = summary
         .phases
         .iter()
@@ -51,6 +55,8 @@ pub fn analyse(results: &Results) -> Analysis {
             let equal_load_note = equal_load_note(&cells, &cell_phases, kind);
             let slo_rules = cell_phases.iter().filter_map(|cell| Some(cell.capacity.as_ref()?.slo.as_str()));
             let slo_p99_ms = p99_bound(slo_rules.chain(summary.slo.iter().map(String::as_str)));
+            let hosts =
+                measured.then(|| phase_host_effect(summary, name, kind, &cell_phases, &rep_hosts, &label)).flatten();
             PhaseAnalysis {
                 name: name.clone(),
                 measured: *measured,
@@ -60,6 +66,7 @@ pub fn analyse(results: &Results) -> Analysis {
                 slo_p99_ms,
                 cells: cell_phases,
                 recommendation: None,
+                hosts,
             }
         })
         .collect();
@@ -93,17 +100,11 @@ pub fn analyse(results: &Results) -> Analysis {
     analysis
 }
 
-/// Mark the best cell and its equals on each headline figure the phase can compare: capacity in a capacity phase
-/// (its steps' latencies are at a different rate per cell), else req/s and P99 — P99 only among the cells that
-/// sustained the requested rate.
+/// Mark the best cell and its equals on each headline figure the phase can compare (`metrics::ranked_headlines`), each
+/// among the cells that have it ranked (`CellPhase::ranked_figure`).
 fn rank_headlines(cells: &mut [CellPhase], kind: PhaseKind) {
-    let keys: &[&'static str] = if kind == PhaseKind::Capacity { &[CAPACITY] } else { &["rps", "p99_ms"] };
-    for key in HEADLINE.into_iter().filter(|key| keys.contains(key)) {
-        let latency = metric(key).format == Format::Ms;
-        let estimates: Vec<Option<&Estimate>> = cells
-            .iter()
-            .map(|cell| if latency && cell.short_of_rate.is_some() { None } else { cell.figure(key) })
-            .collect();
+    for key in ranked_headlines(kind) {
+        let estimates: Vec<Option<&Estimate>> = cells.iter().map(|cell| cell.ranked_figure(key)).collect();
         let standings = rank(&estimates, metric(key).better.expect("headline metrics have a direction"));
         for (cell, standing) in cells.iter_mut().zip(standings) {
             if let Some(standing) = standing {

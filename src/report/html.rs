@@ -277,6 +277,7 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
         h2 id=(format!("phase-{index}")) { "Phase " (phase.name) }
         p.note { (phase_shape(phase)) }
         @if let Some(note) = &phase.equal_load_note { p.callout.warn { (note) } }
+        @if let Some(hosts) = &phase.hosts { p.callout.hosts.warn[hosts.blames()] { (hosts.sentence) } }
         (table_html(analysis, &phase_table(analysis, phase)))
         (curves_section(analysis, phase))
         @if phase.kind == PhaseKind::Capacity {

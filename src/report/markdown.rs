@@ -1,5 +1,6 @@
 //! report.md: pasteable into a wiki like the seeds — a header with the plan, machine and JDKs, how to read the
-//! statistics, the recommendation, one table per measured phase (with what its latencies can be compared with, and
+//! statistics, the recommendation, one table per measured phase (with what its latencies can be compared with, whether
+//! its repeats' spread follows the servers they ran on, and
 //! latency against throughput for ladders and capacity searches), "is it the GC?" per phase, the phases not measured, and
 //! what crashed. Every string from the plan or the results is escaped so it shows as text.
 
@@ -198,6 +199,9 @@ pub fn render(analysis: &Analysis) -> String {
         let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
         if let Some(note) = &phase.equal_load_note {
             let _ = writeln!(out, "**{}**\n", escape(note));
+        }
+        if let Some(hosts) = &phase.hosts {
+            let _ = writeln!(out, "{}\n", escape(&hosts.sentence));
         }
         let _ = writeln!(out, "{}", table(&phase_table(analysis, phase)));
         if let Some(curve) = curve_table(analysis, phase) {

@@ -10,6 +10,7 @@ use crate::load::figures::{FIGURES, Figure};
 use crate::load::ladder::Side;
 use crate::results::PhaseRecord;
 
+use super::equal_load::PhaseKind;
 use super::stats::Better;
 
 /// What one repeat of a phase measured, with the figures that come from beside its JSON.
@@ -121,6 +122,13 @@ pub fn metric(key: &str) -> &'static Metric {
 /// The headline figures: the best cell and its equals are marked, the recommendation is built on them. Capacity
 /// only exists in capacity phases, where it is the one headline ranked (see `analysis`).
 pub const HEADLINE: [&str; 3] = ["rps", "p99_ms", CAPACITY];
+
+/// The headline figures a phase of this kind ranks its cells on: capacity in a capacity phase (its steps' latencies
+/// are at a different rate per cell), else req/s and P99. The standings and the host effect both follow it.
+pub fn ranked_headlines(kind: PhaseKind) -> impl Iterator<Item = &'static str> {
+    let keys: &[&str] = if kind == PhaseKind::Capacity { &[CAPACITY] } else { &["rps", "p99_ms"] };
+    HEADLINE.into_iter().filter(move |key| keys.contains(key))
+}
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,8 @@
 //! "is it the GC?" over a cell's repeats and `tail_points` the slow requests and stops its chart draws, `timelines`
 //! each cell's typical repeat over time, `curves` latency against throughput over ladder and search steps (ranked per
 //! step), `capacity` a cell's capacity over its repeats, `equal_load` which latencies are comparable (same achieved
-//! rate), `recommend` the recommendation, and `analysis` puts it together into the `model` (report.json). Rendering:
+//! rate), `recommend` the recommendation, `host_effect` whether a repeat's
+//! server explains a cell's spread (sweeps over several servers), and `analysis` puts it together into the `model` (report.json). Rendering:
 //! `tables` the table values, `grid` the headline figures of a sweep over two axes as grids, `cell_styles` each
 //! cell's look in the charts, `markdown`, `html` (with `charts`) and `terminal` (the end-of-run tables). `compare`
 //! compares two runs, `cli` the subcommands. User documentation: docs/report.md.
@@ -23,6 +24,10 @@ mod compare;
 mod curves;
 mod equal_load;
 mod grid;
+mod host_effect;
+#[cfg(test)]
+mod host_effect_tests;
+mod host_fit;
 mod html;
 mod markdown;
 mod metrics;

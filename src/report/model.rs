@@ -10,6 +10,8 @@ use super::capacity::CellCapacity;
 use super::cell_attribution::CellAttribution;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
+use super::host_effect::HostEffect;
+use super::metrics::{Format, metric};
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
 use super::tail_points::TailChart;
@@ -122,6 +124,8 @@ pub struct PhaseAnalysis {
     pub cells: Vec<CellPhase>,
     /// Measured phases only.
     pub recommendation: Option<Recommendation>,
+    /// Whether its repeats' spread follows the servers they ran on; None when they ran on one machine.
+    pub hosts: Option<HostEffect>,
 }
 
 #[derive(Debug, Serialize)]
@@ -153,6 +157,12 @@ pub struct CellPhase {
 impl CellPhase {
     pub fn figure(&self, key: &str) -> Option<&Estimate> {
         self.figures.get(key)
+    }
+
+    /// The figure the cell is ranked on for a headline key: none for a latency measured short of the requested rate.
+    pub fn ranked_figure(&self, key: &str) -> Option<&Estimate> {
+        let latency = metric(key).format == Format::Ms;
+        if latency && self.short_of_rate.is_some() { None } else { self.figure(key) }
     }
 
     /// The points of its curve that every measured repeat ran (a capacity search bisects at different rates in each

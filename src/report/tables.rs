@@ -310,6 +310,9 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
         let why = cell.short_of_rate.as_ref()?;
         Some(format!("{}: not at the requested rate, latency not ranked: {why}", analysis.cell(&cell.cell).label))
     }));
+    if let Some(hosts) = &phase.hosts {
+        notes.extend(hosts.cell_notes(&|cell| analysis.cell(cell).label.clone()));
+    }
     notes.extend(jstat_notes(analysis));
     Table::of_cells(analysis, rows, notes)
 }

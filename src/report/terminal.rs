@@ -1,6 +1,7 @@
 //! The compact tables printed at the end of a run: one per measured phase, the medians the report shows (the same
 //! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
-//! [`TERMINAL_COLUMNS`], else cells as rows; under each, "is it the GC?" in one line per cell.
+//! [`TERMINAL_COLUMNS`], else cells as rows; under each, whether its repeats' spread follows their servers (sweeps over
+//! several) and "is it the GC?" in one line per cell.
 
 use super::cell_attribution::{CellAttribution, Combined, bound_ms, kind_words, overlap_share, percent};
 use super::metrics::{CAPACITY, metric};
@@ -73,6 +74,13 @@ pub fn phase_tables(analysis: &Analysis) -> String {
             shorten_first_column(&mut table);
         }
         out += &render(&table);
+        if let Some(hosts) = &phase.hosts {
+            out += &textwrap::fill(
+                &hosts.sentence,
+                textwrap::Options::new(TERMINAL_COLUMNS).initial_indent(INDENT).subsequent_indent(INDENT),
+            );
+            out.push('\n');
+        }
         out += &gc_lines(analysis, phase);
         out.push('\n');
     }
@@ -323,5 +331,32 @@ mod tests {
         };
         let tables = Report::open(dir.path()).unwrap().terminal_tables();
         assert_eq!(row(&tables, "get", "p99 ms"), ["crashed".to_string(), p99(1), "short".to_string(), p99(2)]);
+    }
+
+    #[test]
+    fn each_phase_over_several_servers_says_under_its_table_whether_its_spread_follows_the_host() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/hosts");
+        let report = Report::open(&fixture).unwrap();
+        let tables = report.terminal_tables();
+        for phase in report.analysis.phases.iter().filter(|phase| phase.measured) {
+            let sentence = &phase.hosts.as_ref().unwrap().sentence;
+            let table = tables.split("\n\n").find(|table| table.trim_start().starts_with(&phase.name)).unwrap();
+            let at = table.find("  is it the GC?").unwrap();
+            let lines: Vec<&str> = table[..at].lines().rev().take_while(|line| !line.contains("GC pause %")).collect();
+            let text: Vec<&str> = lines.iter().rev().map(|line| line.trim()).collect();
+            assert_eq!(
+                text.join(" "),
+                *sentence,
+                "{}: the sentence, wrapped, between the table and the GC lines",
+                phase.name
+            );
+            assert!(
+                lines
+                    .iter()
+                    .all(|line| line.chars().count() <= super::TERMINAL_COLUMNS && line.starts_with(super::INDENT))
+            );
+        }
+        let one_machine = Report::open(&fixture.with_file_name("sweep")).unwrap().terminal_tables();
+        assert!(!one_machine.contains("Repeats ran on") && !one_machine.contains("follows"));
     }
 }

@@ -70,6 +70,11 @@ impl Results {
         read_json::<RepMeta>(&self.rep_files(cell, rep)?.meta()).map(|meta| meta.port)
     }
 
+    /// The server the cell-repeat ran on (its ssh destination, from its meta.json); None: this machine.
+    pub fn host(&self, cell: &str, rep: u32) -> Option<String> {
+        read_json::<RepMeta>(&self.rep_files(cell, rep)?.meta())?.host
+    }
+
     /// Every request of a phase in one cell-repeat: the intervals of `<phase>.hlog` added up (µs).
     pub fn histogram(&self, cell: &str, rep: u32, phase: &str) -> anyhow::Result<Option<Histogram<u64>>> {
         let Some(path) = self.rep_files(cell, rep).map(|files| files.phase_hlog(phase)) else {
