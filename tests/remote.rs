@@ -205,6 +205,12 @@ fn cells_spread_over_two_servers_run_in_parallel_and_a_cells_repeats_change_serv
         spans.iter().any(|(host_b, start_b, end_b)| host_a != host_b && start_a < end_b && start_b < end_a)
     });
     assert!(overlapping, "cell-repeats on different servers ran at the same time: {spans:?}");
+    let report = json(&out.join("report.json"));
+    let get = report["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "get").unwrap();
+    let mut sorted = servers.to_vec();
+    sorted.sort();
+    assert_eq!(get["hosts"]["hosts"], serde_json::json!(sorted), "the report weighs the host: {}", get["hosts"]);
+    assert!(!get["hosts"]["sentence"].as_str().unwrap().is_empty());
     for host in ["s1", "s2"] {
         assert_eq!(left_on(&net, host), [], "nothing left on {host}");
     }
