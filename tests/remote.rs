@@ -272,3 +272,28 @@ fn bench_hosts_refuses_a_loopback_url_before_logging_in() {
          itself; give the target's address as the load hosts reach it\n"
     );
 }
+
+#[test]
+fn a_target_listening_only_on_its_servers_loopback_fails_with_the_fix() {
+    let net = SshNet::start(&["server"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = remote_plan(&dir, &[net.destination("server")], "3s", "");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, text.replace("-Dkv.bind={host}", "-Dkv.bind=127.0.0.1").replace("\"60s\"", "\"8s\"")).unwrap();
+    let output = run_command(&net, &plan, &out).args(["--only", "gc=G1"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let meta = json(&out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/meta.json"));
+    let port = meta["port"].as_u64().unwrap();
+    assert_eq!(
+        meta["cause"].as_str().unwrap(),
+        format!(
+            "not ready at http://{address}:{port}/health within 8s: on {server} the target listens only on \
+             127.0.0.1:{port}, which the load cannot reach from another machine; make it listen on {{host}} \
+             (kv-service: -Dkv.bind={{host}}; Tomcat: the Connector's address)",
+            address = net.address("server"),
+            server = net.destination("server"),
+        )
+    );
+    assert_eq!(left_on(&net, "server"), []);
+}

@@ -133,6 +133,20 @@ pub fn listeners(port: u16) -> Vec<u32> {
     }
 }
 
+/// The local addresses of TCP sockets (IPv4 and IPv6) in LISTEN state on `port`, in this network namespace.
+pub fn listening_addresses(port: u16) -> Vec<std::net::SocketAddr> {
+    let mut entries = ::procfs::net::tcp().unwrap_or_default();
+    entries.extend(::procfs::net::tcp6().unwrap_or_default());
+    let mut addresses: Vec<std::net::SocketAddr> = entries
+        .into_iter()
+        .filter(|e| e.state == TcpState::Listen && e.local_address.port() == port)
+        .map(|e| e.local_address)
+        .collect();
+    addresses.sort();
+    addresses.dedup();
+    addresses
+}
+
 /// Socket inodes of TCP sockets (IPv4 and IPv6) in LISTEN state on `port`, in this network namespace.
 pub fn listening_socket_inodes(port: u16) -> Result<HashSet<u64>> {
     let mut entries = ::procfs::net::tcp().context("cannot read /proc/net/tcp")?;

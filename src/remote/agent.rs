@@ -10,7 +10,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
-use crate::jvm::clock;
+use crate::jvm::{clock, procfs};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::launcher::{LaunchSpec, RunningTarget};
@@ -115,6 +115,7 @@ impl Agent {
                 };
                 Some(Event::Window { window })
             }
+            Request::Listening => Some(Event::Listening { addresses: procfs::listening_addresses(self.spec.port) }),
             Request::Ping => Some(Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) }),
             Request::Heartbeat | Request::Start(_) | Request::Stop { .. } | Request::Load(_) | Request::EndLoad => None,
         }

@@ -26,6 +26,8 @@ pub enum Request {
     Window { start: u64, end: u64 },
     /// The agent's wall clock now; answered by `Pong`.
     Ping,
+    /// The addresses listening on the target's port there; answered by `Listening`.
+    Listening,
     /// Nothing but "still here": an agent that hears nothing for [`SILENCE_LIMIT_S`] stops the target and exits.
     Heartbeat,
     /// Stop the target's whole tree (SIGTERM, SIGKILL after the grace); answered by `Stopped`, then the agent exits.
@@ -85,6 +87,9 @@ pub enum Event {
     },
     LoadFailed {
         message: String,
+    },
+    Listening {
+        addresses: Vec<std::net::SocketAddr>,
     },
 }
 

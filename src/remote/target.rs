@@ -67,6 +67,14 @@ impl RemoteTarget {
         }
     }
 
+    /// The addresses listening on the target's port on its server (None: no answer).
+    pub fn listening(&self) -> Option<Vec<std::net::SocketAddr>> {
+        match self.link.ask(&Request::Listening, ANSWER_LIMIT, |event| matches!(event, Event::Listening { .. })) {
+            Some(Event::Listening { addresses }) => Some(addresses),
+            _ => None,
+        }
+    }
+
     /// The server's wall clock minus this machine's, µs, and the bound of that estimate.
     pub fn clock_offset(&self) -> Option<(i64, i64)> {
         self.link.clock_offset()

@@ -280,7 +280,9 @@ fn wait_until_ready(
         Readiness::TimedOut => {
             meta.status = Status::Failed;
             meta.failure = Some(FailureKind::Environment);
-            meta.cause = Some(format!("not ready at {ready_url} within {startup_timeout:?}"));
+            let listening = target.lock().expect("target").listening(port);
+            let hint = listening.map(|addresses| why_not_ready(run, port, &addresses)).unwrap_or_default();
+            meta.cause = Some(format!("not ready at {ready_url} within {startup_timeout:?}{hint}"));
         }
         Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),
     }
@@ -314,6 +316,24 @@ fn stop_and_judge(
     if let Some(note) = files_note {
         meta.cause = Some(meta.cause.take().map_or(note.clone(), |cause| format!("{cause}; {note}")));
     }
+}
+
+/// What the addresses listening on the cell's port say about a target that never answered its ready URL: nothing
+/// listens (the command ignores `{port}`), or only loopback does while the load comes from another machine.
+fn why_not_ready(run: &CellRun<'_>, port: u16, addresses: &[std::net::SocketAddr]) -> String {
+    let place = run.server.map_or("here".to_string(), |server| format!("on {}", server.destination()));
+    if addresses.is_empty() {
+        return format!(": nothing listens on port {port} {place} (does the command pass {{port}} to the service?)");
+    }
+    if run.server.is_some() && addresses.iter().all(|address| address.ip().is_loopback()) {
+        let shown: Vec<String> = addresses.iter().map(ToString::to_string).collect();
+        return format!(
+            ": {place} the target listens only on {}, which the load cannot reach from another machine; make it \
+             listen on {{host}} (kv-service: -Dkv.bind={{host}}; Tomcat: the Connector's address)",
+            shown.join(", ")
+        );
+    }
+    String::new()
 }
 
 /// The cause of a cell-repeat whose server could not be reached any more.

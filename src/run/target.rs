@@ -98,6 +98,14 @@ impl TargetProcess {
         }
     }
 
+    /// The addresses listening on the target's `port` where it runs (None when its server cannot be asked).
+    pub fn listening(&self, port: u16) -> Option<Vec<std::net::SocketAddr>> {
+        match self {
+            TargetProcess::Local(_) => Some(crate::jvm::procfs::listening_addresses(port)),
+            TargetProcess::Remote(target) => target.listening(),
+        }
+    }
+
     /// Start watching the target's JVM (sampled every second into `csv`, on the target's side); the watch and JVM uptime
     /// 0 on the target's wall clock as PerfData gives it (see [`clock::from_perfdata`]).
     pub fn watch(&mut self, csv: PathBuf) -> (Option<Watch>, Option<(ClockSource, ClockInterval)>) {
