@@ -59,7 +59,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         start: OnceLock::new(),
     };
     let (sender, receiver) = mpsc::channel();
-    let mut hlog = HlogFile::create(options.hlog.as_deref(), options.start_at.unwrap_or_else(SystemTime::now))?;
+    let mut hlog = HlogFile::create(options.hlog.as_deref())?;
     let mut start_unix_us = 0;
     let mut late = None;
     let (recorders, collected) = std::thread::scope(|scope| -> anyhow::Result<_> {
@@ -91,6 +91,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         start_unix_us = unix_us(start_time);
         shared.start.set(start).expect("start is set once");
         shared.barrier.wait();
+        hlog.begin(start_time)?;
         let progress = options.progress.then(|| ProgressLine::new(spec));
         let collected = collect(&receiver, threads, start, progress.as_ref(), &mut hlog)?;
         if let Some(progress) = progress {
