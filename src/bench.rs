@@ -254,7 +254,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
 
 /// 1 when nothing succeeded, 3 when a capacity search ran out of generator, 99 when a threshold failed or a search
 /// found no rate meeting its SLO, 0 otherwise.
-fn exit_code(result: &BenchResult) -> i32 {
+pub fn exit_code(result: &BenchResult) -> i32 {
     let capacity = result.capacity.as_ref();
     if result.successes() == 0 {
         exit::FAILED

@@ -78,6 +78,8 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     }
     let (merged_json, merged_hlog) = (dir.join("merged.json"), dir.join("merged.hlog"));
     let mut args = vec!["merge", "--json", merged_json.to_str().unwrap(), "--hlog", merged_hlog.to_str().unwrap()];
+    // A rule on the merged result: all 2,450 requests, judged as bench judges one run.
+    args.extend(["--threshold", "requests>=2450"]);
     let inputs: Vec<String> = (0..3).map(|index| dir.join(format!("gen{index}.json")).display().to_string()).collect();
     args.extend(inputs.iter().map(String::as_str));
     let (output, _) = jload(&args);
@@ -89,6 +91,7 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     assert_eq!((merged["connections"].as_u64(), merged["threads"].as_u64()), (Some(13), Some(4)));
     assert_eq!((merged["rate"].as_f64(), merged["start_unix_us"].as_i64()), (Some(850.0), Some(start_us)));
     assert_eq!(merged["hosts"].as_array().unwrap().len(), 3);
+    assert_eq!(merged["thresholds"][0]["passed"], true);
     // The 750 requests at 150/s are due over 5 s, the longest: the merged run spans it, a row a second.
     let duration_s = merged["duration_s"].as_f64().unwrap();
     assert!((4.99..6.0).contains(&duration_s), "{duration_s}");
@@ -97,6 +100,9 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     let every_request = python_figures(&logs.iter().map(|path| path.as_path()).collect::<Vec<_>>());
     assert_eq!(figures_of(&merged), every_request, "the merge equals every request's histogram");
     assert_eq!(python_figures(&[&merged_hlog]), every_request, "the merged .hlog holds every request");
+    let mut failing = vec!["merge", "--threshold", "requests>2450"];
+    failing.extend(inputs.iter().map(String::as_str));
+    assert_eq!(jload(&failing).0.status.code(), Some(99), "a rule the merged result fails exits 99");
 }
 
 #[test]
