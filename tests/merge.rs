@@ -121,6 +121,17 @@ fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
     assert!(first >= start_us && first < start_us + 1_000_000, "first request {} µs after the start", first - start_us);
 }
 
+#[test]
+fn a_share_of_a_load_runs_its_part_of_the_connections_and_requests() {
+    let server = serve(|_| ok("v"));
+    let (code, result, _) =
+        common::bench_json(&["-n", "100", "-c", "5", "-t", "2", "--share", "1/3", &server.url("/")]);
+    assert_eq!(code, 0);
+    // 100 requests and 5 connections among 3: the first generators take one more (34, 33, 33; 2, 2, 1).
+    assert_eq!((result["requests"].as_u64(), result["connections"].as_u64()), (Some(33), Some(2)));
+    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), 33);
+}
+
 fn one_line_bad_input(args: &[&str]) -> String {
     let (output, _) = jload(args);
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
