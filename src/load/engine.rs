@@ -105,6 +105,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         Ok((recorders, collected))
     })?;
     if let Some(behind) = late {
+        hlog.discard();
         anyhow::bail!(
             "connecting took until {} ms past the start time {}: give a later start time",
             behind.as_millis(),

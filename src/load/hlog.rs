@@ -97,6 +97,14 @@ impl HlogFile {
         Ok(())
     }
 
+    /// Remove the unfinished log (a run that could not start leaves no file behind).
+    pub fn discard(self) {
+        if let Some((_, temporary, file)) = self.target {
+            drop(file);
+            let _ = std::fs::remove_file(temporary);
+        }
+    }
+
     /// Flush the log to disk and give it its name.
     pub fn finish(self) -> anyhow::Result<()> {
         let Some((path, temporary, file)) = self.target else { return Ok(()) };
