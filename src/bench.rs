@@ -94,7 +94,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "TIME", value_parser = start_at::parse)]
     pub start_at: Option<SystemTime>,
     /// Run only this generator's share of the load given, when COUNT generators share it (INDEX from 0): the rate
-    /// split evenly, connections, threads and -n as evenly as possible, the duration unchanged (see `jload merge`).
+    /// split evenly (the schedules interleaved), connections, threads and -n as evenly as possible, the duration
+    /// unchanged (see `jload merge`).
     #[arg(long, value_name = "INDEX/COUNT", value_parser = parse_share)]
     pub share: Option<(usize, usize)>,
     /// Pass/fail rule such as p99<50ms, p999<=200ms, errors<0.1%, rps>10000 (repeatable); exit 99 if one fails.

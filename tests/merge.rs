@@ -132,6 +132,23 @@ fn a_share_of_a_load_runs_its_part_of_the_connections_and_requests() {
     assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), 33);
 }
 
+#[test]
+fn the_second_of_two_open_model_shares_sends_half_an_interval_after_the_first() {
+    let first_request: Arc<Mutex<Option<SystemTime>>> = Arc::default();
+    let seen = first_request.clone();
+    let server = serve(move |_| {
+        seen.lock().unwrap().get_or_insert_with(SystemTime::now);
+        ok("v")
+    });
+    let (start_at, start_us) = start_time(Duration::from_secs(2));
+    // 10 req/s in total between 2 generators: each sends every 200 ms, the second 100 ms after the first.
+    let args = ["-R", "10", "-n", "4", "-c", "2", "--share", "1/2", "--start-at", &start_at, &server.url("/")];
+    let (code, result, _) = common::bench_json(&args);
+    assert_eq!((code, result["requests"].as_u64()), (0, Some(2)));
+    let first = unix_us(first_request.lock().unwrap().expect("requests were sent"));
+    assert!(first >= start_us + 100_000 && first < start_us + 1_000_000, "first request {} µs in", first - start_us);
+}
+
 fn one_line_bad_input(args: &[&str]) -> String {
     let (output, _) = jload(args);
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();

@@ -50,6 +50,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         set,
         total_connections: spec.connections,
         rate: spec.rate,
+        schedule_phase: spec.schedule_phase,
         max_requests: spec.stop.requests,
         duration: spec.stop.duration,
         timeout: spec.timeout,
