@@ -105,14 +105,20 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     assert_eq!(jload(&failing).0.status.code(), Some(99), "a rule the merged result fails exits 99");
 }
 
-#[test]
-fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
+/// A server answering every request, noting when the first one arrived (wall clock).
+fn server_noting_its_first_request() -> (common::TestServer, Arc<Mutex<Option<SystemTime>>>) {
     let first_request: Arc<Mutex<Option<SystemTime>>> = Arc::default();
     let seen = first_request.clone();
     let server = serve(move |_| {
         seen.lock().unwrap().get_or_insert_with(SystemTime::now);
         ok("v")
     });
+    (server, first_request)
+}
+
+#[test]
+fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
+    let (server, first_request) = server_noting_its_first_request();
     let (start_at, start_us) = start_time(Duration::from_secs(2));
     let (code, result, _) = common::bench_json(&["-n", "50", "-c", "2", "--start-at", &start_at, &server.url("/")]);
     assert_eq!(code, 0);
@@ -134,12 +140,7 @@ fn a_share_of_a_load_runs_its_part_of_the_connections_and_requests() {
 
 #[test]
 fn the_second_of_two_open_model_shares_sends_half_an_interval_after_the_first() {
-    let first_request: Arc<Mutex<Option<SystemTime>>> = Arc::default();
-    let seen = first_request.clone();
-    let server = serve(move |_| {
-        seen.lock().unwrap().get_or_insert_with(SystemTime::now);
-        ok("v")
-    });
+    let (server, first_request) = server_noting_its_first_request();
     let (start_at, start_us) = start_time(Duration::from_secs(2));
     // 10 req/s in total between 2 generators: each sends every 200 ms, the second 100 ms after the first.
     let args = ["-R", "10", "-n", "4", "-c", "2", "--share", "1/2", "--start-at", &start_at, &server.url("/")];
