@@ -101,7 +101,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "TIME", value_parser = start_at::parse)]
     pub start_at: Option<SystemTime>,
     /// Run only this generator's share of the load given, when COUNT generators share it (INDEX from 0): the rate
-    /// split evenly, connections, threads and -n as evenly as possible, the duration unchanged (see `jload merge`).
+    /// split evenly (the schedules interleaved), connections, threads and -n as evenly as possible, the duration
+    /// unchanged (see `jload merge`).
     #[arg(long, value_name = "INDEX/COUNT", value_parser = parse_share)]
     pub share: Option<(usize, usize)>,
     /// Generate the load from these hosts over ssh (user@host or ~/.ssh/config aliases, comma-separated): each runs
@@ -273,7 +274,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<i32> {
 
 /// 1 when nothing succeeded, 3 when a capacity search ran out of generator, 99 when a threshold failed or a search
 /// found no rate meeting its SLO, 0 otherwise.
-fn exit_code(result: &BenchResult) -> i32 {
+pub fn exit_code(result: &BenchResult) -> i32 {
     let capacity = result.capacity.as_ref();
     if result.successes() == 0 {
         exit::FAILED

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::atomic_file::write_json;
-use crate::error::{bad_input, exit};
+use crate::bench;
+use crate::error::bad_input;
 use crate::load::result::BenchResult;
+use crate::load::threshold::Threshold;
 use crate::load::{hlog, merge, printout};
 
 #[derive(Args, Debug, Clone)]
@@ -26,16 +28,22 @@ pub struct MergeArgs {
     /// Write the merged HdrHistogram interval log (one interval per second, microseconds) to this file.
     #[arg(long)]
     pub hlog: Option<PathBuf>,
+    /// Pass/fail rule on the merged result, as `jload bench --threshold` (p99<50ms, errors<0.1%, rps>10000;
+    /// repeatable); exit 99 if one fails.
+    #[arg(long = "threshold")]
+    pub thresholds: Vec<String>,
 }
 
 /// Run `jload merge` and return the process exit code.
 pub fn run(args: MergeArgs) -> anyhow::Result<i32> {
+    let thresholds = args.thresholds.iter().map(|text| Threshold::parse(text)).collect::<anyhow::Result<Vec<_>>>()?;
     let parts = args
         .results
         .iter()
         .map(|path| Ok((path.display().to_string(), read_result(path)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let merged = merge::merge(&parts)?;
+    let mut merged = merge::merge(&parts)?;
+    merged.thresholds = thresholds.iter().map(|threshold| threshold.judge(&merged)).collect();
     // The files first: a closed stdout ends jload at the first print (see main.rs), and must not lose them.
     if let Some(path) = &args.json {
         write_json(path, &merged)?;
@@ -44,7 +52,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<i32> {
         hlog::write_result_log(&merged, path)?;
     }
     print!("{}", printout::render(&merged));
-    Ok(if merged.successes() == 0 { exit::FAILED } else { exit::OK })
+    Ok(bench::exit_code(&merged))
 }
 
 /// A load result from a JSON file, or a one-line error naming the file and what it is not.

@@ -78,6 +78,8 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     }
     let (merged_json, merged_hlog) = (dir.join("merged.json"), dir.join("merged.hlog"));
     let mut args = vec!["merge", "--json", merged_json.to_str().unwrap(), "--hlog", merged_hlog.to_str().unwrap()];
+    // A rule on the merged result: all 2,450 requests, judged as bench judges one run.
+    args.extend(["--threshold", "requests>=2450"]);
     let inputs: Vec<String> = (0..3).map(|index| dir.join(format!("gen{index}.json")).display().to_string()).collect();
     args.extend(inputs.iter().map(String::as_str));
     let (output, _) = jload(&args);
@@ -89,6 +91,7 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     assert_eq!((merged["connections"].as_u64(), merged["threads"].as_u64()), (Some(13), Some(4)));
     assert_eq!((merged["rate"].as_f64(), merged["start_unix_us"].as_i64()), (Some(850.0), Some(start_us)));
     assert_eq!(merged["hosts"].as_array().unwrap().len(), 3);
+    assert_eq!(merged["thresholds"][0]["passed"], true);
     // The 750 requests at 150/s are due over 5 s, the longest: the merged run spans it, a row a second.
     let duration_s = merged["duration_s"].as_f64().unwrap();
     assert!((4.99..6.0).contains(&duration_s), "{duration_s}");
@@ -97,22 +100,54 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     let every_request = python_figures(&logs.iter().map(|path| path.as_path()).collect::<Vec<_>>());
     assert_eq!(figures_of(&merged), every_request, "the merge equals every request's histogram");
     assert_eq!(python_figures(&[&merged_hlog]), every_request, "the merged .hlog holds every request");
+    let mut failing = vec!["merge", "--threshold", "requests>2450"];
+    failing.extend(inputs.iter().map(String::as_str));
+    assert_eq!(jload(&failing).0.status.code(), Some(99), "a rule the merged result fails exits 99");
 }
 
-#[test]
-fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
+/// A server answering every request, noting when the first one arrived (wall clock).
+fn server_noting_its_first_request() -> (common::TestServer, Arc<Mutex<Option<SystemTime>>>) {
     let first_request: Arc<Mutex<Option<SystemTime>>> = Arc::default();
     let seen = first_request.clone();
     let server = serve(move |_| {
         seen.lock().unwrap().get_or_insert_with(SystemTime::now);
         ok("v")
     });
+    (server, first_request)
+}
+
+#[test]
+fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
+    let (server, first_request) = server_noting_its_first_request();
     let (start_at, start_us) = start_time(Duration::from_secs(2));
     let (code, result, _) = common::bench_json(&["-n", "50", "-c", "2", "--start-at", &start_at, &server.url("/")]);
     assert_eq!(code, 0);
     assert_eq!(result["start_unix_us"], start_us);
     let first = unix_us(first_request.lock().unwrap().expect("requests were sent"));
     assert!(first >= start_us && first < start_us + 1_000_000, "first request {} µs after the start", first - start_us);
+}
+
+#[test]
+fn a_share_of_a_load_runs_its_part_of_the_connections_and_requests() {
+    let server = serve(|_| ok("v"));
+    let (code, result, _) =
+        common::bench_json(&["-n", "100", "-c", "5", "-t", "2", "--share", "1/3", &server.url("/")]);
+    assert_eq!(code, 0);
+    // 100 requests and 5 connections among 3: the first generators take one more (34, 33, 33; 2, 2, 1).
+    assert_eq!((result["requests"].as_u64(), result["connections"].as_u64()), (Some(33), Some(2)));
+    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), 33);
+}
+
+#[test]
+fn the_second_of_two_open_model_shares_sends_half_an_interval_after_the_first() {
+    let (server, first_request) = server_noting_its_first_request();
+    let (start_at, start_us) = start_time(Duration::from_secs(2));
+    // 10 req/s in total between 2 generators: each sends every 200 ms, the second 100 ms after the first.
+    let args = ["-R", "10", "-n", "4", "-c", "2", "--share", "1/2", "--start-at", &start_at, &server.url("/")];
+    let (code, result, _) = common::bench_json(&args);
+    assert_eq!((code, result["requests"].as_u64()), (0, Some(2)));
+    let first = unix_us(first_request.lock().unwrap().expect("requests were sent"));
+    assert!(first >= start_us + 100_000 && first < start_us + 1_000_000, "first request {} µs in", first - start_us);
 }
 
 fn one_line_bad_input(args: &[&str]) -> String {

@@ -56,6 +56,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         set,
         total_connections: spec.connections,
         rate: spec.rate,
+        schedule_phase: spec.schedule_phase,
         max_requests: spec.stop.requests,
         duration: spec.stop.duration,
         timeout: spec.timeout,
@@ -65,7 +66,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         start: OnceLock::new(),
     };
     let (sender, receiver) = mpsc::channel();
-    let mut hlog = HlogFile::create(options.hlog.as_deref(), options.start_at.unwrap_or_else(SystemTime::now))?;
+    let mut hlog = HlogFile::create(options.hlog.as_deref())?;
     let mut start_unix_us = 0;
     let mut late = None;
     let (recorders, collected) = std::thread::scope(|scope| -> anyhow::Result<_> {
@@ -108,6 +109,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         start_unix_us = unix_us(start_time);
         shared.start.set(start).expect("start is set once");
         shared.barrier.wait();
+        hlog.begin(start_time)?;
         let progress = options.progress.then(|| ProgressLine::new(spec));
         let collected = collect(&receiver, threads, start, progress.as_ref(), &mut hlog)?;
         if let Some(progress) = progress {
@@ -121,6 +123,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
         Ok((recorders, collected))
     })?;
     if let Some(behind) = late {
+        hlog.discard();
         anyhow::bail!(
             "connecting took until {} ms past the start time {}: give a later start time",
             behind.as_millis(),

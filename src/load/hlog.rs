@@ -40,7 +40,8 @@ pub fn decode(text: &str) -> anyhow::Result<Histogram<u64>> {
 /// start time. Refused when the series holds no histograms (a result written before they were kept).
 pub fn write_result_log(result: &BenchResult, path: &Path) -> anyhow::Result<()> {
     let start = result.start_unix_us.map_or(UNIX_EPOCH, |us| UNIX_EPOCH + Duration::from_micros(us.max(0) as u64));
-    let mut log = HlogFile::create(Some(path), start)?;
+    let mut log = HlogFile::create(Some(path))?;
+    log.begin(start)?;
     for row in &result.series {
         let encoded = row.histogram.as_deref().ok_or_else(|| {
             bad_input(format!("second {} of the series has no histogram: the result predates them", row.second))
@@ -50,16 +51,16 @@ pub fn write_result_log(result: &BenchResult, path: &Path) -> anyhow::Result<()>
     log.finish()
 }
 
-/// An interval log being written: streamed to a temporary name, renamed when complete. Without a path it writes
-/// nothing.
+/// An interval log being written: created (so that a path that cannot be written fails first), begun at the run's
+/// start, streamed to a temporary name, renamed when complete. Without a path it writes nothing.
 pub struct HlogFile {
     target: Option<(PathBuf, PathBuf, BufWriter<File>)>,
     serializer: V2DeflateSerializer,
 }
 
 impl HlogFile {
-    /// Begin the log at `path` with its start and base time at `start` (interval times count from it).
-    pub fn create(path: Option<&Path>, start: SystemTime) -> anyhow::Result<HlogFile> {
+    /// Create the log's file at `path` (under a temporary name).
+    pub fn create(path: Option<&Path>) -> anyhow::Result<HlogFile> {
         let mut hlog = HlogFile { target: None, serializer: V2DeflateSerializer::new() };
         let Some(path) = path else { return Ok(hlog) };
         let mut temporary = path.as_os_str().to_owned();
@@ -67,16 +68,21 @@ impl HlogFile {
         let temporary = PathBuf::from(temporary);
         let file = File::create(&temporary)
             .map_err(|err| bad_input(format!("cannot write --hlog {}: {err}", path.display())))?;
-        let mut file = BufWriter::new(file);
+        hlog.target = Some((path.to_path_buf(), temporary, BufWriter::new(file)));
+        Ok(hlog)
+    }
+
+    /// Write the log's headers: its start and base time at `start`, the run's start (interval times count from it).
+    pub fn begin(&mut self, start: SystemTime) -> anyhow::Result<()> {
+        let Some((_, _, file)) = &mut self.target else { return Ok(()) };
         IntervalLogWriterBuilder::new()
             .add_comment(&format!("jload {} latency interval log, values in microseconds", env!("CARGO_PKG_VERSION")))
             .with_start_time(start)
             .with_base_time(start)
             .with_max_value_divisor(1000.0)
-            .begin_log_with(&mut file, &mut hlog.serializer)?;
+            .begin_log_with(file, &mut self.serializer)?;
         file.write_all(b"\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")?;
-        hlog.target = Some((path.to_path_buf(), temporary, file));
-        Ok(hlog)
+        Ok(())
     }
 
     /// Append one interval: `histogram`, beginning `start` after the log's start time and lasting `length`.
@@ -89,6 +95,14 @@ impl HlogFile {
             .write_histogram(histogram, start, length, None)
             .map_err(|err| anyhow::anyhow!("cannot write an hlog interval: {err}"))?;
         Ok(())
+    }
+
+    /// Remove the unfinished log (a run that could not start leaves no file behind).
+    pub fn discard(self) {
+        if let Some((_, temporary, file)) = self.target {
+            drop(file);
+            let _ = std::fs::remove_file(temporary);
+        }
     }
 
     /// Flush the log to disk and give it its name.

@@ -165,3 +165,12 @@ fn a_part_without_histograms_a_ladder_another_model_or_other_requests_is_refused
     assert!(refusal(vec![run(), ladder]).starts_with("gen2 is a rate ladder or capacity search"));
     assert_eq!(refusal(Vec::new()), "nothing to merge: give the results of at least one run");
 }
+
+#[test]
+fn one_part_merged_alone_keeps_its_figures() {
+    let alone = part(T, &[&[1_000, 2_000, 70_000], &[3_000]], Some(4.0), 2, 1);
+    let merged = merge(&labelled(vec![alone.clone()])).unwrap();
+    assert_eq!((merged.latency_ms, merged.latency_uncorrected_ms), (alone.latency_ms, alone.latency_uncorrected_ms));
+    assert_eq!((merged.requests, merged.rps, merged.duration_s), (alone.requests, alone.rps, alone.duration_s));
+    assert_eq!((&merged.series, &merged.histograms), (&alone.series, &alone.histograms));
+}

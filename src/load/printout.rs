@@ -244,19 +244,6 @@ fn per_request_table(out: &mut String, result: &BenchResult) {
     labelled_table(out, "Per request", &PER_REQUEST_COLUMNS, &header, rows);
 }
 
-/// The per-request table's columns, then the busiest thread's CPU and whose limit it was.
-const PER_HOST_COLUMNS: [Column; 9] = [
-    Column::left(4),
-    Column::right(10).after(2),
-    Column::right(10).after(2),
-    Column::right(8).after(2),
-    Column::right(8).after(2),
-    Column::right(8).after(2),
-    Column::right(8).after(2),
-    Column::right(6).after(2),
-    Column::left(0).after(2),
-];
-
 /// One row per load generator of a merged result (see `super::merge`): its own figures, its busiest thread's CPU
 /// (open model), and whose limit it hit.
 fn per_host_table(out: &mut String, result: &BenchResult) {
@@ -271,7 +258,10 @@ fn per_host_table(out: &mut String, result: &BenchResult) {
         cells.push(host.limited_by.as_ref().map_or("-".to_string(), |limit| limit.side.name().to_string()));
         cells
     });
-    labelled_table(out, "Per host", &PER_HOST_COLUMNS, &header, rows);
+    // The per-request table's columns, then the busiest thread's CPU and whose limit it was.
+    let columns: Vec<Column> =
+        PER_REQUEST_COLUMNS.into_iter().chain([Column::right(6).after(2), Column::left(0).after(2)]).collect();
+    labelled_table(out, "Per host", &columns, &header, rows);
 }
 
 /// The cells of a row of a per-request or per-host table: name, requests, req/s, p50, p99 and max in ms, errors.

@@ -398,6 +398,14 @@ impl BenchResult {
         }
     }
 
+    /// The result without its histograms (`histograms`, each second's `histogram`): for a summary of many results,
+    /// which the figures suffice for; each result's own record keeps them.
+    pub fn without_histograms(mut self) -> BenchResult {
+        self.histograms = None;
+        self.series.iter_mut().for_each(|row| row.histogram = None);
+        self
+    }
+
     /// Latency corrected for coordinated omission: from the due time in the open model, with the requests a waiting
     /// connection did not send in the closed model. None for a closed-model record written before the correction.
     pub fn corrected_latency(&self) -> Option<&LatencySummary> {
@@ -524,6 +532,19 @@ pub(crate) mod tests {
     fn a_closed_model_result_has_no_schedule_and_no_generator_block() {
         let result = result_of(&Recorder::new(1, false));
         assert_eq!((result.due, result.generator, result.limited_by), (None, None, None));
+    }
+
+    #[test]
+    fn a_result_without_histograms_keeps_every_figure() {
+        let mut recorder = Recorder::new(1, false);
+        recorder.response(0, 2_000, 2_000, 200, true);
+        let mut result = result_of(&recorder);
+        result.series = vec![SeriesRow::of(0, 1.0, &recorder.take_interval())];
+        assert!(result.histograms.is_some() && result.series[0].histogram.is_some());
+        let stripped = result.clone().without_histograms();
+        assert_eq!((stripped.histograms.as_ref(), stripped.series[0].histogram.as_ref()), (None, None));
+        let figures = |result: &BenchResult| (result.requests, result.latency_ms, result.series[0].p99_ms);
+        assert_eq!(figures(&stripped), figures(&result));
     }
 
     #[test]

@@ -68,6 +68,11 @@ pub struct LoadSpec {
     pub timeout: Duration,
     /// Status codes that count as success (others are `status` errors).
     pub ok_status: OkStatus,
+    /// Open model: where this generator's sends fall within the schedule's interval, as a fraction of it (0 ≤ φ < 1).
+    /// Generator i of n sharing a load ([`LoadSpec::share`]) sends at (k + i/n) / its rate, so that together they
+    /// keep one even schedule at the total rate instead of sending in groups. 0 for a load of its own.
+    #[serde(default)]
+    pub schedule_phase: f64,
 }
 
 /// A setting of a load run, for naming it in errors (each front end has its own name for it).
@@ -218,6 +223,7 @@ impl LoadInput {
             rate: self.rate,
             timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
             ok_status: self.ok_status.unwrap_or_default(),
+            schedule_phase: 0.0,
         };
         spec.check_limits()?;
         RequestSet::compile(&spec.with_target(STAND_IN_HOST, STAND_IN_PORT).requests).map_err(LoadError::Request)?;
@@ -299,8 +305,9 @@ impl LoadSpec {
     }
 
     /// Generator `index`'s part of this load when `parts` generators share it, starting together: the open model's
-    /// rate split evenly, the connections, threads and `-n` requests as evenly as possible (the first ones take one
-    /// more), the duration unchanged. Refused when there are fewer connections (or `-n` requests) than generators.
+    /// rate split evenly (its schedule a `index / parts` interval later than the first's, so that together they send
+    /// on one even schedule), the connections, threads and `-n` requests as evenly as possible (the first ones take
+    /// one more), the duration unchanged. Refused when there are fewer connections (or `-n` requests) than generators.
     pub fn share(&self, parts: usize, index: usize) -> Result<LoadSpec, LoadError> {
         assert!(index < parts, "generator {index} of {parts}");
         let too_few =
@@ -318,6 +325,7 @@ impl LoadSpec {
                 duration: self.stop.duration,
             },
             rate: self.rate.map(|rate| rate / parts as f64),
+            schedule_phase: index as f64 / parts as f64,
             ..self.clone()
         })
     }

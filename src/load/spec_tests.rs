@@ -168,6 +168,9 @@ fn a_shared_load_splits_rate_connections_threads_and_requests_and_keeps_the_dura
         [(4, 2, Some(334), Some(300.0)), (3, 1, Some(334), Some(300.0)), (3, 1, Some(333), Some(300.0))]
     );
     assert!(shares.iter().all(|part| part.stop.duration == whole.stop.duration && part.requests == whole.requests));
+    // Each a third of an interval after the one before: together one even schedule at 900/s.
+    let phases: Vec<f64> = shares.iter().map(|part| part.schedule_phase).collect();
+    assert_eq!(phases, [0.0, 1.0 / 3.0, 2.0 / 3.0]);
 }
 
 #[test]

@@ -30,6 +30,8 @@ pub struct Shared {
     pub set: RequestSet,
     pub total_connections: usize,
     pub rate: Option<f64>,
+    /// Open model: the schedule's phase, a fraction of its interval (see `LoadSpec::schedule_phase`).
+    pub schedule_phase: f64,
     pub max_requests: Option<u64>,
     pub duration: Option<Duration>,
     pub timeout: Duration,
@@ -350,13 +352,14 @@ impl Worker<'_> {
     }
 
     /// Open model: the intended time of this connection's `slot`-th request — the run's request number
-    /// `first + slot·C` of an even schedule at the rate — or None when -n ends the schedule before it.
+    /// `first + slot·C` of an even schedule at the rate, shifted by its phase — or None when -n ends the schedule before it.
     fn slot_time(&self, index: usize, slot: u64) -> Option<Instant> {
         let number = (self.assignment.first_connection + index) as u64 + slot * self.shared.total_connections as u64;
         if self.shared.max_requests.is_some_and(|max| number >= max) {
             return None;
         }
-        Some(self.start + Duration::from_secs_f64(number as f64 / self.shared.rate.expect("open model")))
+        let at = (number as f64 + self.shared.schedule_phase) / self.shared.rate.expect("open model");
+        Some(self.start + Duration::from_secs_f64(at))
     }
 
     /// Open model: how many of this connection's scheduled requests fell due before `end` (slots 0, 1, … whose

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use crate::plan::Plan;
 use crate::plan::matrix::Cell;
-use crate::results::{CellSummary, FailureKind, RepMeta, RepSummary, ResultsDir, SUMMARY_VERSION, Status, Summary};
+use crate::results::{
+    CellSummary, FailureKind, PhaseRecord, RepMeta, RepSummary, ResultsDir, SUMMARY_VERSION, Status, Summary,
+};
 
 /// Whether a sweep (first run or `--resume`) runs this cell-repeat: it never ran, was interrupted, or failed for a
 /// reason of the environment. Cell-repeats that ran (`ok`), crashed, or failed by their configuration are kept.
@@ -35,7 +37,11 @@ pub fn build_summary(plan: &Plan, cells: &[Cell], results: &ResultsDir) -> Summa
                             .filter_map(|phase| {
                                 results
                                     .read_phase(&cell.dir, rep, &phase.name)
-                                    .map(|record| (phase.name.clone(), record))
+                                    // The histograms stay in the phase's own record: the summary needs the figures.
+                                    .map(|record| {
+                                        let bench = record.bench.without_histograms();
+                                        (phase.name.clone(), PhaseRecord { bench, ..record })
+                                    })
                             })
                             .collect();
                         RepSummary { rep, status: meta.status, cause: meta.cause, phases }

@@ -306,3 +306,14 @@ pub fn folder_of(out: &Path, id: &str) -> String {
 pub fn gc_log_option(path: &Path) -> String {
     format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", path.display())
 }
+
+/// A phase record as summary.json repeats it: without its histograms (`histograms`, each series row's `histogram`),
+/// which stay in the phase's own file.
+pub fn without_histograms(record: &serde_json::Value) -> serde_json::Value {
+    let mut record = record.clone();
+    record.as_object_mut().expect("a record is an object").remove("histograms");
+    for row in record["series"].as_array_mut().into_iter().flatten() {
+        row.as_object_mut().expect("a series row is an object").remove("histogram");
+    }
+    record
+}
