@@ -1,6 +1,6 @@
 //! Several real `jload bench` processes started together with `--start-at` against one real server on 127.0.0.1, then
 //! `jload merge`: counts add, and the merged percentiles equal those an independent HdrHistogram implementation
-//! (Python's `hdrhistogram` package, tests/python/hlog_percentiles.py) reads from every interval of the generators'
+//! (the reference Java HdrHistogram, tests/java/HlogPercentiles.java) reads from every interval of the generators'
 //! .hlog files, and from the merged .hlog. `--start-at` starts a run's clock at its instant; bad input to either
 //! command is one line and exit 2.
 
@@ -23,14 +23,22 @@ fn start_time(ahead: Duration) -> (String, i64) {
     (format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000), micros)
 }
 
+/// Debian's libhdrhistogram-java (`.ci/run` installs it).
+const REFERENCE_JAR: &str = "/usr/share/java/hdrhistogram.jar";
+
 /// The figures (µs) the independent implementation reads from these interval logs, every interval added.
-fn python_figures(logs: &[&Path]) -> serde_json::Value {
-    let output = Command::new("python3")
-        .arg(repo().join("tests/python/hlog_percentiles.py"))
+fn reference_figures(logs: &[&Path]) -> serde_json::Value {
+    let output = Command::new("java")
+        .args(["-cp", REFERENCE_JAR])
+        .arg(repo().join("tests/java/HlogPercentiles.java"))
         .args(logs)
         .output()
-        .expect("python3 runs (with `pip install hdrhistogram`)");
-    assert!(output.status.success(), "hlog_percentiles.py: {}", String::from_utf8_lossy(&output.stderr));
+        .expect("java runs");
+    assert!(
+        output.status.success(),
+        "HlogPercentiles.java (needs {REFERENCE_JAR}): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
@@ -97,9 +105,9 @@ fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_
     assert!((4.99..6.0).contains(&duration_s), "{duration_s}");
     assert_eq!(merged["series"].as_array().unwrap().len() as f64, duration_s.ceil());
     let logs: Vec<_> = (0..3).map(|index| dir.join(format!("gen{index}.hlog"))).collect();
-    let every_request = python_figures(&logs.iter().map(|path| path.as_path()).collect::<Vec<_>>());
+    let every_request = reference_figures(&logs.iter().map(|path| path.as_path()).collect::<Vec<_>>());
     assert_eq!(figures_of(&merged), every_request, "the merge equals every request's histogram");
-    assert_eq!(python_figures(&[&merged_hlog]), every_request, "the merged .hlog holds every request");
+    assert_eq!(reference_figures(&[&merged_hlog]), every_request, "the merged .hlog holds every request");
     let mut failing = vec!["merge", "--threshold", "requests>2450"];
     failing.extend(inputs.iter().map(String::as_str));
     assert_eq!(jload(&failing).0.status.code(), Some(99), "a rule the merged result fails exits 99");

@@ -280,7 +280,8 @@ fn a_target_listening_only_on_its_servers_loopback_fails_with_the_fix() {
     let out = dir.join("results");
     let plan = remote_plan(&dir, &[net.destination("server")], "3s", "");
     let text = std::fs::read_to_string(&plan).unwrap();
-    std::fs::write(&plan, text.replace("-Dkv.bind={host}", "-Dkv.bind=127.0.0.1").replace("\"60s\"", "\"8s\"")).unwrap();
+    std::fs::write(&plan, text.replace("-Dkv.bind={host}", "-Dkv.bind=127.0.0.1").replace("\"60s\"", "\"8s\""))
+        .unwrap();
     let output = run_command(&net, &plan, &out).args(["--only", "gc=G1"]).output().unwrap();
     assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
     let meta = json(&out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/meta.json"));

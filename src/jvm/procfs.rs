@@ -140,7 +140,8 @@ pub fn listening_addresses(port: u16) -> Vec<std::net::SocketAddr> {
     let mut addresses: Vec<std::net::SocketAddr> = entries
         .into_iter()
         .filter(|e| e.state == TcpState::Listen && e.local_address.port() == port)
-        .map(|e| e.local_address)
+        // A JVM's IPv4 socket is an IPv6 one bound to an IPv4-mapped address (::ffff:127.0.0.1): shown as IPv4.
+        .map(|e| std::net::SocketAddr::new(e.local_address.ip().to_canonical(), port))
         .collect();
     addresses.sort();
     addresses.dedup();

@@ -10,9 +10,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
-use crate::jvm::{clock, procfs};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
+use crate::jvm::{clock, procfs};
 use crate::launcher::{LaunchSpec, RunningTarget};
 
 /// The grace a target gets when the agent stops it on its own.
