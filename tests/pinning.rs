@@ -121,8 +121,12 @@ fn a_plan_pinning_the_local_target_or_load_to_a_cpu_this_machine_lacks_is_refuse
 #[test]
 fn a_remote_targets_cpus_are_its_servers_and_not_checked_here() {
     let beyond = available_cpus().last().unwrap() + 1;
-    let (code, stderr) = dry_run(&format!("host = \"root@server\"\ncpus = \"{beyond}\""), "");
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = dry_run(&format!("host = \"root@jload.invalid\"\ncpus = \"{beyond}\""), "");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("jload: target host: ssh root@jload.invalid: `true` failed"),
+        "the plan passed its checks, CPU list included; only logging in to the server failed: {stderr}"
+    );
 }
 
 #[test]
