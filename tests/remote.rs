@@ -298,3 +298,26 @@ fn a_target_listening_only_on_its_servers_loopback_fails_with_the_fix() {
     );
     assert_eq!(left_on(&net, "server"), []);
 }
+
+#[test]
+fn a_remote_target_that_runs_out_of_memory_is_recorded_crashed_from_its_own_words() {
+    let net = SshNet::start(&["server"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = remote_plan(&dir, &[net.destination("server")], "3s", "");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let starved = text
+        .replace("\"-Xmx64m\"", "\"-Xmx32m\", \"-Dkv.maxMemory=1g\"")
+        .replace("keyRange=2000&valueSize=100\"", "keyRange=2000&valueSize=100000\"");
+    std::fs::write(&plan, starved).unwrap();
+    let output = run_command(&net, &plan, &out).args(["--only", "gc=G1"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let rep = out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!(meta["status"], "crashed", "{stderr}\n{meta:#}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with("OutOfMemoryError: Terminating due to java.lang.OutOfMemoryError"), "{cause}");
+    let said = ["stdout.log", "stderr.log"].map(|file| std::fs::read_to_string(rep.join(file)).unwrap()).concat();
+    assert!(said.contains(cause.trim_start_matches("OutOfMemoryError: ")), "the evidence came home: {said}");
+    assert_eq!(left_on(&net, "server"), []);
+}
