@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::cpuset::CpuSet;
+use crate::jvm::clock::{self, ClockInterval, ClockSource};
+use crate::jvm::watch::JvmWatch;
 use crate::jvm::{discovery, procfs};
 use crate::results::ExitInfo;
 
@@ -143,6 +145,17 @@ impl RunningTarget {
             candidates.push(self.pid);
         }
         discovery::service_jvm(&candidates, self.port)
+    }
+
+    /// Start watching the JVM to sample (see [`RunningTarget::jvm_pid`]) every second into the `csv` file (a cell's
+    /// gcstat.csv), and read where its uptime 0 lies on the wall clock from its PerfData ([`clock::from_perfdata`]).
+    /// None for the watch when no JVM with PerfData is found in the tree within 5 s.
+    pub fn watch_jvm(&mut self, csv: PathBuf) -> (Option<JvmWatch>, Option<(ClockSource, ClockInterval)>) {
+        let jvm_pid = self.jvm_pid();
+        let clock = jvm_pid.and_then(clock::from_perfdata);
+        let watch = jvm_pid
+            .and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), Some(csv), Duration::from_secs(5)).ok());
+        (watch, clock)
     }
 
     /// Stop the whole tree: SIGTERM, then SIGKILL after `grace` to whatever is left. Returns how the started

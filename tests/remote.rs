@@ -241,6 +241,7 @@ fn bench_from_two_load_hosts_prints_one_merged_result_with_each_hosts_share() {
         .output()
         .unwrap();
     let _ = service.kill();
+    let _ = service.wait();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -320,4 +321,39 @@ fn a_remote_target_that_runs_out_of_memory_is_recorded_crashed_from_its_own_word
     let said = ["stdout.log", "stderr.log"].map(|file| std::fs::read_to_string(rep.join(file)).unwrap()).concat();
     assert!(said.contains(cause.trim_start_matches("OutOfMemoryError: ")), "the evidence came home: {said}");
     assert_eq!(left_on(&net, "server"), []);
+}
+
+#[test]
+fn jload_killed_mid_phase_leaves_no_jvm_on_the_server() {
+    let net = SshNet::start(&["server"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = remote_plan(&dir, &[net.destination("server")], "40s", "");
+    let mut child = run_command(&net, &plan, &out)
+        .args(["--only", "gc=G1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let fill_done = || {
+        out.join("run.json").is_file()
+            && out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/fill.json").is_file()
+    };
+    while !fill_done() {
+        assert!(Instant::now() < deadline, "the fill phase never ended");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(net.processes("server").iter().any(|(_, name)| name == "java"), "the target runs on the server");
+    child.kill().unwrap(); // SIGKILL: jload cannot stop anything itself
+    child.wait().unwrap();
+    let killed = Instant::now();
+    while !left_on(&net, "server").is_empty() {
+        assert!(
+            killed.elapsed() < Duration::from_secs(15),
+            "the JVM outlived the jload that started it: {:?}",
+            left_on(&net, "server")
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

@@ -10,9 +10,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
+use crate::jvm::procfs;
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
-use crate::jvm::{clock, procfs};
 use crate::launcher::{LaunchSpec, RunningTarget};
 
 /// The grace a target gets when the agent stops it on its own.
@@ -22,13 +22,10 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 pub fn serve_target() -> anyhow::Result<i32> {
     let requests = read_requests();
     let mut out = std::io::stdout().lock();
-    let spec = loop {
-        match requests.recv().ok().flatten() {
-            Some(Request::Start(spec)) => break spec,
-            Some(Request::Heartbeat) => {}
-            _ => anyhow::bail!("jload agent target: the first request must be start"),
-        }
-    };
+    let spec = first_request(&requests, &mut out, "start", |request| match request {
+        Request::Start(spec) => Some(spec),
+        _ => None,
+    })?;
     let mut target = match start(&spec) {
         Ok(target) => target,
         Err(err) => {
@@ -94,13 +91,11 @@ impl Agent {
     fn answer(&mut self, request: Request) -> Option<Event> {
         match request {
             Request::Watch => {
-                let jvm_pid = self.target.jvm_pid();
-                let clock = jvm_pid.and_then(clock::from_perfdata);
                 let dir = self.spec.stdout.parent().unwrap_or(std::path::Path::new("."));
-                let csv = Some(crate::results::RepFiles::of(dir).gcstat());
-                self.watch = jvm_pid
-                    .and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), csv, Duration::from_secs(5)).ok());
-                Some(Event::Watching { jvm_pid: jvm_pid.filter(|_| self.watch.is_some()), clock })
+                let (watch, clock) = self.target.watch_jvm(crate::results::RepFiles::of(dir).gcstat());
+                let jvm_pid = watch.as_ref().and_then(|_| self.target.jvm_pid());
+                self.watch = watch;
+                Some(Event::Watching { jvm_pid, clock })
             }
             Request::Mark { id } => {
                 let sample = self.watch.as_ref().and_then(JvmWatch::mark);
@@ -110,7 +105,7 @@ impl Agent {
             }
             Request::Window { start, end } => {
                 let window = match (&self.watch, self.marks.get(&start), self.marks.get(&end)) {
-                    (Some(watch), Some(Some(start)), Some(Some(end))) => Some(watch.window(start, end)),
+                    (Some(watch), Some(Some(start)), Some(Some(end))) => Some(Box::new(watch.window(start, end))),
                     _ => None,
                 };
                 Some(Event::Window { window })
@@ -135,6 +130,28 @@ fn start(spec: &LaunchSpec) -> anyhow::Result<RunningTarget> {
         std::fs::create_dir_all(dir)?;
     }
     RunningTarget::start(spec)
+}
+
+/// Wait for the request that starts an agent's work (`pick` takes it, `name` names it in the error), answering pings
+/// and ignoring heartbeats meanwhile; anything else first is an error.
+pub fn first_request<T>(
+    requests: &Receiver<Option<Request>>,
+    out: &mut impl Write,
+    name: &str,
+    pick: impl Fn(Request) -> Option<T>,
+) -> anyhow::Result<T> {
+    loop {
+        match requests.recv().ok().flatten() {
+            Some(Request::Heartbeat) => {}
+            Some(Request::Ping) => {
+                send(out, &Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) });
+            }
+            Some(request) => {
+                return pick(request).ok_or_else(|| anyhow::anyhow!("jload agent: the first request must be {name}"));
+            }
+            None => anyhow::bail!("jload agent: the controller left before asking for anything"),
+        }
+    }
 }
 
 /// Requests read from standard input on a thread of their own; None once it closes or carries garbage.

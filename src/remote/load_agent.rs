@@ -5,26 +5,20 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use super::agent::{read_requests, send};
-use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, LoadJob, Request, SILENCE_LIMIT_S};
-use crate::load::engine::{self, RunOptions, unix_us};
+use super::agent::{first_request, read_requests, send};
+use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
+use crate::load::engine::{self, RunOptions};
 
 /// Run one share of a load; the exit code of `jload agent load`.
 pub fn serve_load() -> anyhow::Result<i32> {
     let requests = read_requests();
     let mut out = std::io::stdout().lock();
-    let job: LoadJob = loop {
-        match requests.recv().ok().flatten() {
-            Some(Request::Load(job)) => break job,
-            Some(Request::Heartbeat) => {}
-            Some(Request::Ping) => {
-                send(&mut out, &Event::Pong { unix_us: unix_us(SystemTime::now()) });
-            }
-            _ => anyhow::bail!("jload agent load: the first request must be load"),
-        }
-    };
+    let job = first_request(&requests, &mut out, "load", |request| match request {
+        Request::Load(job) => Some(job),
+        _ => None,
+    })?;
     let stop = Arc::new(AtomicBool::new(false));
     let start_at = UNIX_EPOCH + Duration::from_micros(u64::try_from(job.start_at_unix_us).unwrap_or(0));
     let options = RunOptions { stop: stop.clone(), start_at: Some(start_at), ..RunOptions::default() };

@@ -71,7 +71,7 @@ pub enum Event {
         taken: bool,
     },
     Window {
-        window: Option<JvmWindow>,
+        window: Option<Box<JvmWindow>>,
     },
     Pong {
         unix_us: i64,

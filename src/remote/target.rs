@@ -119,7 +119,7 @@ impl RemoteWatch {
             .link
             .ask(&Request::Window { start, end }, ANSWER_LIMIT, |event| matches!(event, Event::Window { .. }))
         {
-            Some(Event::Window { window }) => window,
+            Some(Event::Window { window }) => window.map(|window| *window),
             _ => None,
         }
     }

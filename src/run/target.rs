@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::jvm::clock::{self, ClockInterval, ClockSource};
+use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::JvmWindow;
@@ -27,7 +27,7 @@ pub enum Watch {
 }
 
 pub enum Mark {
-    Local(JvmSample),
+    Local(Box<JvmSample>),
     Remote(u64),
 }
 
@@ -107,15 +107,11 @@ impl TargetProcess {
     }
 
     /// Start watching the target's JVM (sampled every second into `csv`, on the target's side); the watch and JVM uptime
-    /// 0 on the target's wall clock as PerfData gives it (see [`clock::from_perfdata`]).
+    /// 0 on the target's wall clock as PerfData gives it (see [`RunningTarget::watch_jvm`]).
     pub fn watch(&mut self, csv: PathBuf) -> (Option<Watch>, Option<(ClockSource, ClockInterval)>) {
         match self {
             TargetProcess::Local(target) => {
-                let jvm_pid = target.jvm_pid();
-                let clock = jvm_pid.and_then(clock::from_perfdata);
-                let watch = jvm_pid.and_then(|pid| {
-                    JvmWatch::start(pid, Duration::from_secs(1), Some(csv), Duration::from_secs(5)).ok()
-                });
+                let (watch, clock) = target.watch_jvm(csv);
                 (watch.map(Watch::Local), clock)
             }
             TargetProcess::Remote(target) => {
@@ -138,7 +134,7 @@ impl Watch {
     /// Sample now: a window's edge. None once the JVM cannot be sampled.
     pub fn mark(&self) -> Option<Mark> {
         match self {
-            Watch::Local(watch) => watch.mark().map(Mark::Local),
+            Watch::Local(watch) => watch.mark().map(|sample| Mark::Local(Box::new(sample))),
             Watch::Remote(watch) => watch.mark().map(Mark::Remote),
         }
     }
