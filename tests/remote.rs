@@ -163,6 +163,7 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "the only cell-repeat failed: {stderr}");
+    assert!(stderr.contains("1 cell-repeat(s) failed for a reason outside their configuration"), "{stderr}");
     let meta = json(&out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/meta.json"));
     assert_eq!(meta["status"], "failed", "{meta:#}");
     assert_eq!(meta["failure"], "environment", "--resume runs it again: {meta:#}");

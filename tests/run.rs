@@ -375,7 +375,10 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
         .unwrap();
     let stderr = String::from_utf8_lossy(&first.stderr);
     assert_eq!(first.status.code(), Some(1), "every cell failed: not exit 0: {stderr}");
-    assert!(stderr.contains("failed before they were ready") && stderr.contains("--resume"), "{stderr}");
+    assert!(
+        stderr.contains("failed for a reason outside their configuration") && stderr.contains("--resume"),
+        "{stderr}"
+    );
     let summary = json(&out.join("summary.json"));
     for cell in summary["cells"].as_array().unwrap() {
         assert_eq!(cell["status"], "failed", "{cell}");
@@ -440,7 +443,7 @@ fn a_command_that_cannot_start_fails_every_cell_for_the_environment_and_exits_1(
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("2 cell-repeat(s) failed before they were ready"), "{stderr}");
+    assert!(stderr.contains("2 cell-repeat(s) failed for a reason outside their configuration"), "{stderr}");
     assert!(stderr.contains("every cell-repeat failed"), "{stderr}");
     let summary = json(&out.join("summary.json"));
     for cell in summary["cells"].as_array().unwrap() {

@@ -157,8 +157,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let tally = SweepTally::of(&results, &run_cells, plan.run.repeats);
     if tally.retryable > 0 {
         say!(
-            "jload: {} cell-repeat(s) failed before they were ready (see their cause); once it is fixed, run them \
-             again with: jload run --resume {}",
+            "jload: {} cell-repeat(s) failed for a reason outside their configuration — not ready, or their server \
+             lost (see their cause); once it is fixed, run them again with: jload run --resume {}",
             tally.retryable,
             results.root.display()
         );
