@@ -48,6 +48,20 @@ fn run(net: &SshNet, plan: &Path, out: &Path) -> Output {
     run_command(net, plan, out).output().expect("jload runs")
 }
 
+/// Wait (90 s at most) until the run in `out` has finished cell gc=G1's fill phase, its JVM running on "server".
+fn wait_until_the_get_phase_runs(net: &SshNet, out: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let fill_done = || {
+        out.join("run.json").is_file()
+            && out.join("cells").join(folder_of(out, "gc=G1")).join("rep-1/fill.json").is_file()
+    };
+    while !fill_done() {
+        assert!(Instant::now() < deadline, "the fill phase never ended");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(net.processes("server").iter().any(|(_, name)| name == "java"), "the target runs on the server");
+}
+
 /// Java processes and jload agents still running on `host`.
 fn left_on(net: &SshNet, host: &str) -> Vec<(u32, String)> {
     net.processes(host).into_iter().filter(|(_, name)| name == "java" || name.starts_with("jload")).collect()
@@ -138,16 +152,7 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let fill_done = || {
-        out.join("run.json").is_file()
-            && out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/fill.json").is_file()
-    };
-    while !fill_done() {
-        assert!(Instant::now() < deadline, "the fill phase never ended");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    assert!(net.processes("server").iter().any(|(_, name)| name == "java"), "the target runs on the server");
+    wait_until_the_get_phase_runs(&net, &out);
     std::thread::sleep(Duration::from_secs(3)); // the 40-s get phase runs
     net.cut("server");
     let cut = Instant::now();
@@ -336,16 +341,7 @@ fn jload_killed_mid_phase_leaves_no_jvm_on_the_server() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let fill_done = || {
-        out.join("run.json").is_file()
-            && out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/fill.json").is_file()
-    };
-    while !fill_done() {
-        assert!(Instant::now() < deadline, "the fill phase never ended");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    assert!(net.processes("server").iter().any(|(_, name)| name == "java"), "the target runs on the server");
+    wait_until_the_get_phase_runs(&net, &out);
     child.kill().unwrap(); // SIGKILL: jload cannot stop anything itself
     child.wait().unwrap();
     let killed = Instant::now();
