@@ -3,6 +3,7 @@
 //! result.
 
 mod ladder_flags;
+mod protocol_flags;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -48,7 +49,7 @@ const DEFAULT_METHOD: &str = "GET";
     after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json\n  jload bench --capacity 'p99<=10ms' 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench --rates 1000..32000:6 --step 10s 'http://127.0.0.1:8088/random_get?keyRange=100000'"
 )]
 pub struct BenchArgs {
-    /// Target URL (http:// only). May contain {rand:LO..HI} and {seq} placeholders. Optional with --mix.
+    /// Target URL (http:// or https://). May contain {rand:LO..HI} and {seq} placeholders. Optional with --mix.
     pub url: Option<String>,
     /// Concurrent connections (like wrk -c / ab -c).
     #[arg(short = 'c', long, default_value_t = DEFAULT_CONNECTIONS)]
@@ -147,6 +148,8 @@ pub struct BenchArgs {
     /// Capacity search: the first rate tried [default: a quarter of a 2 s closed-model probe's throughput].
     #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
     pub start_rate: Option<f64>,
+    #[command(flatten)]
+    pub protocol: protocol_flags::ProtocolFlags,
 }
 
 /// What `--json` writes: the load result, plus the JVM's figures with `--jvm`.
@@ -321,6 +324,7 @@ pub fn load_spec(args: &BenchArgs, cpus: Option<&CpuSet>) -> anyhow::Result<Load
         rate: args.rate,
         timeout: args.timeout.as_deref().map(|text| parse_duration("--timeout", text)).transpose()?,
         ok_status: args.ok_status.as_deref().map(OkStatus::parse).transpose()?,
+        protocol: args.protocol.options()?,
     };
     let spec = input.into_spec().map_err(|err| bad_input(err.describe(flag_name)))?;
     match args.share {

@@ -1,7 +1,7 @@
-//! One client connection: its socket, where it is in the request/response cycle, and the non-blocking socket
-//! operations the worker's event loop calls (connect, write the request, read the response).
+//! One client connection: its transport (TCP, or TLS over it), where it is in the request/response cycle, and the
+//! non-blocking operations the worker's event loop calls (connect, handshake, write the request, read the response).
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
@@ -11,12 +11,15 @@ use mio::{Interest, Registry, Token};
 
 use super::http::{Parsed, ResponseParser};
 use super::pause_correction::RecentServiceTime;
+use super::transport::{Handshake, HandshakeError, Security, Transport};
 
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
     /// TCP handshake under way since the given time.
     Connecting(Instant),
+    /// TLS handshake under way; the connect started at the given time.
+    Handshaking(Instant),
     /// Connected, no request in flight (open model: waiting for its next send time).
     Idle,
     /// Request partly written.
@@ -54,7 +57,7 @@ pub enum ReadOutcome {
 }
 
 pub struct Conn {
-    pub stream: Option<TcpStream>,
+    pub transport: Option<Transport>,
     pub state: State,
     /// Index of the request in flight (in the request set).
     pub request: usize,
@@ -77,15 +80,13 @@ pub struct Conn {
     pub behind_by_generator: Duration,
     /// Closed model: the moving mean of this connection's recent service times (its expected request interval).
     pub recent_service: RecentServiceTime,
-    /// Bytes written on the current TCP connection (compared with what the peer acknowledged).
-    written_on_connection: u64,
     writable_interest: bool,
 }
 
 impl Conn {
     pub fn new(now: Instant) -> Conn {
         Conn {
-            stream: None,
+            transport: None,
             state: State::Done,
             request: 0,
             intended: now,
@@ -98,47 +99,87 @@ impl Conn {
             resend_when_connected: false,
             behind_by_generator: Duration::ZERO,
             recent_service: RecentServiceTime::default(),
-            written_on_connection: 0,
             writable_interest: false,
         }
     }
 
+    /// True while the TCP connect or the TLS handshake is under way.
+    pub fn setting_up(&self) -> bool {
+        matches!(self.state, State::Connecting(_) | State::Handshaking(_))
+    }
+
     /// Start a non-blocking connect and register for its completion.
-    pub fn connect(&mut self, registry: &Registry, token: Token, addr: SocketAddr, now: Instant) -> io::Result<()> {
+    pub fn connect(
+        &mut self,
+        registry: &Registry,
+        token: Token,
+        addr: SocketAddr,
+        security: &Security,
+        now: Instant,
+    ) -> io::Result<()> {
         self.close(registry);
         let mut stream = TcpStream::connect(addr)?;
         registry.register(&mut stream, token, Interest::READABLE | Interest::WRITABLE)?;
-        self.stream = Some(stream);
-        self.written_on_connection = 0;
+        self.transport = Some(Transport::new(stream, security)?);
         self.writable_interest = true;
         self.state = State::Connecting(now);
         Ok(())
     }
 
-    /// Called on the first event after `connect`: Ok when the handshake succeeded.
-    pub fn finish_connect(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
-        let stream = self.stream.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))?;
-        if let Some(err) = stream.take_error()? {
-            return Err(err);
+    /// Called on the first event after `connect`: Ok when the TCP handshake succeeded. The connection is then Idle
+    /// (plain TCP) or Handshaking (TLS; `continue_handshake` on its next events).
+    pub fn finish_connect(&mut self, registry: &Registry, token: Token) -> Result<(), HandshakeError> {
+        let State::Connecting(started) = self.state else { return Ok(()) };
+        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected));
+        let transport = transport.map_err(HandshakeError::Io)?;
+        if let Some(err) = transport.tcp.take_error().map_err(HandshakeError::Io)? {
+            return Err(HandshakeError::Io(err));
         }
-        stream.peer_addr()?;
-        stream.set_nodelay(true)?;
-        registry.reregister(stream, token, Interest::READABLE)?;
-        self.writable_interest = false;
+        transport.tcp.peer_addr().map_err(HandshakeError::Io)?;
+        transport.tcp.set_nodelay(true).map_err(HandshakeError::Io)?;
+        if transport.is_tls() {
+            self.state = State::Handshaking(started);
+            return self.continue_handshake(registry, token);
+        }
+        self.set_writable_interest(registry, token, false).map_err(HandshakeError::Io)?;
         self.state = State::Idle;
         Ok(())
     }
 
-    /// Drop the socket (closing it) and forget any partial response.
+    /// Advance the TLS handshake; the connection becomes Idle when it is done.
+    pub fn continue_handshake(&mut self, registry: &Registry, token: Token) -> Result<(), HandshakeError> {
+        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected));
+        let progress = transport.map_err(HandshakeError::Io)?.handshake()?;
+        self.set_writable_interest(registry, token, progress == Handshake::WantWrite).map_err(HandshakeError::Io)?;
+        if progress == Handshake::Done {
+            self.state = State::Idle;
+        }
+        Ok(())
+    }
+
+    /// Ask for writable events too, or stop asking (only when it changes).
+    fn set_writable_interest(&mut self, registry: &Registry, token: Token, writable: bool) -> io::Result<()> {
+        if self.writable_interest == writable {
+            return Ok(());
+        }
+        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))?;
+        let interest = if writable { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
+        registry.reregister(&mut transport.tcp, token, interest)?;
+        self.writable_interest = writable;
+        Ok(())
+    }
+
+    /// Drop the transport (closing the socket) and forget any partial response.
     pub fn close(&mut self, registry: &Registry) {
-        if let Some(mut stream) = self.stream.take() {
-            let _ = registry.deregister(&mut stream);
+        if let Some(mut transport) = self.transport.take() {
+            let _ = registry.deregister(&mut transport.tcp);
         }
         self.parser.reset(false);
         self.write_offset = 0;
     }
 
-    /// Write as much of `bytes[write_offset..]` as the socket takes. Ok(true) when all is written.
+    /// Write as much of `bytes[write_offset..]` as the transport takes. Ok(true) when all is written (with TLS: also
+    /// sent on to the socket).
     pub fn write_request(
         &mut self,
         registry: &Registry,
@@ -146,42 +187,39 @@ impl Conn {
         bytes: &[u8],
         bytes_sent: &mut u64,
     ) -> io::Result<bool> {
-        let stream = self.stream.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))?;
+        let done = self.write_what_fits(bytes, bytes_sent)?;
+        self.set_writable_interest(registry, token, !done)?;
+        self.state = if done { State::Reading } else { State::Writing };
+        Ok(done)
+    }
+
+    /// Ok(true) when every byte is out of this process, Ok(false) when the socket is full before that.
+    fn write_what_fits(&mut self, bytes: &[u8], bytes_sent: &mut u64) -> io::Result<bool> {
+        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))?;
         while self.write_offset < bytes.len() {
-            match stream.write(&bytes[self.write_offset..]) {
+            match transport.write(&bytes[self.write_offset..]) {
                 Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
                 Ok(written) => {
                     self.write_offset += written;
-                    self.written_on_connection += written as u64;
                     *bytes_sent += written as u64;
                 }
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
-                    if !self.writable_interest {
-                        registry.reregister(stream, token, Interest::READABLE | Interest::WRITABLE)?;
-                        self.writable_interest = true;
-                    }
-                    self.state = State::Writing;
-                    return Ok(false);
-                }
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(err) => return Err(err),
             }
         }
-        if self.writable_interest {
-            registry.reregister(stream, token, Interest::READABLE)?;
-            self.writable_interest = false;
-        }
-        self.state = State::Reading;
-        Ok(true)
+        // TLS: the encrypted request may still wait for room in the socket.
+        transport.flush()
     }
 
     /// Read what the socket has and feed the response parser. `buffer` is the worker's shared read buffer.
     /// `peer_closed`: the event said the peer has closed its side, so the end of the stream is already there (edge
     /// triggering announces it once): read on to it rather than stopping at a short read.
     pub fn read_response(&mut self, buffer: &mut [u8], bytes_received: &mut u64, peer_closed: bool) -> ReadOutcome {
-        let Some(stream) = self.stream.as_mut() else { return ReadOutcome::Closed(PeerClose::Fin) };
+        let Some(transport) = self.transport.as_mut() else { return ReadOutcome::Closed(PeerClose::Fin) };
+        let short_read_drains = transport.short_read_drains();
         loop {
-            match stream.read(buffer) {
+            match transport.read(buffer) {
                 Ok(0) => {
                     return match self.parser.feed_eof() {
                         Ok(Parsed::Complete { status, close }) => ReadOutcome::Complete { status, close },
@@ -192,7 +230,9 @@ impl Conn {
                     *bytes_received += count as u64;
                     match self.parser.feed(&buffer[..count]) {
                         Ok(Parsed::Complete { status, close }) => return ReadOutcome::Complete { status, close },
-                        Ok(Parsed::NeedMore) if count < buffer.len() && !peer_closed => return ReadOutcome::Pending,
+                        Ok(Parsed::NeedMore) if count < buffer.len() && !peer_closed && short_read_drains => {
+                            return ReadOutcome::Pending;
+                        }
                         Ok(Parsed::NeedMore) => continue,
                         Err(_) => return ReadOutcome::Failed,
                     }
@@ -221,13 +261,16 @@ impl Conn {
         }
         match how {
             PeerClose::Reset => true,
-            PeerClose::Fin => self.acknowledged_bytes().is_some_and(|acked| acked < self.written_on_connection),
+            PeerClose::Fin => {
+                let sent = self.transport.as_ref().map_or(0, |transport| transport.sent_on_socket);
+                self.acknowledged_bytes().is_some_and(|acked| acked < sent)
+            }
         }
     }
 
     /// Bytes the peer acknowledged on this connection (TCP_INFO; kept after a reset), the SYN counted as one.
     fn acknowledged_bytes(&self) -> Option<u64> {
-        let stream = self.stream.as_ref()?;
+        let stream = &self.transport.as_ref()?.tcp;
         // SAFETY: an all-zero tcp_info is valid; getsockopt writes at most `length` bytes into it.
         let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
         let mut length = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;

@@ -52,7 +52,9 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     let threads = spec.threads.min(spec.connections);
     ensure_open_files(spec.connections, threads)?;
     let request_names = set.requests.iter().map(|request| request.name.clone()).collect();
+    let security = spec.protocol.security(&set.endpoint)?;
     let shared = Shared {
+        security,
         set,
         total_connections: spec.connections,
         rate: spec.rate,

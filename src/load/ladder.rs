@@ -390,7 +390,7 @@ fn broken(result: &BenchResult, rate: f64, window: Duration) -> Option<String> {
         return Some(format!("no request succeeded at {} req/s ({})", format_rate(rate), error_counts(result)));
     }
     let ended_early = result.duration_s < 0.9 * window.as_secs_f64();
-    (result.errors.connect > 0 && ended_early).then(|| {
+    (result.errors.connection_failures() > 0 && ended_early).then(|| {
         format!(
             "the target stopped accepting connections {:.1} s into the step at {} req/s",
             result.duration_s,
@@ -401,11 +401,7 @@ fn broken(result: &BenchResult, rate: f64, window: Duration) -> Option<String> {
 
 /// Errors by class, for a one-line reason.
 fn error_counts(result: &BenchResult) -> String {
-    let errors = &result.errors;
-    format!(
-        "errors: connect {}, timeout {}, read {}, write {}, status {}",
-        errors.connect, errors.timeout, errors.read, errors.write, errors.status
-    )
+    format!("errors: {}", result.errors.describe())
 }
 
 /// A rate as whole requests per second with thousands separators (`12,500`), as every ladder line shows it.
@@ -455,7 +451,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::load::recorder::Recorder;
+    use crate::load::recorder::{Failure, Recorder};
     use crate::load::result::tests::result_of;
 
     #[test]
@@ -489,7 +485,7 @@ mod tests {
         recorder.response(0, 1_000, 1_000, 503, false);
         assert_eq!(
             broken(&result_of(&recorder), 100.0, Duration::from_secs(1)).as_deref(),
-            Some("no request succeeded at 100 req/s (errors: connect 0, timeout 0, read 0, write 0, status 2)")
+            Some("no request succeeded at 100 req/s (errors: status 2)")
         );
     }
 
@@ -497,7 +493,7 @@ mod tests {
     fn a_target_refusing_connections_before_the_window_ended_breaks_the_ladder() {
         let mut recorder = Recorder::new(1, true);
         recorder.response(0, 1_000, 1_000, 200, true);
-        recorder.connect_failure();
+        recorder.connection_failure(Failure::Connect);
         // The run lasted 1 s of a 2 s window: the engine ended it because the target was unreachable.
         assert_eq!(
             broken(&result_of(&recorder), 1500.0, Duration::from_secs(2)).as_deref(),

@@ -125,6 +125,12 @@ fn recorded_by(part: &BenchResult, shift_us: u64) -> anyhow::Result<Recorder> {
     recorder.bytes_sent = part.bytes_sent;
     recorder.late = part.late.unwrap_or(0);
     recorder.reconnects = part.reconnects;
+    if let Some(connects) = &histograms.connects {
+        recorder.connects = hlog::decode(connects)?;
+    }
+    if let Some(setup) = &part.connection_setup {
+        (recorder.negotiated, recorder.tls_error) = (setup.tls.clone(), setup.tls_error.clone());
+    }
     recorder.resent = part.resent;
     recorder.due = part.due.unwrap_or(0);
     recorder.never_sent = Waiting { count: part.never_sent, longest_us: ms_to_us(part.never_sent_longest_wait_ms) };
@@ -147,13 +153,7 @@ fn tally(
     let mut tally = Tally::new();
     tally.latency = latency;
     tally.requests = requests;
-    tally.errors = ErrorCounts {
-        connect: errors.connect,
-        timeout: errors.timeout,
-        read: errors.read,
-        write: errors.write,
-        status: errors.status,
-    };
+    tally.errors = ErrorCounts::from(errors);
     for (code, count) in status_codes {
         let index = code.parse::<usize>().map_or(0, |code| code.min(999));
         tally.status_codes[index] += count;

@@ -65,6 +65,7 @@ pub fn render(result: &BenchResult) -> String {
     let mut out = String::new();
     run_lines(&mut out, result);
     latency_lines(&mut out, result);
+    connection_lines(&mut out, result);
     waiting_lines(&mut out, result);
     late_lines(&mut out, result);
     generator_lines(&mut out, result);
@@ -116,6 +117,26 @@ fn latency_lines(out: &mut String, result: &BenchResult) {
         _ => {
             let _ = writeln!(out, "                {}", latency_row(&result.latency_ms));
         }
+    }
+}
+
+/// How the connections were set up, apart from the requests' latency: how many, how long the TCP connect (and TLS
+/// handshake) took, what TLS agreed on.
+fn connection_lines(out: &mut String, result: &BenchResult) {
+    let Some(setup) = result.connection_setup.as_ref().filter(|setup| setup.connections > 0) else { return };
+    let what = if setup.tls.is_some() { "connect + TLS handshake" } else { "connect" };
+    let time = &setup.time_ms;
+    let _ = writeln!(
+        out,
+        "  Connections   {} set up, {what} p50 {} ms, p99 {} ms, max {} ms",
+        grouped(setup.connections),
+        format_ms(time.p50),
+        format_ms(time.p99),
+        format_ms(time.max)
+    );
+    if let Some(tls) = &setup.tls {
+        let alpn = tls.alpn.as_deref().map_or(String::new(), |alpn| format!(", ALPN {alpn}"));
+        let _ = writeln!(out, "  TLS           {} {}{alpn}", tls.version, tls.cipher);
     }
 }
 
@@ -190,16 +211,10 @@ fn error_lines(out: &mut String, result: &BenchResult) {
         let _ = writeln!(out, "  Errors        none");
     } else {
         let share = result.error_pct().map_or(String::new(), |share| format!(" ({share:.2} %)"));
-        let _ = writeln!(
-            out,
-            "  Errors        {}{share}: connect {}, timeout {}, read {}, write {}, status {}",
-            grouped(errors.total),
-            errors.connect,
-            errors.timeout,
-            errors.read,
-            errors.write,
-            errors.status
-        );
+        let _ = writeln!(out, "  Errors        {}{share}: {}", grouped(errors.total), errors.describe());
+        if let Some(reason) = result.connection_setup.as_ref().and_then(|setup| setup.tls_error.as_deref()) {
+            let _ = writeln!(out, "  TLS failure   {reason}");
+        }
     }
     if !result.status_codes.is_empty() {
         let codes: Vec<String> =

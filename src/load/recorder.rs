@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use super::pause_correction::record_corrected;
 use super::slow::{CAPACITY_PER_THREAD, SlowRequests};
+use super::tls::TlsFailure;
+use super::transport::Negotiated;
 
 /// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
@@ -30,10 +32,14 @@ pub fn tells_about_the_tail(wait_us: u64, usual_us: u64) -> bool {
     wait_us > usual_us
 }
 
-/// Errors by class. `status` counts responses whose code is not a success (4xx/5xx by default).
+/// Errors by class. `status` counts responses whose code is not a success (4xx/5xx by default). The connection
+/// classes (`connect` and the TLS handshake's) count connections that never carried a request, the others requests.
 #[derive(Debug, Default, Clone, Copy, Serialize, PartialEq)]
 pub struct ErrorCounts {
     pub connect: u64,
+    pub tls_handshake: u64,
+    pub tls_certificate: u64,
+    pub tls_alert: u64,
     pub timeout: u64,
     pub read: u64,
     pub write: u64,
@@ -41,12 +47,45 @@ pub struct ErrorCounts {
 }
 
 impl ErrorCounts {
+    /// Every class with the name outputs give it, in the order they list them: the one list of the classes.
+    pub fn by_class(&self) -> [(&'static str, u64); 8] {
+        [
+            ("connect", self.connect),
+            ("tls handshake", self.tls_handshake),
+            ("tls certificate", self.tls_certificate),
+            ("tls alert", self.tls_alert),
+            ("timeout", self.timeout),
+            ("read", self.read),
+            ("write", self.write),
+            ("status", self.status),
+        ]
+    }
+
     pub fn total(&self) -> u64 {
-        self.connect + self.timeout + self.read + self.write + self.status
+        self.by_class().iter().map(|(_, count)| count).sum()
+    }
+
+    /// Connections that failed before carrying a request: refused, timed out, or their TLS handshake failed.
+    pub fn connection_failures(&self) -> u64 {
+        self.connect + self.tls_handshake + self.tls_certificate + self.tls_alert
+    }
+
+    /// The classes as text, those with a count only ("connect 3, tls certificate 12"); "none" when there are none.
+    pub fn describe(&self) -> String {
+        let classes: Vec<String> = self
+            .by_class()
+            .iter()
+            .filter(|(_, count)| *count > 0)
+            .map(|(name, count)| format!("{name} {count}"))
+            .collect();
+        if classes.is_empty() { "none".to_string() } else { classes.join(", ") }
     }
 
     pub fn add(&mut self, other: &ErrorCounts) {
         self.connect += other.connect;
+        self.tls_handshake += other.tls_handshake;
+        self.tls_certificate += other.tls_certificate;
+        self.tls_alert += other.tls_alert;
         self.timeout += other.timeout;
         self.read += other.read;
         self.write += other.write;
@@ -58,6 +97,8 @@ impl ErrorCounts {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
     Connect,
+    /// The TLS handshake failed, of this class.
+    Tls(TlsFailure),
     Timeout,
     Read,
     Write,
@@ -106,6 +147,9 @@ impl Tally {
     fn record_failure(&mut self, failure: Failure) {
         match failure {
             Failure::Connect => self.errors.connect += 1,
+            Failure::Tls(TlsFailure::Handshake) => self.errors.tls_handshake += 1,
+            Failure::Tls(TlsFailure::Certificate) => self.errors.tls_certificate += 1,
+            Failure::Tls(TlsFailure::Alert) => self.errors.tls_alert += 1,
             Failure::Timeout => {
                 self.requests += 1;
                 self.errors.timeout += 1;
@@ -174,6 +218,12 @@ pub struct Recorder {
     pub busiest_thread_busy_pct: f64,
     /// Every completed or timed-out request slower than a rising threshold, one by one (bounded memory).
     pub slow: SlowRequests,
+    /// The time each connection took to become ready for requests — the TCP connect plus, over TLS, the handshake —
+    /// in microseconds; never part of a request's latency.
+    pub connects: Histogram<u64>,
+    /// TLS: what the first handshake agreed on, and why the first failed one failed.
+    pub negotiated: Option<Negotiated>,
+    pub tls_error: Option<String>,
 }
 
 /// Requests still waiting when the run ended: how many, and the longest wait among them.
@@ -218,6 +268,9 @@ impl Recorder {
             busiest_thread_cpu_pct: 0.0,
             busiest_thread_busy_pct: 0.0,
             slow: SlowRequests::with_capacity(CAPACITY_PER_THREAD),
+            connects: new_histogram(),
+            negotiated: None,
+            tls_error: None,
         }
     }
 
@@ -309,10 +362,17 @@ impl Recorder {
         self.interval.errors += 1;
     }
 
-    /// A connection attempt that failed (refused, or no answer within the timeout): not tied to a request name.
-    pub fn connect_failure(&mut self) {
-        self.total.record_failure(Failure::Connect);
+    /// A connection attempt that failed (refused, no answer within the timeout, or its TLS handshake failed: `failure`
+    /// is `Connect` or `Tls`): not tied to a request name.
+    pub fn connection_failure(&mut self, failure: Failure) {
+        debug_assert!(matches!(failure, Failure::Connect | Failure::Tls(_)));
+        self.total.record_failure(failure);
         self.interval.errors += 1;
+    }
+
+    /// A connection ready for requests `setup_us` after its connect began.
+    pub fn connected(&mut self, setup_us: u64) {
+        self.connects.saturating_record(setup_us.max(1));
     }
 
     /// Hand over the second just finished and start a new one.
@@ -348,6 +408,13 @@ impl Recorder {
         }
         self.slipped += other.slipped;
         self.slow.merge(&other.slow);
+        self.connects.add(&other.connects).expect("same histogram bounds");
+        if self.negotiated.is_none() {
+            self.negotiated = other.negotiated.clone();
+        }
+        if self.tls_error.is_none() {
+            self.tls_error = other.tls_error.clone();
+        }
         self.due += other.due;
         self.never_sent.merge(&other.never_sent);
         self.unfinished.merge(&other.unfinished);

@@ -45,7 +45,18 @@ fn default_method() -> String {
 pub struct Endpoint {
     /// `host:port` as written in the URL (for the Host header and messages).
     pub authority: String,
+    /// The host alone, as written (the TLS server name).
+    pub host: String,
     pub addr: SocketAddr,
+    /// `https://`: TLS over the connection.
+    pub tls: bool,
+}
+
+impl Endpoint {
+    /// `scheme://host:port`.
+    pub fn describe(&self) -> String {
+        format!("{}://{}", if self.tls { "https" } else { "http" }, self.authority)
+    }
 }
 
 /// A request ready to be sent many times.
@@ -85,10 +96,11 @@ impl RequestSet {
             let (this_endpoint, request) = compile_one(spec)?;
             match &endpoint {
                 None => endpoint = Some(this_endpoint),
-                Some(first) if first.authority != this_endpoint.authority => {
+                Some(first) if first.authority != this_endpoint.authority || first.tls != this_endpoint.tls => {
                     return Err(bad_input(format!(
-                        "all requests must go to one host and port: '{}' differs from '{}'",
-                        this_endpoint.authority, first.authority
+                        "all requests must go to one scheme, host and port: '{}' differs from '{}'",
+                        this_endpoint.describe(),
+                        first.describe()
                     )));
                 }
                 Some(_) => {}
@@ -169,15 +181,11 @@ pub fn parse_url(url: &str) -> anyhow::Result<(Endpoint, String)> {
     let Some((scheme, rest)) = url.split_once("://") else {
         return Err(bad_input(format!("invalid URL '{url}': write it like http://127.0.0.1:8088/path")));
     };
-    match scheme.to_ascii_lowercase().as_str() {
-        "http" => {}
-        "https" => {
-            return Err(bad_input(format!(
-                "unsupported scheme in '{url}': jload speaks plain HTTP/1.1; use http:// (put a TLS proxy in front if needed)"
-            )));
-        }
-        other => return Err(bad_input(format!("unsupported scheme '{other}' in '{url}'; use http://"))),
-    }
+    let tls = match scheme.to_ascii_lowercase().as_str() {
+        "http" => false,
+        "https" => true,
+        other => return Err(bad_input(format!("unsupported scheme '{other}' in '{url}'; use http:// or https://"))),
+    };
     let path_start = rest.find(['/', '?']).unwrap_or(rest.len());
     let authority = &rest[..path_start];
     let mut target = rest[path_start..].split('#').next().unwrap_or("").to_string();
@@ -190,13 +198,13 @@ pub fn parse_url(url: &str) -> anyhow::Result<(Endpoint, String)> {
         )));
     }
     // Let the url crate validate host and port; placeholders are not part of the authority.
-    let parsed = url::Url::parse(&format!("http://{authority}/"))
+    let parsed = url::Url::parse(&format!("{}://{authority}/", if tls { "https" } else { "http" }))
         .map_err(|err| bad_input(format!("invalid URL '{url}': {err}")))?;
     let host = parsed
         .host_str()
         .filter(|host| !host.is_empty())
         .ok_or_else(|| bad_input(format!("invalid URL '{url}': no host")))?;
-    let port = parsed.port_or_known_default().unwrap_or(80);
+    let port = parsed.port_or_known_default().unwrap_or(if tls { 443 } else { 80 });
     if target.contains([' ', '\r', '\n']) {
         return Err(bad_input(format!("invalid URL '{url}': spaces and line breaks must be percent-encoded (%20)")));
     }
@@ -206,7 +214,7 @@ pub fn parse_url(url: &str) -> anyhow::Result<(Endpoint, String)> {
         .map_err(|err| bad_input(format!("cannot resolve host '{host}' in '{url}': {err}")))?
         .next()
         .ok_or_else(|| bad_input(format!("host '{host}' in '{url}' has no address")))?;
-    Ok((Endpoint { authority: authority.to_string(), addr }, target))
+    Ok((Endpoint { authority: authority.to_string(), host: host.to_string(), addr, tls }, target))
 }
 
 fn compile_one(spec: &RequestSpec) -> anyhow::Result<(Endpoint, CompiledRequest)> {
@@ -315,7 +323,9 @@ mod tests {
         assert_eq!(parse_url("http://127.0.0.1:8080?a=1").unwrap().1, "/?a=1");
         assert_eq!(parse_url("http://[::1]:81/x#frag").unwrap().0.addr.port(), 81);
         assert_eq!(parse_url("http://127.0.0.1/x").unwrap().0.addr.port(), 80);
-        for bad in ["127.0.0.1:80/", "https://127.0.0.1/", "ftp://x/", "http://:80/", "http://127.0.0.1:99999/"] {
+        let (secure, _) = parse_url("https://localhost/x").unwrap();
+        assert_eq!((secure.addr.port(), secure.tls, secure.host.as_str()), (443, true, "localhost"));
+        for bad in ["127.0.0.1:80/", "ftp://x/", "http://:80/", "http://127.0.0.1:99999/"] {
             let err = parse_url(bad).unwrap_err();
             assert!(err.downcast_ref::<crate::error::BadInput>().is_some(), "{bad}");
         }
@@ -335,7 +345,9 @@ mod tests {
     #[test]
     fn mixed_hosts_and_duplicate_names_are_rejected() {
         let err = RequestSet::compile(&[spec("http://127.0.0.1:1/a"), spec("http://127.0.0.1:2/a")]).unwrap_err();
-        assert!(err.to_string().contains("one host and port"));
+        assert!(err.to_string().contains("one scheme, host and port"));
+        let err = RequestSet::compile(&[spec("http://127.0.0.1:1/a"), spec("https://127.0.0.1:1/b")]).unwrap_err();
+        assert!(err.to_string().contains("'https://127.0.0.1:1' differs from 'http://127.0.0.1:1'"), "{err}");
         let err = RequestSet::compile(&[spec("http://127.0.0.1:1/a"), spec("http://127.0.0.1:1/a?x")]).unwrap_err();
         assert!(err.to_string().contains("named 'GET /a'"), "{err}");
     }

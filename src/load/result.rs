@@ -10,6 +10,7 @@ use super::hlog;
 use super::ladder::{Capacity, Limit, Step};
 use super::recorder::{ErrorCounts, IntervalCounts, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
+use super::transport::Negotiated;
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
 pub const RESULT_VERSION: u32 = 1;
@@ -48,10 +49,18 @@ impl LatencySummary {
     }
 }
 
-/// Errors by class plus their total.
+/// Errors by class plus their total (the classes: [`ErrorCounts`]).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct ErrorSummary {
     pub connect: u64,
+    /// TLS handshakes that failed: certificate refused, fatal alert from the server, anything else. Absent from
+    /// records written before TLS.
+    #[serde(default)]
+    pub tls_handshake: u64,
+    #[serde(default)]
+    pub tls_certificate: u64,
+    #[serde(default)]
+    pub tls_alert: u64,
     pub timeout: u64,
     pub read: u64,
     pub write: u64,
@@ -64,6 +73,9 @@ impl From<&ErrorCounts> for ErrorSummary {
     fn from(counts: &ErrorCounts) -> Self {
         ErrorSummary {
             connect: counts.connect,
+            tls_handshake: counts.tls_handshake,
+            tls_certificate: counts.tls_certificate,
+            tls_alert: counts.tls_alert,
             timeout: counts.timeout,
             read: counts.read,
             write: counts.write,
@@ -71,6 +83,47 @@ impl From<&ErrorCounts> for ErrorSummary {
             total: counts.total(),
         }
     }
+}
+
+impl From<&ErrorSummary> for ErrorCounts {
+    fn from(summary: &ErrorSummary) -> Self {
+        ErrorCounts {
+            connect: summary.connect,
+            tls_handshake: summary.tls_handshake,
+            tls_certificate: summary.tls_certificate,
+            tls_alert: summary.tls_alert,
+            timeout: summary.timeout,
+            read: summary.read,
+            write: summary.write,
+            status: summary.status,
+        }
+    }
+}
+
+impl ErrorSummary {
+    /// The classes as text (see [`ErrorCounts::describe`]).
+    pub fn describe(&self) -> String {
+        ErrorCounts::from(self).describe()
+    }
+
+    /// Connections that failed before carrying a request.
+    pub fn connection_failures(&self) -> u64 {
+        ErrorCounts::from(self).connection_failures()
+    }
+}
+
+/// How the connections were set up: how many became ready and how long that took (TCP connect plus TLS handshake),
+/// and what TLS agreed on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ConnectionSetup {
+    pub connections: u64,
+    pub time_ms: LatencySummary,
+    /// TLS: the protocol version, cipher suite and ALPN of the first handshake.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<Negotiated>,
+    /// TLS: why the first failed handshake failed (rustls' words), when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_error: Option<String>,
 }
 
 /// One second of the run (the last row may be shorter).
@@ -129,6 +182,9 @@ pub struct ResultHistograms {
     /// The latency of each request name, in the order of `per_request`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_request: Vec<String>,
+    /// `connection_setup`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connects: Option<String>,
 }
 
 impl ResultHistograms {
@@ -139,6 +195,7 @@ impl ResultHistograms {
             corrected: merged.corrected.as_ref().map(hlog::encode),
             slips: merged.slips.as_ref().map(hlog::encode),
             per_request: merged.per_request.iter().map(|tally| hlog::encode(&tally.latency)).collect(),
+            connects: Some(hlog::encode(&merged.connects)),
         }
     }
 }
@@ -216,6 +273,9 @@ pub struct BenchResult {
     pub errors: ErrorSummary,
     pub status_codes: BTreeMap<String, u64>,
     pub reconnects: u64,
+    /// The connections' setup: count, time, TLS parameters. Absent from records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_setup: Option<ConnectionSetup>,
     /// Requests sent again on a new connection because the server had closed the old one before they reached it
     /// (they were not processed, so they are counted once).
     #[serde(default)]
@@ -376,6 +436,12 @@ impl BenchResult {
             errors: ErrorSummary::from(&total.errors),
             status_codes: status_map(&total.status_codes),
             reconnects: merged.reconnects,
+            connection_setup: Some(ConnectionSetup {
+                connections: merged.connects.len(),
+                time_ms: LatencySummary::from_histogram(&merged.connects),
+                tls: merged.negotiated.clone(),
+                tls_error: merged.tls_error.clone(),
+            }),
             resent: merged.resent,
             per_request,
             series: facts.series,
@@ -419,14 +485,14 @@ impl BenchResult {
 
     /// Requests that got a 2xx/3xx response.
     pub fn successes(&self) -> u64 {
-        self.requests.saturating_sub(self.errors.total - self.errors.connect)
+        self.requests.saturating_sub(self.errors.total - self.errors.connection_failures())
     }
 
     /// Errors as a share of the attempts (requests completed plus connections that failed), in percent; None when
     /// nothing was attempted, which has no share (a threshold on it fails, a report shows no figure). The one
     /// definition for the bench summary, thresholds, `[slo]` and every report.
     pub fn error_pct(&self) -> Option<f64> {
-        let attempts = self.requests + self.errors.connect;
+        let attempts = self.requests + self.errors.connection_failures();
         (attempts > 0).then(|| self.errors.total as f64 * 100.0 / attempts as f64)
     }
 }
@@ -460,8 +526,8 @@ pub(crate) mod tests {
         }
         recorder.response(0, 100, 100, 500, false);
         recorder.failure(0, Failure::Timeout);
-        recorder.connect_failure();
-        recorder.connect_failure();
+        recorder.connection_failure(Failure::Connect);
+        recorder.connection_failure(Failure::Connect);
         // 8 requests completed and 2 connections failed: 4 errors of 10 attempts.
         assert_eq!(result_of(&recorder).error_pct(), Some(40.0));
     }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::mix::load_mix;
+use super::protocol::ProtocolOptions;
 use super::request::{RequestSet, RequestSpec};
 use super::status::OkStatus;
 
@@ -73,6 +74,9 @@ pub struct LoadSpec {
     /// keep one even schedule at the total rate instead of sending in groups. 0 for a load of its own.
     #[serde(default)]
     pub schedule_phase: f64,
+    /// HTTP version, HTTP/2 streams, TLS settings.
+    #[serde(default)]
+    pub protocol: ProtocolOptions,
 }
 
 /// A setting of a load run, for naming it in errors (each front end has its own name for it).
@@ -208,6 +212,7 @@ pub struct LoadInput {
     pub rate: Option<f64>,
     pub timeout: Option<Duration>,
     pub ok_status: Option<OkStatus>,
+    pub protocol: ProtocolOptions,
 }
 
 impl LoadInput {
@@ -224,6 +229,7 @@ impl LoadInput {
             timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
             ok_status: self.ok_status.unwrap_or_default(),
             schedule_phase: 0.0,
+            protocol: self.protocol,
         };
         spec.check_limits()?;
         RequestSet::compile(&spec.with_target(STAND_IN_HOST, STAND_IN_PORT).requests).map_err(LoadError::Request)?;

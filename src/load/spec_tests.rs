@@ -135,7 +135,7 @@ fn a_run_without_requests_or_duration_is_unbounded() {
 
 #[test]
 fn a_bad_url_is_refused_before_the_port_is_known() {
-    let err = LoadInput { url: Some("https://127.0.0.1:{port}/".to_string()), ..url_input() }.into_spec().unwrap_err();
+    let err = LoadInput { url: Some("ftp://127.0.0.1:{port}/".to_string()), ..url_input() }.into_spec().unwrap_err();
     assert!(matches!(err, LoadError::Request(_)));
     assert!(err.to_string().contains("unsupported scheme"), "{err}");
     let bad_template = LoadInput { url: Some("http://127.0.0.1:{port}/?k={rand:9..1}".to_string()), ..url_input() };

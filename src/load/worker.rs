@@ -13,12 +13,14 @@ use std::time::{Duration, Instant};
 use mio::{Events, Poll, Token};
 
 use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
+use super::transport::{HandshakeError, Security};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
 use super::slow::SlowRequest;
 use super::status::OkStatus;
 use super::thread_cpu::{cpu_pct, thread_cpu_time};
 use super::timer::DeadlineTimer;
+use super::tls::{TlsFailure, explain};
 
 const TIMER_TOKEN: Token = Token(usize::MAX);
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -28,6 +30,8 @@ const CONNECT_BACKOFF: Duration = Duration::from_millis(10);
 /// What every worker shares.
 pub struct Shared {
     pub set: RequestSet,
+    /// Plain TCP or TLS, with the configuration every connection shares.
+    pub security: Security,
     pub total_connections: usize,
     pub rate: Option<f64>,
     /// Open model: the schedule's phase, a fraction of its interval (see `LoadSpec::schedule_phase`).
@@ -139,7 +143,7 @@ impl Worker<'_> {
         }
         let give_up = now + self.shared.timeout;
         let mut events = Events::with_capacity(1024);
-        while self.conns.iter().any(|conn| matches!(conn.state, State::Connecting(_))) {
+        while self.conns.iter().any(Conn::setting_up) {
             let now = Instant::now();
             if now >= give_up || self.shared.stop.load(Ordering::Relaxed) {
                 break;
@@ -149,7 +153,7 @@ impl Worker<'_> {
             }
             for event in events.iter() {
                 let index = event.token().0;
-                if index < self.conns.len() && matches!(self.conns[index].state, State::Connecting(_)) {
+                if index < self.conns.len() && self.conns[index].setting_up() {
                     self.complete_connect(index, Instant::now(), false);
                 }
             }
@@ -236,8 +240,9 @@ impl Worker<'_> {
     /// True when nothing has connected or answered for a whole timeout while connects keep failing: the target is
     /// down, and retrying until the end of the run would only count more connect errors.
     fn unreachable(&self, now: Instant) -> bool {
-        let none_connected =
-            self.conns.iter().all(|conn| matches!(conn.state, State::Backoff(_) | State::Connecting(_) | State::Done));
+        let none_connected = self.conns.iter().all(|conn| {
+            matches!(conn.state, State::Backoff(_) | State::Connecting(_) | State::Handshaking(_) | State::Done)
+        });
         self.refused_since_progress > 0
             && none_connected
             && now.duration_since(self.last_progress) >= self.shared.timeout
@@ -299,7 +304,7 @@ impl Worker<'_> {
     fn on_event(&mut self, index: usize, writable: bool, peer_closed: bool) {
         let now = Instant::now();
         match self.conns[index].state {
-            State::Connecting(_) => self.complete_connect(index, now, true),
+            State::Connecting(_) | State::Handshaking(_) => self.complete_connect(index, now, true),
             State::Writing if writable => self.continue_write(index, now),
             State::Writing | State::Reading => self.read(index, peer_closed),
             State::Idle => self.read_while_idle(index),
@@ -309,29 +314,53 @@ impl Worker<'_> {
 
     fn open(&mut self, index: usize, now: Instant) {
         let addr = self.shared.set.endpoint.addr;
-        if self.conns[index].connect(self.poll.registry(), Token(index), addr, now).is_err() {
-            self.connect_failed(index, now);
+        let security = &self.shared.security;
+        if self.conns[index].connect(self.poll.registry(), Token(index), addr, security, now).is_err() {
+            self.connect_failed(index, Failure::Connect, now);
         }
     }
 
+    /// An event on a connection being set up: the TCP connect's completion, or the TLS handshake's next step. Once
+    /// the connection is ready, its setup time is recorded and (`running`) its next request goes out.
     fn complete_connect(&mut self, index: usize, now: Instant, running: bool) {
-        let connected = self.conns[index].finish_connect(self.poll.registry(), Token(index));
-        if connected.is_ok() {
-            self.last_progress = now;
-            self.refused_since_progress = 0;
+        let conn = &mut self.conns[index];
+        let (registry, token) = (self.poll.registry(), Token(index));
+        let (started, progressed) = match conn.state {
+            State::Connecting(started) => (started, conn.finish_connect(registry, token)),
+            State::Handshaking(started) => (started, conn.continue_handshake(registry, token)),
+            _ => return,
+        };
+        let failure = match progressed {
+            Ok(()) if conn.state != State::Idle => return, // the TLS handshake goes on
+            Ok(()) => None,
+            Err(HandshakeError::Io(_)) if matches!(conn.state, State::Connecting(_)) => Some((Failure::Connect, None)),
+            Err(HandshakeError::Io(err)) => Some((Failure::Tls(TlsFailure::Handshake), Some(err.to_string()))),
+            Err(HandshakeError::Tls(class, err)) => Some((Failure::Tls(class), Some(explain(&err)))),
+        };
+        if let Some((failure, reason)) = failure {
+            if self.recorder.tls_error.is_none() {
+                self.recorder.tls_error = reason;
+            }
+            self.connect_failed(index, failure, now);
+            return;
         }
-        match connected {
-            Ok(()) if running && self.conns[index].resend_when_connected => self.resend(index, now),
-            Ok(()) if running => self.start_next(index, now),
-            Ok(()) => {}
-            Err(_) => self.connect_failed(index, now),
+        self.recorder.connected(micros(now.saturating_duration_since(started)));
+        if self.recorder.negotiated.is_none() {
+            self.recorder.negotiated = conn.transport.as_ref().and_then(|transport| transport.negotiated());
+        }
+        self.last_progress = now;
+        self.refused_since_progress = 0;
+        if running && self.conns[index].resend_when_connected {
+            self.resend(index, now);
+        } else if running {
+            self.start_next(index, now);
         }
     }
 
-    /// A failed or timed-out connect: counted, and (so that `-n` always ends) it uses up the request it was for —
-    /// the one waiting to be re-sent, if any, else the next one.
-    fn connect_failed(&mut self, index: usize, now: Instant) {
-        self.recorder.connect_failure();
+    /// A failed or timed-out connect or TLS handshake (`failure`): counted, and (so that `-n` always ends) it uses up
+    /// the request it was for — the one waiting to be re-sent, if any, else the next one.
+    fn connect_failed(&mut self, index: usize, failure: Failure, now: Instant) {
+        self.recorder.connection_failure(failure);
         self.refused_since_progress += 1;
         self.conns[index].close(self.poll.registry());
         if std::mem::take(&mut self.conns[index].resend_when_connected) {
@@ -572,7 +601,12 @@ impl Worker<'_> {
         let timeout = self.shared.timeout;
         for index in 0..self.conns.len() {
             match self.conns[index].state {
-                State::Connecting(since) if now.duration_since(since) >= timeout => self.connect_failed(index, now),
+                State::Connecting(since) if now.duration_since(since) >= timeout => {
+                    self.connect_failed(index, Failure::Connect, now)
+                }
+                State::Handshaking(since) if now.duration_since(since) >= timeout => {
+                    self.connect_failed(index, Failure::Tls(TlsFailure::Handshake), now)
+                }
                 State::Writing | State::Reading if now.duration_since(self.conns[index].sent) >= timeout => {
                     self.time_out(index, now)
                 }

@@ -11,7 +11,9 @@ use super::PlanBase;
 use super::phase_ladder::{PhaseLadder, parse_ladder};
 use super::schema::PhaseFile;
 use crate::cpuset::CpuSet;
+use crate::load::protocol::{HttpVersion, ProtocolOptions};
 use crate::load::spec::{LoadInput, LoadSpec, Setting, threads_or_pinned};
+use crate::load::tls::TlsOptions;
 use crate::load::status::OkStatus;
 use crate::tomlfile::Source;
 
@@ -129,7 +131,40 @@ fn load_input(source: Source<'_>, base: &PlanBase, phase: &PhaseFile, name: &str
         rate: value(&phase.rate),
         timeout: source.duration(&phase.timeout, &format!("phase '{name}' timeout"))?,
         ok_status,
+        protocol: protocol_options(source, base, phase, name)?,
     })
+}
+
+/// The phase's `http`, `streams`, `insecure`, `cacert`, `cert` and `key`, checked at their keys.
+fn protocol_options(
+    source: Source<'_>,
+    base: &PlanBase,
+    phase: &PhaseFile,
+    name: &str,
+) -> anyhow::Result<ProtocolOptions> {
+    let at = |spanned: Option<Range<usize>>, err: String| {
+        source.error_at(spanned.unwrap_or_else(|| phase.name.span()), format!("phase '{name}': {err}"))
+    };
+    let http = match &phase.http {
+        Some(text) => HttpVersion::parse(text.get_ref()).map_err(|err| at(Some(text.span()), err))?,
+        None => HttpVersion::default(),
+    };
+    let file = |key: &Option<Spanned<String>>| key.as_ref().map(|path| base.plan_dir.join(path.get_ref()));
+    let (cacert, cert, key) = (file(&phase.cacert), file(&phase.cert), file(&phase.key));
+    let first_file_key = [&phase.cacert, &phase.cert, &phase.key].into_iter().flatten().next().map(Spanned::span);
+    let tls = TlsOptions::from_files(
+        phase.insecure,
+        cacert.as_deref(),
+        cert.as_deref(),
+        key.as_deref(),
+        ["cacert", "cert", "key"],
+    )
+    .map_err(|err| at(first_file_key, err.to_string()))?;
+    let options = ProtocolOptions { http, streams: value(&phase.streams).unwrap_or(1), tls };
+    options
+        .check(["streams", "http = \"2\""])
+        .map_err(|err| at(phase.streams.as_ref().map(Spanned::span), err.to_string()))?;
+    Ok(options)
 }
 
 fn value<T: Copy>(spanned: &Option<Spanned<T>>) -> Option<T> {

@@ -124,6 +124,15 @@ pub struct PhaseFile {
     pub step_warmup: Option<Spanned<String>>,
     pub step: Option<Spanned<String>>,
     pub min_requests: Option<Spanned<u64>>,
+    /// HTTP version ("1.1", "2", "auto"), HTTP/2 streams per connection, TLS trust and client certificate (files
+    /// relative to the plan).
+    pub http: Option<Spanned<String>>,
+    pub streams: Option<Spanned<usize>>,
+    #[serde(default)]
+    pub insecure: bool,
+    pub cacert: Option<Spanned<String>>,
+    pub cert: Option<Spanned<String>>,
+    pub key: Option<Spanned<String>>,
 }
 
 /// `rates = [2000, 4000, 8000]` or `rates = { from = 1000, to = 40000, steps = 8 }`.

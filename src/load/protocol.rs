@@ -1,0 +1,94 @@
+//! The protocol a load speaks beside its URLs: the HTTP version (1.1, 2, or whichever ALPN agrees on), HTTP/2's
+//! streams per connection, and the TLS settings of an `https://` target. One definition that every front end (bench's
+//! flags, a plan's phase, a mix) fills and the engine reads.
+
+use serde::{Deserialize, Serialize};
+
+use super::request::Endpoint;
+use super::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, server_name};
+use super::transport::Security;
+use crate::error::bad_input;
+
+/// Which HTTP the connections speak.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HttpVersion {
+    /// HTTP/1.1 (over TLS, ALPN offers http/1.1 only).
+    #[default]
+    Http1,
+    /// HTTP/2: over TLS by ALPN (the server must agree), on `http://` with prior knowledge (h2c).
+    Http2,
+    /// TLS only: ALPN offers h2 and http/1.1 and each connection speaks what the server chose.
+    Auto,
+}
+
+impl HttpVersion {
+    /// `1.1`, `2` or `auto` (also `http1.1`, `h2`, …), as flags and plans write it.
+    pub fn parse(text: &str) -> Result<HttpVersion, String> {
+        match text.trim().to_ascii_lowercase().trim_start_matches("http").trim_start_matches('/') {
+            "1.1" | "1" => Ok(HttpVersion::Http1),
+            "2" | "h2" | "h2c" => Ok(HttpVersion::Http2),
+            "auto" => Ok(HttpVersion::Auto),
+            _ => Err(format!("'{text}' is not an HTTP version: give 1.1, 2 or auto")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtocolOptions {
+    #[serde(default)]
+    pub http: HttpVersion,
+    /// HTTP/2: concurrent streams per connection (requests in flight on it); 1 for HTTP/1.1.
+    #[serde(default = "one_stream")]
+    pub streams: usize,
+    #[serde(default)]
+    pub tls: TlsOptions,
+}
+
+fn one_stream() -> usize {
+    1
+}
+
+impl Default for ProtocolOptions {
+    fn default() -> Self {
+        ProtocolOptions { http: HttpVersion::default(), streams: one_stream(), tls: TlsOptions::default() }
+    }
+}
+
+impl ProtocolOptions {
+    /// The settings that make no sense together, named with the front end's `names` of (streams, http version).
+    pub fn check(&self, names: [&str; 2]) -> anyhow::Result<()> {
+        if self.streams == 0 {
+            return Err(bad_input(format!("{} must be at least 1", names[0])));
+        }
+        if self.streams > 1 && self.http == HttpVersion::Http1 {
+            return Err(bad_input(format!(
+                "{} {} needs HTTP/2 (an HTTP/1.1 connection carries one request at a time): add {}",
+                names[0], self.streams, names[1]
+            )));
+        }
+        Ok(())
+    }
+
+    /// How the connections to `endpoint` are secured: plain TCP for `http://`, else TLS with this load's settings
+    /// and the ALPN its HTTP version offers.
+    pub fn security(&self, endpoint: &Endpoint) -> anyhow::Result<Security> {
+        if !endpoint.tls {
+            if self.http == HttpVersion::Auto {
+                return Err(bad_input(format!(
+                    "HTTP version auto is negotiated by TLS (ALPN); {} is plain http://: choose HTTP/2 (h2c prior knowledge) or HTTP/1.1",
+                    endpoint.describe()
+                )));
+            }
+            return Ok(Security::Plain);
+        }
+        let alpn: &[&[u8]] = match self.http {
+            HttpVersion::Http1 => &[ALPN_HTTP1],
+            HttpVersion::Http2 => &[ALPN_H2],
+            HttpVersion::Auto => &[ALPN_H2, ALPN_HTTP1],
+        };
+        let config = self.tls.client_config(alpn).map_err(|err| bad_input(err.to_string()))?;
+        Ok(Security::Tls { config, server_name: server_name(&endpoint.host)? })
+    }
+}

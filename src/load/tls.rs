@@ -1,0 +1,213 @@
+//! TLS for the load engine: the user's TLS settings (`--insecure`, `--cacert`, `--cert`/`--key`, carried inside the
+//! load spec as PEM text so that a load host needs no files), the one rustls client configuration every connection
+//! of a run shares (roots, client certificate, ALPN), and the classes a failed handshake is counted under.
+
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use serde::{Deserialize, Serialize};
+
+use crate::error::bad_input;
+
+/// ALPN identifiers.
+pub const ALPN_HTTP1: &[u8] = b"http/1.1";
+pub const ALPN_H2: &[u8] = b"h2";
+
+/// The user's TLS settings for an `https://` target.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsOptions {
+    /// Accept any server certificate (a self-signed test server): no verification at all.
+    #[serde(default)]
+    pub insecure: bool,
+    /// PEM certificates trusted instead of the system's roots (`--cacert`).
+    #[serde(default)]
+    pub ca_pem: Option<String>,
+    /// The client certificate chain and its private key, PEM (`--cert`, `--key`).
+    #[serde(default)]
+    pub client_cert_pem: Option<String>,
+    #[serde(default)]
+    pub client_key_pem: Option<String>,
+}
+
+/// Why a TLS handshake failed: the classes of the error table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsFailure {
+    /// The server's certificate was refused (expired, unknown issuer, wrong name, …).
+    Certificate,
+    /// The server sent a fatal alert (it refused us: no common protocol or cipher, a client certificate required, …).
+    Alert,
+    /// Anything else: the server closed the connection, or sent what is not TLS.
+    Handshake,
+}
+
+impl TlsFailure {
+    pub fn of(err: &rustls::Error) -> TlsFailure {
+        match err {
+            rustls::Error::InvalidCertificate(_) => TlsFailure::Certificate,
+            rustls::Error::AlertReceived(_) => TlsFailure::Alert,
+            _ => TlsFailure::Handshake,
+        }
+    }
+}
+
+/// rustls' words for a failed handshake, with what to do about the usual certificate problems of test servers.
+pub fn explain(err: &rustls::Error) -> String {
+    use rustls::CertificateError;
+    let hint = match err {
+        rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
+            " (give the issuer's certificate with --cacert, or --insecure for a test server)"
+        }
+        rustls::Error::InvalidCertificate(CertificateError::Other(other))
+            if other.to_string().contains("CaUsedAsEndEntity") =>
+        {
+            " (the server presents a CA certificate, e.g. one made by `openssl req -x509`: sign a server certificate \
+             with that CA, or use --insecure)"
+        }
+        rustls::Error::InvalidCertificate(
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+        ) => " (the URL's host is not among the certificate's names: use one of them in the URL)",
+        _ => "",
+    };
+    format!("{err}{hint}")
+}
+
+impl TlsOptions {
+    /// Read `--cacert`, `--cert` and `--key` files into the options; a missing or unreadable file is bad input.
+    pub fn from_files(
+        insecure: bool,
+        ca_file: Option<&std::path::Path>,
+        cert_file: Option<&std::path::Path>,
+        key_file: Option<&std::path::Path>,
+        names: [&str; 3],
+    ) -> anyhow::Result<TlsOptions> {
+        let read = |path: Option<&std::path::Path>, name: &str| {
+            path.map(|path| {
+                std::fs::read_to_string(path)
+                    .map_err(|err| bad_input(format!("{name} {}: cannot read it ({err})", path.display())))
+            })
+            .transpose()
+        };
+        let options = TlsOptions {
+            insecure,
+            ca_pem: read(ca_file, names[0])?,
+            client_cert_pem: read(cert_file, names[1])?,
+            client_key_pem: read(key_file, names[2])?,
+        };
+        if options.client_cert_pem.is_some() != options.client_key_pem.is_some() {
+            return Err(bad_input(format!(
+                "{} and {} go together: give the client certificate and its private key",
+                names[1], names[2]
+            )));
+        }
+        options.client_config(&[ALPN_HTTP1]).map_err(|err| bad_input(err.to_string()))?;
+        Ok(options)
+    }
+
+    /// The rustls configuration of a run, offering `alpn` (most preferred first).
+    pub fn client_config(&self, alpn: &[&[u8]]) -> anyhow::Result<Arc<ClientConfig>> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .expect("ring supports the default protocol versions");
+        let builder = if self.insecure {
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
+        } else {
+            builder.with_root_certificates(self.roots()?)
+        };
+        let mut config = match (&self.client_cert_pem, &self.client_key_pem) {
+            (Some(cert), Some(key)) => {
+                let chain = certificates(cert, "--cert")?;
+                let key = PrivateKeyDer::from_pem_slice(key.as_bytes())
+                    .map_err(|err| anyhow::anyhow!("--key holds no usable PEM private key ({err})"))?;
+                builder
+                    .with_client_auth_cert(chain, key)
+                    .map_err(|err| anyhow::anyhow!("--cert and --key do not make a client certificate: {err}"))?
+            }
+            _ => builder.with_no_client_auth(),
+        };
+        config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
+        Ok(Arc::new(config))
+    }
+
+    /// The trusted roots: the given bundle, or the system's.
+    fn roots(&self) -> anyhow::Result<RootCertStore> {
+        let mut roots = RootCertStore::empty();
+        match &self.ca_pem {
+            Some(pem) => {
+                for certificate in certificates(pem, "--cacert")? {
+                    roots.add(certificate).map_err(|err| anyhow::anyhow!("--cacert: a certificate is unusable ({err})"))?;
+                }
+            }
+            None => {
+                let found = rustls_native_certs::load_native_certs();
+                let (added, _) = roots.add_parsable_certificates(found.certs);
+                if added == 0 {
+                    return Err(anyhow::anyhow!(
+                        "no trusted root certificate on this machine (install ca-certificates), or give --cacert FILE, or --insecure for a test server"
+                    ));
+                }
+            }
+        }
+        Ok(roots)
+    }
+}
+
+/// Every certificate of a PEM text; none is an error naming the option.
+fn certificates(pem: &str, option: &str) -> anyhow::Result<Vec<CertificateDer<'static>>> {
+    let certificates = CertificateDer::pem_slice_iter(pem.as_bytes())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| anyhow::anyhow!("{option} is not a PEM certificate file ({err})"))?;
+    if certificates.is_empty() {
+        return Err(anyhow::anyhow!("{option} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"));
+    }
+    Ok(certificates)
+}
+
+/// The name a connection presents (SNI) and checks the certificate against: the URL's host, an IP address as such.
+pub fn server_name(host: &str) -> anyhow::Result<ServerName<'static>> {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    ServerName::try_from(host.to_string()).map_err(|err| bad_input(format!("'{host}' is not a TLS server name ({err})")))
+}
+
+/// `--insecure`: every certificate is accepted, signatures still checked for well-formedness by the provider.
+#[derive(Debug)]
+struct AcceptAnyCertificate(Arc<rustls::crypto::CryptoProvider>);
+
+impl ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
