@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod nginx;
+pub mod pki;
 pub mod sshnet;
 
 use std::collections::HashMap;
