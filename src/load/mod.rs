@@ -6,6 +6,7 @@ pub mod conn;
 pub mod engine;
 pub mod figures;
 pub mod generator;
+pub mod h2;
 pub mod hlog;
 pub mod http;
 pub mod ladder;
