@@ -6,12 +6,12 @@ use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use mio::net::TcpStream;
-use mio::{Interest, Registry, Token};
+use mio::{Registry, Token};
 
 use super::http::{Parsed, ResponseParser};
 use super::pause_correction::RecentServiceTime;
-use super::transport::{Handshake, HandshakeError, Security, Transport};
+use super::socket::{Setup, Socket};
+use super::transport::{HandshakeError, Security};
 
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub enum ReadOutcome {
 }
 
 pub struct Conn {
-    pub transport: Option<Transport>,
+    pub socket: Socket,
     pub state: State,
     /// Index of the request in flight (in the request set).
     pub request: usize,
@@ -80,13 +80,12 @@ pub struct Conn {
     pub behind_by_generator: Duration,
     /// Closed model: the moving mean of this connection's recent service times (its expected request interval).
     pub recent_service: RecentServiceTime,
-    writable_interest: bool,
 }
 
 impl Conn {
     pub fn new(now: Instant) -> Conn {
         Conn {
-            transport: None,
+            socket: Socket::default(),
             state: State::Done,
             request: 0,
             intended: now,
@@ -99,7 +98,6 @@ impl Conn {
             resend_when_connected: false,
             behind_by_generator: Duration::ZERO,
             recent_service: RecentServiceTime::default(),
-            writable_interest: false,
         }
     }
 
@@ -118,62 +116,31 @@ impl Conn {
         now: Instant,
     ) -> io::Result<()> {
         self.close(registry);
-        let mut stream = TcpStream::connect(addr)?;
-        registry.register(&mut stream, token, Interest::READABLE | Interest::WRITABLE)?;
-        self.transport = Some(Transport::new(stream, security)?);
-        self.writable_interest = true;
+        self.socket.connect(registry, token, addr, security)?;
         self.state = State::Connecting(now);
         Ok(())
     }
 
-    /// Called on the first event after `connect`: Ok when the TCP handshake succeeded. The connection is then Idle
+    /// Called on the first event after `connect`: Ok when the TCP connect succeeded. The connection is then Idle
     /// (plain TCP) or Handshaking (TLS; `continue_handshake` on its next events).
     pub fn finish_connect(&mut self, registry: &Registry, token: Token) -> Result<(), HandshakeError> {
         let State::Connecting(started) = self.state else { return Ok(()) };
-        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected));
-        let transport = transport.map_err(HandshakeError::Io)?;
-        if let Some(err) = transport.tcp.take_error().map_err(HandshakeError::Io)? {
-            return Err(HandshakeError::Io(err));
-        }
-        transport.tcp.peer_addr().map_err(HandshakeError::Io)?;
-        transport.tcp.set_nodelay(true).map_err(HandshakeError::Io)?;
-        if transport.is_tls() {
-            self.state = State::Handshaking(started);
-            return self.continue_handshake(registry, token);
-        }
-        self.set_writable_interest(registry, token, false).map_err(HandshakeError::Io)?;
-        self.state = State::Idle;
-        Ok(())
+        self.socket.finish_connect().map_err(HandshakeError::Io)?;
+        self.state = State::Handshaking(started);
+        self.continue_handshake(registry, token)
     }
 
     /// Advance the TLS handshake; the connection becomes Idle when it is done.
     pub fn continue_handshake(&mut self, registry: &Registry, token: Token) -> Result<(), HandshakeError> {
-        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected));
-        let progress = transport.map_err(HandshakeError::Io)?.handshake()?;
-        self.set_writable_interest(registry, token, progress == Handshake::WantWrite).map_err(HandshakeError::Io)?;
-        if progress == Handshake::Done {
+        if self.socket.continue_handshake(registry, token)? == Setup::Ready {
             self.state = State::Idle;
         }
         Ok(())
     }
 
-    /// Ask for writable events too, or stop asking (only when it changes).
-    fn set_writable_interest(&mut self, registry: &Registry, token: Token, writable: bool) -> io::Result<()> {
-        if self.writable_interest == writable {
-            return Ok(());
-        }
-        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))?;
-        let interest = if writable { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
-        registry.reregister(&mut transport.tcp, token, interest)?;
-        self.writable_interest = writable;
-        Ok(())
-    }
-
     /// Drop the transport (closing the socket) and forget any partial response.
     pub fn close(&mut self, registry: &Registry) {
-        if let Some(mut transport) = self.transport.take() {
-            let _ = registry.deregister(&mut transport.tcp);
-        }
+        self.socket.close(registry);
         self.parser.reset(false);
         self.write_offset = 0;
     }
@@ -188,14 +155,14 @@ impl Conn {
         bytes_sent: &mut u64,
     ) -> io::Result<bool> {
         let done = self.write_what_fits(bytes, bytes_sent)?;
-        self.set_writable_interest(registry, token, !done)?;
+        self.socket.set_writable_interest(registry, token, !done)?;
         self.state = if done { State::Reading } else { State::Writing };
         Ok(done)
     }
 
     /// Ok(true) when every byte is out of this process, Ok(false) when the socket is full before that.
     fn write_what_fits(&mut self, bytes: &[u8], bytes_sent: &mut u64) -> io::Result<bool> {
-        let transport = self.transport.as_mut().ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))?;
+        let transport = self.socket.transport_mut()?;
         while self.write_offset < bytes.len() {
             match transport.write(&bytes[self.write_offset..]) {
                 Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
@@ -216,7 +183,7 @@ impl Conn {
     /// `peer_closed`: the event said the peer has closed its side, so the end of the stream is already there (edge
     /// triggering announces it once): read on to it rather than stopping at a short read.
     pub fn read_response(&mut self, buffer: &mut [u8], bytes_received: &mut u64, peer_closed: bool) -> ReadOutcome {
-        let Some(transport) = self.transport.as_mut() else { return ReadOutcome::Closed(PeerClose::Fin) };
+        let Some(transport) = self.socket.transport.as_mut() else { return ReadOutcome::Closed(PeerClose::Fin) };
         let short_read_drains = transport.short_read_drains();
         loop {
             match transport.read(buffer) {
@@ -262,7 +229,7 @@ impl Conn {
         match how {
             PeerClose::Reset => true,
             PeerClose::Fin => {
-                let sent = self.transport.as_ref().map_or(0, |transport| transport.sent_on_socket);
+                let sent = self.socket.transport.as_ref().map_or(0, |transport| transport.sent_on_socket);
                 self.acknowledged_bytes().is_some_and(|acked| acked < sent)
             }
         }
@@ -270,7 +237,7 @@ impl Conn {
 
     /// Bytes the peer acknowledged on this connection (TCP_INFO; kept after a reset), the SYN counted as one.
     fn acknowledged_bytes(&self) -> Option<u64> {
-        let stream = &self.transport.as_ref()?.tcp;
+        let stream = &self.socket.transport.as_ref()?.tcp;
         // SAFETY: an all-zero tcp_info is valid; getsockopt writes at most `length` bytes into it.
         let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
         let mut length = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;

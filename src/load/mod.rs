@@ -23,6 +23,7 @@ pub mod recorder;
 pub mod request;
 pub mod result;
 pub mod slow;
+pub mod socket;
 pub mod spec;
 pub mod start_at;
 pub mod status;

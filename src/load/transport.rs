@@ -64,10 +64,6 @@ impl Transport {
         Ok(Transport { tcp, tls, sent_on_socket: 0 })
     }
 
-    pub fn is_tls(&self) -> bool {
-        self.tls.is_some()
-    }
-
     /// Advance the TLS handshake with what the socket has and takes (plain TCP has none: done at once).
     pub fn handshake(&mut self) -> Result<Handshake, HandshakeError> {
         let Some(tls) = self.tls.as_deref_mut() else { return Ok(Handshake::Done) };

@@ -346,7 +346,7 @@ impl Worker<'_> {
         }
         self.recorder.connected(micros(now.saturating_duration_since(started)));
         if self.recorder.negotiated.is_none() {
-            self.recorder.negotiated = conn.transport.as_ref().and_then(|transport| transport.negotiated());
+            self.recorder.negotiated = conn.socket.transport.as_ref().and_then(|transport| transport.negotiated());
         }
         self.last_progress = now;
         self.refused_since_progress = 0;
