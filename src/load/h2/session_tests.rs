@@ -17,16 +17,16 @@ struct Sent {
 }
 
 /// The server side of a test: builds frames, keeps the HPACK encoder's state.
-struct Server {
+pub(super) struct Server {
     encoder: loona_hpack::Encoder<'static>,
 }
 
 impl Server {
-    fn new() -> Server {
+    pub(super) fn new() -> Server {
         Server { encoder: loona_hpack::Encoder::new() }
     }
 
-    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    pub(super) fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
         let length = payload.len() as u32;
         let mut bytes = vec![(length >> 16) as u8, (length >> 8) as u8, length as u8, kind, flags];
         bytes.extend_from_slice(&stream.to_be_bytes());
@@ -44,12 +44,12 @@ impl Server {
         self.encoder.encode(fields.iter().map(|(name, value)| (name.as_bytes(), value.as_bytes())))
     }
 
-    fn headers(&mut self, stream: u32, flags: u8, fields: &[(&str, &str)]) -> Vec<u8> {
+    pub(super) fn headers(&mut self, stream: u32, flags: u8, fields: &[(&str, &str)]) -> Vec<u8> {
         let block = self.block(fields);
         Server::frame(kind::HEADERS, flags | flag::END_HEADERS, stream, &block)
     }
 
-    fn data(stream: u32, flags: u8, body: &[u8]) -> Vec<u8> {
+    pub(super) fn data(stream: u32, flags: u8, body: &[u8]) -> Vec<u8> {
         Server::frame(kind::DATA, flags, stream, body)
     }
 
@@ -73,7 +73,7 @@ fn config(max_streams: usize) -> SessionConfig {
 }
 
 /// A session whose preface went out and that received the server's (empty) SETTINGS.
-fn connected(config: SessionConfig) -> Session {
+pub(super) fn connected(config: SessionConfig) -> Session {
     let mut session = Session::new(config);
     let preface = session.output().len();
     session.consumed(preface);
