@@ -179,7 +179,10 @@ mod tests {
         put_frame_header(&mut out, 0x01_02_03, kind::HEADERS, flag::END_HEADERS, 0x8000_0005);
         assert_eq!(out, [1, 2, 3, 1, 4, 0, 0, 0, 5]);
         let header = FrameHeader::parse(&out).unwrap();
-        assert_eq!(header, FrameHeader { length: 0x01_02_03, kind: kind::HEADERS, flags: flag::END_HEADERS, stream: 5 });
+        assert_eq!(
+            header,
+            FrameHeader { length: 0x01_02_03, kind: kind::HEADERS, flags: flag::END_HEADERS, stream: 5 }
+        );
         assert_eq!(FrameHeader::parse(&out[..8]), None);
     }
 

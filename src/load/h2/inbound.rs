@@ -70,10 +70,10 @@ impl Session {
         payload: &[u8],
         on_event: &mut impl FnMut(Event),
     ) -> Result<(), SessionError> {
-        if let Some(in_progress) = self.block_in_progress {
-            if header.kind != kind::CONTINUATION || header.stream != in_progress.stream {
-                return Err(protocol_error("a header block interrupted by another frame"));
-            }
+        if let Some(in_progress) = self.block_in_progress
+            && (header.kind != kind::CONTINUATION || header.stream != in_progress.stream)
+        {
+            return Err(protocol_error("a header block interrupted by another frame"));
         }
         match header.kind {
             kind::DATA => self.on_data(header, payload, on_event),
@@ -93,7 +93,7 @@ impl Session {
     /// Frames on a stream we never opened (or on an even, server-initiated one) are connection errors; a stream that
     /// was opened and is no longer in the table is closed (finished, reset or cancelled): its frames are ignored.
     fn check_stream_was_opened(&self, header: &FrameHeader) -> Result<(), SessionError> {
-        if header.stream == 0 || header.stream % 2 == 0 || header.stream > self.highest_stream_started() {
+        if header.stream == 0 || header.stream.is_multiple_of(2) || header.stream > self.highest_stream_started() {
             return Err(protocol_error(format!("frame type {} on stream {} never opened", header.kind, header.stream)));
         }
         Ok(())
@@ -106,7 +106,7 @@ impl Session {
         if header.has(flag::ACK) {
             return if payload.is_empty() { Ok(()) } else { Err(frame_size_error("a SETTINGS ACK", header.length)) };
         }
-        if payload.len() % 6 != 0 {
+        if !payload.len().is_multiple_of(6) {
             return Err(frame_size_error("a SETTINGS", header.length));
         }
         self.peer_preface_seen = true;
@@ -122,8 +122,8 @@ impl Session {
                     }
                     self.peer_max_frame = value as usize;
                 }
-                // HEADER_TABLE_SIZE: our encoder never indexes; MAX_HEADER_LIST_SIZE: advisory; others: unknown.
-                setting::HEADER_TABLE_SIZE | setting::MAX_HEADER_LIST_SIZE | _ => {}
+                // HEADER_TABLE_SIZE (our encoder never indexes), MAX_HEADER_LIST_SIZE (advisory), unknown ones.
+                _ => {}
             }
         }
         frame::put_settings_ack(&mut self.output);

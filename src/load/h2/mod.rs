@@ -53,3 +53,7 @@ pub use session::{Event, Scheme, Session, SessionConfig, SessionError, StartErro
 #[cfg(test)]
 #[path = "session_tests.rs"]
 mod session_tests;
+
+#[cfg(test)]
+#[path = "allocation_tests.rs"]
+mod allocation_tests;

@@ -8,7 +8,8 @@ pub const MAX_REQUEST_HEADERS: usize = 64;
 
 /// Header fields that are meaningful for one HTTP/1.1 connection only and must not appear in HTTP/2 (RFC 9113
 /// §8.2.2); Host becomes `:authority`.
-const DROPPED_FIELDS: [&str; 6] = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"];
+const DROPPED_FIELDS: [&str; 6] =
+    ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"];
 
 /// Static-table indices (RFC 7541 Appendix A) of the pseudo-header fields, by name and by name and value.
 mod static_index {
@@ -162,7 +163,8 @@ mod tests {
 
     #[test]
     fn connection_specific_fields_are_dropped() {
-        let request = b"DELETE / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\nKeep-Alive: 5\r\nProxy-Connection: x\r\n\
+        let request =
+            b"DELETE / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\nKeep-Alive: 5\r\nProxy-Connection: x\r\n\
 Upgrade: h2c\r\nTE: gzip\r\nTransfer-Encoding: identity\r\n\r\n";
         let (fields, _) = fields_of(request, "https");
         assert_eq!(fields, pairs(&[(":method", "DELETE"), (":scheme", "https"), (":authority", "a"), (":path", "/")]));

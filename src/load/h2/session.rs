@@ -207,9 +207,11 @@ impl Session {
         }
     }
 
-    /// Start `request` (complete HTTP/1.1 bytes: head and body) on a new stream for `lane`; returns its stream id.
-    /// Its HEADERS and as much body as the send windows allow are queued at once, the rest as WINDOW_UPDATEs arrive.
+    /// Start `request` (complete HTTP/1.1 bytes: head and body) on a new stream for `lane`, which must have none open;
+    /// returns its stream id. Its HEADERS and as much body as the send windows allow are queued at once, the rest as
+    /// WINDOW_UPDATEs arrive.
     pub fn start_request(&mut self, lane: usize, request: &[u8]) -> Result<u32, StartError> {
+        debug_assert!(self.streams.index_of_lane(lane).is_none(), "lane {lane} already has a stream open");
         if self.failure.is_some() || self.goaway_last_stream.is_some() {
             return Err(StartError::GoingAway);
         }

@@ -17,16 +17,16 @@ struct Sent {
 }
 
 /// The server side of a test: builds frames, keeps the HPACK encoder's state.
-struct Server {
+pub(super) struct Server {
     encoder: loona_hpack::Encoder<'static>,
 }
 
 impl Server {
-    fn new() -> Server {
+    pub(super) fn new() -> Server {
         Server { encoder: loona_hpack::Encoder::new() }
     }
 
-    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    pub(super) fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
         let length = payload.len() as u32;
         let mut bytes = vec![(length >> 16) as u8, (length >> 8) as u8, length as u8, kind, flags];
         bytes.extend_from_slice(&stream.to_be_bytes());
@@ -44,12 +44,12 @@ impl Server {
         self.encoder.encode(fields.iter().map(|(name, value)| (name.as_bytes(), value.as_bytes())))
     }
 
-    fn headers(&mut self, stream: u32, flags: u8, fields: &[(&str, &str)]) -> Vec<u8> {
+    pub(super) fn headers(&mut self, stream: u32, flags: u8, fields: &[(&str, &str)]) -> Vec<u8> {
         let block = self.block(fields);
         Server::frame(kind::HEADERS, flags | flag::END_HEADERS, stream, &block)
     }
 
-    fn data(stream: u32, flags: u8, body: &[u8]) -> Vec<u8> {
+    pub(super) fn data(stream: u32, flags: u8, body: &[u8]) -> Vec<u8> {
         Server::frame(kind::DATA, flags, stream, body)
     }
 
@@ -73,7 +73,7 @@ fn config(max_streams: usize) -> SessionConfig {
 }
 
 /// A session whose preface went out and that received the server's (empty) SETTINGS.
-fn connected(config: SessionConfig) -> Session {
+pub(super) fn connected(config: SessionConfig) -> Session {
     let mut session = Session::new(config);
     let preface = session.output().len();
     session.consumed(preface);
@@ -113,7 +113,11 @@ fn sent(session: &mut Session) -> Vec<Sent> {
 
 /// (stream, length, flags) of every DATA frame.
 fn data_frames(frames: &[Sent]) -> Vec<(u32, usize, u8)> {
-    frames.iter().filter(|sent| sent.kind == kind::DATA).map(|sent| (sent.stream, sent.payload.len(), sent.flags)).collect()
+    frames
+        .iter()
+        .filter(|sent| sent.kind == kind::DATA)
+        .map(|sent| (sent.stream, sent.payload.len(), sent.flags))
+        .collect()
 }
 
 fn post(body_length: usize) -> Vec<u8> {
@@ -138,7 +142,12 @@ fn a_new_session_queues_the_preface_settings_and_a_connection_window_raise() {
         sent(&mut session),
         vec![
             Sent { kind: kind::SETTINGS, flags: 0, stream: 0, payload: settings },
-            Sent { kind: kind::WINDOW_UPDATE, flags: 0, stream: 0, payload: ((64 << 20) - 65_535u32).to_be_bytes().to_vec() },
+            Sent {
+                kind: kind::WINDOW_UPDATE,
+                flags: 0,
+                stream: 0,
+                payload: ((64 << 20) - 65_535u32).to_be_bytes().to_vec()
+            },
         ]
     );
     assert!(session.output().is_empty());
@@ -151,7 +160,10 @@ fn a_get_gets_its_response_with_status_and_body_length() {
     assert_eq!(session.start_request(7, GET), Ok(1));
     let frames = sent(&mut session);
     assert_eq!(frames.len(), 1);
-    assert_eq!((frames[0].kind, frames[0].flags, frames[0].stream), (kind::HEADERS, flag::END_HEADERS | flag::END_STREAM, 1));
+    assert_eq!(
+        (frames[0].kind, frames[0].flags, frames[0].stream),
+        (kind::HEADERS, flag::END_HEADERS | flag::END_STREAM, 1)
+    );
     let mut reply = server.headers(1, 0, &[(":status", "200"), ("content-type", "text/plain")]);
     reply.extend(Server::data(1, 0, b"hello "));
     reply.extend(Server::data(1, flag::END_STREAM, b"world"));
@@ -354,7 +366,10 @@ fn a_ping_is_answered_with_the_same_eight_bytes() {
     let mut session = connected(config(4));
     let opaque = [1, 2, 3, 4, 5, 6, 7, 8];
     assert_eq!(receive(&mut session, &Server::frame(kind::PING, 0, 0, &opaque)).unwrap(), vec![]);
-    assert_eq!(sent(&mut session), vec![Sent { kind: kind::PING, flags: flag::ACK, stream: 0, payload: opaque.to_vec() }]);
+    assert_eq!(
+        sent(&mut session),
+        vec![Sent { kind: kind::PING, flags: flag::ACK, stream: 0, payload: opaque.to_vec() }]
+    );
     receive(&mut session, &Server::frame(kind::PING, flag::ACK, 0, &opaque)).unwrap();
     assert_eq!(sent(&mut session), vec![], "a PING ACK is not answered");
 }
@@ -416,7 +431,11 @@ fn protocol_violations_are_connection_errors_with_their_codes() {
     let cases: Vec<(&str, Vec<u8>, u32)> = vec![
         ("push promise", Server::frame(kind::PUSH_PROMISE, flag::END_HEADERS, 1, &[0, 0, 0, 2]), code::PROTOCOL_ERROR),
         ("data on a stream never opened", Server::data(3, 0, b"x"), code::PROTOCOL_ERROR),
-        ("headers on a server stream", Server::frame(kind::HEADERS, flag::END_HEADERS, 2, &[0x88]), code::PROTOCOL_ERROR),
+        (
+            "headers on a server stream",
+            Server::frame(kind::HEADERS, flag::END_HEADERS, 2, &[0x88]),
+            code::PROTOCOL_ERROR,
+        ),
         ("oversized frame", Server::frame(kind::DATA, 0, 1, &[0; 16_385]), code::FRAME_SIZE_ERROR),
         ("short ping", Server::frame(kind::PING, 0, 0, &[0; 7]), code::FRAME_SIZE_ERROR),
         ("zero window update", Server::window_update(0, 0), code::PROTOCOL_ERROR),
