@@ -52,11 +52,16 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     let threads = spec.threads.min(spec.connections);
     ensure_open_files(spec.connections, threads)?;
     let request_names = set.requests.iter().map(|request| request.name.clone()).collect();
-    let security = spec.protocol.security(&set.endpoint)?;
+    let protocol = spec.protocol.resolved(&set.endpoint, spec.timeout)?;
+    let security = protocol.security(&set.endpoint)?;
+    let http2 = protocol.http2_scheme(&set.endpoint);
+    let lanes_per_connection = if http2.is_some() { protocol.streams } else { 1 };
     let shared = Shared {
         security,
+        http2,
+        lanes_per_connection,
+        total_lanes: spec.connections * lanes_per_connection,
         set,
-        total_connections: spec.connections,
         rate: spec.rate,
         schedule_phase: spec.schedule_phase,
         max_requests: spec.stop.requests,
@@ -73,15 +78,15 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     let mut late = None;
     let (recorders, collected) = std::thread::scope(|scope| -> anyhow::Result<_> {
         let mut handles = Vec::new();
-        let mut first_connection = 0;
+        let mut first_lane = 0;
         for index in 0..threads {
             let connections = even_share(spec.connections, threads, index);
             let quota = match (spec.rate, spec.stop.requests) {
                 (None, Some(total)) => Some(even_share(total as usize, threads, index) as u64),
                 _ => None,
             };
-            let assignment = Assignment { index, first_connection, connections, quota };
-            first_connection += connections;
+            let assignment = Assignment { index, first_lane, connections, quota };
+            first_lane += connections * lanes_per_connection;
             let sender = sender.clone();
             let shared = &shared;
             let cpus = options.cpus.as_ref();

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod figures;
 pub mod generator;
 pub mod h2;
+pub mod h2_link;
 pub mod hlog;
 pub mod http;
 pub mod ladder;

@@ -2,7 +2,16 @@
 //! streams per connection, and the TLS settings of an `https://` target. One definition that every front end (bench's
 //! flags, a plan's phase, a mix) fills and the engine reads.
 
+use std::io::Read;
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection};
 use serde::{Deserialize, Serialize};
+
+use super::h2::Scheme;
 
 use super::request::Endpoint;
 use super::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, server_name};
@@ -71,6 +80,27 @@ impl ProtocolOptions {
         Ok(())
     }
 
+    /// The options with `auto` settled: one TLS handshake with the server (ALPN offering h2 and http/1.1) tells which
+    /// HTTP every connection of the run speaks. Other versions are returned as they are.
+    pub fn resolved(&self, endpoint: &Endpoint, timeout: Duration) -> anyhow::Result<ProtocolOptions> {
+        if self.http != HttpVersion::Auto {
+            return Ok(self.clone());
+        }
+        let Security::Tls { config, server_name } = self.security(endpoint)? else {
+            unreachable!("auto is refused for http:// by security()")
+        };
+        let chosen = negotiate_alpn(endpoint, config, server_name, timeout).map_err(|err| {
+            anyhow::anyhow!("{}: cannot learn the server's HTTP version (TLS handshake): {err}", endpoint.describe())
+        })?;
+        let http = if chosen.as_deref() == Some(ALPN_H2) { HttpVersion::Http2 } else { HttpVersion::Http1 };
+        Ok(ProtocolOptions { http, ..self.clone() })
+    }
+
+    /// HTTP/2's `:scheme` for `endpoint` when the connections speak HTTP/2; None for HTTP/1.1.
+    pub fn http2_scheme(&self, endpoint: &Endpoint) -> Option<Scheme> {
+        (self.http == HttpVersion::Http2).then_some(if endpoint.tls { Scheme::Https } else { Scheme::Http })
+    }
+
     /// How the connections to `endpoint` are secured: plain TCP for `http://`, else TLS with this load's settings
     /// and the ALPN its HTTP version offers.
     pub fn security(&self, endpoint: &Endpoint) -> anyhow::Result<Security> {
@@ -91,4 +121,25 @@ impl ProtocolOptions {
         let config = self.tls.client_config(alpn).map_err(|err| bad_input(err.to_string()))?;
         Ok(Security::Tls { config, server_name: server_name(&endpoint.host)? })
     }
+}
+
+/// One TLS handshake with `endpoint`, blocking (bounded by `timeout` per step): the ALPN protocol the server chose.
+fn negotiate_alpn(
+    endpoint: &Endpoint,
+    config: Arc<ClientConfig>,
+    server_name: ServerName<'static>,
+    timeout: Duration,
+) -> anyhow::Result<Option<Vec<u8>>> {
+    let mut tcp = TcpStream::connect_timeout(&endpoint.addr, timeout)?;
+    tcp.set_read_timeout(Some(timeout))?;
+    tcp.set_write_timeout(Some(timeout))?;
+    let mut tls = ClientConnection::new(config, server_name)?;
+    while tls.is_handshaking() {
+        tls.complete_io(&mut tcp)?;
+    }
+    let chosen = tls.alpn_protocol().map(<[u8]>::to_vec);
+    tls.send_close_notify();
+    let _ = tls.complete_io(&mut tcp);
+    let _ = tcp.read(&mut [0u8; 1]);
+    Ok(chosen)
 }

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use mio::{Events, Poll, Token};
 
 use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
-use super::transport::{HandshakeError, Security};
+use super::h2::{Event, Scheme};
+use super::h2_link::H2Link;
+use super::transport::{HandshakeError, Negotiated, Security};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
 use super::slow::SlowRequest;
@@ -32,7 +34,13 @@ pub struct Shared {
     pub set: RequestSet,
     /// Plain TCP or TLS, with the configuration every connection shares.
     pub security: Security,
-    pub total_connections: usize,
+    /// HTTP/2 (with the `:scheme` its requests name) or, None, HTTP/1.1.
+    pub http2: Option<Scheme>,
+    /// Lanes — request slots, each with one request in flight at most — per connection: HTTP/2's streams; 1 for
+    /// HTTP/1.1.
+    pub lanes_per_connection: usize,
+    /// Lanes of the whole run (all workers): the open model's schedule is spread over them.
+    pub total_lanes: usize,
     pub rate: Option<f64>,
     /// Open model: the schedule's phase, a fraction of its interval (see `LoadSpec::schedule_phase`).
     pub schedule_phase: f64,
@@ -58,8 +66,8 @@ pub enum WorkerMessage {
 /// This worker's share of the run.
 pub struct Assignment {
     pub index: usize,
-    /// Global index of this worker's first connection (spreads the open-model schedule across workers).
-    pub first_connection: usize,
+    /// Global index of this worker's first lane (spreads the open-model schedule across workers).
+    pub first_lane: usize,
     pub connections: usize,
     /// Closed model with a request count: how many this worker sends.
     pub quota: Option<u64>,
@@ -70,7 +78,15 @@ struct Worker<'a> {
     assignment: Assignment,
     poll: Poll,
     timer: DeadlineTimer,
+    /// Its lanes: with HTTP/1.1 one per connection (each owns its socket), with HTTP/2 `lanes_per_connection` per
+    /// connection of `links`, lanes `k·n .. (k+1)·n` sharing link k.
     conns: Vec<Conn>,
+    /// HTTP/2 only: its connections.
+    links: Vec<H2Link>,
+    /// HTTP/2: the stream events of the connection being read (a buffer kept between reads).
+    stream_events: Vec<Event>,
+    /// HTTP/2: the link whose events are being handled, which writes what they queued once, at the end.
+    flush_deferred_for: Option<usize>,
     recorder: Recorder,
     rng: fastrand::Rng,
     read_buffer: Vec<u8>,
@@ -104,7 +120,18 @@ pub fn run_worker(
         shared,
         poll,
         timer,
-        conns: (0..assignment.connections).map(|_| Conn::new(now)).collect(),
+        conns: (0..assignment.connections * shared.lanes_per_connection).map(|_| Conn::new(now)).collect(),
+        links: match shared.http2 {
+            Some(scheme) => (0..assignment.connections)
+                .map(|link| {
+                    let lanes = shared.lanes_per_connection;
+                    H2Link::new(link * lanes..(link + 1) * lanes, scheme)
+                })
+                .collect(),
+            None => Vec::new(),
+        },
+        stream_events: Vec::new(),
+        flush_deferred_for: None,
         recorder: Recorder::new(shared.set.requests.len(), shared.rate.is_some()),
         rng: fastrand::Rng::new(),
         read_buffer: vec![0; READ_BUFFER_BYTES],
@@ -152,9 +179,11 @@ impl Worker<'_> {
                 break;
             }
             for event in events.iter() {
-                let index = event.token().0;
-                if index < self.conns.len() && self.conns[index].setting_up() {
-                    self.complete_connect(index, Instant::now(), false);
+                let token = event.token().0;
+                if self.shared.http2.is_some() {
+                    self.on_link_setup_event(token, Instant::now(), false);
+                } else if token < self.conns.len() && self.conns[token].setting_up() {
+                    self.complete_connect(token, Instant::now(), false);
                 }
             }
         }
@@ -234,6 +263,9 @@ impl Worker<'_> {
         for conn in &mut self.conns {
             conn.close(self.poll.registry());
         }
+        for link in &mut self.links {
+            link.close(self.poll.registry());
+        }
         Ok(end)
     }
 
@@ -302,6 +334,9 @@ impl Worker<'_> {
 
     /// `peer_closed`: the event carries the peer's close (with edge triggering it is announced only this once).
     fn on_event(&mut self, index: usize, writable: bool, peer_closed: bool) {
+        if self.shared.http2.is_some() {
+            return self.on_link_event(index);
+        }
         let now = Instant::now();
         match self.conns[index].state {
             State::Connecting(_) | State::Handshaking(_) => self.complete_connect(index, now, true),
@@ -313,6 +348,9 @@ impl Worker<'_> {
     }
 
     fn open(&mut self, index: usize, now: Instant) {
+        if self.shared.http2.is_some() {
+            return self.open_lane(index, now);
+        }
         let addr = self.shared.set.endpoint.addr;
         let security = &self.shared.security;
         if self.conns[index].connect(self.poll.registry(), Token(index), addr, security, now).is_err() {
@@ -330,26 +368,18 @@ impl Worker<'_> {
             State::Handshaking(started) => (started, conn.continue_handshake(registry, token)),
             _ => return,
         };
-        let failure = match progressed {
+        match progressed {
             Ok(()) if conn.state != State::Idle => return, // the TLS handshake goes on
-            Ok(()) => None,
-            Err(HandshakeError::Io(_)) if matches!(conn.state, State::Connecting(_)) => Some((Failure::Connect, None)),
-            Err(HandshakeError::Io(err)) => Some((Failure::Tls(TlsFailure::Handshake), Some(err.to_string()))),
-            Err(HandshakeError::Tls(class, err)) => Some((Failure::Tls(class), Some(explain(&err)))),
-        };
-        if let Some((failure, reason)) = failure {
-            if self.recorder.tls_error.is_none() {
-                self.recorder.tls_error = reason;
+            Ok(()) => {}
+            Err(err) => {
+                let connecting = matches!(conn.state, State::Connecting(_));
+                let failure = self.set_up_failed(err, connecting);
+                self.connect_failed(index, failure, now);
+                return;
             }
-            self.connect_failed(index, failure, now);
-            return;
         }
-        self.recorder.connected(micros(now.saturating_duration_since(started)));
-        if self.recorder.negotiated.is_none() {
-            self.recorder.negotiated = conn.socket.transport.as_ref().and_then(|transport| transport.negotiated());
-        }
-        self.last_progress = now;
-        self.refused_since_progress = 0;
+        let negotiated = conn.socket.transport.as_ref().and_then(|transport| transport.negotiated());
+        self.set_up_done(started, negotiated, now);
         if running && self.conns[index].resend_when_connected {
             self.resend(index, now);
         } else if running {
@@ -357,11 +387,45 @@ impl Worker<'_> {
         }
     }
 
-    /// A failed or timed-out connect or TLS handshake (`failure`): counted, and (so that `-n` always ends) it uses up
-    /// the request it was for — the one waiting to be re-sent, if any, else the next one.
+    /// A connection's set-up failed with `err`, in its TCP connect (`connecting`) or its TLS handshake: the class
+    /// it is counted under (the first TLS failure's reason is kept).
+    fn set_up_failed(&mut self, err: HandshakeError, connecting: bool) -> Failure {
+        let (failure, reason) = match err {
+            HandshakeError::Io(_) if connecting => (Failure::Connect, None),
+            HandshakeError::Io(err) => (Failure::Tls(TlsFailure::Handshake), Some(err.to_string())),
+            HandshakeError::Tls(class, err) => (Failure::Tls(class), Some(explain(&err))),
+        };
+        if self.recorder.tls_error.is_none() {
+            self.recorder.tls_error = reason;
+        }
+        failure
+    }
+
+    /// A connection became ready for requests: its set-up time (since `started`) recorded, what TLS agreed on kept
+    /// from the first.
+    fn set_up_done(&mut self, started: Instant, negotiated: Option<Negotiated>, now: Instant) {
+        self.recorder.connected(micros(now.saturating_duration_since(started)));
+        if self.recorder.negotiated.is_none() {
+            self.recorder.negotiated = negotiated;
+        }
+        self.last_progress = now;
+        self.refused_since_progress = 0;
+    }
+
+    /// A failed or timed-out connect or TLS handshake (`failure`): counted, and its request given up.
     fn connect_failed(&mut self, index: usize, failure: Failure, now: Instant) {
+        self.count_failed_connection(failure);
+        self.give_up_request(index, now);
+    }
+
+    fn count_failed_connection(&mut self, failure: Failure) {
         self.recorder.connection_failure(failure);
         self.refused_since_progress += 1;
+    }
+
+    /// Lane `index` could not get a connection: so that `-n` always ends, it uses up the request it was for — the
+    /// one waiting to be re-sent, if any, else the next one — and waits before trying again.
+    fn give_up_request(&mut self, index: usize, now: Instant) {
         self.conns[index].close(self.poll.registry());
         if std::mem::take(&mut self.conns[index].resend_when_connected) {
             // Its quota or schedule slot was taken when it was first sent.
@@ -383,7 +447,7 @@ impl Worker<'_> {
     /// Open model: the intended time of this connection's `slot`-th request — the run's request number
     /// `first + slot·C` of an even schedule at the rate, shifted by its phase — or None when -n ends the schedule before it.
     fn slot_time(&self, index: usize, slot: u64) -> Option<Instant> {
-        let number = (self.assignment.first_connection + index) as u64 + slot * self.shared.total_connections as u64;
+        let number = (self.assignment.first_lane + index) as u64 + slot * self.shared.total_lanes as u64;
         if self.shared.max_requests.is_some_and(|max| number >= max) {
             return None;
         }
@@ -394,8 +458,8 @@ impl Worker<'_> {
     /// Open model: how many of this connection's scheduled requests fell due before `end` (slots 0, 1, … whose
     /// intended time is earlier): estimated arithmetically, then settled on the exact times `slot_time` gives.
     fn slots_due_before(&self, index: usize, end: Instant) -> u64 {
-        let first = (self.assignment.first_connection + index) as f64;
-        let connections = self.shared.total_connections as f64;
+        let first = (self.assignment.first_lane + index) as f64;
+        let connections = self.shared.total_lanes as f64;
         let requests_by_end =
             end.saturating_duration_since(self.start).as_secs_f64() * self.shared.rate.expect("open model");
         let mut due = ((requests_by_end - first) / connections).ceil().max(0.0) as u64;
@@ -495,6 +559,9 @@ impl Worker<'_> {
     }
 
     fn continue_write(&mut self, index: usize, now: Instant) {
+        if self.shared.http2.is_some() {
+            return self.start_stream(index, now);
+        }
         let conn = &mut self.conns[index];
         // The rendered bytes live in the connection; lend them out while it writes (no copy, no allocation).
         let scratch = std::mem::take(&mut conn.scratch);
@@ -515,7 +582,17 @@ impl Worker<'_> {
         let now = Instant::now();
         match outcome {
             ReadOutcome::Pending => {}
-            ReadOutcome::Complete { status, close } => {
+            ReadOutcome::Complete { status, close } => self.complete(index, status, close || peer_closed, now),
+            ReadOutcome::Closed(how) => self.closed_by_peer(index, how, Failure::Read, now),
+            ReadOutcome::Failed => self.fail(index, Failure::Read, now),
+        }
+    }
+
+    /// The response to lane `index`'s request is complete: recorded, and the lane goes on — on a new connection when
+    /// the server closes this one (`closing`), announced or not.
+    fn complete(&mut self, index: usize, status: u16, closing: bool, now: Instant) {
+        {
+            {
                 self.last_progress = now;
                 self.refused_since_progress = 0;
                 let conn = &self.conns[index];
@@ -533,16 +610,13 @@ impl Worker<'_> {
                 ));
                 self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
                 self.conns[index].recent_service.observe(uncorrected);
-                // A close that came with the response, announced or not: the connection cannot carry another.
-                if close || peer_closed {
+                if closing {
                     self.reconnect(index, now);
                 } else {
                     self.conns[index].state = State::Idle;
                     self.start_next(index, now);
                 }
             }
-            ReadOutcome::Closed(how) => self.closed_by_peer(index, how, Failure::Read, now),
-            ReadOutcome::Failed => self.fail(index, Failure::Read, now),
         }
     }
 
@@ -588,20 +662,32 @@ impl Worker<'_> {
         let expired = conn.sent + self.shared.timeout;
         let timeout = micros(self.shared.timeout);
         self.recorder.slow.offer(SlowRequest::finished(conn.request, self.start, expired, latency, timeout, true));
-        self.reconnect(index, now);
+        if self.shared.http2.is_some() {
+            // The stream is abandoned; the connection carries the lane's next request.
+            self.abandon_stream(index, now);
+        } else {
+            self.reconnect(index, now);
+        }
     }
 
+    /// Lane `index` goes on after a failure, or after a response that closed its connection: over HTTP/1.1 on a new
+    /// connection, over HTTP/2 on its connection as it is.
     fn reconnect(&mut self, index: usize, now: Instant) {
+        if self.shared.http2.is_some() {
+            return self.lane_goes_on(index, now);
+        }
         self.recorder.reconnects += 1;
         self.open(index, now);
     }
 
     /// Periodic check: timed-out requests and connects, and connections due to retry after a refused connect.
     fn scan(&mut self, now: Instant) {
+        self.scan_links(now);
         let timeout = self.shared.timeout;
         for index in 0..self.conns.len() {
             match self.conns[index].state {
-                State::Connecting(since) if now.duration_since(since) >= timeout => {
+                // HTTP/2 lanes wait for their connection, whose set-up is timed in `scan_links`.
+                State::Connecting(since) if self.links.is_empty() && now.duration_since(since) >= timeout => {
                     self.connect_failed(index, Failure::Connect, now)
                 }
                 State::Handshaking(since) if now.duration_since(since) >= timeout => {
@@ -630,3 +716,6 @@ impl Worker<'_> {
 fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
 }
+
+#[path = "worker_h2.rs"]
+mod h2_lanes;
