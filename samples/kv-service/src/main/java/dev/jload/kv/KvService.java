@@ -19,9 +19,9 @@ import java.util.stream.Collectors;
  * store, starts the HTTP server, prints the effective configuration on one line, and on SIGTERM (or any JVM exit)
  * stops the server and closes the store.
  *
- * <p>Exit codes: 2 for an invalid property or argument, TLS files included (one line on stderr naming it), 1 when the service cannot
- * start for another reason (port taken, kv.dir locked), 3 when it ran out of Java heap or lost a serving thread ({@link Fatal}),
- * 143 after SIGTERM.
+ * <p>Exit codes: 2 for an invalid property or argument, TLS files that do not load included (one line on stderr
+ * naming it), 1 when the service cannot start for another reason (port taken, kv.dir locked), 3 when it ran out of
+ * Java heap or lost a serving thread ({@link Fatal}), 143 after SIGTERM.
  */
 public final class KvService {
     private KvService() {
