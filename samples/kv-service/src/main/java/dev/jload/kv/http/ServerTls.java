@@ -17,9 +17,10 @@ import java.nio.file.Path;
 
 /**
  * Loads the server's TLS context from {@code kv.tls.cert} and {@code kv.tls.key} (JDK provider, no native library),
- * with ALPN offering {@code h2} and {@code http/1.1} when {@code kv.http2=true}, else {@code http/1.1} alone. Files
- * that are missing or do not load are a {@link ConfigException} naming the properties, so the service exits 2 before
- * it opens its store.
+ * with ALPN offering {@code h2} and {@code http/1.1} when {@code kv.http2=true}, else {@code http/1.1} alone. The
+ * cipher suites are the ones HTTP/2 allows whatever kv.http2 says, so that HTTP/1.1 and HTTP/2 runs of a plan
+ * negotiate the same TLS. Files that are missing or do not load are a {@link ConfigException} naming the properties,
+ * so the service exits 2 before it opens its store.
  */
 public final class ServerTls {
     private ServerTls() {
@@ -37,14 +38,12 @@ public final class ServerTls {
                 ? alpn(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1)
                 : alpn(ApplicationProtocolNames.HTTP_1_1);
         try {
-            SslContextBuilder builder = SslContextBuilder.forServer(tls.cert().toFile(), tls.key().toFile())
+            return SslContextBuilder.forServer(tls.cert().toFile(), tls.key().toFile())
                     .sslProvider(SslProvider.JDK)
-                    .applicationProtocolConfig(alpn);
-            if (config.http2()) {
-                // RFC 9113 9.2.2: h2 must not use the cipher suites it blacklists; Netty's list is the allowed ones.
-                builder.ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE);
-            }
-            return builder.build();
+                    // RFC 9113 9.2.2: h2 must not use the suites it blacklists; Netty's list is the allowed ones
+                    .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
+                    .applicationProtocolConfig(alpn)
+                    .build();
         } catch (Exception e) {
             throw new ConfigException("kv.tls.cert=" + tls.cert() + " and kv.tls.key=" + tls.key() + " do not load as"
                     + " a PEM certificate chain and its PEM PKCS#8 private key: " + firstLine(e));
