@@ -4,21 +4,24 @@ import dev.jload.kv.config.ConfigException;
 import dev.jload.kv.config.KvConfig;
 import dev.jload.kv.config.Sizes;
 import dev.jload.kv.http.HttpServer;
+import dev.jload.kv.http.ServerTls;
 import dev.jload.kv.store.KvStore;
 import dev.jload.kv.store.bdb.BdbStore;
 import dev.jload.kv.store.heap.HeapStore;
 import dev.jload.kv.store.slab.SlabStore;
+import io.netty.handler.ssl.SslContext;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.stream.Collectors;
 
 /**
- * Entry point: reads the {@code -Dkv.*} configuration, opens the store, starts the HTTP server, prints the effective
- * configuration on one line, and on SIGTERM (or any JVM exit) stops the server and closes the store.
+ * Entry point: reads the {@code -Dkv.*} configuration, loads the TLS certificate and key if configured, opens the
+ * store, starts the HTTP server, prints the effective configuration on one line, and on SIGTERM (or any JVM exit)
+ * stops the server and closes the store.
  *
- * <p>Exit codes: 2 for an invalid property or argument (one line on stderr naming it), 1 when the service cannot
- * start for another reason (port taken, kv.dir locked), 3 when it ran out of Java heap or lost a serving thread ({@link Fatal}),
- * 143 after SIGTERM.
+ * <p>Exit codes: 2 for an invalid property or argument, TLS files that do not load included (one line on stderr
+ * naming it), 1 when the service cannot start for another reason (port taken, kv.dir locked), 3 when it ran out of
+ * Java heap or lost a serving thread ({@link Fatal}), 143 after SIGTERM.
  */
 public final class KvService {
     private KvService() {
@@ -32,16 +35,18 @@ public final class KvService {
         Fatal.installUncaughtHandler();
         KvConfig config = null;
         KvStore store = null;
+        SslContext tls = null;
         try {
             config = KvConfig.from(System.getProperties(), Runtime.getRuntime().maxMemory(),
                     Runtime.getRuntime().availableProcessors());
+            tls = ServerTls.context(config);
             store = openStore(config);
         } catch (ConfigException e) {
             fail(2, e.getMessage());
         } catch (RuntimeException e) {
             fail(1, "cannot open the store: " + e.getMessage());
         }
-        HttpServer server = new HttpServer(config, store);
+        HttpServer server = new HttpServer(config, store, tls);
         KvStore openedStore = store;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

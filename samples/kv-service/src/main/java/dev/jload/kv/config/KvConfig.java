@@ -19,9 +19,11 @@ import java.util.TreeMap;
  * @param heap         heap store limits
  * @param slab         off-heap slab store geometry
  * @param bdb          Berkeley DB JE settings
+ * @param tls          certificate and key for TLS, or null for plain TCP ({@code kv.tls.cert}, {@code kv.tls.key})
+ * @param http2        serve HTTP/2 besides HTTP/1.1: h2 by ALPN over TLS, h2c without ({@code kv.http2})
  */
 public record KvConfig(StoreKind store, String bind, int port, int threads, int maxValueSize, long ttlMillis,
-                       HeapSettings heap, SlabSettings slab, BdbSettings bdb) {
+                       HeapSettings heap, SlabSettings slab, BdbSettings bdb, TlsSettings tls, boolean http2) {
 
     /** Default share of the JVM's max heap that the heap store may fill (seed 001: 100 % thrashes in Full GCs). */
     public static final int DEFAULT_HEAP_PERCENT = 50;
@@ -30,7 +32,7 @@ public record KvConfig(StoreKind store, String bind, int port, int threads, int 
 
     private static final Set<String> KNOWN = Set.of("kv.store", "kv.bind", "kv.port", "kv.threads", "kv.maxValueSize",
             "kv.ttl", "kv.maxMemory", "kv.maxSize", "kv.offheap.capacity", "kv.offheap.page", "kv.offheap.chunk",
-            "kv.offheap.factor", "kv.offheap.rebalance", "kv.dir", "kv.shards");
+            "kv.offheap.factor", "kv.offheap.rebalance", "kv.dir", "kv.shards", "kv.tls.cert", "kv.tls.key", "kv.http2");
 
     /**
      * Heap store limits: total weighed bytes and entry count.
@@ -66,6 +68,15 @@ public record KvConfig(StoreKind store, String bind, int port, int threads, int 
     }
 
     /**
+     * TLS material, both files read once at start.
+     *
+     * @param cert PEM certificate chain, the server's own certificate first ({@code kv.tls.cert})
+     * @param key  PEM PKCS#8 private key of that certificate, unencrypted ({@code kv.tls.key})
+     */
+    public record TlsSettings(Path cert, Path key) {
+    }
+
+    /**
      * Reads the configuration.
      *
      * @param properties   usually {@link System#getProperties()}
@@ -87,7 +98,23 @@ public record KvConfig(StoreKind store, String bind, int port, int threads, int 
                     + " (expiry is implemented by the heap and offheap stores)");
         }
         return new KvConfig(store, bind, port, threads, maxValueSize, ttl, heapSettings(read, maxHeapBytes),
-                slabSettings(read), bdbSettings(read, properties));
+                slabSettings(read), bdbSettings(read, properties), tlsSettings(read), read.bool("kv.http2", false));
+    }
+
+    /** Null when neither file is given; one without the other is an error naming the missing property. */
+    private static TlsSettings tlsSettings(PropertyReader read) {
+        String cert = read.string("kv.tls.cert", null);
+        String key = read.string("kv.tls.key", null);
+        if (cert == null && key == null) {
+            return null;
+        }
+        if (cert == null || key == null) {
+            String given = cert != null ? "kv.tls.cert" : "kv.tls.key";
+            String missing = cert != null ? "kv.tls.key" : "kv.tls.cert";
+            throw new ConfigException(missing + " is missing: " + given + " is set, and TLS needs both kv.tls.cert"
+                    + " (PEM certificate chain) and kv.tls.key (PEM PKCS#8 private key), or neither");
+        }
+        return new TlsSettings(Path.of(cert).toAbsolutePath().normalize(), Path.of(key).toAbsolutePath().normalize());
     }
 
     private static HeapSettings heapSettings(PropertyReader read, long maxHeapBytes) {
@@ -149,10 +176,11 @@ public record KvConfig(StoreKind store, String bind, int port, int threads, int 
 
     /**
      * The settings as {@code key=value} tokens for the start line and /stats; values with spaces are double-quoted,
-     * e.g. {@code store=heap bind=127.0.0.1 threads=2 maxValueSize=1m maxMemory=64m maxMemorySource="50% of heap" ...}.
+     * e.g. {@code store=heap bind=127.0.0.1 tls=off http2=off threads=2 maxValueSize=1m maxMemory=64m ...}.
      */
     public String describe() {
-        String common = "store=" + store.propertyValue() + " bind=" + bind + " threads=" + threads
+        String common = "store=" + store.propertyValue() + " bind=" + bind + " tls=" + onOff(tls != null)
+                + " http2=" + onOff(http2) + " threads=" + threads
                 + " maxValueSize=" + Sizes.formatBytes(maxValueSize);
         return common + " " + switch (store) {
             case HEAP -> "maxMemory=" + Sizes.formatBytes(heap.maxMemory) + " maxMemorySource=\"" + heap.maxMemorySource
@@ -162,5 +190,9 @@ public record KvConfig(StoreKind store, String bind, int port, int threads, int 
                     + " rebalance=" + Sizes.formatMillis(slab.rebalanceMillis) + " ttl=" + Sizes.formatMillis(ttlMillis);
             case BDB -> "dir=\"" + bdb.dir + "\" shards=" + bdb.shards + " je=\"" + new TreeMap<>(bdb.je) + "\"";
         };
+    }
+
+    private static String onOff(boolean on) {
+        return on ? "on" : "off";
     }
 }

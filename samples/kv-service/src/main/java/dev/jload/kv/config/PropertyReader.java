@@ -30,6 +30,18 @@ final class PropertyReader {
         return value == null ? fallback : value;
     }
 
+    boolean bool(String name, boolean fallback) {
+        String value = raw(name);
+        if (value == null) {
+            return fallback;
+        }
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new ConfigException(name + "=" + value + " is not a boolean: expected true or false");
+        };
+    }
+
     long integer(String name, long fallback, long min, long max) {
         String value = raw(name);
         if (value == null) {

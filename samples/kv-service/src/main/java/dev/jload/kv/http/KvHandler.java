@@ -1,6 +1,5 @@
 package dev.jload.kv.http;
 
-import dev.jload.kv.Fatal;
 import dev.jload.kv.store.Key;
 import dev.jload.kv.store.KvStore;
 import dev.jload.kv.store.ValueTooLargeException;
@@ -20,12 +19,12 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Routes one aggregated HTTP request to its endpoint and writes the response (flushed once per read batch). Bad input
- * of any kind becomes a 4xx with a one-line text body; see the README's endpoint reference.
+ * of any kind becomes a 4xx with a one-line text body; see the README's endpoint reference. The same for HTTP/1.1 and
+ * for an HTTP/2 stream (see {@link ProtocolPipelines}); errors go on to {@link ConnectionErrors}.
  */
 @Sharable
 final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -68,7 +67,10 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             response = Responses.text(ctx.alloc(), HttpResponseStatus.INTERNAL_SERVER_ERROR,
                     "store failure: " + e.toString().lines().findFirst().orElse(""));
         }
-        if (keepAlive) {
+        if (Responses.isHttp2Stream(ctx.channel())) {
+            // The response ends the stream, not the connection: no connection-specific headers (RFC 9113 8.2.2).
+            ctx.write(response, ctx.voidPromise());
+        } else if (keepAlive) {
             Responses.keepAlive(response, request.protocolVersion() == HttpVersion.HTTP_1_0);
             ctx.write(response, ctx.voidPromise());
         } else {
@@ -80,15 +82,6 @@ final class KvHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         ctx.flush();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Fatal.haltIfHeapExhausted(cause);
-        if (!(cause instanceof IOException)) {
-            System.err.println("kv-service: closing connection " + ctx.channel().remoteAddress() + ": " + cause);
-        }
-        ctx.close();
     }
 
     private static BadRequestException malformed(Throwable cause) {

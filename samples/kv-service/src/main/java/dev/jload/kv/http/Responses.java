@@ -3,16 +3,21 @@ package dev.jload.kv.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 
-/** Builds the service's HTTP responses: one-line text, raw value bytes, JSON. Content-Length is always set. */
+/**
+ * Builds the service's HTTP responses: one-line text, raw value bytes, JSON. Content-Length is always set; Connection
+ * headers only on HTTP/1 connections.
+ */
 final class Responses {
     static final AsciiString TEXT = AsciiString.cached("text/plain; charset=utf-8");
     static final AsciiString OCTETS = AsciiString.cached("application/octet-stream");
@@ -59,6 +64,14 @@ final class Responses {
         if (http10) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
+    }
+
+    /**
+     * True when {@code channel} is one HTTP/2 stream: its response ends the stream, and connection-specific headers
+     * (Connection, Keep-Alive) are illegal there.
+     */
+    static boolean isHttp2Stream(Channel channel) {
+        return channel instanceof Http2StreamChannel;
     }
 
     static void closing(FullHttpResponse response) {

@@ -12,7 +12,8 @@ import io.netty.handler.codec.http.HttpUtil;
 
 /**
  * Netty's aggregator with the body limit set to {@code kv.maxValueSize}; an oversized body gets a 413 with a one-line
- * reason instead of Netty's empty 413 (the connection closes unless the client can still skip the body).
+ * reason instead of Netty's empty 413 (the connection closes unless the client can still skip the body; on HTTP/2
+ * the stream is reset after the 413 instead, and the connection stays).
  */
 final class ValueSizeAggregator extends HttpObjectAggregator {
     private final int maxValueSize;
@@ -29,7 +30,9 @@ final class ValueSizeAggregator extends HttpObjectAggregator {
                         + ": send a smaller value or raise kv.maxValueSize");
         boolean close = oversized instanceof FullHttpMessage
                 || (!HttpUtil.is100ContinueExpected(oversized) && !HttpUtil.isKeepAlive(oversized));
-        if (close) {
+        if (Responses.isHttp2Stream(ctx.channel())) {
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        } else if (close) {
             Responses.closing(response);
             ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
         } else {

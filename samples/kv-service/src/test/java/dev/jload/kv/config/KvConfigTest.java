@@ -1,9 +1,12 @@
 package dev.jload.kv.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,6 +57,19 @@ class KvConfigTest {
         assertEquals(0, config.ttlMillis());
         assertEquals(4, config.bdb().shards());
         assertEquals(KvConfig.DEFAULT_BDB_THREADS, read("kv.store", "bdb").threads());
+        assertNull(config.tls());
+        assertFalse(config.http2());
+        assertTrue(config.describe().contains(" tls=off http2=off "), config.describe());
+    }
+
+    @Test
+    void tlsTakesBothFilesAndHttp2IsABoolean() {
+        KvConfig config = read("kv.tls.cert", "/etc/kv/cert.pem", "kv.tls.key", "/etc/kv/key.pem", "kv.http2", "true");
+        assertEquals(Path.of("/etc/kv/cert.pem"), config.tls().cert());
+        assertEquals(Path.of("/etc/kv/key.pem"), config.tls().key());
+        assertTrue(config.http2());
+        assertTrue(config.describe().contains(" tls=on http2=on "), config.describe());
+        assertFalse(read("kv.http2", "false").http2());
     }
 
     @Test
@@ -87,9 +103,15 @@ class KvConfigTest {
         "kv.offheap.factor|1|kv.offheap.factor=1 is out of range: expected a number above 1.0 and at most 64.0",
         "kv.offheap.factor|x|kv.offheap.factor=x is not a number: expected e.g. 1.25 or 2",
         "kv.shards|0|kv.shards=0 is out of range: expected 1..256",
-        "kv.maxmemory|1g|unknown property kv.maxmemory: known kv.* properties are kv.bind, kv.dir, kv.maxMemory,"
-                + " kv.maxSize, kv.maxValueSize, kv.offheap.capacity, kv.offheap.chunk, kv.offheap.factor,"
-                + " kv.offheap.page, kv.offheap.rebalance, kv.port, kv.shards, kv.store, kv.threads, kv.ttl",
+        "kv.http2|yes|kv.http2=yes is not a boolean: expected true or false",
+        "kv.tls.cert|cert.pem|kv.tls.key is missing: kv.tls.cert is set, and TLS needs both kv.tls.cert (PEM"
+                + " certificate chain) and kv.tls.key (PEM PKCS#8 private key), or neither",
+        "kv.tls.key|key.pem|kv.tls.cert is missing: kv.tls.key is set, and TLS needs both kv.tls.cert (PEM"
+                + " certificate chain) and kv.tls.key (PEM PKCS#8 private key), or neither",
+        "kv.maxmemory|1g|unknown property kv.maxmemory: known kv.* properties are kv.bind, kv.dir, kv.http2,"
+                + " kv.maxMemory, kv.maxSize, kv.maxValueSize, kv.offheap.capacity, kv.offheap.chunk,"
+                + " kv.offheap.factor, kv.offheap.page, kv.offheap.rebalance, kv.port, kv.shards, kv.store,"
+                + " kv.threads, kv.tls.cert, kv.tls.key, kv.ttl",
     })
     void badValuesNameThePropertyAndTheExpectation(String property, String value, String message) {
         ConfigException e = assertThrows(ConfigException.class, () -> read(property, value));

@@ -38,7 +38,7 @@ final class TestServer implements AutoCloseable {
             case OFFHEAP -> new SlabStore(config.slab(), config.ttlMillis());
             case BDB -> new BdbStore(config.bdb());
         };
-        this.server = new HttpServer(config, store);
+        this.server = new HttpServer(config, store, ServerTls.context(config));
         this.port = server.start();
     }
 
