@@ -35,7 +35,7 @@ pub enum Received {
     /// The server closed the connection.
     Closed,
     /// A socket error, a TLS error, or a protocol error in what the server sent.
-    Failed(String),
+    Failed,
 }
 
 pub struct H2Link {
@@ -150,13 +150,13 @@ impl H2Link {
                 Ok(0) => return Received::Closed,
                 Ok(count) => {
                     *bytes_received += count as u64;
-                    if let Err(err) = self.session.receive(&buffer[..count], &mut |event| events.push(event)) {
-                        return Received::Failed(err.to_string());
+                    if self.session.receive(&buffer[..count], &mut |event| events.push(event)).is_err() {
+                        return Received::Failed;
                     }
                 }
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => return Received::Drained,
-                Err(err) => return Received::Failed(err.to_string()),
+                Err(_) => return Received::Failed,
             }
         }
     }

@@ -100,11 +100,6 @@ impl Transport {
         })
     }
 
-    /// The ALPN protocol the server chose.
-    pub fn alpn(&self) -> Option<&[u8]> {
-        self.tls.as_deref().and_then(|tls| tls.alpn_protocol())
-    }
-
     /// Write application bytes. Plain TCP: what the socket takes. TLS: all of them are taken (encrypted into rustls'
     /// buffer) unless earlier ones still wait for the socket; `flush` then sends them.
     pub fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {

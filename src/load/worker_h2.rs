@@ -23,8 +23,11 @@ impl Worker<'_> {
     /// Lane `lane` needs its connection: connect it when it is down, else wait for it or go on on it.
     pub(super) fn open_lane(&mut self, lane: usize, now: Instant) {
         let link = self.link_of(lane);
+        if self.links[link].state == LinkState::Down {
+            self.connect_link(link, now);
+        }
         match self.links[link].state {
-            LinkState::Down => self.connect_link(link, now),
+            LinkState::Down => {} // the connect failed at once: the lane backs off
             LinkState::Connecting(since) | LinkState::Handshaking(since) => {
                 self.conns[lane].state = State::Connecting(since)
             }
@@ -32,7 +35,7 @@ impl Worker<'_> {
         }
     }
 
-    /// Open link `link` (again); its lanes wait for it.
+    /// Open link `link` (again); its lanes that still have work wait for it.
     fn connect_link(&mut self, link: usize, now: Instant) {
         let addr = self.shared.set.endpoint.addr;
         let registry = self.poll.registry();

@@ -41,6 +41,7 @@ pub mod flag {
 
 /// SETTINGS parameters (RFC 9113 §6.5.2).
 pub mod setting {
+    #![allow(dead_code)] // the registry whole, as the RFC lists it
     pub const HEADER_TABLE_SIZE: u16 = 0x1;
     pub const ENABLE_PUSH: u16 = 0x2;
     pub const MAX_CONCURRENT_STREAMS: u16 = 0x3;
@@ -51,6 +52,7 @@ pub mod setting {
 
 /// Error codes of RST_STREAM and GOAWAY (RFC 9113 §7).
 pub mod code {
+    #![allow(dead_code)] // the registry whole, as the RFC lists it
     pub const NO_ERROR: u32 = 0x0;
     pub const PROTOCOL_ERROR: u32 = 0x1;
     pub const INTERNAL_ERROR: u32 = 0x2;

@@ -239,9 +239,9 @@ impl Session {
     ) -> Result<(), SessionError> {
         let mut status = None;
         self.decoder
-            .decode_with_cb(&self.response_block, |name, value| {
-                if &*name == b":status" {
-                    status = parse_status(&value);
+            .decode(&self.response_block, &mut |name, value| {
+                if name == b":status" {
+                    status = parse_status(value);
                 }
             })
             .map_err(|error| SessionError::new(code::COMPRESSION_ERROR, format!("HPACK: {error}")))?;

@@ -29,7 +29,7 @@
 //!
 //! # Errors
 //! A stream's trouble arrives as [`Event::Reset`]. Connection errors (a peer that is not HTTP/2, bad frame sizes,
-//! HPACK failures, flow-control violations, frames on streams never opened) return a [`SessionError`] after queueing
+//! HPACK failures, flow-control violations, frames on streams never opened) return a [`session::SessionError`] after queueing
 //! a GOAWAY with the matching code. A few errors the RFC lets a peer treat as stream errors (a stream's flow-control
 //! violation, trailers without END_STREAM) are connection errors here: a server that commits them is broken.
 //!
@@ -38,17 +38,18 @@
 //! linear search, each keeping its body buffer) are reused, so a warmed-up session does not allocate per request.
 //! The HPACK decoder allocates for its dynamic table and for Huffman-coded values, as it must.
 
-// The worker is wired to sessions separately (issue 14); until then the binary uses none of this.
-#![allow(dead_code, unused_imports)]
 
 mod frame;
+mod hpack;
 mod inbound;
 mod request;
 mod session;
 mod streams;
 
 pub use frame::code as error_code;
-pub use session::{Event, Scheme, Session, SessionConfig, SessionError, StartError};
+pub use session::{Event, Scheme, Session, SessionConfig, StartError};
+#[cfg(test)]
+pub use session::SessionError;
 
 #[cfg(test)]
 #[path = "session_tests.rs"]

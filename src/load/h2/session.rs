@@ -5,6 +5,7 @@
 use std::fmt;
 
 use super::frame::{self, code, flag, kind, setting};
+use super::hpack;
 use super::request::encode_request;
 use super::streams::StreamTable;
 
@@ -131,7 +132,7 @@ pub struct Session {
     /// The response header block being assembled from HEADERS and CONTINUATION.
     pub(super) response_block: Vec<u8>,
     pub(super) block_in_progress: Option<HeaderBlockInProgress>,
-    pub(super) decoder: loona_hpack::Decoder<'static>,
+    pub(super) decoder: hpack::Decoder,
     pub(super) streams: StreamTable,
     /// The id the next request gets (odd, rising).
     pub(super) next_stream_id: u32,
@@ -165,8 +166,7 @@ impl Session {
         if connection_raise > 0 {
             frame::put_window_update(&mut output, 0, connection_raise);
         }
-        let mut decoder = loona_hpack::Decoder::new();
-        decoder.set_max_allowed_table_size(4096); // SETTINGS_HEADER_TABLE_SIZE's default, which we keep
+        let decoder = hpack::Decoder::new(4096); // SETTINGS_HEADER_TABLE_SIZE's default, which we keep
         Session {
             streams: StreamTable::with_capacity(config.max_streams),
             connection_receive_window: i64::from(config.connection_window.max(frame::DEFAULT_WINDOW)),
@@ -251,6 +251,7 @@ impl Session {
     }
 
     /// Streams started and not yet finished, reset, cancelled or reported unprocessed.
+    #[allow(dead_code)] // tests/h2_session.rs asks
     pub fn open_streams(&self) -> usize {
         self.streams.open_count()
     }

@@ -129,6 +129,7 @@ impl StreamTable {
         self.slots.len()
     }
 
+    #[allow(dead_code)] // len's companion
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }
