@@ -62,7 +62,7 @@ impl H2Link {
         }
     }
 
-    /// Connect (again): a new socket and a fresh session.
+    /// Connect (again): a new socket and a fresh session. Lanes waiting for a stream keep waiting, for the new one.
     pub fn connect(
         &mut self,
         registry: &Registry,
@@ -72,7 +72,6 @@ impl H2Link {
         now: Instant,
     ) -> io::Result<()> {
         self.session = Session::new(self.config.clone());
-        self.waiting.clear();
         self.state = LinkState::Connecting(now);
         let connected = self.socket.connect(registry, token, addr, security);
         if connected.is_err() {

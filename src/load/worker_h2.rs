@@ -35,7 +35,7 @@ impl Worker<'_> {
         }
     }
 
-    /// Open link `link` (again); its lanes that still have work wait for it.
+    /// Open link `link` (again); its lanes that still have work wait for it (those waiting for a stream stay so).
     fn connect_link(&mut self, link: usize, now: Instant) {
         let addr = self.shared.set.endpoint.addr;
         let registry = self.poll.registry();
@@ -46,7 +46,7 @@ impl Worker<'_> {
         // Their scheduled sends (if any) are planned again from `next_slot` once the connection is up.
         self.schedule.retain(|&std::cmp::Reverse((_, queued))| !lanes.contains(&queued));
         for lane in lanes {
-            if self.conns[lane].state != State::Done {
+            if !matches!(self.conns[lane].state, State::Done | State::Writing) {
                 self.conns[lane].state = State::Connecting(now);
             }
         }
@@ -69,6 +69,7 @@ impl Worker<'_> {
                         }
                     }
                 }
+                self.start_waiting_lanes(link, now);
             }
             Err(err) => {
                 let failure = self.set_up_failed(err, connecting);
@@ -77,14 +78,19 @@ impl Worker<'_> {
         }
     }
 
-    /// The link could not be set up: counted once, and every lane waiting for it gives up its request.
+    /// The link could not be set up: counted once, and every lane waiting for it gives up its request (a lane
+    /// waiting for a stream, the request it was about to send).
     fn link_set_up_failed(&mut self, link: usize, failure: Failure, now: Instant) {
         self.count_failed_connection(failure);
         self.links[link].close(self.poll.registry());
+        self.links[link].waiting.clear();
         for lane in self.links[link].lanes.clone() {
-            if self.conns[lane].state != State::Done {
-                self.give_up_request(lane, now);
+            match self.conns[lane].state {
+                State::Done => continue,
+                State::Writing => self.conns[lane].resend_when_connected = true,
+                _ => {}
             }
+            self.give_up_request(lane, now);
         }
     }
 
@@ -214,14 +220,12 @@ impl Worker<'_> {
     }
 
     /// The connection broke (closed by the server, a socket or TLS error, an HTTP/2 protocol error): each request
-    /// in flight on it fails, each waiting for a stream is sent on the new connection.
+    /// in flight on it fails; those waiting for a stream wait for one of the new connection.
     fn link_lost(&mut self, link: usize, now: Instant) {
         self.links[link].close(self.poll.registry());
         for lane in self.links[link].lanes.clone() {
-            match self.conns[lane].state {
-                State::Reading => self.recorder.failure(self.conns[lane].request, Failure::Read),
-                State::Writing => self.conns[lane].resend_when_connected = true,
-                _ => {}
+            if self.conns[lane].state == State::Reading {
+                self.recorder.failure(self.conns[lane].request, Failure::Read);
             }
         }
         self.replace_link(link, now);
