@@ -384,7 +384,7 @@ fn bad_input_exits_2_with_one_line() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["-c", "0", "http://127.0.0.1:1/"], "connections"),
         (vec!["--rate=-5", "http://127.0.0.1:1/"], "rate"),
-        (vec!["https://127.0.0.1:1/"], "scheme"),
+        (vec!["ftp://127.0.0.1:1/"], "scheme"),
         (vec!["127.0.0.1:1/"], "invalid URL"),
         (vec!["http://127.0.0.1:1/?k={rand:9..1}"], "malformed placeholder"),
         (vec!["--mix", bad_mix.to_str().unwrap()], "wieght"),

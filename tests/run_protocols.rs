@@ -1,0 +1,51 @@
+//! A plan comparing protocols on one JVM configuration: kv-service serving TLS with HTTP/2 (kv.tls.cert, kv.tls.key,
+//! kv.http2), loaded by one phase over HTTPS with HTTP/1.1 and one over HTTPS with HTTP/2 and several streams; each
+//! phase's record says what was negotiated, and the certificate is checked against the test's CA.
+
+mod common;
+
+use common::pki::Pki;
+use common::{jload, json, kv_jar, tempdir};
+
+#[test]
+fn one_plan_loads_the_same_jvm_over_https_with_http1_and_with_http2() {
+    let dir = tempdir();
+    let pki = Pki::create(&dir);
+    let plan = dir.join("protocols.toml");
+    let text = format!(
+        "name = \"protocols\"\n\
+         [target]\n\
+         command = \"java {{jvm}} -jar {jar}\"\n\
+         ready = \"https://localhost:{{port}}/health\"\n\
+         startup_timeout = \"60s\"\n\
+         jvm = [\"-Xmx128m\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Dkv.tls.cert={cert}\", \"-Dkv.tls.key={key}\", \"-Dkv.http2=true\"]\n\
+         [[phase]]\n\
+         name = \"fill\"\nmeasure = false\n\
+         url = \"https://localhost:{{port}}/random_set?keyRange=2000&valueSize=100\"\n\
+         cacert = \"ca.pem\"\nconnections = 4\nrequests = 2000\n\
+         [[phase]]\n\
+         name = \"get-h1\"\n\
+         url = \"https://localhost:{{port}}/random_get?keyRange=2000\"\n\
+         cacert = \"ca.pem\"\nconnections = 4\nrequests = 3000\n\
+         [[phase]]\n\
+         name = \"get-h2\"\n\
+         url = \"https://localhost:{{port}}/random_get?keyRange=2000\"\n\
+         cacert = \"ca.pem\"\nhttp = \"2\"\nstreams = 4\nconnections = 1\nrequests = 3000\n\
+         [run]\ncooldown = \"0s\"\n",
+        jar = kv_jar().display(),
+        cert = pki.path("server.pem"),
+        key = pki.path("server.key"),
+    );
+    std::fs::write(&plan, text).unwrap();
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let rep = out.join("cells").read_dir().unwrap().next().unwrap().unwrap().path().join("rep-1");
+    for (phase, alpn, connections) in [("get-h1", "http/1.1", 4), ("get-h2", "h2", 1)] {
+        let record = json(&rep.join(format!("{phase}.json")));
+        assert_eq!(record["requests"], 3000, "{phase}: {record}");
+        assert_eq!(record["errors"]["total"], 0, "{phase}");
+        assert_eq!(record["connection_setup"]["tls"]["alpn"], alpn, "{phase}");
+        assert_eq!(record["connection_setup"]["connections"], connections, "{phase}");
+    }
+}
