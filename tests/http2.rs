@@ -80,8 +80,18 @@ fn http_auto_speaks_what_the_server_chose() {
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let h2 = nginx_h2(Some(&pki), "");
-    let (code, result, _) =
-        bench_json(&["-n", "100", "-c", "1", "-t", "1", "--http", "auto", "-k", &format!("https://localhost:{}/", h2.port)]);
+    let (code, result, _) = bench_json(&[
+        "-n",
+        "100",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--http",
+        "auto",
+        "-k",
+        &format!("https://localhost:{}/", h2.port),
+    ]);
     assert_eq!(code, 0, "{result}");
     assert_eq!(result["connection_setup"]["tls"]["alpn"], "h2");
     assert_served_over_http2(&h2, 100);
@@ -93,8 +103,18 @@ fn http_auto_speaks_what_the_server_chose() {
             pki.path("server.key")
         )
     });
-    let (code, result, _) =
-        bench_json(&["-n", "100", "-c", "1", "-t", "1", "--http", "auto", "-k", &format!("https://localhost:{}/", h1.port)]);
+    let (code, result, _) = bench_json(&[
+        "-n",
+        "100",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--http",
+        "auto",
+        "-k",
+        &format!("https://localhost:{}/", h1.port),
+    ]);
     assert_eq!(code, 0, "{result}");
     assert_eq!(result["connection_setup"]["tls"]["alpn"], "http/1.1");
     assert_eq!(h1.access_log_lines_once(100).len(), 100);

@@ -50,7 +50,8 @@ fn an_https_keep_alive_run_verified_by_the_given_ca_answers_every_request_and_th
     let pki = Pki::create(&dir);
     let nginx = nginx_tls(&pki, "server", "");
     let ca = pki.path("ca.pem");
-    let (code, result, _) = bench_json(&["-n", "2000", "-c", "4", "-t", "1", "--cacert", &ca, &url(&nginx, "localhost")]);
+    let (code, result, _) =
+        bench_json(&["-n", "2000", "-c", "4", "-t", "1", "--cacert", &ca, &url(&nginx, "localhost")]);
     assert_eq!(code, 0, "{result}");
     assert_eq!((count(&result, "/requests"), count(&result, "/errors/total")), (2000, 0));
     assert_eq!(count(&result, "/connection_setup/connections"), 4, "one handshake per connection, kept alive");
@@ -149,9 +150,8 @@ fn a_server_that_allows_no_cipher_rustls_speaks_is_counted_as_a_tls_alert() {
 
 #[test]
 fn https_to_a_plain_http_port_is_a_handshake_error() {
-    let nginx = Nginx::start(|port, _| {
-        format!("server {{ listen 127.0.0.1:{port}; location / {{ return 200 \"hello\"; }} }}")
-    });
+    let nginx =
+        Nginx::start(|port, _| format!("server {{ listen 127.0.0.1:{port}; location / {{ return 200 \"hello\"; }} }}"));
     let (code, result, _) =
         bench_json(&["-d", "500ms", "-c", "1", "-t", "1", "-k", &format!("https://127.0.0.1:{}/", nginx.port)]);
     assert_eq!(code, 1);
@@ -189,18 +189,8 @@ fn connection_close_makes_a_new_handshake_for_every_request() {
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let nginx = nginx_tls(&pki, "server", "");
-    let (code, result, _) = bench_json(&[
-        "-n",
-        "300",
-        "-c",
-        "2",
-        "-t",
-        "1",
-        "-k",
-        "-H",
-        "Connection: close",
-        &url(&nginx, "localhost"),
-    ]);
+    let (code, result, _) =
+        bench_json(&["-n", "300", "-c", "2", "-t", "1", "-k", "-H", "Connection: close", &url(&nginx, "localhost")]);
     assert_eq!(code, 0, "{result}");
     assert_eq!((count(&result, "/requests"), count(&result, "/errors/total")), (300, 0));
     assert!(count(&result, "/connection_setup/connections") >= 300, "{result}");

@@ -139,7 +139,9 @@ impl TlsOptions {
         match &self.ca_pem {
             Some(pem) => {
                 for certificate in certificates(pem, "--cacert")? {
-                    roots.add(certificate).map_err(|err| anyhow::anyhow!("--cacert: a certificate is unusable ({err})"))?;
+                    roots
+                        .add(certificate)
+                        .map_err(|err| anyhow::anyhow!("--cacert: a certificate is unusable ({err})"))?;
                 }
             }
             None => {
@@ -170,7 +172,8 @@ fn certificates(pem: &str, option: &str) -> anyhow::Result<Vec<CertificateDer<'s
 /// The name a connection presents (SNI) and checks the certificate against: the URL's host, an IP address as such.
 pub fn server_name(host: &str) -> anyhow::Result<ServerName<'static>> {
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    ServerName::try_from(host.to_string()).map_err(|err| bad_input(format!("'{host}' is not a TLS server name ({err})")))
+    ServerName::try_from(host.to_string())
+        .map_err(|err| bad_input(format!("'{host}' is not a TLS server name ({err})")))
 }
 
 /// `--insecure`: every certificate is accepted, signatures still checked for well-formedness by the provider.

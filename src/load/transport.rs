@@ -57,9 +57,9 @@ impl Transport {
     pub fn new(tcp: TcpStream, security: &Security) -> io::Result<Transport> {
         let tls = match security {
             Security::Plain => None,
-            Security::Tls { config, server_name } => Some(Box::new(
-                ClientConnection::new(config.clone(), server_name.clone()).map_err(io::Error::other)?,
-            )),
+            Security::Tls { config, server_name } => {
+                Some(Box::new(ClientConnection::new(config.clone(), server_name.clone()).map_err(io::Error::other)?))
+            }
         };
         Ok(Transport { tcp, tls, sent_on_socket: 0 })
     }

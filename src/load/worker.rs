@@ -15,14 +15,14 @@ use mio::{Events, Poll, Token};
 use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
 use super::h2::{Event, Scheme};
 use super::h2_link::H2Link;
-use super::transport::{HandshakeError, Negotiated, Security};
 use super::recorder::{Failure, IntervalCounts, Recorder};
 use super::request::RequestSet;
 use super::slow::SlowRequest;
 use super::status::OkStatus;
 use super::thread_cpu::{cpu_pct, thread_cpu_time};
 use super::timer::DeadlineTimer;
-use super::tls::{TlsFailure, explain};
+use super::tls::TlsFailure;
+use super::transport::Security;
 
 const TIMER_TOKEN: Token = Token(usize::MAX);
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -280,31 +280,6 @@ impl Worker<'_> {
             && now.duration_since(self.last_progress) >= self.shared.timeout
     }
 
-    /// Open model: send every scheduled request whose time has come on its idle connection, measuring how late the
-    /// generator itself is (its slip: the connection was free, so any delay is this loop's).
-    fn send_what_is_due(&mut self) {
-        while let Some(&Reverse((at, index))) = self.schedule.peek() {
-            let now = Instant::now();
-            if at > now || !self.before_end(at) {
-                break;
-            }
-            self.schedule.pop();
-            if self.conns[index].state == State::Idle {
-                let slip = now.saturating_duration_since(at);
-                self.recorder.slip(micros(slip));
-                // The connection was free when the request fell due: the whole delay is the generator's, none of it
-                // the target's, so its latency counts from now, and the connection is behind by the generator's fault.
-                self.conns[index].behind_by_generator = slip;
-                self.send(index, at + slip, now);
-            }
-        }
-    }
-
-    /// True when a request intended at `at` falls due within the run (before its deadline, if it has one).
-    fn before_end(&self, at: Instant) -> bool {
-        self.deadline.is_none_or(|deadline| at < deadline)
-    }
-
     /// At the end of the run, account for every request that did not complete, each with its wait so far (a lower
     /// bound of its latency): the ones in flight, and in the open model the ones that fell due but were never sent
     /// because their connection was busy (or reconnecting) until the end — counted from the schedule, not stored.
@@ -347,134 +322,6 @@ impl Worker<'_> {
         }
     }
 
-    fn open(&mut self, index: usize, now: Instant) {
-        if self.shared.http2.is_some() {
-            return self.open_lane(index, now);
-        }
-        let addr = self.shared.set.endpoint.addr;
-        let security = &self.shared.security;
-        if self.conns[index].connect(self.poll.registry(), Token(index), addr, security, now).is_err() {
-            self.connect_failed(index, Failure::Connect, now);
-        }
-    }
-
-    /// An event on a connection being set up: the TCP connect's completion, or the TLS handshake's next step. Once
-    /// the connection is ready, its setup time is recorded and (`running`) its next request goes out.
-    fn complete_connect(&mut self, index: usize, now: Instant, running: bool) {
-        let conn = &mut self.conns[index];
-        let (registry, token) = (self.poll.registry(), Token(index));
-        let (started, progressed) = match conn.state {
-            State::Connecting(started) => (started, conn.finish_connect(registry, token)),
-            State::Handshaking(started) => (started, conn.continue_handshake(registry, token)),
-            _ => return,
-        };
-        match progressed {
-            Ok(()) if conn.state != State::Idle => return, // the TLS handshake goes on
-            Ok(()) => {}
-            Err(err) => {
-                let connecting = matches!(conn.state, State::Connecting(_));
-                let failure = self.set_up_failed(err, connecting);
-                self.connect_failed(index, failure, now);
-                return;
-            }
-        }
-        let negotiated = conn.socket.transport.as_ref().and_then(|transport| transport.negotiated());
-        self.set_up_done(started, negotiated, now);
-        if running && self.conns[index].resend_when_connected {
-            self.resend(index, now);
-        } else if running {
-            self.start_next(index, now);
-        }
-    }
-
-    /// A connection's set-up failed with `err`, in its TCP connect (`connecting`) or its TLS handshake: the class
-    /// it is counted under (the first TLS failure's reason is kept).
-    fn set_up_failed(&mut self, err: HandshakeError, connecting: bool) -> Failure {
-        let (failure, reason) = match err {
-            HandshakeError::Io(_) if connecting => (Failure::Connect, None),
-            HandshakeError::Io(err) => (Failure::Tls(TlsFailure::Handshake), Some(err.to_string())),
-            HandshakeError::Tls(class, err) => (Failure::Tls(class), Some(explain(&err))),
-        };
-        if self.recorder.tls_error.is_none() {
-            self.recorder.tls_error = reason;
-        }
-        failure
-    }
-
-    /// A connection became ready for requests: its set-up time (since `started`) recorded, what TLS agreed on kept
-    /// from the first.
-    fn set_up_done(&mut self, started: Instant, negotiated: Option<Negotiated>, now: Instant) {
-        self.recorder.connected(micros(now.saturating_duration_since(started)));
-        if self.recorder.negotiated.is_none() {
-            self.recorder.negotiated = negotiated;
-        }
-        self.last_progress = now;
-        self.refused_since_progress = 0;
-    }
-
-    /// A failed or timed-out connect or TLS handshake (`failure`): counted, and its request given up.
-    fn connect_failed(&mut self, index: usize, failure: Failure, now: Instant) {
-        self.count_failed_connection(failure);
-        self.give_up_request(index, now);
-    }
-
-    fn count_failed_connection(&mut self, failure: Failure) {
-        self.recorder.connection_failure(failure);
-        self.refused_since_progress += 1;
-    }
-
-    /// Lane `index` could not get a connection: so that `-n` always ends, it uses up the request it was for — the
-    /// one waiting to be re-sent, if any, else the next one — and waits before trying again.
-    fn give_up_request(&mut self, index: usize, now: Instant) {
-        self.conns[index].close(self.poll.registry());
-        if std::mem::take(&mut self.conns[index].resend_when_connected) {
-            // Its quota or schedule slot was taken when it was first sent.
-        } else if self.shared.rate.is_some() {
-            if self.next_send_time(index).is_some_and(|at| at <= now && self.before_end(at)) {
-                self.conns[index].next_slot += 1;
-            }
-        } else if let Some(left) = &mut self.quota_left {
-            *left = left.saturating_sub(1);
-        }
-        self.conns[index].state = State::Backoff(now + CONNECT_BACKOFF);
-    }
-
-    /// The intended time of this connection's next scheduled request (open model), if it has one.
-    fn next_send_time(&self, index: usize) -> Option<Instant> {
-        self.slot_time(index, self.conns[index].next_slot)
-    }
-
-    /// Open model: the intended time of this connection's `slot`-th request — the run's request number
-    /// `first + slot·C` of an even schedule at the rate, shifted by its phase — or None when -n ends the schedule before it.
-    fn slot_time(&self, index: usize, slot: u64) -> Option<Instant> {
-        let number = (self.assignment.first_lane + index) as u64 + slot * self.shared.total_lanes as u64;
-        if self.shared.max_requests.is_some_and(|max| number >= max) {
-            return None;
-        }
-        let at = (number as f64 + self.shared.schedule_phase) / self.shared.rate.expect("open model");
-        Some(self.start + Duration::from_secs_f64(at))
-    }
-
-    /// Open model: how many of this connection's scheduled requests fell due before `end` (slots 0, 1, … whose
-    /// intended time is earlier): estimated arithmetically, then settled on the exact times `slot_time` gives.
-    fn slots_due_before(&self, index: usize, end: Instant) -> u64 {
-        let first = (self.assignment.first_lane + index) as f64;
-        let connections = self.shared.total_lanes as f64;
-        let requests_by_end =
-            end.saturating_duration_since(self.start).as_secs_f64() * self.shared.rate.expect("open model");
-        let mut due = ((requests_by_end - first) / connections).ceil().max(0.0) as u64;
-        if let Some(max) = self.shared.max_requests {
-            due = due.min((max as f64 - first).max(0.0).div_euclid(connections) as u64 + 1);
-        }
-        while due > 0 && self.slot_time(index, due - 1).is_none_or(|at| at >= end) {
-            due -= 1;
-        }
-        while self.slot_time(index, due).is_some_and(|at| at < end) {
-            due += 1;
-        }
-        due
-    }
-
     /// A connected, idle connection: send its next request now or schedule it.
     fn start_next(&mut self, index: usize, now: Instant) {
         if self.shared.rate.is_some() {
@@ -499,27 +346,6 @@ impl Worker<'_> {
             }
             None => self.send(index, now, now),
         }
-    }
-
-    /// Open model: a request due at `at` goes out at `now` on connection `index`, which has just become free (an
-    /// answer, a reconnect). If it fell due before the generator's current batch of events arrived (`events_at`), the
-    /// connection was still busy then; of that wait, as much as the connection was already behind by the generator's
-    /// own delays is the generator's (it sent the earlier requests late), the rest the target's: only that counts as
-    /// a late send. Whatever the generator took after it knew the connection was free — after that batch arrived, or
-    /// after the due time if later — is its own too. That inherited part plus this one is the send's slip (recorded);
-    /// the request's latency leaves it out (it counts from the due time plus the slip), and the connection is now
-    /// behind by it.
-    fn count_lateness(&mut self, index: usize, at: Instant, now: Instant) -> Duration {
-        let busy_wait = self.events_at.saturating_duration_since(at);
-        let inherited = busy_wait.min(self.conns[index].behind_by_generator);
-        if busy_wait > inherited {
-            self.recorder.late += 1;
-        }
-        let slip = now.saturating_duration_since(at.max(self.events_at));
-        let generators_part = inherited + slip;
-        self.recorder.slip(micros(generators_part));
-        self.conns[index].behind_by_generator = generators_part;
-        generators_part
     }
 
     fn retire(&mut self, index: usize) {
@@ -591,32 +417,21 @@ impl Worker<'_> {
     /// The response to lane `index`'s request is complete: recorded, and the lane goes on — on a new connection when
     /// the server closes this one (`closing`), announced or not.
     fn complete(&mut self, index: usize, status: u16, closing: bool, now: Instant) {
-        {
-            {
-                self.last_progress = now;
-                self.refused_since_progress = 0;
-                let conn = &self.conns[index];
-                let latency = micros(now.saturating_duration_since(conn.intended));
-                let uncorrected = micros(now.saturating_duration_since(conn.sent));
-                let ok = self.shared.ok_status.is_ok(status);
-                self.recorder.response(conn.request, latency, uncorrected, status, ok);
-                self.recorder.slow.offer(SlowRequest::finished(
-                    conn.request,
-                    self.start,
-                    now,
-                    latency,
-                    uncorrected,
-                    !ok,
-                ));
-                self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
-                self.conns[index].recent_service.observe(uncorrected);
-                if closing {
-                    self.reconnect(index, now);
-                } else {
-                    self.conns[index].state = State::Idle;
-                    self.start_next(index, now);
-                }
-            }
+        self.last_progress = now;
+        self.refused_since_progress = 0;
+        let conn = &self.conns[index];
+        let latency = micros(now.saturating_duration_since(conn.intended));
+        let uncorrected = micros(now.saturating_duration_since(conn.sent));
+        let ok = self.shared.ok_status.is_ok(status);
+        self.recorder.response(conn.request, latency, uncorrected, status, ok);
+        self.recorder.slow.offer(SlowRequest::finished(conn.request, self.start, now, latency, uncorrected, !ok));
+        self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
+        self.conns[index].recent_service.observe(uncorrected);
+        if closing {
+            self.reconnect(index, now);
+        } else {
+            self.conns[index].state = State::Idle;
+            self.start_next(index, now);
         }
     }
 
@@ -717,5 +532,9 @@ fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
 }
 
+#[path = "worker_connect.rs"]
+mod connect;
 #[path = "worker_h2.rs"]
 mod h2_lanes;
+#[path = "worker_schedule.rs"]
+mod schedule;

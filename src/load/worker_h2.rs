@@ -59,7 +59,8 @@ impl Worker<'_> {
         match self.links[link].set_up(self.poll.registry(), Token(link), &mut self.recorder.bytes_sent) {
             Ok(Setup::Handshaking) => {}
             Ok(Setup::Ready) => {
-                let negotiated = self.links[link].socket.transport.as_ref().and_then(|transport| transport.negotiated());
+                let negotiated =
+                    self.links[link].socket.transport.as_ref().and_then(|transport| transport.negotiated());
                 self.set_up_done(started, negotiated, now);
                 for lane in self.links[link].lanes.clone() {
                     if self.conns[lane].setting_up() {
@@ -153,7 +154,9 @@ impl Worker<'_> {
     pub(super) fn on_link_event(&mut self, link: usize) {
         let now = Instant::now();
         match self.links.get(link).map(|link| link.state) {
-            Some(LinkState::Connecting(_) | LinkState::Handshaking(_)) => return self.on_link_setup_event(link, now, true),
+            Some(LinkState::Connecting(_) | LinkState::Handshaking(_)) => {
+                return self.on_link_setup_event(link, now, true);
+            }
             Some(LinkState::Up) => {}
             Some(LinkState::Down) | None => return,
         }

@@ -13,8 +13,8 @@ use super::schema::PhaseFile;
 use crate::cpuset::CpuSet;
 use crate::load::protocol::{HttpVersion, ProtocolOptions};
 use crate::load::spec::{LoadInput, LoadSpec, Setting, threads_or_pinned};
-use crate::load::tls::TlsOptions;
 use crate::load::status::OkStatus;
+use crate::load::tls::TlsOptions;
 use crate::tomlfile::Source;
 
 /// One phase of the load.

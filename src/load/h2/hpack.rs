@@ -1,12 +1,14 @@
-//! The HPACK decoder of response header blocks (RFC 7541): integers, string literals (Huffman-coded ones through
-//! httlib-huffman's table-driven decoder), the static table and the dynamic table with its size limit. Hand-written
-//! because the response headers are on the hot path: the decoder keeps its buffers — evicted entries' too — so a
-//! warmed-up session decodes without allocating (a crate's decoder rebuilt its Huffman table for every string).
+//! The HPACK decoder of response header blocks (RFC 7541): integers, string literals (Huffman-coded ones through a
+//! decoding tree built once from the code table of RFC 7541 Appendix B, as httlib-huffman publishes it), the static
+//! table and the dynamic table with its size limit. Hand-written because the response headers are on the hot path:
+//! the decoder keeps its buffers — evicted entries' too — so a warmed-up session decodes without allocating (a
+//! crate's decoder rebuilt its Huffman table for every string, another allocated for every string).
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::OnceLock;
 
-use httlib_huffman::DecoderSpeed;
+use httlib_huffman::encoder::table::ENCODE_TABLE;
 
 /// The static table (RFC 7541 Appendix A), index 1 first.
 const STATIC_TABLE: [(&str, &str); 61] = [
@@ -253,11 +255,73 @@ fn read_string(rest: &mut &[u8], out: &mut Vec<u8>) -> Result<(), HpackError> {
     }
     let (bytes, tail) = rest.split_at(length);
     if huffman {
-        httlib_huffman::decode(bytes, out, DecoderSpeed::FiveBits).map_err(|_| HpackError("bad Huffman code"))?;
+        huffman_decode(bytes, out)?;
     } else {
         out.extend_from_slice(bytes);
     }
     *rest = tail;
+    Ok(())
+}
+
+/// A node of the Huffman decoding tree: its two children (by the next bit), each a node index or a symbol.
+type Node = [u16; 2];
+/// Marks a child that is a symbol (its low bits), not a node.
+const SYMBOL: u16 = 0x8000;
+/// The end-of-string symbol, never part of a string.
+const EOS: u16 = 256;
+
+/// The decoding tree of HPACK's Huffman code, built once: node 0 is the root.
+fn huffman_tree() -> &'static [Node] {
+    static TREE: OnceLock<Vec<Node>> = OnceLock::new();
+    TREE.get_or_init(|| {
+        let mut tree: Vec<Node> = vec![[0, 0]];
+        for (symbol, &(length, code)) in ENCODE_TABLE.iter().enumerate() {
+            let mut node = 0;
+            for position in (0..u32::from(length)).rev() {
+                let bit = ((code >> position) & 1) as usize;
+                if position == 0 {
+                    tree[node][bit] = SYMBOL | symbol as u16;
+                } else {
+                    if tree[node][bit] == 0 {
+                        tree.push([0, 0]);
+                        tree[node][bit] = (tree.len() - 1) as u16;
+                    }
+                    node = usize::from(tree[node][bit]);
+                }
+            }
+        }
+        tree
+    })
+}
+
+/// Decode a Huffman-coded string (RFC 7541 §5.2) onto `out`: the padding must be the EOS code's first bits (all
+/// ones), shorter than a byte, and EOS itself may not appear.
+fn huffman_decode(bytes: &[u8], out: &mut Vec<u8>) -> Result<(), HpackError> {
+    let tree = huffman_tree();
+    let mut node = 0usize;
+    let mut bits_since_symbol = 0;
+    let mut only_ones = true;
+    for &byte in bytes {
+        for position in (0..8).rev() {
+            let bit = usize::from((byte >> position) & 1);
+            let child = tree[node][bit];
+            bits_since_symbol += 1;
+            only_ones &= bit == 1;
+            if child & SYMBOL == 0 {
+                node = usize::from(child);
+                continue;
+            }
+            let symbol = child & !SYMBOL;
+            if symbol == EOS {
+                return Err(HpackError("EOS inside a Huffman string"));
+            }
+            out.push(symbol as u8);
+            (node, bits_since_symbol, only_ones) = (0, 0, true);
+        }
+    }
+    if bits_since_symbol > 7 || !only_ones {
+        return Err(HpackError("bad padding of a Huffman string"));
+    }
     Ok(())
 }
 
@@ -290,13 +354,43 @@ mod tests {
         for fields in responses {
             let mut block = Vec::new();
             for (name, value) in fields {
-                let flags = Encoder::HUFFMAN_NAME | Encoder::HUFFMAN_VALUE | Encoder::WITH_INDEXING | Encoder::BEST_FORMAT;
+                let flags =
+                    Encoder::HUFFMAN_NAME | Encoder::HUFFMAN_VALUE | Encoder::WITH_INDEXING | Encoder::BEST_FORMAT;
                 encoder.encode((name.as_bytes().to_vec(), value.as_bytes().to_vec(), flags), &mut block).unwrap();
             }
             let expected: Vec<(String, String)> =
                 fields.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
             assert_eq!(decode_all(&mut decoder, &block), expected);
         }
+    }
+
+    /// RFC 7541 C.4.1: "www.example.com", Huffman-coded.
+    #[test]
+    fn the_rfc_example_huffman_string_decodes() {
+        let coded = [0xf1, 0xe3, 0xc2, 0xe5, 0xf2, 0x3a, 0x6b, 0xa0, 0xab, 0x90, 0xf4, 0xff];
+        let mut out = Vec::new();
+        huffman_decode(&coded, &mut out).unwrap();
+        assert_eq!(out, b"www.example.com");
+    }
+
+    #[test]
+    fn every_byte_survives_an_independent_huffman_encoder() {
+        let all: Vec<u8> = (0..=255).collect();
+        let mut coded = Vec::new();
+        httlib_huffman::encode(&all, &mut coded).unwrap();
+        let mut out = Vec::new();
+        huffman_decode(&coded, &mut out).unwrap();
+        assert_eq!(out, all);
+    }
+
+    #[test]
+    fn huffman_padding_of_zeros_or_of_a_whole_byte_is_an_error() {
+        // "a" is 00011 (5 bits): padded with 111 it is 0x1f; with 000 it is 0x18; with a further 0xff byte, too long.
+        let mut out = Vec::new();
+        assert_eq!(huffman_decode(&[0x1f], &mut out), Ok(()));
+        assert_eq!(out, b"a");
+        assert_eq!(huffman_decode(&[0x18], &mut out), Err(HpackError("bad padding of a Huffman string")));
+        assert_eq!(huffman_decode(&[0x1f, 0xff], &mut out), Err(HpackError("bad padding of a Huffman string")));
     }
 
     #[test]

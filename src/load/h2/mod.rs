@@ -38,7 +38,6 @@
 //! linear search, each keeping its body buffer) are reused, so a warmed-up session does not allocate per request.
 //! The HPACK decoder allocates for its dynamic table and for Huffman-coded values, as it must.
 
-
 mod frame;
 mod hpack;
 mod inbound;
@@ -47,9 +46,9 @@ mod session;
 mod streams;
 
 pub use frame::code as error_code;
-pub use session::{Event, Scheme, Session, SessionConfig, StartError};
 #[cfg(test)]
 pub use session::SessionError;
+pub use session::{Event, Scheme, Session, SessionConfig, StartError};
 
 #[cfg(test)]
 #[path = "session_tests.rs"]
