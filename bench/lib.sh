@@ -72,9 +72,12 @@ make_test_cert() {
 # Start nginx with one worker answering "hello world" (as in ANCHORS.md) over TLS with HTTP/2 (ALPN h2, else
 # http/1.1) on 127.0.0.1:$1, and over cleartext HTTP/2 (h2c, prior knowledge only) on 127.0.0.1:$2 when given.
 # Makes the test certificate (make_test_cert). TLS 1.2 and 1.3 are offered; every client here negotiates 1.3.
-# TLS_RESUME=off (default): nginx refuses session resumption (no session cache, no tickets), so every new connection
-# is a full handshake for every client — the same work whatever a client's session cache does. TLS_RESUME=on: a
-# shared session cache and tickets, so clients that keep sessions resume them. TLS_LOG=1 adds an access log
+# One TLS 1.3 cipher suite, TLS_AES_128_GCM_SHA256 (TLS13_CIPHERS to change it), so every client encrypts alike:
+# left to choose, wrk and jload pick AES-256-GCM and h2load AES-128-GCM (nginx follows the client's preference).
+# TLS_RESUME=off (default): nginx refuses session resumption (no session cache, no tickets, and no TLS 1.3
+# NewSessionTicket sent, which OpenSSL would otherwise send twice per handshake for nothing), so every new connection
+# is a full handshake for every client — the same work whatever a client's session cache does (wrk's OpenSSL and
+# jload's rustls both resume when allowed). TLS_RESUME=on: a shared session cache and tickets. TLS_LOG=1 adds an access log
 # ($WORK/nginx/tls.log: protocol, cipher, reused or not, HTTP version) to see what the clients did; it costs throughput.
 start_nginx_tls() {
   local port=$1 h2c_port=${2:-} sessions log=""
@@ -82,7 +85,7 @@ start_nginx_tls() {
   if [ "${TLS_RESUME:-off}" = on ]; then
     sessions="ssl_session_cache shared:SSL:10m; ssl_session_tickets on;"
   else
-    sessions="ssl_session_cache off; ssl_session_tickets off;"
+    sessions="ssl_session_cache off; ssl_session_tickets off; ssl_conf_command NumTickets 0;"
   fi
   local servers=""
   if [ "${TLS_LOG:-0}" = 1 ]; then
@@ -95,6 +98,7 @@ start_nginx_tls() {
     ssl_certificate $WORK/tls/server.pem;
     ssl_certificate_key $WORK/tls/server.key;
     ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_conf_command Ciphersuites ${TLS13_CIPHERS:-TLS_AES_128_GCM_SHA256};
     $sessions
     $log
     location / { return 200 \"hello world\\n\"; }
