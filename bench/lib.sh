@@ -125,10 +125,13 @@ stop_nginx() {
   [ -f "$WORK/nginx/nginx.pid" ] && kill "$(cat "$WORK/nginx/nginx.pid")" 2>/dev/null || true
 }
 
-# Run a command under /usr/bin/time; sets TIME_CPU_S (user+sys seconds) and TIME_RSS_KB (peak RSS) after it ends.
+# Run a command under /usr/bin/time; sets TIME_CPU_S (user+sys seconds), TIME_RSS_KB (peak RSS) and TIME_STATUS (the
+# command's exit status) after it ends. The figures are the last line of time's output: a command that failed
+# puts "Command exited with non-zero status N" before it.
 timed() {
-  /usr/bin/time -f "%U %S %M" -o "$WORK/time.out" "$@"
-  read -r user sys rss < "$WORK/time.out"
+  TIME_STATUS=0
+  /usr/bin/time -f "%U %S %M" -o "$WORK/time.out" "$@" || TIME_STATUS=$?
+  read -r user sys rss < <(tail -n 1 "$WORK/time.out")
   TIME_CPU_S=$(echo "$user + $sys" | bc -l)
   TIME_RSS_KB=$rss
 }

@@ -48,6 +48,8 @@ section_title() {
   esac
 }
 
+timeout_note() { case $TIME_STATUS in 124 | 137) echo ", killed after ${LIMIT}s" ;; esac; }
+
 # Runs one tool for one section; prints "req/s µs-CPU-per-request note…", or "FAILED reason".
 run_tool() {
   local tool=$1 section=$2 url requests rps errors note=""
@@ -56,16 +58,18 @@ run_tool() {
   case $tool in
     wrk)
       [ "$section" = close ] && args=(-H "Connection: close")
-      if ! timed timeout -k 5 "$LIMIT" wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" "${args[@]}" "$url" > "$WORK/out" 2>&1; then
-        echo "FAILED $(tail -n 1 "$WORK/out")"; return
+      timed timeout -k 5 "$LIMIT" wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" "${args[@]}" "$url" > "$WORK/out" 2>&1
+      if [ "$TIME_STATUS" != 0 ]; then
+        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return
       fi
       requests=$(awk '/requests in/ { print $1 }' "$WORK/out")
       rps=$(awk '/Requests\/sec/ { print $2 }' "$WORK/out")
       note=$(grep -E 'Socket errors|Non-2xx' "$WORK/out" | tr -s ' \n' ' ' || true) ;;
     h2load)
-      if ! timed timeout -k 5 "$LIMIT" h2load -c "$H2_CONNECTIONS" -m "$H2_STREAMS" -t 1 -D "$SECONDS_PER_RUN" "$url" \
-        > "$WORK/out" 2>&1; then
-        echo "FAILED $(tail -n 1 "$WORK/out")"; return
+      timed timeout -k 5 "$LIMIT" h2load -c "$H2_CONNECTIONS" -m "$H2_STREAMS" -t 1 -D "$SECONDS_PER_RUN" "$url" \
+        > "$WORK/out" 2>&1
+      if [ "$TIME_STATUS" != 0 ]; then
+        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return
       fi
       # "finished in 10.00s, 123456.70 req/s, 4.71MB/s" and "requests: T total, S started, D done, OK succeeded, …"
       rps=$(awk '/^finished in/ { print $4 }' "$WORK/out")
@@ -80,9 +84,10 @@ run_tool() {
         h2c) args=(--http2 -c "$H2_CONNECTIONS" --streams "$H2_STREAMS") ;;
       esac
       rm -f "$WORK/j.json"
-      if ! timed timeout -k 5 "$LIMIT" "$JLOAD" bench -q -t1 -d"${SECONDS_PER_RUN}s" "${args[@]}" --json "$WORK/j.json" \
-        "$url" > "$WORK/out" 2>&1; then
-        echo "FAILED $(grep -E '^ *Errors|^jload:' "$WORK/out" | tail -n 1 | tr -s ' ')"; return
+      timed timeout -k 5 "$LIMIT" "$JLOAD" bench -q -t1 -d"${SECONDS_PER_RUN}s" "${args[@]}" --json "$WORK/j.json" \
+        "$url" > "$WORK/out" 2>&1
+      if [ "$TIME_STATUS" != 0 ]; then
+        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(grep -E '^ *Errors|^jload:' "$WORK/out" | tail -n 1 | tr -s ' ')"; return
       fi
       requests=$(jq '.requests - .errors.total' "$WORK/j.json")  # responses that succeeded
       rps=$(jq .rps "$WORK/j.json")
@@ -100,13 +105,15 @@ run_tool() {
         h2) args=(-c "$H2_CONNECTIONS" -p "$H2_STREAMS" --http2 --insecure) ;;
         h2c) args=(-c "$H2_CONNECTIONS" -p "$H2_STREAMS" --http2) ;;
       esac
-      if ! timed timeout -k 5 "$LIMIT" oha --no-tui --output-format json -z "${SECONDS_PER_RUN}s" "${args[@]}" "$url" \
-        > "$WORK/o.json" 2> "$WORK/out"; then
-        echo "FAILED $(tail -n 1 "$WORK/out")"; return
+      timed timeout -k 5 "$LIMIT" oha --no-tui --output-format json -z "${SECONDS_PER_RUN}s" "${args[@]}" "$url" \
+        > "$WORK/o.json" 2> "$WORK/out"
+      if [ "$TIME_STATUS" != 0 ]; then
+        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return
       fi
       rps=$(jq .summary.requestsPerSec "$WORK/o.json")
       requests=$(jq '[.statusCodeDistribution[]] | add // 0' "$WORK/o.json")
-      errors=$(jq '[.errorDistribution[]] | add // 0' "$WORK/o.json")
+      # Requests in flight at the deadline are "aborted due to deadline": not errors (the others stop them too).
+      errors=$(jq '.errorDistribution | del(."aborted due to deadline") | [.[]] | add // 0' "$WORK/o.json")
       if [ "$errors" -gt 0 ]; then note="$errors errors: $(jq -c .errorDistribution "$WORK/o.json")"; fi ;;
   esac
   if [ -z "$requests" ] || [ "$requests" = 0 ] || [ "$requests" = null ]; then
@@ -158,11 +165,12 @@ for section in $SECTIONS; do
   # either tool failed are left out.
   for tool in "${tools[@]}"; do
     [ "$tool" = jload ] && continue
-    if [ ! -s "$WORK/$section.jload" ] || [ ! -s "$WORK/$section.$tool" ]; then
-      printf "  jload / %-6s no ratio (a tool failed in every round)\n" "$tool"
+    touch "$WORK/$section.jload" "$WORK/$section.$tool"
+    join "$WORK/$section.jload" "$WORK/$section.$tool" > "$WORK/pairs"
+    if [ ! -s "$WORK/pairs" ]; then
+      printf "  jload / %-6s no ratio (no round where both ran)\n" "$tool"
       continue
     fi
-    join "$WORK/$section.jload" "$WORK/$section.$tool" > "$WORK/pairs"
     rps_ratio=$(awk '{ print $2 / $4 }' "$WORK/pairs" | median)
     cpu_ratio=$(awk '{ print $3 / $5 }' "$WORK/pairs" | median)
     printf "  jload / %-6s req/s ratio %.3f   CPU-per-request ratio %.3f   (medians of %d per-round ratios)\n" \
