@@ -77,8 +77,10 @@ make_test_cert() {
 # TLS_RESUME=off (default): nginx refuses session resumption (no session cache, no tickets, and no TLS 1.3
 # NewSessionTicket sent, which OpenSSL would otherwise send twice per handshake for nothing), so every new connection
 # is a full handshake for every client — the same work whatever a client's session cache does (wrk's OpenSSL and
-# jload's rustls both resume when allowed). TLS_RESUME=on: a shared session cache and tickets. TLS_LOG=1 adds an access log
-# ($WORK/nginx/tls.log: protocol, cipher, reused or not, HTTP version) to see what the clients did; it costs throughput.
+# jload's rustls both resume when allowed). TLS_RESUME=on: a shared session cache and tickets.
+# TLS_LOG=FILE: an access log of the TLS port in FILE, a line per request — connection number, its request number,
+# TLS version, cipher, "r" when the session was resumed, HTTP version, user agent (wrk sends none) — to see what
+# the clients did; it costs throughput.
 start_nginx_tls() {
   local port=$1 h2c_port=${2:-} sessions log=""
   make_test_cert
@@ -88,10 +90,11 @@ start_nginx_tls() {
     sessions="ssl_session_cache off; ssl_session_tickets off; ssl_conf_command NumTickets 0;"
   fi
   local servers=""
-  if [ "${TLS_LOG:-0}" = 1 ]; then
-    servers="  log_format tls '\$ssl_protocol \$ssl_cipher \$ssl_session_reused \$server_protocol';
+  if [ -n "${TLS_LOG:-}" ]; then
+    servers="  log_format tls '\$connection \$connection_requests \$ssl_protocol \$ssl_cipher \$ssl_session_reused '
+                 '\$server_protocol \"\$http_user_agent\"';
 "
-    log="access_log $WORK/nginx/tls.log tls;"
+    log="access_log $TLS_LOG tls;"
   fi
   servers+="  server {
     listen 127.0.0.1:$port ssl http2 backlog=16384;
@@ -119,6 +122,16 @@ start_nginx_tls() {
     sleep 0.1
   done
   echo "nginx (TLS) did not start on port $port${h2c_port:+ and $h2c_port}" >&2; return 1
+}
+
+# CPU seconds (user + system) that nginx's workers have used so far: sampled around a run, it tells whether the
+# single worker was the bottleneck (near 100 % of a core) or the load generator was.
+nginx_cpu_s() {
+  local ticks=0 pid
+  for pid in $(pgrep -P "$(cat "$WORK/nginx/nginx.pid")"); do
+    ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
+  done
+  echo "$ticks / $(getconf CLK_TCK)" | bc -l
 }
 
 stop_nginx() {

@@ -9,7 +9,7 @@
 #          second are handshakes per second; jload's connection count, reconnects and handshake time are shown.
 # A tool that fails in a round (e.g. jload before it speaks HTTP/2) is shown as failed; the rest go on.
 # nginx refuses TLS session resumption, so every new connection is a full handshake for every tool (TLS_RESUME=on
-# lets clients resume; TLS_LOG=1 logs what each connection negotiated, see start_nginx_tls in lib.sh).
+# lets clients resume; TLS_LOG=FILE logs what each request's connection negotiated, see start_nginx_tls in lib.sh).
 # Usage: bench/vs-wrk-tls.sh [ROUNDS (3)] [SECONDS (10)]
 #   SECTIONS="https h2 h2c close" (the default: all), H2_CONNECTIONS=10, H2_STREAMS=10 in the environment.
 set -euo pipefail
@@ -43,24 +43,34 @@ section_title() {
   case $1 in
     https) echo "HTTPS keep-alive on $TLS_URL, -c50 -t1" ;;
     h2) echo "HTTP/2 over TLS (ALPN h2) on $TLS_URL, $H2_CONNECTIONS connections × $H2_STREAMS streams, one thread" ;;
-    h2c) echo "HTTP/2 cleartext (prior knowledge) on $H2C_URL, $H2_CONNECTIONS connections × $H2_STREAMS streams, one thread" ;;
+    h2c) echo "HTTP/2 cleartext (prior knowledge) on $H2C_URL, $H2_CONNECTIONS connections × $H2_STREAMS streams," \
+      "one thread" ;;
     close) echo "a new TLS connection per request (Connection: close) on $TLS_URL, -c50 -t1" ;;
   esac
 }
 
 timeout_note() { case $TIME_STATUS in 124 | 137) echo ", killed after ${LIMIT}s" ;; esac; }
 
-# Runs one tool for one section; prints "req/s µs-CPU-per-request note…", or "FAILED reason".
+# Runs one tool for one section; prints "req/s µs-CPU-per-request nginx-CPU-% note…", or "FAILED reason".
 run_tool() {
-  local tool=$1 section=$2 url requests rps errors note=""
+  local tool=$1 section=$2 url requests rps errors note="" server_cpu_s started
   url=$(section_url "$section")
+  server_cpu_s=$(nginx_cpu_s)
+  started=$(date +%s.%N)
+  _run_tool "$@" || return 0
+  echo "$rps $(echo "$TIME_CPU_S * 1000000 / $requests" | bc -l)" \
+    "$(echo "($(nginx_cpu_s) - $server_cpu_s) * 100 / ($(date +%s.%N) - $started)" | bc -l)" "$note"
+}
+
+# run_tool's body: runs the tool, sets requests, rps and note, or prints "FAILED reason" and returns 1.
+_run_tool() {
   local -a args=()
   case $tool in
     wrk)
-      [ "$section" = close ] && args=(-H "Connection: close")
+      if [ "$section" = close ]; then args=(-H "Connection: close"); fi
       timed timeout -k 5 "$LIMIT" wrk -t1 -c50 -d"${SECONDS_PER_RUN}s" "${args[@]}" "$url" > "$WORK/out" 2>&1
       if [ "$TIME_STATUS" != 0 ]; then
-        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return
+        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return 1
       fi
       requests=$(awk '/requests in/ { print $1 }' "$WORK/out")
       rps=$(awk '/Requests\/sec/ { print $2 }' "$WORK/out")
@@ -69,7 +79,7 @@ run_tool() {
       timed timeout -k 5 "$LIMIT" h2load -c "$H2_CONNECTIONS" -m "$H2_STREAMS" -t 1 -D "$SECONDS_PER_RUN" "$url" \
         > "$WORK/out" 2>&1
       if [ "$TIME_STATUS" != 0 ]; then
-        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return
+        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return 1
       fi
       # "finished in 10.00s, 123456.70 req/s, 4.71MB/s" and "requests: T total, S started, D done, OK succeeded, …"
       rps=$(awk '/^finished in/ { print $4 }' "$WORK/out")
@@ -87,16 +97,19 @@ run_tool() {
       timed timeout -k 5 "$LIMIT" "$JLOAD" bench -q -t1 -d"${SECONDS_PER_RUN}s" "${args[@]}" --json "$WORK/j.json" \
         "$url" > "$WORK/out" 2>&1
       if [ "$TIME_STATUS" != 0 ]; then
-        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(grep -E '^ *Errors|^jload:' "$WORK/out" | tail -n 1 | tr -s ' ')"; return
+        echo "FAILED (exit $TIME_STATUS$(timeout_note))" \
+          "$(grep -E '^ *Errors|^jload:' "$WORK/out" | tail -n 1 | tr -s ' ')"; return 1
       fi
       requests=$(jq '.requests - .errors.total' "$WORK/j.json")  # responses that succeeded
       rps=$(jq .rps "$WORK/j.json")
       errors=$(jq .errors.total "$WORK/j.json")
       if [ "$errors" -gt 0 ]; then note="$errors errors: $(jq -c '.errors | del(.total)' "$WORK/j.json"); "; fi
       if [ "$section" = close ]; then
-        note+=$(jq -r '"connections \(.connection_setup.connections), reconnects \(.reconnects), setup p50 \(.connection_setup.time_ms.p50) ms p99 \(.connection_setup.time_ms.p99) ms"' "$WORK/j.json")
-        jq -r '[.connection_setup.connections, .reconnects, .connection_setup.time_ms.p50, .connection_setup.time_ms.p99] | @tsv' \
-          "$WORK/j.json" >> "$WORK/close.jload.setup"
+        jq -r '[.connection_setup.connections, .reconnects, .connection_setup.time_ms.p50,
+          .connection_setup.time_ms.p99] | @tsv' "$WORK/j.json" > "$WORK/setup"
+        cat "$WORK/setup" >> "$WORK/close.jload.setup"
+        note+=$(awk -F'\t' '{ printf "connections %d, reconnects %d, connect+handshake p50 %.2f ms p99 %.2f ms",
+          $1, $2, $3, $4 }' "$WORK/setup")
       fi ;;
     oha)
       case $section in
@@ -108,7 +121,7 @@ run_tool() {
       timed timeout -k 5 "$LIMIT" oha --no-tui --output-format json -z "${SECONDS_PER_RUN}s" "${args[@]}" "$url" \
         > "$WORK/o.json" 2> "$WORK/out"
       if [ "$TIME_STATUS" != 0 ]; then
-        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return
+        echo "FAILED (exit $TIME_STATUS$(timeout_note)) $(tail -n 1 "$WORK/out")"; return 1
       fi
       rps=$(jq .summary.requestsPerSec "$WORK/o.json")
       requests=$(jq '[.statusCodeDistribution[]] | add // 0' "$WORK/o.json")
@@ -117,17 +130,22 @@ run_tool() {
       if [ "$errors" -gt 0 ]; then note="$errors errors: $(jq -c .errorDistribution "$WORK/o.json")"; fi ;;
   esac
   if [ -z "$requests" ] || [ "$requests" = 0 ] || [ "$requests" = null ]; then
-    echo "FAILED no response counted ($(tail -n 1 "$WORK/out"))"; return
+    echo "FAILED no response counted ($(tail -n 1 "$WORK/out"))"; return 1
   fi
-  echo "$rps $(echo "$TIME_CPU_S * 1000000 / $requests" | bc -l) $note"
 }
 
-echo "jload $("$JLOAD" --version | awk '{ print $2 }') ($(git -C "$REPO_DIR" rev-parse --short HEAD)), rustls $(awk '/^name = "rustls"$/ { getline; print $3 }' "$REPO_DIR/Cargo.lock" | tr -d '"')"
-echo "$(wrk -v 2>&1 | awk 'NR == 1 { print $1, $2 }'), $(h2load --version), oha $($has_oha && oha --version | awk '{ print $2 }' || echo 'not installed'), $(openssl version | awk '{ print $1, $2 }') (wrk, h2load, nginx)"
-echo "$(nginx -v 2>&1 | sed 's/^nginx version: //'), 1 worker, ECDSA P-256 certificate, TLS resumption ${TLS_RESUME:-off}"
+rustls=$(awk '/^name = "rustls"$/ { getline; print $3 }' "$REPO_DIR/Cargo.lock" | tr -d '"')
+echo "jload $("$JLOAD" --version | awk '{ print $2 }') ($(git -C "$REPO_DIR" rev-parse --short HEAD)), rustls $rustls"
+oha_version=$($has_oha && oha --version | awk '{ print $2 }' || echo 'not installed')
+echo "$(wrk -v 2>&1 | awk 'NR == 1 { print $1, $2 }'), $(h2load --version), oha $oha_version," \
+  "$(openssl version | awk '{ print $1, $2 }') (wrk, h2load, nginx)"
+echo "$(nginx -v 2>&1 | sed 's/^nginx version: //'), 1 worker, ECDSA P-256 certificate," \
+  "TLS resumption ${TLS_RESUME:-off}"
 "$JLOAD" bench -q -t1 -c1 -n 20 -k --json "$WORK/probe.json" "$TLS_URL" > /dev/null
-echo "negotiated by jload: $(jq -r '.connection_setup.tls | "\(.version) \(.cipher) ALPN \(.alpn // "none")"' "$WORK/probe.json")"
-h2load -n 20 -c 1 "$TLS_URL" 2>&1 | awk '/^TLS Protocol|^Cipher|^Server Temp Key|^Application protocol/ { printf "%s", (n++ ? ", " : "negotiated by h2load: ") $0 } END { print "" }'
+echo "negotiated by jload: $(jq -r '.connection_setup.tls | "\(.version) \(.cipher) ALPN \(.alpn // "none")"' \
+  "$WORK/probe.json")"
+h2load -n 20 -c 1 "$TLS_URL" 2>&1 | awk '/^TLS Protocol|^Cipher|^Server Temp Key|^Application protocol/ {
+  printf "%s", (n++ ? ", " : "negotiated by h2load: ") $0 } END { print "" }'
 echo "$ROUNDS rounds of ${SECONDS_PER_RUN}s runs, tools alternating in each round"
 
 for section in $SECTIONS; do
@@ -136,28 +154,29 @@ for section in $SECTIONS; do
   echo "== $section: $(section_title "$section"): ${tools[*]}"
   for round in $(seq "$ROUNDS"); do
     for tool in "${tools[@]}"; do
-      read -r rps cpu note <<<"$(run_tool "$tool" "$section")"
+      read -r rps cpu server note <<<"$(run_tool "$tool" "$section")"
       if [ "$rps" = FAILED ]; then
-        printf "  round %d  %-6s FAILED: %s %s\n" "$round" "$tool" "$cpu" "$note"
+        printf "  round %d  %-6s FAILED: %s %s %s\n" "$round" "$tool" "$cpu" "$server" "$note"
         continue
       fi
-      printf "  round %d  %-6s %10.0f req/s  %6.2f µs CPU/request  %s\n" "$round" "$tool" "$rps" "$cpu" "$note"
-      echo "$round $rps $cpu" >> "$WORK/$section.$tool"
+      printf "  round %d  %-6s %10.0f req/s  %6.2f µs CPU/request  nginx %3.0f %% CPU  %s\n" "$round" "$tool" "$rps" \
+        "$cpu" "$server" "$note"
+      echo "$round $rps $cpu $server" >> "$WORK/$section.$tool"
     done
   done
 
   echo
-  printf "  %-8s %12s %18s\n" tool "median req/s" "median µs CPU/req"
+  printf "  %-8s %12s %18s %18s\n" tool "median req/s" "median µs CPU/req" "median nginx CPU"
   for tool in "${tools[@]}"; do
     if [ ! -s "$WORK/$section.$tool" ]; then
       printf "  %-8s failed in every round\n" "$tool"
       continue
     fi
-    printf "  %-8s %12.0f %18.2f\n" "$tool" "$(cut -d' ' -f2 "$WORK/$section.$tool" | median)" \
-      "$(cut -d' ' -f3 "$WORK/$section.$tool" | median)"
+    printf "  %-8s %12.0f %18.2f %16.0f %%\n" "$tool" "$(cut -d' ' -f2 "$WORK/$section.$tool" | median)" \
+      "$(cut -d' ' -f3 "$WORK/$section.$tool" | median)" "$(cut -d' ' -f4 "$WORK/$section.$tool" | median)"
   done
   if [ "$section" = close ] && [ -s "$WORK/close.jload.setup" ]; then
-    printf "  jload connections set up (median) %.0f, reconnects %.0f, handshake (connection setup) p50 %.3f ms, p99 %.3f ms\n" \
+    printf "  jload (medians): connections set up %.0f, reconnects %.0f, connect+handshake p50 %.2f ms, p99 %.2f ms\n" \
       "$(cut -f1 "$WORK/close.jload.setup" | median)" "$(cut -f2 "$WORK/close.jload.setup" | median)" \
       "$(cut -f3 "$WORK/close.jload.setup" | median)" "$(cut -f4 "$WORK/close.jload.setup" | median)"
   fi
@@ -166,13 +185,15 @@ for section in $SECTIONS; do
   for tool in "${tools[@]}"; do
     [ "$tool" = jload ] && continue
     touch "$WORK/$section.jload" "$WORK/$section.$tool"
-    join "$WORK/$section.jload" "$WORK/$section.$tool" > "$WORK/pairs"
+    # Per round where both ran: jload's req/s and µs CPU/request over the other tool's.
+    awk 'NR == FNR { rps[$1] = $2; cpu[$1] = $3; next } ($1 in rps) { print rps[$1] / $2, cpu[$1] / $3 }' \
+      "$WORK/$section.jload" "$WORK/$section.$tool" > "$WORK/pairs"
     if [ ! -s "$WORK/pairs" ]; then
       printf "  jload / %-6s no ratio (no round where both ran)\n" "$tool"
       continue
     fi
-    rps_ratio=$(awk '{ print $2 / $4 }' "$WORK/pairs" | median)
-    cpu_ratio=$(awk '{ print $3 / $5 }' "$WORK/pairs" | median)
+    rps_ratio=$(cut -d' ' -f1 "$WORK/pairs" | median)
+    cpu_ratio=$(cut -d' ' -f2 "$WORK/pairs" | median)
     printf "  jload / %-6s req/s ratio %.3f   CPU-per-request ratio %.3f   (medians of %d per-round ratios)\n" \
       "$tool" "$rps_ratio" "$cpu_ratio" "$(wc -l < "$WORK/pairs")"
   done
