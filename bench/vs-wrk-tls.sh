@@ -7,7 +7,10 @@
 #   h2c    HTTP/2 in cleartext (prior knowledge), the same load: jload --http2 vs h2load (and oha).
 #   close  a new TLS connection per request ("Connection: close"), -c50 -t1: jload vs wrk (and oha); responses per
 #          second are handshakes per second; jload's connection count, reconnects and handshake time are shown.
-# A tool that fails in a round (e.g. jload before it speaks HTTP/2) is shown as failed; the rest go on.
+# A tool that fails in a round (e.g. jload before it speaks HTTP/2) is shown as failed; the rest go on. Each run
+# also shows the CPU nginx's worker used (% of one core): near 100 % the server, not the generator, set the pace.
+# All tools get TLS 1.3 with TLS_AES_128_GCM_SHA256 and X25519 (nginx offers one suite) and none checks the
+# certificate (jload -k, oha --insecure; wrk and h2load never check). oha runs on every core (its own runtime).
 # nginx refuses TLS session resumption, so every new connection is a full handshake for every tool (TLS_RESUME=on
 # lets clients resume; TLS_LOG=FILE logs what each request's connection negotiated, see start_nginx_tls in lib.sh).
 # Usage: bench/vs-wrk-tls.sh [ROUNDS (3)] [SECONDS (10)]
