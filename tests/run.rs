@@ -229,7 +229,7 @@ fn malformed_plans_are_rejected_with_file_line_and_key() {
         ),
         (format!("{base}[[axis]]\nname = \"gc\"\nvalues = [{{ label = \"G1\", jvmm = [] }}]\n{phase}"), "line 7"),
         (
-            format!("{base}[[phase]]\nname = \"get\"\nurl = \"https://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"),
+            format!("{base}[[phase]]\nname = \"get\"\nurl = \"ftp://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"),
             "unsupported scheme",
         ),
         (

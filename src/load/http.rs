@@ -170,13 +170,13 @@ impl ResponseParser {
                 let value = std::str::from_utf8(header.value).ok().and_then(|text| text.trim().parse().ok());
                 content_length = Some(value.ok_or_else(|| ParseError("invalid Content-Length".into()))?);
             } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
-                chunked = header.value.eq_ignore_ascii_case(b"chunked")
-                    || header.value.to_ascii_lowercase().ends_with(b"chunked");
+                chunked = header.value.len() >= 7
+                    && header.value[header.value.len() - 7..].eq_ignore_ascii_case(b"chunked");
             } else if header.name.eq_ignore_ascii_case("connection") {
-                let value = header.value.to_ascii_lowercase();
-                if value.windows(5).any(|window| window == b"close") {
+                // Compared without copying (no allocation per response).
+                if contains_ignoring_case(header.value, b"close") {
                     close = true;
-                } else if value.windows(10).any(|window| window == b"keep-alive") {
+                } else if contains_ignoring_case(header.value, b"keep-alive") {
                     close = false;
                 }
             }
@@ -231,6 +231,11 @@ fn parse_chunk_size_line(line: &[u8]) -> Result<u64, ParseError> {
         Ok(httparse::Status::Complete((_, size))) => Ok(size),
         _ => Err(ParseError(format!("invalid chunk size line '{}'", String::from_utf8_lossy(line)))),
     }
+}
+
+/// Whether `haystack` contains `needle`, ASCII case ignored.
+fn contains_ignoring_case(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|window| window.eq_ignore_ascii_case(needle))
 }
 
 #[cfg(test)]
