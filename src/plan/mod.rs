@@ -198,10 +198,12 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
     if command.is_empty() {
         return Err(source.error_at(target.command.span(), "target.command is empty"));
     }
-    if !target.ready.get_ref().starts_with("http://") {
-        return Err(
-            source.error_at(target.ready.span(), "target.ready must be an http:// URL that answers 2xx when ready")
-        );
+    let ready = target.ready.get_ref();
+    if !(ready.starts_with("http://") || ready.starts_with("https://")) {
+        return Err(source.error_at(
+            target.ready.span(),
+            "target.ready must be an http:// or https:// URL that answers 2xx when ready",
+        ));
     }
     let hosts = target_hosts(source, target)?;
     let workdir = match &target.workdir {
