@@ -37,6 +37,17 @@ fn nginx_h2(tls: Option<&Pki>, extra: &str) -> Nginx {
     })
 }
 
+/// nginx over TLS without HTTP/2 (ALPN: http/1.1 only).
+fn nginx_tls_http1_only(pki: &Pki) -> Nginx {
+    let (pem, key) = (pki.path("server.pem"), pki.path("server.key"));
+    Nginx::start(move |port, _| {
+        format!(
+            "server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {pem}; ssl_certificate_key {key}; \
+             location / {{ return 200 \"hello\"; }} }}"
+        )
+    })
+}
+
 fn count(result: &Value, pointer: &str) -> u64 {
     result.pointer(pointer).and_then(Value::as_u64).unwrap_or_else(|| panic!("no {pointer} in {result}"))
 }
@@ -95,14 +106,7 @@ fn http_auto_speaks_what_the_server_chose() {
     assert_eq!(code, 0, "{result}");
     assert_eq!(result["connection_setup"]["tls"]["alpn"], "h2");
     assert_served_over_http2(&h2, 100);
-    let h1 = Nginx::start(|port, _| {
-        format!(
-            "server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {}; ssl_certificate_key {}; \
-             location / {{ return 200 \"hello\"; }} }}",
-            pki.path("server.pem"),
-            pki.path("server.key")
-        )
-    });
+    let h1 = nginx_tls_http1_only(&pki);
     let (code, result, _) = bench_json(&[
         "-n",
         "100",
@@ -124,14 +128,7 @@ fn http_auto_speaks_what_the_server_chose() {
 fn http2_against_a_tls_server_without_it_is_refused_by_alpn() {
     let dir = tempdir();
     let pki = Pki::create(&dir);
-    let h1 = Nginx::start(|port, _| {
-        format!(
-            "server {{ listen 127.0.0.1:{port} ssl; ssl_certificate {}; ssl_certificate_key {}; \
-             location / {{ return 200 \"hello\"; }} }}",
-            pki.path("server.pem"),
-            pki.path("server.key")
-        )
-    });
+    let h1 = nginx_tls_http1_only(&pki);
     let (code, result, _) =
         bench_json(&["-d", "500ms", "-c", "1", "-t", "1", "--http2", "-k", &format!("https://localhost:{}/", h1.port)]);
     assert_eq!(code, 1);
