@@ -5,6 +5,8 @@
 pub const CLIENT_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// The size of every frame header.
 pub const FRAME_HEADER_BYTES: usize = 9;
+/// SETTINGS_HEADER_TABLE_SIZE when the server does not set it (RFC 9113 §6.5.2).
+pub const DEFAULT_HEADER_TABLE_SIZE: usize = 4_096;
 /// The frame size every peer accepts until it says otherwise (SETTINGS_MAX_FRAME_SIZE's initial value).
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 16_384;
 /// The largest SETTINGS_MAX_FRAME_SIZE a peer may announce.

@@ -109,7 +109,10 @@ impl Session {
         if !payload.len().is_multiple_of(6) {
             return Err(frame_size_error("a SETTINGS", header.length));
         }
-        self.peer_preface_seen = true;
+        if !self.peer_preface_seen {
+            self.peer_preface_seen = true;
+            self.encoder_table.set_server_size(frame::DEFAULT_HEADER_TABLE_SIZE);
+        }
         for entry in payload.chunks_exact(6) {
             let value = frame::read_u32(&entry[2..]);
             match u16::from_be_bytes([entry[0], entry[1]]) {
@@ -122,7 +125,8 @@ impl Session {
                     }
                     self.peer_max_frame = value as usize;
                 }
-                // HEADER_TABLE_SIZE (our encoder never indexes), MAX_HEADER_LIST_SIZE (advisory), unknown ones.
+                setting::HEADER_TABLE_SIZE => self.encoder_table.set_server_size(value as usize),
+                // MAX_HEADER_LIST_SIZE (advisory), unknown ones.
                 _ => {}
             }
         }

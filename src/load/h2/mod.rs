@@ -38,6 +38,7 @@
 //! linear search, each keeping its body buffer) are reused, so a warmed-up session does not allocate per request.
 //! The HPACK decoder allocates for its dynamic table and for Huffman-coded values, as it must.
 
+mod encoder_table;
 mod frame;
 mod hpack;
 mod inbound;

@@ -3,6 +3,8 @@
 //! names lower-cased. The encoder writes only static-table references and literals without indexing (no Huffman),
 //! so it keeps no state and never touches the peer's dynamic table.
 
+use super::encoder_table::{EncoderTable, Field};
+
 /// The most header fields a request may carry.
 pub const MAX_REQUEST_HEADERS: usize = 64;
 
@@ -26,7 +28,12 @@ mod static_index {
 /// Encode the header block of `request` into `block` (cleared first) for a connection of `scheme` ("http" or
 /// "https"). Returns where the body starts in `request`; everything after the head is the body. Errors name what
 /// makes the request unusable.
-pub fn encode_request(request: &[u8], scheme: &str, block: &mut Vec<u8>) -> Result<usize, &'static str> {
+pub fn encode_request(
+    request: &[u8],
+    scheme: &str,
+    table: &mut EncoderTable,
+    block: &mut Vec<u8>,
+) -> Result<usize, &'static str> {
     let mut fields = [httparse::EMPTY_HEADER; MAX_REQUEST_HEADERS];
     let mut parsed = httparse::Request::new(&mut fields);
     let head_length = match parsed.parse(request) {
@@ -52,6 +59,9 @@ pub fn encode_request(request: &[u8], scheme: &str, block: &mut Vec<u8>) -> Resu
     }
 
     block.clear();
+    if let Some(size) = table.take_size_update() {
+        put_integer(block, 0x20, 5, size);
+    }
     match method {
         "GET" => put_indexed(block, static_index::METHOD_GET),
         "POST" => put_indexed(block, static_index::METHOD_POST),
@@ -61,7 +71,7 @@ pub fn encode_request(request: &[u8], scheme: &str, block: &mut Vec<u8>) -> Resu
         "https" => put_indexed(block, static_index::SCHEME_HTTPS),
         _ => put_indexed(block, static_index::SCHEME_HTTP),
     }
-    put_literal_with_indexed_name(block, static_index::AUTHORITY, authority);
+    put_field(block, table, static_index::AUTHORITY, b":authority", authority);
     match path {
         "/" => put_indexed(block, static_index::PATH_ROOT),
         other => put_literal_with_indexed_name(block, static_index::PATH, other.as_bytes()),
@@ -73,7 +83,7 @@ pub fn encode_request(request: &[u8], scheme: &str, block: &mut Vec<u8>) -> Resu
         if field.name.eq_ignore_ascii_case("te") && !field.value.eq_ignore_ascii_case(b"trailers") {
             continue; // the only TE value HTTP/2 allows
         }
-        put_literal_lowercase_name(block, field.name.as_bytes(), field.value);
+        put_field(block, table, 0, field.name.as_bytes(), field.value);
     }
     Ok(head_length)
 }
@@ -109,17 +119,39 @@ fn put_indexed(block: &mut Vec<u8>, index: usize) {
     put_integer(block, 0x80, 7, index);
 }
 
+/// A field the server may keep in its dynamic table: its index when it is there, else a literal that adds it when
+/// it fits, else a plain literal; its name written lower-case, as HTTP/2 requires. `name_index` is its name's
+/// static-table index, 0 for none.
+fn put_field(block: &mut Vec<u8>, table: &mut EncoderTable, name_index: usize, name: &[u8], value: &[u8]) {
+    match table.field(name, value) {
+        Field::Indexed(index) => put_indexed(block, index),
+        Field::Added if name_index > 0 => {
+            put_integer(block, 0x40, 6, name_index);
+            put_string(block, value);
+        }
+        Field::Added => {
+            block.push(0x40);
+            put_lowercase_string(block, name);
+            put_string(block, value);
+        }
+        Field::Literal if name_index > 0 => put_literal_with_indexed_name(block, name_index, value),
+        Field::Literal => {
+            block.push(0x00);
+            put_lowercase_string(block, name);
+            put_string(block, value);
+        }
+    }
+}
+
+/// A string literal of `bytes` lower-cased.
+fn put_lowercase_string(block: &mut Vec<u8>, bytes: &[u8]) {
+    put_integer(block, 0x00, 7, bytes.len());
+    block.extend(bytes.iter().map(u8::to_ascii_lowercase));
+}
+
 /// A literal header field without indexing whose name is a static-table entry (RFC 7541 §6.2.2).
 fn put_literal_with_indexed_name(block: &mut Vec<u8>, name_index: usize, value: &[u8]) {
     put_integer(block, 0x00, 4, name_index);
-    put_string(block, value);
-}
-
-/// A literal header field without indexing with a new name, written lower-case as HTTP/2 requires.
-fn put_literal_lowercase_name(block: &mut Vec<u8>, name: &[u8], value: &[u8]) {
-    block.push(0x00);
-    put_integer(block, 0x00, 7, name.len());
-    block.extend(name.iter().map(u8::to_ascii_lowercase));
     put_string(block, value);
 }
 
@@ -130,7 +162,7 @@ mod tests {
     /// Encode, then decode with an independent HPACK decoder.
     fn fields_of(request: &[u8], scheme: &str) -> (Vec<(String, String)>, usize) {
         let mut block = Vec::new();
-        let body_start = encode_request(request, scheme, &mut block).unwrap();
+        let body_start = encode_request(request, scheme, &mut EncoderTable::default(), &mut block).unwrap();
         let decoded = loona_hpack::Decoder::new().decode(&block).unwrap();
         let fields = decoded
             .into_iter()
@@ -193,12 +225,12 @@ Upgrade: h2c\r\nTE: gzip\r\nTransfer-Encoding: identity\r\n\r\n";
     #[test]
     fn unusable_requests_are_refused() {
         let mut block = Vec::new();
-        assert!(encode_request(b"GET / HTTP/1.1\r\nHost: a\r\n", "http", &mut block).is_err(), "incomplete head");
-        assert!(encode_request(b"GET / HTTP/1.1\r\n\r\n", "http", &mut block).is_err(), "no Host");
-        assert!(encode_request(b"\x01garbage\r\n\r\n", "http", &mut block).is_err());
+        assert!(encode_request(b"GET / HTTP/1.1\r\nHost: a\r\n", "http", &mut EncoderTable::default(), &mut block).is_err(), "incomplete head");
+        assert!(encode_request(b"GET / HTTP/1.1\r\n\r\n", "http", &mut EncoderTable::default(), &mut block).is_err(), "no Host");
+        assert!(encode_request(b"\x01garbage\r\n\r\n", "http", &mut EncoderTable::default(), &mut block).is_err());
         let chunked = b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
-        assert!(encode_request(chunked, "http", &mut block).is_err());
+        assert!(encode_request(chunked, "http", &mut EncoderTable::default(), &mut block).is_err());
         let short = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\nabc";
-        assert!(encode_request(short, "http", &mut block).is_err());
+        assert!(encode_request(short, "http", &mut EncoderTable::default(), &mut block).is_err());
     }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::frame::{self, code, flag, kind, setting};
 use super::hpack;
+use super::encoder_table::EncoderTable;
 use super::request::encode_request;
 use super::streams::StreamTable;
 
@@ -147,6 +148,8 @@ pub struct Session {
     pub(super) connection_received_since_update: u64,
     /// The server's first SETTINGS (its preface) arrived.
     pub(super) peer_preface_seen: bool,
+    /// The fields our requests added to the server's HPACK table.
+    pub(super) encoder_table: EncoderTable,
     /// GOAWAY's last stream, once one arrived.
     pub(super) goaway_last_stream: Option<u32>,
     /// The connection error that ended the session.
@@ -185,6 +188,7 @@ impl Session {
             connection_send_window: i64::from(frame::DEFAULT_WINDOW),
             connection_received_since_update: 0,
             peer_preface_seen: false,
+            encoder_table: EncoderTable::default(),
             goaway_last_stream: None,
             failure: None,
         }
@@ -221,7 +225,8 @@ impl Session {
         if !self.has_stream_slot() {
             return Err(StartError::NoStreamSlot);
         }
-        let body_start = encode_request(request, self.config.scheme.as_str(), &mut self.request_block)
+        let body_start =
+            encode_request(request, self.config.scheme.as_str(), &mut self.encoder_table, &mut self.request_block)
             .map_err(StartError::Unparsable)?;
         let body = &request[body_start..];
         let id = self.next_stream_id;
