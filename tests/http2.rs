@@ -67,6 +67,7 @@ fn h2c_with_prior_knowledge_carries_every_request_on_few_connections_and_many_st
     assert_eq!(code, 0, "{result}");
     assert_eq!((count(&result, "/requests"), count(&result, "/errors/total")), (3000, 0));
     assert_eq!(count(&result, "/connection_setup/connections"), 2);
+    assert_eq!((count(&result, "/connections"), count(&result, "/streams")), (2, 8));
     assert_eq!(count(&result, "/reconnects"), 0);
     assert_served_over_http2(&nginx, 3000);
 }

@@ -145,6 +145,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     let facts = RunFacts {
         url: spec.requests[0].url.clone(),
         connections: spec.connections,
+        streams: lanes_per_connection,
         threads,
         rate: spec.rate,
         duration_s: collected.duration.as_secs_f64(),

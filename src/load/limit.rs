@@ -93,7 +93,7 @@ fn connections_busy(result: &BenchResult) -> Option<(f64, f64)> {
     let raw = result.latency_uncorrected_ms.as_ref()?;
     let late_share = result.late? as f64 / due(result);
     let in_flight = result.rps * raw.mean / 1000.0;
-    let all_busy = in_flight >= BUSY_CONNECTIONS_SHARE * result.connections as f64;
+    let all_busy = in_flight >= BUSY_CONNECTIONS_SHARE * result.request_slots() as f64;
     (late_share > LATE_SHARE && all_busy).then_some((in_flight, late_share))
 }
 
@@ -102,10 +102,10 @@ fn connections_exhausted(result: &BenchResult, light_load: &LatencySummary) -> O
     let raw = result.latency_uncorrected_ms.as_ref()?;
     (raw.p50 <= UNQUEUED_FACTOR * light_load.p50).then_some(())?;
     generator(format!(
-        "all {} connections were busy ({:.0} req/s × raw mean {} ms = {in_flight:.1} in flight) while the target \
+        "all {} were busy ({:.0} req/s × raw mean {} ms = {in_flight:.1} in flight) while the target \
          answered as fast as at light load (raw p50 {} ms, {} ms at the lightest step); {:.1} % of sends waited for a \
          connection: add connections (-c)",
-        result.connections,
+        result.describe_connections(),
         result.rps,
         format_ms(raw.mean),
         format_ms(raw.p50),
@@ -124,9 +124,9 @@ fn target(result: &BenchResult, requested_rps: f64, alone: bool) -> Option<Limit
     }
     if let Some((in_flight, _)) = connections_busy(result).filter(|_| alone) {
         reason += &format!(
-            "; all {} connections were busy ({in_flight:.1} in flight): if the target answers faster at light load, \
+            "; all {} were busy ({in_flight:.1} in flight): if the target answers faster at light load, \
              add connections (-c) — a ladder (--rates) tells which",
-            result.connections
+            result.describe_connections()
         );
     }
     if result.never_sent + result.unfinished > 0 {

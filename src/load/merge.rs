@@ -36,6 +36,7 @@ pub fn merge(parts: &[(String, BenchResult)]) -> anyhow::Result<BenchResult> {
     let facts = RunFacts {
         url: first.url.clone(),
         connections: parts.iter().map(|(_, part)| part.connections).sum(),
+        streams: first.streams,
         threads: parts.iter().map(|(_, part)| part.threads).sum(),
         rate,
         duration_s,

@@ -21,6 +21,7 @@ fn part(start_us: i64, seconds: &[&[u64]], rate: Option<f64>, connections: usize
     let facts = RunFacts {
         url: "http://127.0.0.1:8088/get".to_string(),
         connections,
+        streams: 1,
         threads,
         rate,
         duration_s: seconds.len() as f64,

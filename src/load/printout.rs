@@ -85,7 +85,7 @@ fn run_lines(out: &mut String, result: &BenchResult) {
     let interrupted = if result.interrupted { "  (interrupted)" } else { "" };
     let kb_per_s = |bytes: u64| if result.duration_s > 0.0 { bytes as f64 / 1024.0 / result.duration_s } else { 0.0 };
     let _ = writeln!(out, "jload bench {}", result.url);
-    let _ = writeln!(out, "  {model}, {} connections, {} threads{interrupted}", result.connections, result.threads);
+    let _ = writeln!(out, "  {model}, {}, {} threads{interrupted}", result.describe_connections(), result.threads);
     let requested = match result.rate {
         Some(rate) if rate > 0.0 => format!(" of {rate} requested ({:.1} %)", result.rps * 100.0 / rate),
         _ => String::new(),

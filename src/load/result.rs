@@ -246,6 +246,9 @@ pub struct BenchResult {
     /// "closed" (fixed concurrency) or "open" (fixed rate).
     pub model: String,
     pub connections: usize,
+    /// HTTP/2: requests in flight per connection (`--streams`); 1 for HTTP/1.1. Absent from older records.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub streams: usize,
     pub threads: usize,
     /// Target rate of the open model, requests per second.
     pub rate: Option<f64>,
@@ -350,10 +353,20 @@ pub struct GeneratorHealth {
     pub busiest_thread_busy_pct: f64,
 }
 
+fn one() -> usize {
+    1
+}
+
+fn is_one(value: &usize) -> bool {
+    *value == 1
+}
+
 /// Facts about the run that the recorders do not hold.
 pub struct RunFacts {
     pub url: String,
     pub connections: usize,
+    /// Requests in flight per connection (HTTP/2's streams; 1 for HTTP/1.1).
+    pub streams: usize,
     pub threads: usize,
     pub rate: Option<f64>,
     pub duration_s: f64,
@@ -422,6 +435,7 @@ impl BenchResult {
             url: facts.url,
             model: if facts.rate.is_some() { "open" } else { "closed" }.to_string(),
             connections: facts.connections,
+            streams: facts.streams,
             threads: facts.threads,
             rate: facts.rate,
             requests: total.requests,
@@ -483,6 +497,19 @@ impl BenchResult {
         if self.rate.is_some() { self.latency_uncorrected_ms.as_ref() } else { Some(&self.latency_ms) }
     }
 
+    /// How many requests the load could have in flight at once: connections × streams.
+    pub fn request_slots(&self) -> usize {
+        self.connections * self.streams
+    }
+
+    /// The connections as the printout and reasons name them: "50 connections", or "4 connections × 10 streams".
+    pub fn describe_connections(&self) -> String {
+        match self.streams {
+            1 => format!("{} connections", self.connections),
+            streams => format!("{} connections × {streams} HTTP/2 streams", self.connections),
+        }
+    }
+
     /// Requests that got a 2xx/3xx response.
     pub fn successes(&self) -> u64 {
         self.requests.saturating_sub(self.errors.total - self.errors.connection_failures())
@@ -507,6 +534,7 @@ pub(crate) mod tests {
         let facts = RunFacts {
             url: "http://127.0.0.1:1/".to_string(),
             connections: 1,
+            streams: 1,
             threads: 1,
             rate: None,
             duration_s: 1.0,
@@ -575,6 +603,7 @@ pub(crate) mod tests {
         let facts = RunFacts {
             url: "http://127.0.0.1:1/".to_string(),
             connections: 1,
+            streams: 1,
             threads: 1,
             rate: Some(3.0),
             duration_s: 1.0,
