@@ -106,10 +106,10 @@ impl ProtocolOptions {
     pub fn security(&self, endpoint: &Endpoint) -> anyhow::Result<Security> {
         if !endpoint.tls {
             if self.http == HttpVersion::Auto {
-                return Err(bad_input(format!(
-                    "HTTP version auto is negotiated by TLS (ALPN); {} is plain http://: choose HTTP/2 (h2c prior knowledge) or HTTP/1.1",
-                    endpoint.describe()
-                )));
+                return Err(bad_input(
+                    "HTTP version auto is negotiated by TLS (ALPN) and the URL is plain http://: use https://, or choose \
+                     HTTP/2 (h2c prior knowledge) or HTTP/1.1",
+                ));
             }
             return Ok(Security::Plain);
         }
