@@ -67,9 +67,12 @@ fn the_handshake_time_is_reported_apart_from_the_request_latency() {
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let nginx = nginx_tls(&pki, "server", "");
-    let (code, result, _) = bench_json(&["-n", "200", "-c", "2", "-t", "1", "-k", &url(&nginx, "127.0.0.1")]);
+    let target = url(&nginx, "127.0.0.1");
+    let (code, result, _) =
+        bench_json(&["-n", "200", "-c", "2", "-t", "1", "-k", "--threshold", "connect_p99<10s", &target]);
     assert_eq!(code, 0, "{result}");
     let setup = &result["connection_setup"];
+    assert_eq!(result["thresholds"][0]["actual"], setup["time_ms"]["p99"], "a rule can bound the handshake");
     assert_eq!(count(setup, "/connections"), 2);
     let handshake_p50 = setup["time_ms"]["p50"].as_f64().unwrap();
     assert!(handshake_p50 > 0.0, "{setup}");

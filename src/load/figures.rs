@@ -156,6 +156,10 @@ pub const FIGURES: &[Figure] = &[
     latency("p999_ms", "P99.9", true, &["p999", "p99.9"], |result| Some(result.latency_ms.p999)),
     latency("max_ms", "max", true, &["max"], |result| Some(result.latency_ms.max)),
     latency("stdev_ms", "stdev", true, &["stdev"], |result| Some(result.latency_ms.stdev)),
+    // Setting a connection up (TCP connect and TLS handshake), apart from any request: a rule on TLS handshakes.
+    latency("connect_p99_ms", "connect P99", false, &["connect_p99"], |result| {
+        result.connection_setup.as_ref().filter(|setup| setup.connections > 0).map(|setup| setup.time_ms.p99)
+    }),
     Figure {
         key: "errors",
         label: "errors",
