@@ -175,3 +175,22 @@ fn the_open_model_spreads_its_schedule_over_every_stream() {
     assert_eq!((count(&result, "/requests"), count(&result, "/errors/total")), (1000, 0), "{result}");
     assert_served_over_http2(&nginx, 1000);
 }
+
+#[test]
+fn a_stream_that_times_out_is_reset_and_its_connection_carries_the_next_request() {
+    // nginx sends /slow's 100 KiB at 10 KiB/s: every request outlives the timeout.
+    let nginx = Nginx::start(|port, folder| {
+        std::fs::write(folder.join("slow.bin"), vec![b'x'; 100 * 1024]).unwrap();
+        format!(
+            "server {{ listen 127.0.0.1:{port} http2; root {}; location /slow.bin {{ limit_rate 10k; }} }}",
+            folder.display()
+        )
+    });
+    let url = format!("http://127.0.0.1:{}/slow.bin", nginx.port);
+    let (code, result, _) = bench_json(&["-n", "4", "-c", "1", "-t", "1", "--http2", "--timeout", "300ms", &url]);
+    assert_eq!(code, 1, "nothing succeeded: {result}");
+    assert_eq!((count(&result, "/requests"), count(&result, "/errors/timeout")), (4, 4), "{result}");
+    assert_eq!(count(&result, "/connection_setup/connections"), 1, "the connection outlived its reset streams");
+    assert_eq!(count(&result, "/reconnects"), 0);
+    assert_eq!(nginx.access_log_lines_once(4).len(), 4, "nginx closed each reset stream");
+}
