@@ -91,37 +91,18 @@ fn h2_over_tls_is_chosen_by_alpn() {
 fn http_auto_speaks_what_the_server_chose() {
     let dir = tempdir();
     let pki = Pki::create(&dir);
+    // 100 requests with `--http auto` to `nginx`: what ALPN chose.
+    let auto_run = |nginx: &Nginx| {
+        let url = format!("https://localhost:{}/", nginx.port);
+        let (code, result, _) = bench_json(&["-n", "100", "-c", "1", "-t", "1", "--http", "auto", "-k", &url]);
+        assert_eq!(code, 0, "{result}");
+        result["connection_setup"]["tls"]["alpn"].clone()
+    };
     let h2 = nginx_h2(Some(&pki), "");
-    let (code, result, _) = bench_json(&[
-        "-n",
-        "100",
-        "-c",
-        "1",
-        "-t",
-        "1",
-        "--http",
-        "auto",
-        "-k",
-        &format!("https://localhost:{}/", h2.port),
-    ]);
-    assert_eq!(code, 0, "{result}");
-    assert_eq!(result["connection_setup"]["tls"]["alpn"], "h2");
+    assert_eq!(auto_run(&h2), "h2");
     assert_served_over_http2(&h2, 100);
     let h1 = nginx_tls_http1_only(&pki);
-    let (code, result, _) = bench_json(&[
-        "-n",
-        "100",
-        "-c",
-        "1",
-        "-t",
-        "1",
-        "--http",
-        "auto",
-        "-k",
-        &format!("https://localhost:{}/", h1.port),
-    ]);
-    assert_eq!(code, 0, "{result}");
-    assert_eq!(result["connection_setup"]["tls"]["alpn"], "http/1.1");
+    assert_eq!(auto_run(&h1), "http/1.1");
     assert_eq!(h1.access_log_lines_once(100).len(), 100);
 }
 

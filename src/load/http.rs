@@ -170,8 +170,8 @@ impl ResponseParser {
                 let value = std::str::from_utf8(header.value).ok().and_then(|text| text.trim().parse().ok());
                 content_length = Some(value.ok_or_else(|| ParseError("invalid Content-Length".into()))?);
             } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
-                chunked = header.value.len() >= 7
-                    && header.value[header.value.len() - 7..].eq_ignore_ascii_case(b"chunked");
+                chunked =
+                    header.value.len() >= 7 && header.value[header.value.len() - 7..].eq_ignore_ascii_case(b"chunked");
             } else if header.name.eq_ignore_ascii_case("connection") {
                 // Compared without copying (no allocation per response).
                 if contains_ignoring_case(header.value, b"close") {

@@ -232,8 +232,8 @@ impl LoadInput {
             protocol: self.protocol,
         };
         spec.check_limits()?;
-        let set =
-            RequestSet::compile(&spec.with_target(STAND_IN_HOST, STAND_IN_PORT).requests).map_err(LoadError::Request)?;
+        let set = RequestSet::compile(&spec.with_target(STAND_IN_HOST, STAND_IN_PORT).requests)
+            .map_err(LoadError::Request)?;
         // The protocol against the scheme (`auto` needs https://), and the TLS settings built once, before any run.
         spec.protocol.security(&set.endpoint).map_err(LoadError::Request)?;
         Ok(spec)

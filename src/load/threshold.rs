@@ -23,8 +23,7 @@ pub struct Threshold {
     value: f64,
 }
 
-const HELP: &str =
-    "write it like p99<50ms, p999<=200ms, mean<10ms, max<1s, errors<0.1%, errors<=5, rps>10000, requests>=1000 or \
+const HELP: &str = "write it like p99<50ms, p999<=200ms, mean<10ms, max<1s, errors<0.1%, errors<=5, rps>10000, requests>=1000 or \
      connect_p99<20ms";
 
 const SLO_HELP: &str = "an [slo] key is a threshold figure: min, mean, stdev, p50, p90, p95, p99, p999, max or \

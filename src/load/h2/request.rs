@@ -225,8 +225,14 @@ Upgrade: h2c\r\nTE: gzip\r\nTransfer-Encoding: identity\r\n\r\n";
     #[test]
     fn unusable_requests_are_refused() {
         let mut block = Vec::new();
-        assert!(encode_request(b"GET / HTTP/1.1\r\nHost: a\r\n", "http", &mut EncoderTable::default(), &mut block).is_err(), "incomplete head");
-        assert!(encode_request(b"GET / HTTP/1.1\r\n\r\n", "http", &mut EncoderTable::default(), &mut block).is_err(), "no Host");
+        assert!(
+            encode_request(b"GET / HTTP/1.1\r\nHost: a\r\n", "http", &mut EncoderTable::default(), &mut block).is_err(),
+            "incomplete head"
+        );
+        assert!(
+            encode_request(b"GET / HTTP/1.1\r\n\r\n", "http", &mut EncoderTable::default(), &mut block).is_err(),
+            "no Host"
+        );
         assert!(encode_request(b"\x01garbage\r\n\r\n", "http", &mut EncoderTable::default(), &mut block).is_err());
         let chunked = b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
         assert!(encode_request(chunked, "http", &mut EncoderTable::default(), &mut block).is_err());

@@ -4,9 +4,9 @@
 
 use std::fmt;
 
+use super::encoder_table::EncoderTable;
 use super::frame::{self, code, flag, kind, setting};
 use super::hpack;
-use super::encoder_table::EncoderTable;
 use super::request::encode_request;
 use super::streams::StreamTable;
 
@@ -227,7 +227,7 @@ impl Session {
         }
         let body_start =
             encode_request(request, self.config.scheme.as_str(), &mut self.encoder_table, &mut self.request_block)
-            .map_err(StartError::Unparsable)?;
+                .map_err(StartError::Unparsable)?;
         let body = &request[body_start..];
         let id = self.next_stream_id;
         self.next_stream_id += 2;
