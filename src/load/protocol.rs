@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::h2::Scheme;
 
 use super::request::Endpoint;
-use super::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, server_name};
+use super::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, explain, server_name};
 use super::transport::Security;
 use crate::error::bad_input;
 
@@ -135,7 +135,10 @@ fn negotiate_alpn(
     tcp.set_write_timeout(Some(timeout))?;
     let mut tls = ClientConnection::new(config, server_name)?;
     while tls.is_handshaking() {
-        tls.complete_io(&mut tcp)?;
+        tls.complete_io(&mut tcp).map_err(|err| match err.get_ref().and_then(|inner| inner.downcast_ref()) {
+            Some(tls_error) => anyhow::anyhow!(explain(tls_error)),
+            None => anyhow::Error::from(err),
+        })?;
     }
     let chosen = tls.alpn_protocol().map(<[u8]>::to_vec);
     tls.send_close_notify();
