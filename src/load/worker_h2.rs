@@ -219,6 +219,10 @@ impl Worker<'_> {
         if self.links[link].session.cancel(lane) {
             self.flush_link(link, now);
         }
+        // A connection going away may have waited for this stream alone.
+        if self.links[link].state == LinkState::Up && self.links[link].session.finished() {
+            self.replace_link(link, now);
+        }
         self.lane_goes_on(lane, now);
     }
 
