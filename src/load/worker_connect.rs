@@ -44,7 +44,9 @@ impl Worker<'_> {
                 return;
             }
         }
-        let negotiated = conn.socket.transport.as_ref().and_then(|transport| transport.negotiated());
+        // What TLS agreed on is kept from the first connection only (read once: it builds strings).
+        let first = self.recorder.negotiated.is_none();
+        let negotiated = conn.socket.transport.as_ref().filter(|_| first).and_then(|transport| transport.negotiated());
         self.set_up_done(started, negotiated, now);
         if running && self.conns[index].resend_when_connected {
             self.resend(index, now);

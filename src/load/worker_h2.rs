@@ -59,8 +59,9 @@ impl Worker<'_> {
         match self.links[link].set_up(self.poll.registry(), Token(link), &mut self.recorder.bytes_sent) {
             Ok(Setup::Handshaking) => {}
             Ok(Setup::Ready) => {
-                let negotiated =
-                    self.links[link].socket.transport.as_ref().and_then(|transport| transport.negotiated());
+                let first = self.recorder.negotiated.is_none();
+                let transport = self.links[link].socket.transport.as_ref().filter(|_| first);
+                let negotiated = transport.and_then(|transport| transport.negotiated());
                 self.set_up_done(started, negotiated, now);
                 for lane in self.links[link].lanes.clone() {
                     if self.conns[lane].setting_up() {
