@@ -3,43 +3,15 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use common::{KvService, bench_json, start_kv_service, tempdir};
 
-use common::{bench_json, kv_jar, tempdir};
-
-struct Jvm(Child);
-
-impl Drop for Jvm {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Start kv-service on a free port with a small heap and a GC log; wait until it answers.
-fn start_kv(gc_log: &std::path::Path) -> (Jvm, u16) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new("java")
-        .args([
-            "-Xmx64m",
-            "-XX:+UseSerialGC",
-            &format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", gc_log.display()),
-            &format!("-Dkv.port={port}"),
-            "-jar",
-        ])
-        .arg(kv_jar())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let jvm = Jvm(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "kv-service did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    (jvm, port)
+/// Start kv-service with a small heap and a GC log; wait until it answers.
+fn start_kv(gc_log: &std::path::Path) -> (KvService, u16) {
+    start_kv_service(&[
+        "-Xmx64m".to_string(),
+        "-XX:+UseSerialGC".to_string(),
+        format!("-Xlog:gc*,safepoint:file={}:time,uptime,level,tags", gc_log.display()),
+    ])
 }
 
 #[test]

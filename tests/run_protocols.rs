@@ -1,11 +1,12 @@
-//! A plan comparing protocols on one JVM configuration: kv-service serving TLS with HTTP/2 (kv.tls.cert, kv.tls.key,
-//! kv.http2), loaded by one phase over HTTPS with HTTP/1.1 and one over HTTPS with HTTP/2 and several streams; each
-//! phase's record says what was negotiated, and the certificate is checked against the test's CA.
+//! kv-service serving TLS with HTTP/2 (kv.tls.cert, kv.tls.key, kv.http2) under load over those protocols: a plan
+//! comparing them on one JVM configuration — one phase over HTTPS with HTTP/1.1, one over HTTPS with HTTP/2 and
+//! several streams, each phase's record saying what was negotiated, the certificate checked against the test's CA —
+//! and `jload bench --http2 --jvm auto --hlog` watching the JVM behind an https:// URL.
 
 mod common;
 
 use common::pki::Pki;
-use common::{jload, json, kv_jar, tempdir};
+use common::{bench_json, jload, json, kv_jar, start_kv_service, tempdir};
 
 #[test]
 fn one_plan_loads_the_same_jvm_over_https_with_http1_and_with_http2() {
@@ -49,4 +50,42 @@ fn one_plan_loads_the_same_jvm_over_https_with_http1_and_with_http2() {
         assert_eq!(record["connection_setup"]["tls"]["alpn"], alpn, "{phase}");
         assert_eq!(record["connection_setup"]["connections"], connections, "{phase}");
     }
+}
+
+#[test]
+fn bench_watches_the_jvm_behind_an_https_url_while_loading_it_over_http2() {
+    let dir = tempdir();
+    let pki = Pki::create(&dir);
+    let (service, port) = start_kv_service(&[
+        "-Xmx64m".to_string(),
+        format!("-Dkv.tls.cert={}", pki.path("server.pem")),
+        format!("-Dkv.tls.key={}", pki.path("server.key")),
+        "-Dkv.http2=true".to_string(),
+    ]);
+    let hlog = dir.join("run.hlog");
+    let url = format!("https://localhost:{port}/random_set?keyRange=2000&valueSize=200");
+    let (ca, hlog_path) = (pki.path("ca.pem"), hlog.display().to_string());
+    let (code, result, _) = bench_json(&[
+        "-d",
+        "3s",
+        "-c",
+        "2",
+        "--streams",
+        "4",
+        "--http2",
+        "--cacert",
+        &ca,
+        "--jvm",
+        "auto",
+        "--hlog",
+        &hlog_path,
+        &url,
+    ]);
+    assert_eq!(code, 0, "{result}");
+    assert_eq!(result["connection_setup"]["tls"]["alpn"], "h2");
+    assert_eq!((result["connections"].as_u64(), result["streams"].as_u64()), (Some(2), Some(4)));
+    assert_eq!(result["errors"]["total"], 0);
+    assert_eq!(result["jvm"]["pid"].as_u64(), Some(u64::from(service.0.id())), "auto found the JVM on the port");
+    let intervals = std::fs::read_to_string(&hlog).unwrap().lines().filter(|line| line.contains("HISTFAAA")).count();
+    assert_eq!(intervals, result["series"].as_array().unwrap().len(), "one interval per second of the series");
 }

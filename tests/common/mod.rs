@@ -259,6 +259,37 @@ pub fn kv_jar() -> &'static Path {
     })
 }
 
+/// A kv-service JVM started by a test; killed when dropped.
+pub struct KvService(pub std::process::Child);
+
+impl Drop for KvService {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start kv-service with these JVM options (and `-Dkv.port` on a free port) and wait until its port accepts.
+pub fn start_kv_service(jvm_options: &[String]) -> (KvService, u16) {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new("java")
+        .args(jvm_options)
+        .arg(format!("-Dkv.port={port}"))
+        .arg("-jar")
+        .arg(kv_jar())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let service = KvService(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "kv-service did not start");
+        thread::sleep(Duration::from_millis(100));
+    }
+    (service, port)
+}
+
 /// A JSON file, parsed (the path is named when it cannot be read).
 pub fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display())))
