@@ -178,13 +178,16 @@ fn a_run_starts_the_jvm_on_the_targets_cpus_and_loads_it_from_the_loads() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // The cell's JVM: neither jload itself nor the preflight's `java … -XX:+PrintFlagsFinal -version` (both name the
-    // results folder too).
+    // The cell's JVM: neither jload itself, nor a child jload forked that has not yet become `java` (it still shows
+    // jload's command line, and jload's CPUs until it sets the target's), nor the preflight's `java …
+    // -XX:+PrintFlagsFinal -version` (all of them name the results folder too).
     let jload_pid = run.id();
     let cell_jvm = || {
         jvms_with(&out.display().to_string()).into_iter().filter(|&pid| pid != jload_pid).find(|pid| {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            !String::from_utf8_lossy(&cmdline).contains("PrintFlagsFinal")
+            let cmdline = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default())
+                .into_owned();
+            let program = cmdline.split('\0').next().unwrap_or_default();
+            Path::new(program).file_name().is_some_and(|name| name == "java") && !cmdline.contains("PrintFlagsFinal")
         })
     };
     let jvm = eventually(&true, || cell_jvm().is_some()).then(cell_jvm).flatten();
