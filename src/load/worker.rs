@@ -502,7 +502,7 @@ impl Worker<'_> {
         for index in 0..self.conns.len() {
             match self.conns[index].state {
                 // HTTP/2 lanes wait for their connection, whose set-up is timed in `scan_links`.
-                State::Connecting(since) if self.links.is_empty() && now.duration_since(since) >= timeout => {
+                State::Connecting(since) if self.shared.http2.is_none() && now.duration_since(since) >= timeout => {
                     self.connect_failed(index, Failure::Connect, now)
                 }
                 State::Handshaking(since) if now.duration_since(since) >= timeout => {
