@@ -27,7 +27,8 @@ fn one_plan_loads_the_same_jvm_over_https_with_http1_and_with_http2() {
          [[phase]]\n\
          name = \"get-h1\"\n\
          url = \"https://localhost:{{port}}/random_get?keyRange=2000\"\n\
-         cacert = \"ca.pem\"\nok_status = \"200-299,404\"\nconnections = 4\nrequests = 3000\n\
+         cacert = \"ca.pem\"\ncert = \"client.pem\"\nkey = \"client.key\"\n\
+         ok_status = \"200-299,404\"\nconnections = 4\nrequests = 3000\n\
          [[phase]]\n\
          name = \"get-h2\"\n\
          url = \"https://localhost:{{port}}/random_get?keyRange=2000\"\n\
@@ -50,6 +51,26 @@ fn one_plan_loads_the_same_jvm_over_https_with_http1_and_with_http2() {
         assert_eq!(record["connection_setup"]["tls"]["alpn"], alpn, "{phase}");
         assert_eq!(record["connection_setup"]["connections"], connections, "{phase}");
     }
+    // The client private key the plan names is read into the load spec, and no file of the results nor any line
+    // jload printed shows it.
+    let key_body = std::fs::read_to_string(pki.path("client.key")).unwrap();
+    let key_line = key_body.lines().nth(1).expect("a PEM body line");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(key_line), "stdout shows the private key");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains(key_line), "stderr shows the private key");
+    for file in files_under(&out) {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(!String::from_utf8_lossy(&bytes).contains(key_line), "{} holds the private key", file.display());
+    }
+}
+
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() { files.extend(files_under(&path)) } else { files.push(path) }
+    }
+    files
 }
 
 #[test]

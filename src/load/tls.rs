@@ -30,7 +30,31 @@ pub struct TlsOptions {
     #[serde(default)]
     pub client_cert_pem: Option<String>,
     #[serde(default)]
-    pub client_key_pem: Option<String>,
+    pub client_key_pem: Option<PrivateKeyPem>,
+}
+
+/// A client private key in PEM. It travels inside the load spec (serialized only for `jload agent load` over ssh,
+/// whose spec is never written to a results file), and nothing else can show it: `{:?}` prints
+/// `PrivateKeyPem(<redacted>)`, and there is no `Display`. Read the key with [`PrivateKeyPem::expose`] where it is used.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PrivateKeyPem(String);
+
+impl PrivateKeyPem {
+    pub fn new(pem: String) -> PrivateKeyPem {
+        PrivateKeyPem(pem)
+    }
+
+    /// The PEM text, for the one place that builds the TLS configuration from it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for PrivateKeyPem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PrivateKeyPem(<redacted>)")
+    }
 }
 
 /// Why a TLS handshake failed: the classes of the error table.
@@ -95,7 +119,7 @@ impl TlsOptions {
             insecure,
             ca_pem: read(ca_file, names[0])?,
             client_cert_pem: read(cert_file, names[1])?,
-            client_key_pem: read(key_file, names[2])?,
+            client_key_pem: read(key_file, names[2])?.map(PrivateKeyPem::new),
         };
         if options.client_cert_pem.is_some() != options.client_key_pem.is_some() {
             return Err(bad_input(format!(
@@ -121,7 +145,7 @@ impl TlsOptions {
         let mut config = match (&self.client_cert_pem, &self.client_key_pem) {
             (Some(cert), Some(key)) => {
                 let chain = certificates(cert, "--cert")?;
-                let key = PrivateKeyDer::from_pem_slice(key.as_bytes())
+                let key = PrivateKeyDer::from_pem_slice(key.expose().as_bytes())
                     .map_err(|err| anyhow::anyhow!("--key holds no usable PEM private key ({err})"))?;
                 builder
                     .with_client_auth_cert(chain, key)
@@ -212,5 +236,31 @@ impl ServerCertVerifier for AcceptAnyCertificate {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ+secretbytes\n-----END PRIVATE KEY-----\n";
+
+    fn with_key() -> TlsOptions {
+        TlsOptions { client_key_pem: Some(PrivateKeyPem::new(KEY.to_string())), ..TlsOptions::default() }
+    }
+
+    #[test]
+    fn debug_output_redacts_the_client_private_key() {
+        let shown = format!("{:?} {:#?}", with_key(), with_key());
+        assert!(!shown.contains("secretbytes"), "{shown}");
+        assert!(!shown.contains("BEGIN PRIVATE KEY"), "{shown}");
+        assert!(shown.contains("PrivateKeyPem(<redacted>)"), "{shown}");
+    }
+
+    #[test]
+    fn the_private_key_survives_the_agent_wire_round_trip() {
+        let wire = serde_json::to_string(&with_key()).unwrap();
+        let back: TlsOptions = serde_json::from_str(&wire).unwrap();
+        assert_eq!(back.client_key_pem.unwrap().expose(), KEY);
     }
 }
