@@ -302,14 +302,19 @@ impl Assembler {
         self.log.pauses.push(pause);
     }
 
-    /// A JDK 9–11 Serial or CMS young collection that escalates to a full one logs the full pause (with the next
-    /// GC id) before the young pause that holds it. Such earlier pauses, inside this one, are marked as within it.
+    /// A pause that runs inside another is one stop of the JVM, logged twice: the inner one ends first, so it is
+    /// logged first, with a later GC id. A JDK 9–11 Serial or CMS young collection that escalates to a full one logs
+    /// the full pause before the young pause that holds it; CMS with `-XX:+CMSScavengeBeforeRemark` logs
+    /// `GC(3) Pause Young (CMS Final Remark)` before the `GC(2) Pause Remark` it ran in. Such earlier pauses, inside
+    /// this one, are marked as within it. Times alone cannot tell (a log's millisecond resolution puts G1's
+    /// sub-millisecond young pause "inside" the cleanup logged in the same millisecond), so only the nestings the
+    /// JVM makes count ([`can_nest`]).
     fn mark_pauses_inside(&mut self, outer: &Pause) {
         let Some(outer_id) = outer.gc_id else { return };
         for inner in self.log.pauses.iter_mut().rev() {
-            let logged_inside = inner.kind == PauseKind::Full
-                && inner.within_gc_id.is_none()
+            let logged_inside = inner.within_gc_id.is_none()
                 && inner.gc_id.is_some_and(|inner_id| inner_id > outer_id)
+                && can_nest(inner, outer)
                 && lies_within(inner, outer);
             if !logged_inside {
                 break;
@@ -419,6 +424,16 @@ fn event_gc_id(event: &Event) -> Option<u64> {
         | Event::OldRegions { gc_id, .. } => Some(*gc_id),
         Event::CycleEnd(end) => Some(end.gc_id),
         _ => None,
+    }
+}
+
+/// The pauses the JVM runs inside another: a young collection escalating to a full one (Serial, CMS), and the
+/// young collection CMS runs at the start of its remark (`-XX:+CMSScavengeBeforeRemark`, cause `CMS Final Remark`).
+fn can_nest(inner: &Pause, outer: &Pause) -> bool {
+    match (inner.kind, outer.kind) {
+        (PauseKind::Full, PauseKind::Young) => true,
+        (PauseKind::Young, PauseKind::Remark) => inner.cause.as_deref() == Some("CMS Final Remark"),
+        _ => false,
     }
 }
 

@@ -54,6 +54,32 @@ fn a_young_pause_that_escalated_to_full_is_counted_once() {
 }
 
 #[test]
+fn a_cms_scavenge_inside_its_remark_is_counted_once() {
+    // JDK 9–13 CMS with -XX:+CMSScavengeBeforeRemark runs a young collection at the start of the remark pause and
+    // logs it first (no JDK with CMS is installed here; the lines follow that JDK's format).
+    let text = "[0.020s][info][gc] Using Concurrent Mark Sweep\n\
+                [4.100s][info][gc] GC(1) Pause Young (Allocation Failure) 41M->38M(150M) 8.822ms\n\
+                [5.000s][info][gc] GC(2) Pause Initial Mark 61M->61M(150M) 0.136ms\n\
+                [5.130s][info][gc] GC(3) Pause Young (CMS Final Remark) 120M->30M(150M) 6.100ms\n\
+                [5.140s][info][gc] GC(2) Pause Remark 30M->30M(150M) 17.000ms\n\
+                [5.141s][info][gc] GC(4) Pause Young (Allocation Failure) 90M->31M(150M) 0.400ms\n";
+    let log = parse_str(text);
+    let scavenge = log.pauses.iter().find(|pause| pause.gc_id == Some(3)).unwrap();
+    assert_eq!(scavenge.within_gc_id, Some(2));
+    let summary = log.summary(None);
+    assert_eq!((summary.pauses.count, summary.nested_pauses), (4, 1));
+    assert_close(summary.pauses.total_ms, 8.822 + 0.136 + 17.0 + 0.4, "the remark holds the scavenge's time");
+}
+
+#[test]
+fn a_short_pause_logged_in_the_same_millisecond_as_another_is_not_nested() {
+    // G1 (a real JDK 25 log): GC(15) Pause Young 0.674 ms and GC(10) Pause Cleanup 0.013 ms are both logged at
+    // 200 ms; at the log's resolution the young pause seems to lie inside the cleanup, but G1 never nests pauses.
+    let log = parse_file(&path("g1-jdk25-uptimemillis.log"), false).unwrap();
+    assert!(log.pauses.iter().all(|pause| pause.within_gc_id.is_none()));
+}
+
+#[test]
 fn jdk17_young_then_full_in_one_safepoint_stays_two_pauses() {
     // On JDK 17 the young pause is logged first and the full one follows it: no nesting (16 young + 5 full).
     let summary = parse_file(&path("serial-jdk17.log"), false).unwrap().summary(None);
