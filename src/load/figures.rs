@@ -178,7 +178,7 @@ pub const FIGURES: &[Figure] = &[
         names: &[],
         unit: Unit::Count,
         better: Better::Lower,
-        read: |result| Some(result.errors.timeout as f64),
+        read: |result| Some(result.errors.classes.timeout as f64),
     },
     Figure {
         key: "error_pct",

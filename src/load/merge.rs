@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use super::hlog;
 use super::limit::limited_by;
-use super::recorder::{ErrorCounts, IntervalCounts, Recorder, Tally, Waiting};
+use super::recorder::{IntervalCounts, Recorder, Tally, Waiting};
 use super::result::{BenchResult, ErrorSummary, HostFigures, RunFacts, SeriesRow};
 use super::slow::SlowRequests;
 use crate::error::bad_input;
@@ -154,7 +154,7 @@ fn tally(
     let mut tally = Tally::new();
     tally.latency = latency;
     tally.requests = requests;
-    tally.errors = ErrorCounts::from(errors);
+    tally.errors = errors.classes;
     for (code, count) in status_codes {
         let index = code.parse::<usize>().map_or(0, |code| code.min(999));
         tally.status_codes[index] += count;

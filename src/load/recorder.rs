@@ -3,7 +3,7 @@
 //! stored per request, so memory stays flat however many requests are sent.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::pause_correction::record_corrected;
 use super::slow::{CAPACITY_PER_THREAD, SlowRequests};
@@ -32,17 +32,25 @@ pub fn tells_about_the_tail(wait_us: u64, usual_us: u64) -> bool {
     wait_us > usual_us
 }
 
-/// Errors by class. `status` counts responses whose code is not a success (4xx/5xx by default). The connection
-/// classes (`connect` and the TLS handshake's) count connections that never carried a request, the others requests.
-#[derive(Debug, Default, Clone, Copy, Serialize, PartialEq)]
+/// Errors by class: the one list of the classes, which a result's `errors` (`result::ErrorSummary`) holds flattened
+/// into its JSON beside their total. `status` counts responses whose code is not a success (4xx/5xx by default).
+/// The connection classes (`connect` and the TLS handshake's) count connections that never carried a request, the
+/// others requests.
+#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct ErrorCounts {
     pub connect: u64,
+    /// TLS handshakes that failed: certificate refused, fatal alert from the server, anything else. Absent from
+    /// records written before TLS.
+    #[serde(default)]
     pub tls_handshake: u64,
+    #[serde(default)]
     pub tls_certificate: u64,
+    #[serde(default)]
     pub tls_alert: u64,
     pub timeout: u64,
     pub read: u64,
     pub write: u64,
+    /// Responses with a 4xx or 5xx status.
     pub status: u64,
 }
 
@@ -442,6 +450,20 @@ mod tests {
         assert_eq!(recorder.unfinished, Waiting { count: 2, longest_us: 5_000 });
         assert_eq!(recorder.never_sent, Waiting { count: 3, longest_us: 3_000 });
         assert_eq!(recorder.total.requests, 0, "none of them completed");
+    }
+
+    #[test]
+    fn a_results_errors_are_the_classes_flattened_beside_their_total() {
+        let classes = ErrorCounts { connect: 1, tls_alert: 2, timeout: 3, status: 4, ..ErrorCounts::default() };
+        let summary = crate::load::result::ErrorSummary::from(&classes);
+        let json = serde_json::to_string(&summary).unwrap();
+        assert_eq!(
+            json,
+            r#"{"connect":1,"tls_handshake":0,"tls_certificate":0,"tls_alert":2,"timeout":3,"read":0,"write":0,"status":4,"total":10}"#
+        );
+        let before_tls = r#"{"connect":1,"timeout":3,"read":0,"write":0,"status":4,"total":8}"#;
+        let read: crate::load::result::ErrorSummary = serde_json::from_str(before_tls).unwrap();
+        assert_eq!((read.classes.tls_alert, read.classes.timeout, read.total), (0, 3, 8));
     }
 
     #[test]

@@ -49,66 +49,29 @@ impl LatencySummary {
     }
 }
 
-/// Errors by class plus their total (the classes: [`ErrorCounts`]).
+/// Errors by class plus their total: the classes of [`ErrorCounts`], flattened into the JSON beside `total`.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct ErrorSummary {
-    pub connect: u64,
-    /// TLS handshakes that failed: certificate refused, fatal alert from the server, anything else. Absent from
-    /// records written before TLS.
-    #[serde(default)]
-    pub tls_handshake: u64,
-    #[serde(default)]
-    pub tls_certificate: u64,
-    #[serde(default)]
-    pub tls_alert: u64,
-    pub timeout: u64,
-    pub read: u64,
-    pub write: u64,
-    /// Responses with a 4xx or 5xx status.
-    pub status: u64,
+    #[serde(flatten)]
+    pub classes: ErrorCounts,
     pub total: u64,
 }
 
 impl From<&ErrorCounts> for ErrorSummary {
-    fn from(counts: &ErrorCounts) -> Self {
-        ErrorSummary {
-            connect: counts.connect,
-            tls_handshake: counts.tls_handshake,
-            tls_certificate: counts.tls_certificate,
-            tls_alert: counts.tls_alert,
-            timeout: counts.timeout,
-            read: counts.read,
-            write: counts.write,
-            status: counts.status,
-            total: counts.total(),
-        }
-    }
-}
-
-impl From<&ErrorSummary> for ErrorCounts {
-    fn from(summary: &ErrorSummary) -> Self {
-        ErrorCounts {
-            connect: summary.connect,
-            tls_handshake: summary.tls_handshake,
-            tls_certificate: summary.tls_certificate,
-            tls_alert: summary.tls_alert,
-            timeout: summary.timeout,
-            read: summary.read,
-            write: summary.write,
-            status: summary.status,
-        }
+    fn from(classes: &ErrorCounts) -> Self {
+        ErrorSummary { classes: *classes, total: classes.total() }
     }
 }
 
 impl ErrorSummary {
     /// The classes as text (see [`ErrorCounts::describe`]).
     pub fn describe(&self) -> String {
-        ErrorCounts::from(self).describe()
+        self.classes.describe()
     }
 
     /// Connections that failed before carrying a request.
     pub fn connection_failures(&self) -> u64 {
-        ErrorCounts::from(self).connection_failures()
+        self.classes.connection_failures()
     }
 }
 
