@@ -1,22 +1,6 @@
 //! jload's command line: clap definitions, dispatch to the modules, and exit codes. Nothing else lives here.
 
-mod atomic_file;
-mod attribution;
-mod bench;
-mod cpuset;
-mod error;
-mod jvm;
-mod launcher;
-mod load;
-mod merge_cli;
-mod plan;
-mod remote;
-mod report;
-mod results;
-mod run;
-mod text_table;
-mod tomlfile;
-mod units;
+use jload::{bench, error, jvm, merge_cli, remote, report, run};
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};

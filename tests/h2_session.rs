@@ -2,12 +2,7 @@
 //! one connection over few streams, flow control both ways (100 KiB responses, a 1 MiB upload), GOAWAY after
 //! `keepalive_requests`, and nginx's access log counting what it answered. The session is driven here over a
 //! blocking socket with a read timeout, as the worker drives it over its event loop.
-//!
-//! jload is a binary crate, so the module is compiled into this test from its source (it depends only on httparse
-//! and loona-hpack); its unit tests therefore also run here.
 
-#[path = "../src/load/h2/mod.rs"]
-mod h2;
 #[allow(dead_code)]
 #[path = "common/nginx.rs"]
 mod nginx;
@@ -17,7 +12,7 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use h2::{Event, Scheme, Session, SessionConfig};
+use jload::load::h2::{self, Event, Scheme, Session, SessionConfig};
 use nginx::Nginx;
 
 /// The most any test's exchange may take.

@@ -1,0 +1,20 @@
+//! jload as a library: every module of the tool, for its command line (`main.rs`) and for the integration tests,
+//! which use the modules they test instead of compiling their sources again. The map: docs/architecture.md.
+
+pub mod atomic_file;
+pub mod attribution;
+pub mod bench;
+pub mod cpuset;
+pub mod error;
+pub mod jvm;
+pub mod launcher;
+pub mod load;
+pub mod merge_cli;
+pub mod plan;
+pub mod remote;
+pub mod report;
+pub mod results;
+pub mod run;
+pub mod text_table;
+pub mod tomlfile;
+pub mod units;
