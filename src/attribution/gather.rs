@@ -46,7 +46,10 @@ pub struct JvmStops {
 
 impl JvmStops {
     pub fn of(log: &GcLog, perfdata_clock: Option<(ClockSource, ClockInterval)>) -> JvmStops {
-        JvmStops { stops: stops::stops(log), clock: clock::combine(perfdata_clock, clock::from_gc_log(log)) }
+        JvmStops {
+            stops: stops::stops(log),
+            clock: clock::combine(perfdata_clock, log.clock.map(|clock| clock.uptime_zero)),
+        }
     }
 
     /// The stops of a JVM on another machine, whose wall clock is ours plus `offset_us` (± `bound_us`).

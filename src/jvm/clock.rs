@@ -278,12 +278,6 @@ pub fn unix_us_now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_micros() as i64)
 }
 
-/// Uptime 0 from the GC log's lines decorated with both wall clock and uptime (computed as the log is read, from
-/// the lines of the JVM run it keeps). None without such lines.
-pub fn from_gc_log(log: &crate::jvm::gclog::GcLog) -> Option<ClockInterval> {
-    log.clock.map(|clock| clock.uptime_zero)
-}
-
 /// The mapping the sources allow together (see the module doc); None without any source.
 pub fn combine(perfdata: Option<(ClockSource, ClockInterval)>, log: Option<ClockInterval>) -> Option<UptimeClock> {
     match (perfdata, log) {

@@ -4,8 +4,6 @@
 
 use hdrhistogram::Histogram;
 
-use super::recorder::MAX_LATENCY_US;
-
 /// Weight of the newest service time in the moving mean: about the last 16 responses count.
 const NEWEST_WEIGHT: f64 = 1.0 / 16.0;
 
@@ -32,16 +30,28 @@ impl RecentServiceTime {
 }
 
 /// Record `latency_us` and, when it exceeds `expected_interval_us` (0: unknown, no correction), the requests the
-/// connection would have sent meanwhile: latency − k·interval for k = 1, 2, … down to the interval.
+/// connection would have sent meanwhile: latency − k·interval for k = 1, 2, … down to the interval. A latency beyond
+/// the histogram's highest trackable value is recorded as that value.
 pub fn record_corrected(histogram: &mut Histogram<u64>, latency_us: u64, expected_interval_us: u64) {
-    let value = latency_us.clamp(1, MAX_LATENCY_US);
+    let value = latency_us.clamp(1, histogram.high());
     histogram.record_correct(value, expected_interval_us).expect("values are clamped to the histogram bounds");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::recorder::new_histogram;
+
+    fn new_histogram() -> Histogram<u64> {
+        Histogram::new_with_bounds(1, 60_000_000, 3).unwrap()
+    }
+
+    #[test]
+    fn a_latency_beyond_the_histograms_range_is_recorded_as_its_highest_value() {
+        let mut histogram = new_histogram();
+        record_corrected(&mut histogram, 90_000_000, 0);
+        assert_eq!(histogram.len(), 1);
+        assert!(histogram.equivalent(histogram.max(), 60_000_000));
+    }
 
     #[test]
     fn a_response_slower_than_the_interval_adds_the_requests_that_would_have_waited() {

@@ -13,9 +13,8 @@ use serde::Serialize;
 
 use super::cell_attribution::percent;
 use super::equal_load::PhaseKind;
-use super::host_fit::{Contrast, Fit, Point};
+use super::host_fit::{Contrast, Fit, Observation, Point};
 use super::metrics::{CAPACITY, RepFigures, metric, ranked_headlines};
-use super::model::CellPhase;
 use super::stats::{ALPHA, Better};
 use crate::results::{Results, Summary};
 
@@ -89,13 +88,12 @@ pub struct CellSpread {
     pub explained: bool,
 }
 
-/// One measured repeat of a cell on a host.
-#[derive(Debug, Clone)]
-pub struct Observation {
-    pub cell: String,
-    pub rep: u32,
-    pub host: String,
-    pub value: f64,
+/// A cell of a measured phase as the host fit sees it (the report model's `CellPhase` is one): its id, its
+/// counted repeats, and whether the phase ranks it on a figure.
+pub trait RankedCell {
+    fn id(&self) -> &str;
+    fn counted_reps(&self) -> &[u32];
+    fn is_ranked_on(&self, key: &str) -> bool;
 }
 
 /// The server of every cell-repeat whose meta.json names one.
@@ -112,17 +110,17 @@ pub fn rep_hosts(results: &Results) -> RepHosts {
 }
 
 /// The host effect of a measured phase, None when its repeats ran on fewer than two servers. `label` names a cell.
-pub fn phase_host_effect(
+pub fn phase_host_effect<C: RankedCell>(
     summary: &Summary,
     phase: &str,
     kind: PhaseKind,
-    cells: &[CellPhase],
+    cells: &[C],
     rep_hosts: &RepHosts,
     label: &dyn Fn(&str) -> String,
 ) -> Option<HostEffect> {
-    let host_of = |cell: &CellPhase, rep: u32| rep_hosts.get(&(cell.cell.clone(), rep));
+    let host_of = |cell: &C, rep: u32| rep_hosts.get(&(cell.id().to_string(), rep));
     let hosts: BTreeSet<&String> =
-        cells.iter().flat_map(|cell| cell.reps.iter().filter_map(move |rep| host_of(cell, *rep))).collect();
+        cells.iter().flat_map(|cell| cell.counted_reps().iter().filter_map(move |rep| host_of(cell, *rep))).collect();
     if hosts.len() < 2 {
         return None;
     }
@@ -134,22 +132,22 @@ pub fn phase_host_effect(
     Some(HostEffect { hosts, figures, sentence })
 }
 
-/// Each counted repeat's figure `key` with its server, in the cells ranked on it (`CellPhase::ranked_figure`).
-fn observations(
+/// Each counted repeat's figure `key` with its server, in the cells ranked on it.
+fn observations<C: RankedCell>(
     summary: &Summary,
     phase: &str,
-    cells: &[CellPhase],
+    cells: &[C],
     rep_hosts: &RepHosts,
     key: &str,
 ) -> Vec<Observation> {
     let mut observations = Vec::new();
-    for cell in cells.iter().filter(|cell| cell.ranked_figure(key).is_some()) {
+    for cell in cells.iter().filter(|cell| cell.is_ranked_on(key)) {
         for (rep, record) in
-            summary.measurements(&cell.cell, phase).into_iter().filter(|(rep, _)| cell.reps.contains(rep))
+            summary.measurements(cell.id(), phase).into_iter().filter(|(rep, _)| cell.counted_reps().contains(rep))
         {
             let value = (metric(key).read)(&RepFigures { rep, record, alloc_mb_s: None });
-            if let (Some(value), Some(host)) = (value, rep_hosts.get(&(cell.cell.clone(), rep))) {
-                observations.push(Observation { cell: cell.cell.clone(), rep, host: host.clone(), value });
+            if let (Some(value), Some(host)) = (value, rep_hosts.get(&(cell.id().to_string(), rep))) {
+                observations.push(Observation { cell: cell.id().to_string(), rep, host: host.clone(), value });
             }
         }
     }

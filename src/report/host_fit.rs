@@ -8,7 +8,14 @@ use std::collections::BTreeSet;
 use nalgebra::{DMatrix, DVector};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::host_effect::Observation;
+/// One measured repeat of a cell on a host.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub cell: String,
+    pub rep: u32,
+    pub host: String,
+    pub value: f64,
+}
 
 /// One kept repeat: its cell and host (indexes into the fit's lists) and its figure's log.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use super::capacity::CellCapacity;
 use super::cell_attribution::CellAttribution;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
-use super::host_effect::HostEffect;
+use super::host_effect::{HostEffect, RankedCell};
 use super::metrics::{Format, metric};
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
@@ -169,6 +169,20 @@ impl CellPhase {
     /// repeat; a ladder runs the same rates in all).
     pub fn common_curve(&self) -> impl Iterator<Item = &CurvePoint> {
         self.curve.iter().filter(|point| point.reps.len() == self.reps.len())
+    }
+}
+
+impl RankedCell for CellPhase {
+    fn id(&self) -> &str {
+        &self.cell
+    }
+
+    fn counted_reps(&self) -> &[u32] {
+        &self.reps
+    }
+
+    fn is_ranked_on(&self, key: &str) -> bool {
+        self.ranked_figure(key).is_some()
     }
 }
 
