@@ -369,6 +369,54 @@ mod tests {
         line.split_once(':').unwrap().1.trim().to_string()
     }
 
+    fn spec_in(dir: &std::path::Path, program: &str, args: &[&str], ports: Vec<u16>) -> LaunchSpec {
+        LaunchSpec {
+            program: program.into(),
+            args: args.iter().map(ToString::to_string).collect(),
+            env: BTreeMap::new(),
+            workdir: dir.to_path_buf(),
+            stdout: dir.join("stdout.log"),
+            stderr: dir.join("stderr.log"),
+            marker: dir.display().to_string(),
+            port: free_port().unwrap(),
+            ports,
+            cpus: None,
+        }
+    }
+
+    #[test]
+    fn a_listener_the_target_started_is_its_own_one_outside_its_tree_is_not_and_refuses_a_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port().unwrap();
+        // The listener is a child of the started shell, not the started process itself.
+        let listen = format!(
+            "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', {port}))\ns.listen()\ntime.sleep(60)"
+        );
+        let script = format!("python3 -c \"{listen}\"; true");
+        let mut target = RunningTarget::start(&spec_in(dir.path(), "sh", &["-c", &script], vec![port])).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let listeners = loop {
+            let listeners = target.listeners(port);
+            if !listeners.is_empty() {
+                break listeners;
+            }
+            assert!(Instant::now() < deadline, "python3 never listened");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(listeners.len(), 1);
+        assert!(listeners[0].own && listeners[0].pid != Some(target.pid), "{listeners:?}");
+        let foreign = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let foreign_port = foreign.local_addr().unwrap().port();
+        let seen = target.listeners(foreign_port);
+        assert_eq!((seen.len(), seen[0].pid, seen[0].own), (1, Some(std::process::id()), false), "{seen:?}");
+        target.stop(Duration::from_secs(5));
+        let other = tempfile::tempdir().unwrap();
+        let refused = RunningTarget::start(&spec_in(other.path(), "true", &[], vec![foreign_port])).err().unwrap();
+        let refused = refused.downcast_ref::<PortInUse>().expect("refused for the port");
+        assert_eq!((refused.port, refused.holders[0].pid), (foreign_port, Some(std::process::id())));
+        assert!(!other.path().join("stdout.log").exists(), "nothing started");
+    }
+
     #[test]
     fn a_target_started_with_cpus_runs_there_with_its_children_and_the_jvm_counts_only_them() {
         let dir = tempfile::tempdir().unwrap();
