@@ -247,3 +247,51 @@ fn a_target_killed_mid_phase_is_recorded_crashed_never_ok() {
     assert_eq!(summary["cells"][0]["status"], "crashed", "{summary:#}");
     assert_eq!(code, Some(0), "a crash is a result (docs/plan.md, exit codes): {stderr}");
 }
+
+#[test]
+fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let net = common::sshnet::SshNet::start(&["server"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let port = 18088;
+    let listen =
+        format!("import socket, time; s = socket.socket(); s.bind(('0.0.0.0', {port})); s.listen(); time.sleep(120)");
+    let started = net.ssh("server", &format!("setsid python3 -c \"{listen}\" </dev/null >/dev/null 2>&1 &"));
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let holder = loop {
+        if let Some((pid, _)) = net.processes("server").into_iter().find(|(_, name)| name == "python3") {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the holder never started on the server");
+        thread::sleep(Duration::from_millis(100));
+    };
+    thread::sleep(Duration::from_secs(1)); // it binds right after it starts
+    let text = format!(
+        "name = \"owner-remote\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+         ready = \"http://{{host}}:{port}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
+         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n{ONE_CELL}\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n\
+         [run]\ncooldown = \"0s\"\n",
+        server = net.destination("server"),
+        jar = kv_jar().display(),
+    );
+    let plan = dir.join("owner-remote.toml");
+    std::fs::write(&plan, text).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("JLOAD_SSH_COMMAND", net.ssh_command())
+        .output()
+        .unwrap();
+    unsafe { libc::kill(holder as i32, libc::SIGKILL) };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let meta = json(&out.join("cells").join(folder_of(&out, "gc=-XX:+UseSerialGC")).join("rep-1/meta.json"));
+    let cause = meta["cause"].as_str().unwrap();
+    let expected = format!("port {port} was already in use by pid {holder} (");
+    assert!(cause.starts_with(&expected) && cause.contains("python3 -c import socket"), "the holder named: {cause}");
+    let server = net.destination("server");
+    assert!(cause.contains(&format!("on {server} before the target started, so it was not started")), "{cause}");
+    assert!(meta["pid"].is_null(), "never started: {meta:#}");
+}
