@@ -148,6 +148,17 @@ mod tests {
     use super::*;
     use crate::plan::jdks;
 
+    #[test]
+    fn the_jar_file_is_the_word_after_jar_from_the_workdir_unless_a_placeholder_names_it() {
+        let words = |text: &str| shell_words::split(text).unwrap();
+        let workdir = Path::new("/w");
+        assert_eq!(jar_file(&words("java {jvm} -jar app/kv.jar --x"), workdir), Some("/w/app/kv.jar".into()));
+        assert_eq!(jar_file(&words("java -jar /opt/kv.jar"), workdir), Some("/opt/kv.jar".into()));
+        assert_eq!(jar_file(&words("java {jvm} -jar {dir}/kv.jar"), workdir), None);
+        assert_eq!(jar_file(&words("catalina.sh run"), workdir), None);
+        assert_eq!(jar_file(&words("java -jar"), workdir), None);
+    }
+
     fn java17() -> std::path::PathBuf {
         jdks::choose(Some("17"), &jdks::discover()).unwrap().java()
     }

@@ -159,3 +159,20 @@ fn last_line(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines().rev().map(str::trim).find(|line| !line.is_empty()).map(str::to_string)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::cell_ports;
+    use crate::plan::{PlanBase, parse_plan};
+
+    #[test]
+    fn the_ports_of_a_cell_are_its_ready_urls_and_each_phases_once_each_in_order() {
+        let text = "name = \"p\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\n\
+            ready = \"http://127.0.0.1:{port}/health\"\n\
+            [[phase]]\nname = \"a\"\nurl = \"http://127.0.0.1:9000/a\"\nduration = \"1s\"\n\
+            [[phase]]\nname = \"b\"\nurl = \"http://{host}:{port}/b?k={rand:1..9}\"\nduration = \"1s\"\n\
+            [[phase]]\nname = \"c\"\nurl = \"http://localhost/c\"\nduration = \"1s\"\n";
+        let plan = parse_plan("p.toml", text, &PlanBase { plan_dir: "/tmp".into(), cwd: "/tmp".into() }).unwrap();
+        assert_eq!(cell_ports(&plan, "127.0.0.1", 41234), [41234, 9000, 80]);
+    }
+}
