@@ -295,3 +295,55 @@ fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
     assert!(cause.contains(&format!("on {server} before the target started, so it was not started")), "{cause}");
     assert!(meta["pid"].is_null(), "never started: {meta:#}");
 }
+
+#[test]
+fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_and_never_measured() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let net = common::sshnet::SshNet::start(&["server"]);
+    let dir = tempdir();
+    let out = dir.join("results");
+    let port = 18089;
+    // The start script sleeps before the JVM starts: the foreign server takes the port on the server meanwhile.
+    let text = format!(
+        "name = \"owner-remote\"\n[target]\nhost = \"{server}\"\n\
+         command = \"sh -c 'sleep 6; exec java {{jvm}} -jar {jar}'\"\n\
+         ready = \"http://{{host}}:{port}/\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
+         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n{ONE_CELL}\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n\
+         [run]\ncooldown = \"0s\"\n",
+        server = net.destination("server"),
+        jar = kv_jar().display(),
+    );
+    let plan = dir.join("owner-remote.toml");
+    std::fs::write(&plan, text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("JLOAD_SSH_COMMAND", net.ssh_command())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !net.processes("server").iter().any(|(_, name)| name == "sleep") {
+        assert!(child.try_wait().unwrap().is_none(), "jload ended before the target started");
+        assert!(Instant::now() < deadline, "the target never started on the server");
+        thread::sleep(Duration::from_millis(50));
+    }
+    let address = net.address("server");
+    let serve =
+        format!("setsid python3 -m http.server {port} --bind {address} --directory / </dev/null >/dev/null 2>&1 &");
+    assert!(net.ssh("server", &serve).status.success());
+    let (code, stderr) = finish(child);
+    let holder = net.processes("server").into_iter().find(|(_, name)| name == "python3").map(|(pid, _)| pid);
+    if let Some(pid) = holder {
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+    assert_eq!(code, Some(1), "{stderr}");
+    let rep = out.join("cells").join(folder_of(&out, "gc=-XX:+UseSerialGC")).join("rep-1");
+    let meta = json(&rep.join("meta.json"));
+    let cause = meta["cause"].as_str().unwrap();
+    let server = net.destination("server");
+    let expected = format!("port {port} on {server} is held by pid {} (", holder.expect("the foreign server ran"));
+    assert!(cause.contains(&expected) && cause.contains("not measured"), "the agent named it: {cause}");
+    assert!(meta["ready_s"].is_null() && !rep.join("get.json").exists(), "never measured: {meta:#}");
+}
