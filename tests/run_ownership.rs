@@ -1,7 +1,9 @@
 //! Whose server answered, end to end with real processes: a foreign server that takes a plan's fixed port while the
 //! cell's JVM starts slowly fails the cell naming its pid and is never measured; a port already in use refuses every
-//! cell-repeat before it starts while the sweep goes on; fixed ports in URLs are warned about; a missing `-jar` is
-//! refused in one line before anything starts; a target killed mid-phase is never ok.
+//! cell-repeat before it starts while the sweep goes on; a foreign listener on a later phase's port fails the cell
+//! before that phase; the same two checks on a remote target's server, made there by the agent; fixed ports in URLs
+//! are warned about; a missing `-jar` is refused in one line before anything starts; a target killed mid-phase is
+//! never ok.
 
 mod common;
 
@@ -346,4 +348,35 @@ fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_a
     let expected = format!("port {port} on {server} is held by pid {} (", holder.expect("the foreign server ran"));
     assert!(cause.contains(&expected) && cause.contains("not measured"), "the agent named it: {cause}");
     assert!(meta["ready_s"].is_null() && !rep.join("get.json").exists(), "never measured: {meta:#}");
+}
+
+#[test]
+fn a_foreign_listener_that_takes_a_later_phases_port_fails_the_cell_before_that_phase() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    let fixed = free_port();
+    let command = format!("java {{jvm}} -jar {}", kv_jar().display());
+    let path = plan(&dir, &command, "{port}", ONE_CELL, "4s");
+    // A second phase whose URL names a fixed port no process of the cell listens on.
+    let later = format!(
+        "[[phase]]\nname = \"later\"\nurl = \"http://127.0.0.1:{fixed}/random_get?keyRange=100\"\nduration = \"1s\"\n"
+    );
+    let text = std::fs::read_to_string(&path).unwrap().replace("[run]\n", &format!("{later}[run]\n"));
+    std::fs::write(&path, text).unwrap();
+    let mut child = spawn_run(&path, &out);
+    let rep = out.join("cells").join("gc=-XX_+UseSerialGC").join("rep-1");
+    // The first phase's interval log is begun once its load starts: the target was ready and its ports its own.
+    wait_for(&rep.join("get.hlog.tmp"), &mut child);
+    let measured = answer_200(TcpListener::bind(format!("127.0.0.1:{fixed}")).unwrap());
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(1), "{stderr}");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!((meta["status"].as_str(), meta["failure"].as_str()), (Some("failed"), Some("environment")), "{meta:#}");
+    let cause = meta["cause"].as_str().unwrap();
+    let me = std::process::id();
+    assert!(cause.starts_with(&format!("before phase 'later' port {fixed} here was held by pid {me} (")), "{cause}");
+    assert_eq!(meta["phases"], serde_json::json!(["get"]), "the first phase ran against the target");
+    assert_eq!(measured.load(Ordering::SeqCst), 0, "the foreign server got no load");
+    assert!(!rep.join("later.json").exists());
 }
