@@ -9,6 +9,7 @@ pub mod phase;
 pub mod phase_ladder;
 pub mod preflight;
 pub mod schema;
+pub mod urls;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use toml::Spanned;
 
 use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
-use crate::load::spec::{PORT_PLACEHOLDER, STAND_IN_HOST, Setting, fill_target};
+use crate::load::spec::{Setting, fill_target};
 use crate::load::threshold::Threshold;
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
@@ -110,41 +111,6 @@ impl Plan {
     pub fn cpu_overlap_warning(&self) -> Option<String> {
         let local = self.target.hosts.is_empty() && self.load.hosts.is_empty();
         local.then(|| cpuset::overlap_warning(self.target.cpus.as_ref(), self.load.cpus.as_ref())).flatten()
-    }
-
-    /// What `jload run` (and `--dry-run`) warns once when the ready URL or a phase's URL names a fixed port instead of
-    /// `{port}`: every cell-repeat then needs that port free, and gets no port of its own.
-    pub fn fixed_port_warning(&self) -> Option<String> {
-        let urls = std::iter::once(("target.ready".to_string(), &self.target.ready)).chain(
-            self.phases.iter().flat_map(|phase| {
-                phase.load.requests.iter().map(move |request| (format!("phase '{}'", phase.name), &request.url))
-            }),
-        );
-        let (mut places, mut ports): (Vec<String>, Vec<u16>) = (Vec::new(), Vec::new());
-        for (place, url) in urls.filter(|(_, url)| !url.contains(PORT_PLACEHOLDER)) {
-            let filled = fill_target(url, STAND_IN_HOST, "1");
-            let Some(port) = url::Url::parse(&filled).ok().and_then(|url| url.port_or_known_default()) else {
-                continue;
-            };
-            if !places.contains(&place) {
-                places.push(place);
-            }
-            if !ports.contains(&port) {
-                ports.push(port);
-            }
-        }
-        if ports.is_empty() {
-            return None;
-        }
-        let ports: Vec<String> = ports.iter().map(u16::to_string).collect();
-        Some(format!(
-            "warning: {} name{} the fixed port{} {} instead of {{port}}: each cell-repeat is refused while another \
-             process holds it; write {{port}} in the URLs and pass it to the service (e.g. -Dkv.port={{port}})",
-            places.join(", "),
-            if places.len() == 1 { "s" } else { "" },
-            if ports.len() == 1 { "" } else { "s" },
-            ports.join(", ")
-        ))
     }
 }
 
@@ -334,9 +300,7 @@ fn refuse_loopback_urls_when_remote(plan: &Plan) -> Result<(), String> {
     if plan.target.hosts.is_empty() && plan.load.hosts.is_empty() {
         return Ok(());
     }
-    let urls = std::iter::once(&plan.target.ready)
-        .chain(plan.phases.iter().flat_map(|phase| phase.load.requests.iter().map(|request| &request.url)));
-    for url in urls {
+    for (_, url) in plan.urls() {
         let host = url::Url::parse(&fill_target(url, "jload.invalid", "1"))
             .ok()
             .and_then(|url| url.host_str().map(str::to_string));

@@ -22,10 +22,8 @@ const USE_PORT_PLACEHOLDER: &str =
 /// phase's requests', in order, once each. A URL that cannot be read adds none (the plan check refuses those).
 pub fn cell_ports(plan: &Plan, host: &str, port: u16) -> Vec<u16> {
     let port_text = port.to_string();
-    let urls = std::iter::once(&plan.target.ready)
-        .chain(plan.phases.iter().flat_map(|phase| phase.load.requests.iter().map(|request| &request.url)));
     let mut ports = Vec::new();
-    for url in urls {
+    for (_, url) in plan.urls() {
         let filled = fill_target(url, host, &port_text);
         if let Some(found) = url::Url::parse(&filled).ok().and_then(|url| url.port_or_known_default())
             && !ports.contains(&found)
