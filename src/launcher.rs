@@ -4,6 +4,11 @@
 //!
 //! The tree is the process group plus every process carrying the start's marker in its environment
 //! ([`MARKER_VARIABLE`], inherited by every descendant, even one that left the group) or listening on its port.
+//!
+//! Whose server answers: a start is refused while a port the cell's URLs reach is already in use ([`PortInUse`],
+//! naming who holds it), and a listener counts as the target's only when it is of its own tree
+//! ([`RunningTarget::owns`]: the started process, its group, its descendants, the marker) — listening on the port
+//! never makes a process the target's there.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -38,6 +43,96 @@ pub struct LaunchSpec {
     pub port: u16,
     /// Run the target (and every process it starts) on these CPUs only.
     pub cpus: Option<CpuSet>,
+    /// Every port the cell's URLs reach (`port` among them when they use `{port}`, a fixed one when they name it):
+    /// the start is refused while one is in use, and their listeners must be the target's own.
+    #[serde(default)]
+    pub ports: Vec<u16>,
+}
+
+/// How long a start waits for a port in use to be let go (a previous cell's process still exiting) before refusing.
+const PORT_RELEASE_WAIT: Duration = Duration::from_secs(2);
+
+/// A process listening on a port where the target runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listener {
+    /// None: a socket listens there but jload cannot see its process (another user's, when jload is not root).
+    pub pid: Option<u32>,
+    /// Its command line, shortened for messages.
+    pub command: String,
+    /// Of the target's own tree ([`RunningTarget::owns`]).
+    pub own: bool,
+}
+
+impl Listener {
+    /// `pid 4242 (python3 -m http.server 8088)`, or what is known of a process jload cannot see.
+    pub fn describe(&self) -> String {
+        match self.pid {
+            Some(pid) => format!("pid {pid} ({})", self.command),
+            None => "a process jload cannot see (another user's; `ss -ltnp` as root names it)".to_string(),
+        }
+    }
+
+    /// The listeners in one phrase: `pid 1 (a), pid 2 (b)`.
+    pub fn describe_all(listeners: &[Listener]) -> String {
+        listeners.iter().map(Listener::describe).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// The processes listening on TCP `port` on this machine (any address), none counted as a target's yet.
+pub fn port_listeners(port: u16) -> Vec<Listener> {
+    let Ok(inodes) = procfs::listening_socket_inodes(port) else { return Vec::new() };
+    if inodes.is_empty() {
+        return Vec::new();
+    }
+    let owners = procfs::socket_owners(&inodes).unwrap_or_default();
+    if owners.is_empty() {
+        return vec![Listener { pid: None, command: String::new(), own: false }];
+    }
+    owners.into_iter().map(|pid| Listener { pid: Some(pid), command: short_command_line(pid), own: false }).collect()
+}
+
+/// A process' command line for a message: its words joined, at most 100 characters (else its short name).
+fn short_command_line(pid: u32) -> String {
+    const LIMIT: usize = 100;
+    let words = procfs::cmdline(pid).unwrap_or_default();
+    if words.is_empty() {
+        return procfs::command_name(pid);
+    }
+    let line = words.join(" ");
+    if line.chars().count() <= LIMIT { line } else { format!("{}…", line.chars().take(LIMIT).collect::<String>()) }
+}
+
+/// A start refused: a port the cell's URLs reach was already in use, and by whom.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortInUse {
+    pub port: u16,
+    pub holders: Vec<Listener>,
+}
+
+impl std::fmt::Display for PortInUse {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "port {} was already in use by {}", self.port, Listener::describe_all(&self.holders))
+    }
+}
+
+impl std::error::Error for PortInUse {}
+
+/// Refuse a start while one of `ports` is in use: each is given [`PORT_RELEASE_WAIT`] to be let go.
+fn refuse_ports_in_use(ports: &[u16]) -> Result<(), PortInUse> {
+    let deadline = Instant::now() + PORT_RELEASE_WAIT;
+    for &port in ports {
+        loop {
+            let holders = port_listeners(port);
+            if holders.is_empty() {
+                break;
+            }
+            if Instant::now() >= deadline {
+                return Err(PortInUse { port, holders });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    Ok(())
 }
 
 pub enum Readiness {
@@ -47,6 +142,11 @@ pub enum Readiness {
     Lost(String),
     TimedOut,
     Interrupted,
+    /// The ready URL answered, but a process outside the target's tree listens on one of its ports: not ready.
+    Foreign {
+        port: u16,
+        listeners: Vec<Listener>,
+    },
 }
 
 pub struct RunningTarget {
@@ -60,7 +160,9 @@ pub struct RunningTarget {
 }
 
 impl RunningTarget {
+    /// Start the target; refused ([`PortInUse`]) while a port of `spec.ports` is in use.
     pub fn start(spec: &LaunchSpec) -> anyhow::Result<RunningTarget> {
+        refuse_ports_in_use(&spec.ports)?;
         let stdout = File::create(&spec.stdout)?;
         let stderr = File::create(&spec.stderr)?;
         let mut command = Command::new(&spec.program);
@@ -116,6 +218,36 @@ impl RunningTarget {
         pids.dedup();
         pids.retain(|&pid| pid != self.pid && pid != std::process::id());
         pids
+    }
+
+    /// Whether process `pid` is of this start's tree: the started process, a process of its group, a descendant of
+    /// it, or a process carrying the start's marker. Listening on the target's port does not make it one.
+    pub fn owns(&self, pid: u32) -> bool {
+        const DEPTH_LIMIT: usize = 64;
+        let mut current = pid;
+        for _ in 0..DEPTH_LIMIT {
+            if current == self.pid {
+                return true;
+            }
+            let Some((group, parent)) = procfs::group_and_parent(current) else { break };
+            if group == self.pid {
+                return true;
+            }
+            if parent <= 1 {
+                break;
+            }
+            current = parent;
+        }
+        procfs::has_environment(pid, MARKER_VARIABLE, &self.marker)
+    }
+
+    /// The processes listening on TCP `port`, each marked whether it is of this start's tree.
+    pub fn listeners(&self, port: u16) -> Vec<Listener> {
+        let mut listeners = port_listeners(port);
+        for listener in &mut listeners {
+            listener.own = listener.pid.is_some_and(|pid| self.owns(pid));
+        }
+        listeners
     }
 
     /// When the started command has exited successfully but processes of its tree still run (a start script that
@@ -237,6 +369,54 @@ mod tests {
         line.split_once(':').unwrap().1.trim().to_string()
     }
 
+    fn spec_in(dir: &std::path::Path, program: &str, args: &[&str], ports: Vec<u16>) -> LaunchSpec {
+        LaunchSpec {
+            program: program.into(),
+            args: args.iter().map(ToString::to_string).collect(),
+            env: BTreeMap::new(),
+            workdir: dir.to_path_buf(),
+            stdout: dir.join("stdout.log"),
+            stderr: dir.join("stderr.log"),
+            marker: dir.display().to_string(),
+            port: free_port().unwrap(),
+            ports,
+            cpus: None,
+        }
+    }
+
+    #[test]
+    fn a_listener_the_target_started_is_its_own_one_outside_its_tree_is_not_and_refuses_a_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port().unwrap();
+        // The listener is a child of the started shell, not the started process itself.
+        let listen = format!(
+            "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', {port}))\ns.listen()\ntime.sleep(60)"
+        );
+        let script = format!("python3 -c \"{listen}\"; true");
+        let mut target = RunningTarget::start(&spec_in(dir.path(), "sh", &["-c", &script], vec![port])).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let listeners = loop {
+            let listeners = target.listeners(port);
+            if !listeners.is_empty() {
+                break listeners;
+            }
+            assert!(Instant::now() < deadline, "python3 never listened");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(listeners.len(), 1);
+        assert!(listeners[0].own && listeners[0].pid != Some(target.pid), "{listeners:?}");
+        let foreign = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let foreign_port = foreign.local_addr().unwrap().port();
+        let seen = target.listeners(foreign_port);
+        assert_eq!((seen.len(), seen[0].pid, seen[0].own), (1, Some(std::process::id()), false), "{seen:?}");
+        target.stop(Duration::from_secs(5));
+        let other = tempfile::tempdir().unwrap();
+        let refused = RunningTarget::start(&spec_in(other.path(), "true", &[], vec![foreign_port])).err().unwrap();
+        let refused = refused.downcast_ref::<PortInUse>().expect("refused for the port");
+        assert_eq!((refused.port, refused.holders[0].pid), (foreign_port, Some(std::process::id())));
+        assert!(!other.path().join("stdout.log").exists(), "nothing started");
+    }
+
     #[test]
     fn a_target_started_with_cpus_runs_there_with_its_children_and_the_jvm_counts_only_them() {
         let dir = tempfile::tempdir().unwrap();
@@ -251,6 +431,7 @@ mod tests {
             stderr: dir.path().join("stderr.log"),
             marker: dir.path().display().to_string(),
             port: free_port().unwrap(),
+            ports: Vec::new(),
             cpus: Some(CpuSet::parse(&cpu.to_string()).unwrap()),
         };
         let mut target = RunningTarget::start(&spec).unwrap();

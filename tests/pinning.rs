@@ -96,7 +96,11 @@ const PHASE: &str = "[[phase]]\nname = \"get\"\nurl = \"http://{host}:{port}/\"\
 fn dry_run(target: &str, rest: &str) -> (Option<i32>, String) {
     let dir = tempdir();
     let plan = dir.join("pin.toml");
-    std::fs::write(&plan, format!("{PLAN}{target}\n{PHASE}{rest}")).unwrap();
+    // The -jar file must exist (preflight checks it); it is never started.
+    let jar = dir.join("x.jar");
+    std::fs::write(&jar, "").unwrap();
+    let text = format!("{PLAN}{target}\n{PHASE}{rest}").replace("x.jar", &jar.display().to_string());
+    std::fs::write(&plan, text).unwrap();
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
     (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
 }

@@ -367,7 +367,8 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
     std::fs::write(project.join("plans/p.toml"), text).unwrap();
     let results_parent = tempdir();
     let out = results_parent.join("results");
-    // First run from the plan's folder, without the jar: every cell fails for a reason of the environment.
+    // First run from the plan's folder with a jar that is no jar: every cell fails for a reason of the environment.
+    std::fs::write(project.join("app/kv.jar"), "not a jar").unwrap();
     let first = Command::new(env!("CARGO_BIN_EXE_jload"))
         .args(["run", "p.toml", "--repeats", "1", "--out", out.to_str().unwrap()])
         .current_dir(project.join("plans"))

@@ -1,6 +1,6 @@
 //! What /proc says about a target process: CPU ticks, RSS and threads per sample, its command line and start
 //! time, its pid inside its own pid namespace, whether it is a JVM at all, which process listens on a TCP port, and
-//! which processes carry a given environment variable.
+//! which processes carry a given environment variable, and a process' group and parent (whose tree it belongs to).
 //! Thin wrappers over the `procfs` crate.
 
 use std::collections::HashSet;
@@ -109,18 +109,29 @@ pub fn environment_jvm_options(pid: u32) -> Vec<String> {
         .collect()
 }
 
+/// The process group and the parent of a process (None once it is gone or cannot be read).
+pub fn group_and_parent(pid: u32) -> Option<(u32, u32)> {
+    let stat = process(pid).ok()?.stat().ok()?;
+    Some((u32::try_from(stat.pgrp).ok()?, u32::try_from(stat.ppid).ok()?))
+}
+
+/// Whether the process' environment holds `name=value` (false when it cannot be read).
+pub fn has_environment(pid: u32, name: &str, value: &str) -> bool {
+    process(pid).is_ok_and(|process| environment_holds(&process, name, value))
+}
+
+fn environment_holds(process: &Process, name: &str, value: &str) -> bool {
+    process.environ().is_ok_and(|environ| {
+        environ.get(std::ffi::OsStr::new(name)).is_some_and(|found| found.as_encoded_bytes() == value.as_bytes())
+    })
+}
+
 /// Pids of the processes whose environment holds `name=value` (processes jload may not read are skipped): how a
 /// process tree is found again after some of it left its process group or was re-parented (a daemonizing script).
 pub fn pids_with_environment(name: &str, value: &str) -> Vec<u32> {
     let Ok(all) = ::procfs::process::all_processes() else { return Vec::new() };
     all.flatten()
-        .filter(|process| {
-            process.environ().is_ok_and(|environ| {
-                environ
-                    .get(std::ffi::OsStr::new(name))
-                    .is_some_and(|found| found.as_encoded_bytes() == value.as_bytes())
-            })
-        })
+        .filter(|process| environment_holds(process, name, value))
         .filter_map(|process| u32::try_from(process.pid).ok())
         .collect()
 }

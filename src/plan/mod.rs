@@ -9,6 +9,7 @@ pub mod phase;
 pub mod phase_ladder;
 pub mod preflight;
 pub mod schema;
+pub mod urls;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -299,9 +300,7 @@ fn refuse_loopback_urls_when_remote(plan: &Plan) -> Result<(), String> {
     if plan.target.hosts.is_empty() && plan.load.hosts.is_empty() {
         return Ok(());
     }
-    let urls = std::iter::once(&plan.target.ready)
-        .chain(plan.phases.iter().flat_map(|phase| phase.load.requests.iter().map(|request| &request.url)));
-    for url in urls {
+    for (_, url) in plan.urls() {
         let host = url::Url::parse(&fill_target(url, "jload.invalid", "1"))
             .ok()
             .and_then(|url| url.host_str().map(str::to_string));

@@ -1,14 +1,32 @@
 //! Preflight: before any load, `<java> <options> -XX:+PrintFlagsFinal -version` for every distinct option set, so a
 //! bad flag (seed 000's `-Xms=25g`, an unknown `-XX`, two collectors) is caught up front with the JVM's own message;
-//! and the effective flags (heap sizes, collector, GC threads, direct memory) and JDK version of each cell.
+//! and the effective flags (heap sizes, collector, GC threads, direct memory) and JDK version of each cell; and the
+//! command's `-jar` file, which must exist before any cell starts.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cpuset::CpuSet;
+
+/// The `-jar` file of the target's command (`command` words as written, before `{…}` are filled in) where it will
+/// run: resolved against `workdir`. None when the command has no `-jar`, or its file is named through a placeholder.
+pub fn jar_file(command: &[String], workdir: &Path) -> Option<PathBuf> {
+    let position = command.iter().position(|word| word == "-jar")?;
+    let jar = command.get(position + 1).filter(|word| !word.contains('{'))?;
+    Some(workdir.join(jar))
+}
+
+/// The one-line error for a `-jar` file that does not exist (`place`: `here`, or `on user@server`).
+pub fn missing_jar_error(jar: &Path, place: &str) -> String {
+    format!(
+        "target.command: the -jar file {} does not exist {place}; build it first (a [target] build step such as \
+         `mvn -q package -DskipTests`) or fix the path (relative paths are from the target's workdir)",
+        jar.display()
+    )
+}
 
 /// What the JVM reports it will really use for a cell.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -129,6 +147,17 @@ fn parse_flags(text: &str) -> BTreeMap<String, String> {
 mod tests {
     use super::*;
     use crate::plan::jdks;
+
+    #[test]
+    fn the_jar_file_is_the_word_after_jar_from_the_workdir_unless_a_placeholder_names_it() {
+        let words = |text: &str| shell_words::split(text).unwrap();
+        let workdir = Path::new("/w");
+        assert_eq!(jar_file(&words("java {jvm} -jar app/kv.jar --x"), workdir), Some("/w/app/kv.jar".into()));
+        assert_eq!(jar_file(&words("java -jar /opt/kv.jar"), workdir), Some("/opt/kv.jar".into()));
+        assert_eq!(jar_file(&words("java {jvm} -jar {dir}/kv.jar"), workdir), None);
+        assert_eq!(jar_file(&words("catalina.sh run"), workdir), None);
+        assert_eq!(jar_file(&words("java -jar"), workdir), None);
+    }
 
     fn java17() -> std::path::PathBuf {
         jdks::choose(Some("17"), &jdks::discover()).unwrap().java()

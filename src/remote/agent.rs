@@ -13,7 +13,7 @@ use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
 use crate::jvm::procfs;
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
-use crate::launcher::{LaunchSpec, RunningTarget};
+use crate::launcher::{LaunchSpec, PortInUse, RunningTarget};
 
 /// The grace a target gets when the agent stops it on its own.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -29,7 +29,8 @@ pub fn serve_target() -> anyhow::Result<i32> {
     let mut target = match start(&spec) {
         Ok(target) => target,
         Err(err) => {
-            send(&mut out, &Event::StartFailed { message: format!("{err:#}") });
+            let port_in_use = err.downcast_ref::<PortInUse>().cloned();
+            send(&mut out, &Event::StartFailed { message: format!("{err:#}"), port_in_use });
             return Ok(1);
         }
     };
@@ -111,6 +112,9 @@ impl Agent {
                 Some(Event::Window { window })
             }
             Request::Listening => Some(Event::Listening { addresses: procfs::listening_addresses(self.spec.port) }),
+            Request::Listeners { ports } => Some(Event::Listeners {
+                ports: ports.into_iter().map(|port| (port, self.target.listeners(port))).collect(),
+            }),
             Request::Ping => Some(Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) }),
             Request::Heartbeat | Request::Start(_) | Request::Stop { .. } | Request::Load(_) | Request::EndLoad => None,
         }

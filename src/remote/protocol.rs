@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
-use crate::launcher::LaunchSpec;
+use crate::launcher::{LaunchSpec, Listener, PortInUse};
 use crate::load::result::BenchResult;
 use crate::load::slow::SlowRequest;
 use crate::load::spec::LoadSpec;
@@ -28,6 +28,9 @@ pub enum Request {
     Ping,
     /// The addresses listening on the target's port there; answered by `Listening`.
     Listening,
+    /// The processes listening on these ports there, each marked whether it is of the target's tree; answered by
+    /// `Listeners`.
+    Listeners { ports: Vec<u16> },
     /// Nothing but "still here": an agent that hears nothing for [`SILENCE_LIMIT_S`] stops the target and exits.
     Heartbeat,
     /// Stop the target's whole tree (SIGTERM, SIGKILL after the grace); answered by `Stopped`, then the agent exits.
@@ -56,6 +59,9 @@ pub enum Event {
     },
     StartFailed {
         message: String,
+        /// The start was refused because a port of the cell was already in use there.
+        #[serde(default)]
+        port_in_use: Option<PortInUse>,
     },
     /// The started process ended by itself (sent once, whenever it happens).
     Exited {
@@ -90,6 +96,9 @@ pub enum Event {
     },
     Listening {
         addresses: Vec<std::net::SocketAddr>,
+    },
+    Listeners {
+        ports: Vec<(u16, Vec<Listener>)>,
     },
 }
 

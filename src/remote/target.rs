@@ -10,7 +10,7 @@ use super::protocol::{Event, Request};
 use super::server::RemoteServer;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
-use crate::launcher::LaunchSpec;
+use crate::launcher::{LaunchSpec, Listener};
 use crate::results::ExitInfo;
 
 /// How long a question to the agent may take (a sample of PerfData and a line each way).
@@ -32,7 +32,10 @@ impl RemoteTarget {
         });
         match answer {
             Some(Event::Started { pid }) => Ok(RemoteTarget { link, pid, started, stopped: None }),
-            Some(Event::StartFailed { message }) => anyhow::bail!("{message} (on {})", server.destination()),
+            Some(Event::StartFailed { port_in_use: Some(refused), .. }) => {
+                Err(anyhow::Error::new(refused).context(format!("on {}", server.destination())))
+            }
+            Some(Event::StartFailed { message, .. }) => anyhow::bail!("{message} (on {})", server.destination()),
             _ => anyhow::bail!(
                 "cannot start the target on {}: {}",
                 server.destination(),
@@ -71,6 +74,16 @@ impl RemoteTarget {
     pub fn listening(&self) -> Option<Vec<std::net::SocketAddr>> {
         match self.link.ask(&Request::Listening, ANSWER_LIMIT, |event| matches!(event, Event::Listening { .. })) {
             Some(Event::Listening { addresses }) => Some(addresses),
+            _ => None,
+        }
+    }
+
+    /// The processes listening on `ports` on its server, each marked whether it is of the target's tree (None: no
+    /// answer).
+    pub fn listeners(&self, ports: &[u16]) -> Option<Vec<(u16, Vec<Listener>)>> {
+        let request = Request::Listeners { ports: ports.to_vec() };
+        match self.link.ask(&request, ANSWER_LIMIT, |event| matches!(event, Event::Listeners { .. })) {
+            Some(Event::Listeners { ports }) => Some(ports),
             _ => None,
         }
     }

@@ -8,13 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::crash::{Ending, Evidence};
+use super::ready::{cell_ports, foreign_before_phase, port_in_use_cause, wait_until_ready};
 use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::gclog;
 use crate::jvm::window::{JvmWindow, WindowPauses};
-use crate::launcher::{LaunchSpec, Readiness, RunningTarget, free_port};
+use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::generator::Generator;
 use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
@@ -176,15 +177,16 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         Err(err) => {
             meta.status = Status::Failed;
             meta.failure = Some(FailureKind::Environment);
-            meta.cause = Some(format!("{err:#} (in {})", launch.workdir.display()));
+            let cause = port_in_use_cause(run, &err);
+            meta.cause = Some(cause.unwrap_or_else(|| format!("{err:#} (in {})", launch.workdir.display())));
             return finish(&dir, meta);
         }
     };
     meta.pid = Some(target.lock().expect("target").pid());
-    wait_until_ready(run, &target, &evidence, (&target_dir, &dir), launch.port, &mut meta);
+    wait_until_ready(run, &target, &evidence, (&target_dir, &dir), &launch, &mut meta);
     let mut clocks = JvmClocks::default();
-    if meta.ready_s.is_some() {
-        clocks = drive_phases(run, &target, &dir, launch.port, &mut meta)?;
+    if meta.ready_s.is_some() && meta.status != Status::Failed {
+        clocks = drive_phases(run, &target, &dir, &launch, &mut meta)?;
     }
     stop_and_judge(run, &target, &evidence, (&target_dir, &dir), &mut meta);
     attach_gc_log(&dir, &meta, &clocks)?;
@@ -192,13 +194,13 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
 }
 
 /// The address URLs reach the target at (`{host}`).
-fn target_address(run: &CellRun<'_>) -> String {
+pub(super) fn target_address(run: &CellRun<'_>) -> String {
     run.server.map_or(STAND_IN_HOST.to_string(), |server| server.address.clone())
 }
 
 /// A remote target's files (logs, GC log, gcstat CSV, crash files) copied into the local folder `dir`, once the
 /// target has ended; they are removed there after the last copy. Nothing to do for a local target.
-fn bring_files_home(run: &CellRun<'_>, target_dir: &Path, dir: &Path, last: bool) -> Option<String> {
+pub(super) fn bring_files_home(run: &CellRun<'_>, target_dir: &Path, dir: &Path, last: bool) -> Option<String> {
     let server = run.server?;
     let remote = target_dir.display().to_string();
     let failed = server
@@ -225,6 +227,7 @@ fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
     let at = Placement { host: &host, port: &port_text, dir: target_dir };
     let command = command_line(run.plan, run.cell, run.jdk, at);
     LaunchSpec {
+        ports: cell_ports(run.plan, &host, port),
         program: command[0].clone().into(),
         args: command[1..].to_vec(),
         env: target_env(run.plan, run.cell, run.jdk, at),
@@ -249,45 +252,6 @@ fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
     meta
 }
 
-/// Wait for the target's ready URL; record when it answered, or why it never did.
-fn wait_until_ready(
-    run: &CellRun<'_>,
-    target: &Mutex<TargetProcess>,
-    evidence: &Evidence<'_>,
-    (target_dir, dir): (&Path, &Path),
-    port: u16,
-    meta: &mut RepMeta,
-) {
-    let ready_url = fill_target(&run.plan.target.ready, &target_address(run), &port.to_string());
-    let startup_timeout = run.plan.target.startup_timeout;
-    let readiness = target.lock().expect("target").wait_ready(&ready_url, startup_timeout, run.stop);
-    match readiness {
-        Readiness::Ready(after) => meta.ready_s = Some(after.as_secs_f64()),
-        Readiness::Exited(exit) => {
-            bring_files_home(run, target_dir, dir, false);
-            meta.status = Status::Failed;
-            let daemonized = target.lock().expect("target").daemon_note();
-            let crashed = daemonized.is_none() && evidence.cause().is_some();
-            meta.failure = Some(if crashed { FailureKind::StartupCrash } else { FailureKind::Environment });
-            meta.cause = Some(exited_early_cause(&exit, daemonized, evidence));
-            meta.exit = Some(exit);
-        }
-        Readiness::Lost(lost) => {
-            meta.status = Status::Failed;
-            meta.failure = Some(FailureKind::Environment);
-            meta.cause = Some(lost_cause(run, &lost, "before the target was ready"));
-        }
-        Readiness::TimedOut => {
-            meta.status = Status::Failed;
-            meta.failure = Some(FailureKind::Environment);
-            let listening = target.lock().expect("target").listening(port);
-            let hint = listening.map(|addresses| why_not_ready(run, port, &addresses)).unwrap_or_default();
-            meta.cause = Some(format!("not ready at {ready_url} within {startup_timeout:?}{hint}"));
-        }
-        Readiness::Interrupted => meta.cause = Some("interrupted before it was ready".to_string()),
-    }
-}
-
 /// Stop the target (with whatever it left behind), bring a remote target's files home, and, if it became ready,
 /// judge how it ended. A lost connection to the target's server fails the cell-repeat (`--resume` runs it again).
 fn stop_and_judge(
@@ -310,7 +274,7 @@ fn stop_and_judge(
         meta.cause = Some(lost_cause(run, &lost, &when));
         return;
     }
-    if meta.ready_s.is_some() {
+    if meta.ready_s.is_some() && meta.status != Status::Failed {
         (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
     }
     if let Some(note) = files_note {
@@ -318,26 +282,8 @@ fn stop_and_judge(
     }
 }
 
-/// What the addresses listening on the cell's port say about a target that never answered its ready URL: nothing
-/// listens (the command ignores `{port}`), or only loopback does while the load comes from another machine.
-fn why_not_ready(run: &CellRun<'_>, port: u16, addresses: &[std::net::SocketAddr]) -> String {
-    let place = run.server.map_or("here".to_string(), |server| format!("on {}", server.destination()));
-    if addresses.is_empty() {
-        return format!(": nothing listens on port {port} {place} (does the command pass {{port}} to the service?)");
-    }
-    if run.server.is_some() && addresses.iter().all(|address| address.ip().is_loopback()) {
-        let shown: Vec<String> = addresses.iter().map(ToString::to_string).collect();
-        return format!(
-            ": {place} the target listens only on {}, which the load cannot reach from another machine; make it \
-             listen on {{host}} (kv-service: -Dkv.bind={{host}}; Tomcat: the Connector's address)",
-            shown.join(", ")
-        );
-    }
-    String::new()
-}
-
 /// The cause of a cell-repeat whose server could not be reached any more.
-fn lost_cause(run: &CellRun<'_>, lost: &str, when: &str) -> String {
+pub(super) fn lost_cause(run: &CellRun<'_>, lost: &str, when: &str) -> String {
     let host = run.server.map_or("the target's server", |server| server.destination());
     format!(
         "lost the connection to {host} {when} ({lost}); the agent there stops the target by itself within \
@@ -373,30 +319,16 @@ fn ending_after_ready(
     (Status::Ok, meta.cause.clone())
 }
 
-/// Why a target ended before it was ready: the JVM's own report, a daemon it left behind, or its last words.
-fn exited_early_cause(exit: &ExitInfo, daemonized: Option<String>, evidence: &Evidence<'_>) -> String {
-    let detail = daemonized
-        .or_else(|| evidence.cause())
-        .or_else(|| last_line(evidence.stderr))
-        .or_else(|| last_line(evidence.stdout));
-    format!("exited before it was ready ({}){}", exit.describe(), detail.map(|d| format!(": {d}")).unwrap_or_default())
-}
-
-/// The last non-empty line of a log file (what a service says as it gives up).
-fn last_line(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines().rev().map(str::trim).find(|line| !line.is_empty()).map(str::to_string)
-}
-
 /// Run the phases in order while the target is watched; stops at Ctrl-C, when the target dies or its server is lost.
 /// Returns what the attribution at the end needs of the JVM's clock (see [`JvmClocks`]).
 fn drive_phases(
     run: &CellRun<'_>,
     target: &Arc<Mutex<TargetProcess>>,
     dir: &Path,
-    port: u16,
+    launch: &LaunchSpec,
     meta: &mut RepMeta,
 ) -> anyhow::Result<JvmClocks> {
+    let port = launch.port;
     let (watch, perfdata) = target.lock().expect("target").watch(RepFiles::of(dir).gcstat());
     let server_offset = match &*target.lock().expect("target") {
         TargetProcess::Remote(remote) => remote.clock_offset(),
@@ -412,6 +344,12 @@ fn drive_phases(
     let slo: Vec<Threshold> = run.plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
     for phase in &run.plan.phases {
         if must_end(target, run.stop) {
+            break;
+        }
+        if let Some(cause) = foreign_before_phase(run, target, &launch.ports, &phase.name) {
+            meta.status = Status::Failed;
+            meta.failure = Some(FailureKind::Environment);
+            meta.cause = Some(cause);
             break;
         }
         let record = match run_phase(run, target, watch.as_ref(), dir, port, phase, &slo) {

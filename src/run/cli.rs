@@ -8,7 +8,9 @@ use clap::Args;
 use signal_hook::consts::SIGINT;
 
 use super::cell::{Placement, command_line, target_env};
-use super::runner::{PreparedCell, SweepTally, build_target, check_preflight, connect_servers, prepare, sweep};
+use super::runner::{
+    PreparedCell, SweepTally, build_target, check_jar, check_preflight, connect_servers, prepare, sweep,
+};
 use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
@@ -108,8 +110,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     }
     let servers = connect_servers(&plan)?;
     let prepared = prepare(&plan, selected, servers.first())?;
-    if let Some(warning) = plan.cpu_overlap_warning() {
+    for warning in plan.cpu_overlap_warning().into_iter().chain(plan.fixed_port_warning()) {
         say!("jload: {warning}");
+    }
+    // A -jar file the build makes is checked after the build.
+    if plan.target.build.is_none() {
+        check_jar(&plan, &servers)?;
     }
     if args.dry_run {
         print_dry_run(&plan, &prepared, &results);
@@ -135,6 +141,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         write_json(&results.env(), &env)?;
     }
     build_target(&plan, &servers)?;
+    check_jar(&plan, &servers)?;
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register_conditional_shutdown(SIGINT, 130, stop.clone())?;
     signal_hook::flag::register(SIGINT, stop.clone())?;

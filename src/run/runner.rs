@@ -110,6 +110,23 @@ pub fn build_target(plan: &Plan, servers: &[RemoteServer]) -> anyhow::Result<()>
     Ok(())
 }
 
+/// Refuse a target command whose `-jar` file does not exist where the target runs (here, or on each server): bad
+/// input, before any cell starts.
+pub fn check_jar(plan: &Plan, servers: &[RemoteServer]) -> anyhow::Result<()> {
+    let Some(jar) = preflight::jar_file(&plan.target.command, &plan.target.workdir) else { return Ok(()) };
+    if servers.is_empty() {
+        return if jar.is_file() { Ok(()) } else { Err(bad_input(preflight::missing_jar_error(&jar, "here"))) };
+    }
+    for server in servers {
+        let quoted = shell_words::quote(&jar.display().to_string()).into_owned();
+        if server.ssh.run(&format!("test -f {quoted}")).is_err() {
+            let place = format!("on {}", server.destination());
+            return Err(bad_input(preflight::missing_jar_error(&jar, &place)));
+        }
+    }
+    Ok(())
+}
+
 /// Record a cell that preflight rejected as failed, without starting it.
 fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, message: &str) -> anyhow::Result<()> {
     let dir = results.rep_dir(&prepared.cell.dir, rep);

@@ -1,6 +1,7 @@
 //! Where a cell's target runs, behind one face for the cell: on this machine ([`RunningTarget`], watched through its
 //! PerfData here) or on its own server ([`RemoteTarget`], watched by the agent there). Waiting for readiness is the
-//! same for both: the ready URL is probed from here, as the load will reach it.
+//! same for both: the ready URL is probed from here, as the load will reach it, and an answer counts only when every
+//! listener on the cell's ports is of the target's own tree (judged where the target runs).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +11,7 @@ use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::JvmWindow;
-use crate::launcher::{Readiness, RunningTarget};
+use crate::launcher::{Listener, Readiness, RunningTarget};
 use crate::load::probe::get_status;
 use crate::remote::target::{RemoteTarget, RemoteWatch};
 use crate::results::ExitInfo;
@@ -76,7 +77,9 @@ impl TargetProcess {
     }
 
     /// Poll `url` until it answers 2xx, the process exits (or its server is lost), `timeout` passes or `stop` is set.
-    pub fn wait_ready(&mut self, url: &str, timeout: Duration, stop: &AtomicBool) -> Readiness {
+    /// A 2xx while a process outside the target's tree listens on one of `ports` (the cell's) is no readiness: that
+    /// process answered, not the target ([`Readiness::Foreign`]).
+    pub fn wait_ready(&mut self, url: &str, ports: &[u16], timeout: Duration, stop: &AtomicBool) -> Readiness {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(exit) = self.exited() {
@@ -92,10 +95,24 @@ impl TargetProcess {
                 return Readiness::TimedOut;
             }
             if get_status(url, Duration::from_millis(500)).is_ok_and(|status| (200..300).contains(&status)) {
-                return Readiness::Ready(self.started().elapsed());
+                let answered_after = self.started().elapsed();
+                return match self.foreign_listener(ports) {
+                    Some((port, listeners)) => Readiness::Foreign { port, listeners },
+                    None => Readiness::Ready(answered_after),
+                };
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// The first of `ports` on which a process outside the target's tree listens, with every listener there; None
+    /// when each listener is the target's own (or its server cannot be asked).
+    pub fn foreign_listener(&self, ports: &[u16]) -> Option<(u16, Vec<Listener>)> {
+        let by_port: Vec<(u16, Vec<Listener>)> = match self {
+            TargetProcess::Local(target) => ports.iter().map(|&port| (port, target.listeners(port))).collect(),
+            TargetProcess::Remote(target) => target.listeners(ports)?,
+        };
+        by_port.into_iter().find(|(_, listeners)| listeners.iter().any(|listener| !listener.own))
     }
 
     /// The addresses listening on the target's `port` where it runs (None when its server cannot be asked).
