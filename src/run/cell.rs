@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::crash::{Ending, Evidence};
-use super::ready::{cell_ports, foreign_before_phase, port_in_use_cause, wait_until_ready};
 use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
@@ -33,6 +32,7 @@ use crate::remote::server::RemoteServer;
 use crate::remote::target::RemoteTarget;
 use crate::results::slow_csv;
 use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
+use ready::{cell_ports, foreign_before_phase, port_in_use_cause, wait_until_ready};
 
 /// What one cell-repeat needs from the sweep.
 pub struct CellRun<'a> {
@@ -599,3 +599,6 @@ mod tests {
         assert_eq!(shell_words::split(&join_options(&options)).unwrap(), options, "a shell's eval gets them back");
     }
 }
+
+#[path = "cell_ready.rs"]
+mod ready;

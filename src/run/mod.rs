@@ -18,7 +18,6 @@ pub mod cell;
 mod cell_tests;
 pub mod cli;
 pub mod crash;
-pub mod ready;
 pub mod runner;
 pub mod store;
 pub mod target;

@@ -6,13 +6,13 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::cell::{CellRun, bring_files_home, lost_cause, target_address};
-use super::crash::Evidence;
-use super::target::TargetProcess;
+use super::{CellRun, bring_files_home, lost_cause, target_address};
 use crate::launcher::{LaunchSpec, Listener, PortInUse, Readiness};
 use crate::load::spec::fill_target;
 use crate::plan::Plan;
 use crate::results::{ExitInfo, FailureKind, RepMeta, Status};
+use crate::run::crash::Evidence;
+use crate::run::target::TargetProcess;
 
 /// What to do instead of a fixed port, for every cause about one.
 const USE_PORT_PLACEHOLDER: &str =
