@@ -471,3 +471,44 @@ fn a_real_ladder_run_reports_each_cells_capacity_from_its_searches_and_a_curve_p
         }
     }
 }
+
+/// The step whose figures a ladder record's top level holds: the search's capacity step (its highest passing step
+/// when it claims none), else the last.
+fn headline_step(record: &Value) -> &Value {
+    let steps = record["steps"].as_array().unwrap();
+    let capacity = &record["capacity"];
+    let rate = capacity["rps"].as_f64().or_else(|| capacity["bounds"][0].as_f64());
+    let index = rate.and_then(|rate| steps.iter().rposition(|step| step["requested_rps"].as_f64() == Some(rate)));
+    let index = index.unwrap_or(steps.len() - 1);
+    &record["step_jvm"][index]
+}
+
+#[test]
+fn a_capacity_phases_jvm_figures_are_its_capacity_steps_not_the_whole_searchs() {
+    // ladder-real's "set" is a real capacity search per repeat, with a JVM window per step.
+    let dir = copy_of("ladder-real");
+    report(&dir);
+    let summary = read_json(&dir.join("summary.json"));
+    let report = read_json(&dir.join("report.json"));
+    let set = report["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "set").unwrap();
+    let mut differs_from_the_phase = false;
+    for cell in 0..2 {
+        let figures = &set["cells"][cell]["figures"];
+        let values = |key: &str| -> Vec<f64> {
+            figures[key]["values"].as_array().unwrap().iter().map(|value| value.as_f64().unwrap()).collect()
+        };
+        let records = records(&summary, cell, "set");
+        let steps: Vec<&Value> = records.iter().map(|record| headline_step(record)).collect();
+        let of_steps = |read: &dyn Fn(&Value) -> f64| steps.iter().map(|jvm| read(jvm)).collect::<Vec<f64>>();
+        assert_eq!(values("ygc"), of_steps(&|jvm| jvm["ygc"].as_f64().unwrap()), "cell {cell}");
+        assert_eq!(
+            values("longest_pause_ms"),
+            of_steps(&|jvm| jvm["pauses"]["max_ms"].as_f64().unwrap()),
+            "cell {cell}"
+        );
+        let phase_longest: Vec<f64> =
+            records.iter().map(|record| record["jvm"]["pauses"]["max_ms"].as_f64().unwrap()).collect();
+        differs_from_the_phase |= values("longest_pause_ms") != phase_longest;
+    }
+    assert!(differs_from_the_phase, "the fixture's searches paused longer outside their capacity steps");
+}
