@@ -60,6 +60,8 @@ svg.chart .grid { stroke: #e8e8e8; } svg.chart text { fill: #444; } svg.chart .t
 svg.chart .whisker line { stroke: #222; stroke-width: 1.5; } svg.chart .value { fill: #222; font-weight: 600; }
 svg.chart .missing, svg.chart .note { fill: #888; font-style: italic; } svg.chart .legend .note { font-size: 10px; }
 svg.chart .series { fill: none; stroke-width: 2; stroke-linejoin: round; }
+svg.chart .step line { stroke-width: 3; opacity: 0.5; } svg.chart .step.failed line { stroke-dasharray: 5 3; }
+svg.chart .step line.step-edge { stroke: #b0b0b0; stroke-width: 0.6; stroke-dasharray: 2 2; }
 svg.chart .pause { opacity: 0.65; } svg.chart .area { opacity: 0.85; }
 svg.chart .band.even { fill: #f4f6fa; } svg.chart .band.odd { fill: #fbf7f0; }
 svg.chart .phase { font-weight: 600; fill: #555; }
