@@ -175,4 +175,15 @@ mod tests {
             assert_eq!((shown.read)(&figures), (figure.read)(&bench), "{}", figure.key);
         }
     }
+
+    #[test]
+    fn docs_report_md_lists_every_metric_key_in_the_registrys_order() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report.md");
+        let doc = std::fs::read_to_string(path).unwrap().replace('\n', " ");
+        let (_, list) = doc.split_once("Metric keys: ").expect("docs/report.md lists the metric keys");
+        let (list, _) = list.split_once('.').unwrap();
+        let listed: Vec<&str> = list.split(", ").map(|key| key.trim().trim_matches('`')).collect();
+        let keys: Vec<&str> = METRICS.iter().map(|metric| metric.key).collect();
+        assert_eq!(listed, keys, "docs/report.md's \"Metric keys:\" against report/metrics.rs and load/figures.rs");
+    }
 }
