@@ -411,3 +411,23 @@ fn a_timeline_draws_every_step_of_a_search_where_it_ran_and_the_headline_series_
         }
     }
 }
+
+#[test]
+fn jloads_code_spans_are_code_in_the_page_and_no_backtick_shows() {
+    // The sweep's "set" phase ran its cells at different throughputs: its note names the keys to use as code.
+    let copy = reported_copy_of("sweep");
+    let document = dom(&copy.join("report.html"));
+    let root = document.root_element();
+    let callouts: Vec<ElementRef> = select(root, "p.callout.warn")
+        .into_iter()
+        .filter(|p| p.text().collect::<String>().contains("not comparable"))
+        .collect();
+    assert!(!callouts.is_empty());
+    for callout in callouts {
+        let code: Vec<String> = select(callout, "code").iter().map(|code| code.text().collect()).collect();
+        assert_eq!(code, ["rate", "rates", "capacity"]);
+        assert!(!callout.text().collect::<String>().contains('`'), "{}", callout.html());
+    }
+    let body: String = select(root, "body")[0].text().collect();
+    assert!(!body.contains("\\`"), "no escaped backtick in the page");
+}

@@ -55,9 +55,9 @@ fn a_capacity_phase_leads_with_each_cells_capacity_its_interval_and_bounds() {
     let (small, large) = (capacities(&summary, 1), capacities(&summary, 2));
     assert!(median(large.clone()) > median(small.clone()), "the fixture's larger heap has the higher capacity");
     assert_eq!(
-        line_starting(&markdown, "|capacity (req/s) at p99&lt;=10ms|"),
+        line_starting(&markdown, "|capacity (req/s) at p99<=10ms|"),
         format!(
-            "|capacity (req/s) at p99&lt;=10ms|{OOM}|{:.0} ≈ ({})|{:.0} ★ ({})|",
+            "|capacity (req/s) at p99<=10ms|{OOM}|{:.0} ≈ ({})|{:.0} ★ ({})|",
             median(small.clone()),
             interval_of_three(&small),
             median(large.clone()),
@@ -89,7 +89,7 @@ fn a_capacity_phase_leads_with_each_cells_capacity_its_interval_and_bounds() {
     assert_eq!(
         line_starting(&markdown, "- Highest capacity:"),
         format!(
-            "- Highest capacity: -Xmx256m sustains {:.0} req/s (95 % CI {}) at p99&lt;=10ms, {ratio:.1}× -Xmx64m ({:.0} \
+            "- Highest capacity: -Xmx256m sustains {:.0} req/s (95 % CI {}) at p99<=10ms, {ratio:.1}× -Xmx64m ({:.0} \
              req/s); not distinguishable from it: -Xmx64m ({:.0} req/s (95 % CI {}), p = {:.2})",
             median(large.clone()),
             interval_of_three(&large),
@@ -238,9 +238,9 @@ fn a_generator_limited_cell_claims_no_capacity_and_says_so() {
     let summary = read_json(&dir.join("summary.json"));
     let small = capacities(&summary, 1);
     assert_eq!(
-        line_starting(&markdown, "|capacity (req/s) at p99&lt;=10ms|"),
+        line_starting(&markdown, "|capacity (req/s) at p99<=10ms|"),
         format!(
-            "|capacity (req/s) at p99&lt;=10ms|{OOM}|{:.0} ★ ({})|generator-limited: no capacity claimed|",
+            "|capacity (req/s) at p99<=10ms|{OOM}|{:.0} ★ ({})|generator-limited: no capacity claimed|",
             median(small.clone()),
             interval_of_three(&small)
         )
@@ -305,14 +305,30 @@ fn closed_model_cells_at_different_throughputs_are_called_not_comparable_next_to
         .map(|cell| median(records(&summary, *cell, "set").iter().map(|r| r["rps"].as_f64().unwrap()).collect()))
         .collect();
     let note = format!(
-        "**P99 measured at {:.1}k–{:.1}k req/s: not comparable; measure at equal load with \\`rate\\`/\\`rates\\` or by \
-         \\`capacity\\`**",
+        "**P99 measured at {:.1}k–{:.1}k req/s: not comparable; measure at equal load with `rate`/`rates` or by \
+         `capacity`**",
         medians[0] / 1000.0,
         medians[1] / 1000.0
     );
     let set = &markdown[markdown.find("## Phase set").unwrap()..markdown.find("## Phase get").unwrap()];
     assert!(set.contains(&note), "{note}\n{set}");
     assert!(set.find(&note).unwrap() < set.find("|metrics").unwrap(), "the note comes before the table");
+}
+
+#[test]
+fn report_md_writes_an_slo_as_written_and_jloads_code_spans_as_code() {
+    // ladder-real's SLO is `p99<=20ms, errors<=0.1%`: no tag, no entity, so nothing to escape; its URL's `&` neither.
+    let dir = copy_of("ladder-real");
+    let markdown = report(&dir);
+    let slo = read_json(&dir.join("summary.json"))["cells"][0]["reps"][0]["phases"]["set"]["capacity"]["slo"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(slo.contains('<'), "{slo}");
+    assert!(markdown.contains(&format!("capacity search under {slo}")), "{markdown}");
+    assert!(markdown.contains("keyRange=20000&valueSize=100"), "{markdown}");
+    assert!(!markdown.contains("&lt;") && !markdown.contains("&amp;") && !markdown.contains("\\`"), "{markdown}");
+    assert!(markdown.contains("regenerate with `jload report DIR`"));
 }
 
 #[test]
