@@ -528,3 +528,60 @@ fn a_capacity_phases_jvm_figures_are_its_capacity_steps_not_the_whole_searchs() 
     }
     assert!(differs_from_the_phase, "the fixture's searches paused longer outside their capacity steps");
 }
+
+#[test]
+fn a_capacity_phases_cheapest_cell_is_the_cheapest_whose_capacity_matches_the_highest() {
+    // The fixture: -Xmx64m (cheaper on the heap axis) has a capacity not distinguishable from -Xmx256m's.
+    let dir = copy_of("ladder");
+    let markdown = report(&dir);
+    let summary = read_json(&dir.join("summary.json"));
+    let (small, large) = (capacities(&summary, 1), capacities(&summary, 2));
+    assert_eq!(
+        line_starting(&markdown, "- Cheapest heap with a capacity not distinguishable from the highest"),
+        format!(
+            "- Cheapest heap with a capacity not distinguishable from the highest at p99<=10ms: -Xmx64m: capacity {:.0} \
+             req/s (95 % CI {}) against -Xmx256m's {:.0} req/s (p = {:.2}).",
+            median(small.clone()),
+            interval_of_three(&small),
+            median(large.clone()),
+            welch_p(&small, &large)
+        )
+    );
+    // Make -Xmx64m's searches find a fraction of that: it still ran every repeat, but its capacity is lower with
+    // significance, so the cheapest heap that matches the highest is -Xmx256m itself.
+    edit_summary(&dir, |summary| {
+        for (rep, rps) in [500.0, 510.0, 520.0].into_iter().enumerate() {
+            summary["cells"][1]["reps"][rep]["phases"]["set"]["capacity"]["rps"] = json!(rps);
+        }
+    });
+    let markdown = report(&dir);
+    assert_eq!(
+        line_starting(&markdown, "- Cheapest heap with a capacity not distinguishable from the highest"),
+        format!(
+            "- Cheapest heap with a capacity not distinguishable from the highest at p99<=10ms: -Xmx256m: capacity \
+             {:.0} req/s (95 % CI {}); every cheaper cell's capacity is lower with significance.",
+            median(large.clone()),
+            interval_of_three(&large)
+        )
+    );
+}
+
+#[test]
+fn a_ladder_whose_cells_all_held_the_top_rate_names_no_best_throughput() {
+    // ladder-real's "get": both cells held every rate up to 4000 req/s.
+    let dir = copy_of("ladder-real");
+    let markdown = report(&dir);
+    let get = &markdown[markdown.find("### get").unwrap()..markdown.find("### set").unwrap()];
+    assert!(
+        get.contains(
+            "- Throughput: both cells held the top rate, 4000 req/s (throughput does not tell them apart here; their \
+             latency does)\n"
+        ),
+        "{get}"
+    );
+    assert!(!get.contains("Best throughput"), "{get}");
+    // The synthetic ladder's cells fell short of its top rate: there throughput does tell them apart.
+    let markdown = report(&copy_of("ladder"));
+    let get = &markdown[markdown.find("### get").unwrap()..];
+    assert!(line_starting(get, "- Best throughput: -Xmx256m,").contains("not distinguishable from it: -Xmx64m"));
+}
