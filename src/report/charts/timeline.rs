@@ -139,7 +139,7 @@ pub fn timeline_chart(timeline: &Timeline<'_>) -> Markup {
             &[(P99_COLOR, "p99 per second"), (PAUSE_COLOR, "GC pause (height:"), ("none", "its duration)")]))
         @if steps().next().is_some() {
             (legend(WIDTH - RIGHT + 14.0, LATENCY.1 - 28.0,
-                &[("#8c8c8c", "ladder step: its req/s"), ("none", "and p99 across it")]))
+                &[("#8c8c8c", "ladder step: req/s"), ("none", "and p99 across it")]))
         }
         (legend(WIDTH - RIGHT + 14.0, HEAP.0,
             &[(OLD_COLOR, "old gen used"), (EDEN_COLOR, "eden used"), ("#555", "max heap (dashed)")]))
