@@ -104,7 +104,7 @@ fn bench_with_jvm_prints_one_pause_count_longest_pause_and_gc_share_for_the_run(
     let stops_longest = number_after(&text, "GC pauses (longest ");
     // Each printed to its own precision (105.95 and 105.9): they agree to the coarser one.
     assert!((block_longest - stops_longest).abs() <= 0.051, "{block_longest} vs {stops_longest}:\n{text}");
-    let block_share = number_after(block, "each from its safepoint's start): ");
+    let block_share = number_after(block, "(GC log, each from its safepoint's start): ");
     let stops_share = number_after(&text, "; GC ");
     assert!(
         (block_share - stops_share).abs() <= 0.051 * block_share.max(1.0),

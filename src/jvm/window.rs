@@ -251,10 +251,17 @@ impl JvmWindow {
                     _ => String::new(),
                 };
                 let share = self.paused_pct().map_or("-".to_string(), |pct| format!("{pct:.2} %"));
+                // With safepoint lines a pause runs from its safepoint's start (reaching it included); without, it is
+                // the pause line's.
+                let source = if pauses.safepoint_total_ms.is_some() {
+                    "GC log, each from its safepoint's start"
+                } else {
+                    "GC log"
+                };
                 let _ = writeln!(
                     out,
-                    "                 GC pauses {} (GC log, each from its safepoint's start): {share} of the run, total \
-                     {:.1} ms, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms{safepoints}",
+                    "                 GC pauses {} ({source}): {share} of the run, total {:.1} ms, p50 {:.2} ms, p99 \
+                     {:.2} ms, max {:.2} ms{safepoints}",
                     pauses.count, pauses.total_ms, pauses.p50_ms, pauses.p99_ms, pauses.max_ms
                 );
                 if pauses.stall_count > 0 {
@@ -330,5 +337,19 @@ mod tests {
         let whole: f64 = gc[1..].iter().map(|stop| stop.duration_ms).sum();
         assert!((window.total_ms - (whole - second.duration_ms / 2.0)).abs() < 1e-6);
         assert!(window.pauses.iter().all(|(_, _, kind)| kind != "other"), "{:?}", window.pauses);
+    }
+
+    #[test]
+    fn the_block_prints_one_gc_time_share_jstats_only_without_a_gc_log() {
+        let without_log =
+            JvmWindow { uptime_start_s: 10.0, uptime_end_s: 20.0, gc_time_pct: Some(0.97), ..JvmWindow::default() };
+        let text = without_log.render();
+        assert!(text.contains("GC time 0.97 % of the run (jstat's GCT)"), "{text}");
+        let pauses = WindowPauses { count: 9, total_ms: 140.0, max_ms: 23.91, ..WindowPauses::default() };
+        let with_log = JvmWindow { pauses: Some(pauses), ..without_log };
+        let text = with_log.render();
+        assert!(!text.contains("GC time"), "{text}");
+        assert!(text.contains("GC pauses 9 (GC log): 1.40 % of the run, total 140.0 ms"), "{text}");
+        assert!(text.contains("max 23.91 ms"), "{text}");
     }
 }
