@@ -205,10 +205,17 @@ impl WatchedJvm {
         let Some(end) = self.watch.mark() else { return Watched::default() };
         let mut window = self.watch.window(&self.start, &end);
         let log = self.gc_log.as_deref().and_then(|path| jvm::gclog::parse_path(path).ok());
+        let jvm_stops = log.as_ref().map(|log| JvmStops::of(log, self.clock));
         if let Some(log) = &log {
+            // The GC log's figures over the load's own span, on the clock the attribution uses: one count, longest
+            // pause and GC time share in both blocks (the jstat counters stay those of the samples around it). A
+            // ladder's block keeps every step; its attribution is its headline step's.
+            let span = jvm_stops.as_ref().and_then(|stops| stops.uptime_span(result));
+            if let Some((start_s, end_s)) = span.filter(|_| result.steps.is_empty()) {
+                (window.uptime_start_s, window.uptime_end_s) = (start_s, end_s);
+            }
             window.pauses = Some(WindowPauses::from_log(log, window.uptime_start_s, window.uptime_end_s));
         }
-        let jvm_stops = log.as_ref().map(|log| JvmStops::of(log, self.clock));
         let attribution = Some(gather::of_run(result, jvm_stops.as_ref()));
         Watched { window: Some(window), series: self.watch.samples_between(&self.start, &end), attribution }
     }

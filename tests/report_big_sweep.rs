@@ -103,7 +103,7 @@ fn many_cells_make_tables_with_cells_as_rows_and_the_url_shows_the_port_placehol
             read_json(&dir.join(format!("cells/heap={heap},gc={gc}/rep-1/meta.json")))["port"].as_u64().unwrap()
         })
         .collect();
-    assert!(markdown.contains("http://127.0.0.1:{port}/random\\_set?keyRange=20000&amp;valueSize=1000"), "{markdown}");
+    assert!(markdown.contains("http://127.0.0.1:{port}/random\\_set?keyRange=20000&valueSize=1000"), "{markdown}");
     for port in ports {
         assert!(!markdown.contains(&format!(":{port}/")), "port {port} of one cell shown");
     }

@@ -355,3 +355,79 @@ fn an_attribution_report_draws_each_cells_slow_requests_over_its_stops() {
         }
     }
 }
+
+#[test]
+fn a_timeline_draws_every_step_of_a_search_where_it_ran_and_the_headline_series_inside_its_step() {
+    // ladder-real: each repeat's "set" is a real capacity search and "get" a rate ladder, a JVM window per step.
+    let copy = reported_copy_of("ladder-real");
+    let page = copy.join("report.html");
+    let document = check_page(&page, "ladder-real", &[("timeline", 2)]);
+    let root = document.root_element();
+    let summary = read_json(&copy.join("summary.json"));
+    let number =
+        |element: &ElementRef, attribute: &str| -> f64 { element.value().attr(attribute).unwrap().parse().unwrap() };
+    for chart in select(root, "svg[data-chart=timeline]") {
+        // `jit, repeat 1`: that repeat's records.
+        let title: String = select(chart, "title")[0].text().collect();
+        let (label, rep) = title.split_once(", repeat ").unwrap();
+        let cell = summary["cells"].as_array().unwrap().iter().find(|cell| cell["axes"]["mode"] == label).unwrap();
+        let phases = &cell["reps"][rep.parse::<usize>().unwrap() - 1]["phases"];
+        let drawn = select(chart, "g.step");
+        let windows: Vec<&serde_json::Value> = ["get", "set"]
+            .iter()
+            .flat_map(|phase| phases[phase]["step_jvm"].as_array().unwrap())
+            .filter(|window| !window.is_null())
+            .collect();
+        assert_eq!(drawn.len(), windows.len(), "{title}: every step of both ladders");
+        // Each of the search's steps where its JVM window says it ran, at its rate, in the order run.
+        let search = &phases["set"];
+        let steps = search["steps"].as_array().unwrap();
+        let of_search: Vec<&ElementRef> = drawn
+            .iter()
+            .filter(|step| {
+                let from = number(step, "data-from");
+                from >= search["jvm"]["uptime_start_s"].as_f64().unwrap()
+                    && from < search["jvm"]["uptime_end_s"].as_f64().unwrap()
+            })
+            .collect();
+        assert_eq!(of_search.len(), steps.len(), "{title}");
+        for ((mark, step), window) in of_search.iter().zip(steps).zip(search["step_jvm"].as_array().unwrap()) {
+            assert_eq!(number(mark, "data-rate"), step["requested_rps"].as_f64().unwrap(), "{title}");
+            assert_eq!(number(mark, "data-from"), window["uptime_start_s"].as_f64().unwrap(), "{title}");
+            assert_eq!(number(mark, "data-to"), window["uptime_end_s"].as_f64().unwrap(), "{title}");
+        }
+        // The search's per-second series are its capacity step's: drawn inside that step, not at the phase's start.
+        let rate = search["capacity"]["rps"].as_f64().unwrap();
+        let headline = of_search.iter().rev().find(|mark| number(mark, "data-rate") == rate).unwrap();
+        let bar = select(**headline, "line.step-rps")[0];
+        let (left, right) = (number(&bar, "x1"), number(&bar, "x2"));
+        let series = select(chart, "polyline.series[data-phase=set]");
+        assert_eq!(series.len(), 2, "{title}: req/s and p99");
+        for line in series {
+            for point in line.value().attr("points").unwrap().split_whitespace() {
+                let x: f64 = point.split(',').next().unwrap().parse().unwrap();
+                assert!(left - 0.5 <= x && x <= right + 0.5, "{title}: {x} outside the capacity step {left}–{right}");
+            }
+        }
+    }
+}
+
+#[test]
+fn jloads_code_spans_are_code_in_the_page_and_no_backtick_shows() {
+    // The sweep's "set" phase ran its cells at different throughputs: its note names the keys to use as code.
+    let copy = reported_copy_of("sweep");
+    let document = dom(&copy.join("report.html"));
+    let root = document.root_element();
+    let callouts: Vec<ElementRef> = select(root, "p.callout.warn")
+        .into_iter()
+        .filter(|p| p.text().collect::<String>().contains("not comparable"))
+        .collect();
+    assert!(!callouts.is_empty());
+    for callout in callouts {
+        let code: Vec<String> = select(callout, "code").iter().map(|code| code.text().collect()).collect();
+        assert_eq!(code, ["rate", "rates", "capacity"]);
+        assert!(!callout.text().collect::<String>().contains('`'), "{}", callout.html());
+    }
+    let body: String = select(root, "body")[0].text().collect();
+    assert!(!body.contains("\\`"), "no escaped backtick in the page");
+}

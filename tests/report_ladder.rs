@@ -55,9 +55,9 @@ fn a_capacity_phase_leads_with_each_cells_capacity_its_interval_and_bounds() {
     let (small, large) = (capacities(&summary, 1), capacities(&summary, 2));
     assert!(median(large.clone()) > median(small.clone()), "the fixture's larger heap has the higher capacity");
     assert_eq!(
-        line_starting(&markdown, "|capacity (req/s) at p99&lt;=10ms|"),
+        line_starting(&markdown, "|capacity (req/s) at p99<=10ms|"),
         format!(
-            "|capacity (req/s) at p99&lt;=10ms|{OOM}|{:.0} ≈ ({})|{:.0} ★ ({})|",
+            "|capacity (req/s) at p99<=10ms|{OOM}|{:.0} ≈ ({})|{:.0} ★ ({})|",
             median(small.clone()),
             interval_of_three(&small),
             median(large.clone()),
@@ -89,7 +89,7 @@ fn a_capacity_phase_leads_with_each_cells_capacity_its_interval_and_bounds() {
     assert_eq!(
         line_starting(&markdown, "- Highest capacity:"),
         format!(
-            "- Highest capacity: -Xmx256m sustains {:.0} req/s (95 % CI {}) at p99&lt;=10ms, {ratio:.1}× -Xmx64m ({:.0} \
+            "- Highest capacity: -Xmx256m sustains {:.0} req/s (95 % CI {}) at p99<=10ms, {ratio:.1}× -Xmx64m ({:.0} \
              req/s); not distinguishable from it: -Xmx64m ({:.0} req/s (95 % CI {}), p = {:.2})",
             median(large.clone()),
             interval_of_three(&large),
@@ -238,9 +238,9 @@ fn a_generator_limited_cell_claims_no_capacity_and_says_so() {
     let summary = read_json(&dir.join("summary.json"));
     let small = capacities(&summary, 1);
     assert_eq!(
-        line_starting(&markdown, "|capacity (req/s) at p99&lt;=10ms|"),
+        line_starting(&markdown, "|capacity (req/s) at p99<=10ms|"),
         format!(
-            "|capacity (req/s) at p99&lt;=10ms|{OOM}|{:.0} ★ ({})|generator-limited: no capacity claimed|",
+            "|capacity (req/s) at p99<=10ms|{OOM}|{:.0} ★ ({})|generator-limited: no capacity claimed|",
             median(small.clone()),
             interval_of_three(&small)
         )
@@ -305,14 +305,30 @@ fn closed_model_cells_at_different_throughputs_are_called_not_comparable_next_to
         .map(|cell| median(records(&summary, *cell, "set").iter().map(|r| r["rps"].as_f64().unwrap()).collect()))
         .collect();
     let note = format!(
-        "**P99 measured at {:.1}k–{:.1}k req/s: not comparable; measure at equal load with \\`rate\\`/\\`rates\\` or by \
-         \\`capacity\\`**",
+        "**P99 measured at {:.1}k–{:.1}k req/s: not comparable; measure at equal load with `rate`/`rates` or by \
+         `capacity`**",
         medians[0] / 1000.0,
         medians[1] / 1000.0
     );
     let set = &markdown[markdown.find("## Phase set").unwrap()..markdown.find("## Phase get").unwrap()];
     assert!(set.contains(&note), "{note}\n{set}");
     assert!(set.find(&note).unwrap() < set.find("|metrics").unwrap(), "the note comes before the table");
+}
+
+#[test]
+fn report_md_writes_an_slo_as_written_and_jloads_code_spans_as_code() {
+    // ladder-real's SLO is `p99<=20ms, errors<=0.1%`: no tag, no entity, so nothing to escape; its URL's `&` neither.
+    let dir = copy_of("ladder-real");
+    let markdown = report(&dir);
+    let slo = read_json(&dir.join("summary.json"))["cells"][0]["reps"][0]["phases"]["set"]["capacity"]["slo"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(slo.contains('<'), "{slo}");
+    assert!(markdown.contains(&format!("capacity search under {slo}")), "{markdown}");
+    assert!(markdown.contains("keyRange=20000&valueSize=100"), "{markdown}");
+    assert!(!markdown.contains("&lt;") && !markdown.contains("&amp;") && !markdown.contains("\\`"), "{markdown}");
+    assert!(markdown.contains("regenerate with `jload report DIR`"));
 }
 
 #[test]
@@ -470,4 +486,102 @@ fn a_real_ladder_run_reports_each_cells_capacity_from_its_searches_and_a_curve_p
             assert_eq!(record["step_jvm"].as_array().map(Vec::len), Some(4), "cell {cell}");
         }
     }
+}
+
+/// The step whose figures a ladder record's top level holds: the search's capacity step (its highest passing step
+/// when it claims none), else the last.
+fn headline_step(record: &Value) -> &Value {
+    let steps = record["steps"].as_array().unwrap();
+    let capacity = &record["capacity"];
+    let rate = capacity["rps"].as_f64().or_else(|| capacity["bounds"][0].as_f64());
+    let index = rate.and_then(|rate| steps.iter().rposition(|step| step["requested_rps"].as_f64() == Some(rate)));
+    let index = index.unwrap_or(steps.len() - 1);
+    &record["step_jvm"][index]
+}
+
+#[test]
+fn a_capacity_phases_jvm_figures_are_its_capacity_steps_not_the_whole_searchs() {
+    // ladder-real's "set" is a real capacity search per repeat, with a JVM window per step.
+    let dir = copy_of("ladder-real");
+    report(&dir);
+    let summary = read_json(&dir.join("summary.json"));
+    let report = read_json(&dir.join("report.json"));
+    let set = report["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "set").unwrap();
+    let mut differs_from_the_phase = false;
+    for cell in 0..2 {
+        let figures = &set["cells"][cell]["figures"];
+        let values = |key: &str| -> Vec<f64> {
+            figures[key]["values"].as_array().unwrap().iter().map(|value| value.as_f64().unwrap()).collect()
+        };
+        let records = records(&summary, cell, "set");
+        let steps: Vec<&Value> = records.iter().map(|record| headline_step(record)).collect();
+        let of_steps = |read: &dyn Fn(&Value) -> f64| steps.iter().map(|jvm| read(jvm)).collect::<Vec<f64>>();
+        assert_eq!(values("ygc"), of_steps(&|jvm| jvm["ygc"].as_f64().unwrap()), "cell {cell}");
+        assert_eq!(
+            values("longest_pause_ms"),
+            of_steps(&|jvm| jvm["pauses"]["max_ms"].as_f64().unwrap()),
+            "cell {cell}"
+        );
+        let phase_longest: Vec<f64> =
+            records.iter().map(|record| record["jvm"]["pauses"]["max_ms"].as_f64().unwrap()).collect();
+        differs_from_the_phase |= values("longest_pause_ms") != phase_longest;
+    }
+    assert!(differs_from_the_phase, "the fixture's searches paused longer outside their capacity steps");
+}
+
+#[test]
+fn a_capacity_phases_cheapest_cell_is_the_cheapest_whose_capacity_matches_the_highest() {
+    // The fixture: -Xmx64m (cheaper on the heap axis) has a capacity not distinguishable from -Xmx256m's.
+    let dir = copy_of("ladder");
+    let markdown = report(&dir);
+    let summary = read_json(&dir.join("summary.json"));
+    let (small, large) = (capacities(&summary, 1), capacities(&summary, 2));
+    assert_eq!(
+        line_starting(&markdown, "- Cheapest heap with a capacity not distinguishable from the highest"),
+        format!(
+            "- Cheapest heap with a capacity not distinguishable from the highest at p99<=10ms: -Xmx64m: capacity {:.0} \
+             req/s (95 % CI {}) against -Xmx256m's {:.0} req/s (p = {:.2}).",
+            median(small.clone()),
+            interval_of_three(&small),
+            median(large.clone()),
+            welch_p(&small, &large)
+        )
+    );
+    // Make -Xmx64m's searches find a fraction of that: it still ran every repeat, but its capacity is lower with
+    // significance, so the cheapest heap that matches the highest is -Xmx256m itself.
+    edit_summary(&dir, |summary| {
+        for (rep, rps) in [500.0, 510.0, 520.0].into_iter().enumerate() {
+            summary["cells"][1]["reps"][rep]["phases"]["set"]["capacity"]["rps"] = json!(rps);
+        }
+    });
+    let markdown = report(&dir);
+    assert_eq!(
+        line_starting(&markdown, "- Cheapest heap with a capacity not distinguishable from the highest"),
+        format!(
+            "- Cheapest heap with a capacity not distinguishable from the highest at p99<=10ms: -Xmx256m: capacity \
+             {:.0} req/s (95 % CI {}); every cheaper cell's capacity is lower with significance.",
+            median(large.clone()),
+            interval_of_three(&large)
+        )
+    );
+}
+
+#[test]
+fn a_ladder_whose_cells_all_held_the_top_rate_names_no_best_throughput() {
+    // ladder-real's "get": both cells held every rate up to 4000 req/s.
+    let dir = copy_of("ladder-real");
+    let markdown = report(&dir);
+    let get = &markdown[markdown.find("### get").unwrap()..markdown.find("### set").unwrap()];
+    assert!(
+        get.contains(
+            "- Throughput: both cells held the top rate, 4000 req/s (throughput does not tell them apart here; their \
+             latency does)\n"
+        ),
+        "{get}"
+    );
+    assert!(!get.contains("Best throughput"), "{get}");
+    // The synthetic ladder's cells fell short of its top rate: there throughput does tell them apart.
+    let markdown = report(&copy_of("ladder"));
+    let get = &markdown[markdown.find("### get").unwrap()..];
+    assert!(line_starting(get, "- Best throughput: -Xmx256m,").contains("not distinguishable from it: -Xmx64m"));
 }

@@ -70,6 +70,11 @@ fn two_by_two_plan_fills_a_consistent_summary() {
         assert!(on_disk["latency_corrected_ms"]["p99"].as_f64().is_some(), "closed-model phases keep both latencies");
         assert!(on_disk["jvm"]["ygc"].as_u64().is_some(), "GC counters sampled");
         assert!(on_disk["jvm"]["pauses"]["count"].as_u64().is_some(), "GC log read");
+        // One pause count and longest pause for the phase: its JVM block and its attribution read the same stops.
+        let stops = &on_disk["gc_attribution"]["stops"];
+        assert_eq!(on_disk["jvm"]["pauses"]["count"], stops["gc_pauses"], "{id}: {stops}");
+        let longest = on_disk["jvm"]["pauses"]["max_ms"].as_f64().unwrap();
+        assert!((longest - stops["longest_gc_pause_ms"].as_f64().unwrap()).abs() < 0.002, "{id}: {longest} {stops}");
         assert_eq!(on_disk["slo_passed"], true);
         let meta = json(&folder.join("rep-1/meta.json"));
         let flags = &meta["flags"];

@@ -52,6 +52,13 @@ impl JvmStops {
         }
     }
 
+    /// The run's span `[start, end]` in this JVM's uptime (seconds), on the clock its stops are laid on: the window
+    /// whose GC figures are the run's (None without a clock or a recorded start).
+    pub fn uptime_span(&self, result: &BenchResult) -> Option<(f64, f64)> {
+        let start_s = (result.start_unix_us? - self.clock?.zero_unix_us) as f64 / 1e6;
+        Some((start_s, start_s + result.duration_s))
+    }
+
     /// The stops of a JVM on another machine, whose wall clock is ours plus `offset_us` (± `bound_us`).
     pub fn seen_from_afar(self, offset_us: i64, bound_us: i64) -> JvmStops {
         JvmStops { clock: self.clock.map(|clock| clock.moved(offset_us, bound_us)), ..self }

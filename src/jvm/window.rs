@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt::Write;
 
-use super::gclog::{GcLog, in_window};
+use super::gclog::{DurationStats, GcLog, Pause, PauseKind};
 use super::procfs::ticks_per_second;
 use super::sampler::{GcTotals, JvmSample};
+use super::stops::{self, Stop, StopKind};
 
 /// Start, end and extreme of a figure over the window.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
@@ -141,42 +142,72 @@ impl JvmWindow {
 }
 
 impl WindowPauses {
-    /// The log's pauses whose start (JVM uptime) falls in `from_s..=to_s`.
+    /// The GC pauses and stalls the window `from_s..to_s` (JVM uptime) met, and its safepoints.
+    ///
+    /// One source for every figure of a pause, shared with the attribution (`attribution::gather`): the JVM's stops
+    /// (`jvm::stops`), where a GC pause runs from the start of its safepoint (threads held up while reaching it
+    /// included, as a request waits) to its end — the pause line alone when the log has no `-Xlog:safepoint`. A stop
+    /// belongs to the window when it overlaps it (as the attribution counts the stops a run met); its count, longest
+    /// and percentiles are of whole stops, while `total_ms` and `stall_total_ms` count only the time inside the
+    /// window, so that a time share never passes what the window held.
     pub fn from_log(log: &GcLog, from_s: f64, to_s: f64) -> WindowPauses {
-        let summary = log.summary(Some((from_s, to_s)));
-        let window = Some((from_s, to_s));
-        let pauses = log
+        let met: Vec<Stop> = stops::stops(log)
+            .into_iter()
+            .filter(|stop| stop.start_s < to_s && stop.start_s + stop.duration_ms / 1e3 > from_s)
+            .collect();
+        let inside_ms = |stop: &Stop| {
+            let end_s = (stop.start_s + stop.duration_ms / 1e3).min(to_s);
+            ((end_s - stop.start_s.max(from_s)) * 1e3).max(0.0)
+        };
+        let of_kind = |kind: StopKind| met.iter().filter(move |stop| stop.kind == kind);
+        let pause_stats = DurationStats::of(of_kind(StopKind::GcPause).map(|stop| stop.duration_ms).collect());
+        let stall_stats = DurationStats::of(of_kind(StopKind::GcStall).map(|stop| stop.duration_ms).collect());
+        let lines: Vec<&Pause> = log
             .pauses
             .iter()
-            .filter(|pause| pause.within_gc_id.is_none() && in_window(pause.start_s, window))
-            .filter_map(|pause| Some((pause.start_s?, pause.duration_ms, pause.kind.as_str().to_string())))
+            .filter(|pause| pause.within_gc_id.is_none())
+            .filter(|pause| pause.start_s.is_some_and(|start| start + 1.0 >= from_s && start - 1.0 <= to_s))
             .collect();
+        let pauses =
+            of_kind(StopKind::GcPause).map(|stop| (stop.start_s, stop.duration_ms, pause_kind(&lines, stop))).collect();
         let stalls = log
             .stalls
             .iter()
-            .filter(|stall| in_window(stall.start_s, window))
+            .filter(|stall| stall.start_s.is_some_and(|start| start < to_s && start + stall.duration_ms / 1e3 > from_s))
             .filter_map(|stall| Some((stall.start_s?, stall.duration_ms, stall.kind.as_str().to_string())))
             .collect();
-        let stats = &summary.pauses;
+        let summary = log.summary(Some((from_s, to_s)));
         let stops = &summary.safepoints.stops;
-        let stalled = &summary.stalls.stalls;
         WindowPauses {
-            count: stats.count as u64,
-            total_ms: stats.total_ms,
-            max_ms: stats.max_ms.unwrap_or(0.0),
-            p50_ms: stats.p50_ms.unwrap_or(0.0),
-            p90_ms: stats.p90_ms.unwrap_or(0.0),
-            p99_ms: stats.p99_ms.unwrap_or(0.0),
+            count: pause_stats.count as u64,
+            total_ms: of_kind(StopKind::GcPause).map(inside_ms).sum(),
+            max_ms: pause_stats.max_ms.unwrap_or(0.0),
+            p50_ms: pause_stats.p50_ms.unwrap_or(0.0),
+            p90_ms: pause_stats.p90_ms.unwrap_or(0.0),
+            p99_ms: pause_stats.p99_ms.unwrap_or(0.0),
             safepoint_total_ms: (stops.count > 0).then_some(stops.total_ms),
             safepoint_max_ms: stops.max_ms,
             pauses,
-            stall_count: stalled.count as u64,
-            stall_total_ms: stalled.total_ms,
-            stall_max_ms: stalled.max_ms.unwrap_or(0.0),
+            stall_count: stall_stats.count as u64,
+            stall_total_ms: of_kind(StopKind::GcStall).map(inside_ms).sum(),
+            stall_max_ms: stall_stats.max_ms.unwrap_or(0.0),
             stalls,
         }
     }
 }
+
+/// The kind of the GC pause a stop is (`young`, `remark`, …): that of the first pause line inside it; `other` for
+/// a GC safepoint the log names no pause in.
+fn pause_kind(lines: &[&Pause], stop: &Stop) -> String {
+    let end_s = stop.start_s + stop.duration_ms / 1e3 + TIME_RESOLUTION_S;
+    let first = lines
+        .iter()
+        .find(|pause| pause.start_s.is_some_and(|start| start >= stop.start_s - TIME_RESOLUTION_S && start <= end_s));
+    first.map_or(PauseKind::Other, |pause| pause.kind).as_str().to_string()
+}
+
+/// Uptime decorations are printed to the millisecond.
+const TIME_RESOLUTION_S: f64 = 0.001;
 
 impl JvmWindow {
     /// The short block the bench summary prints under the load figures.
@@ -187,14 +218,19 @@ impl JvmWindow {
             _ => "-".to_string(),
         };
         let totals = &self.collections;
+        // One GC time share per output: the GC log's pauses when there is a log (the pause line), else jstat's GCT.
+        let gc_time = match (&self.pauses, self.gc_time_pct) {
+            (Some(_), _) => String::new(),
+            (None, Some(pct)) => format!("  GC time {pct:.2} % of the run (jstat's GCT)"),
+            (None, None) => "  GC time -".to_string(),
+        };
         let _ = writeln!(
             out,
-            "  JVM pid {}     YGC {}  FGC {}  CGC {}  GC time {}",
+            "  JVM pid {}     YGC {}  FGC {}  CGC {}{gc_time}",
             self.pid,
             gc(totals.ygc, totals.ygct_s),
             gc(totals.fgc, totals.fgct_s),
             gc(totals.cgc, totals.cgct_s),
-            self.gc_time_pct.map_or("-".to_string(), |pct| format!("{pct:.2} % of the run"))
         );
         let old = self
             .old_used_pct
@@ -214,9 +250,18 @@ impl JvmWindow {
                     (Some(total), Some(max)) => format!("; safepoint stops {total:.1} ms in all, longest {max:.2} ms"),
                     _ => String::new(),
                 };
+                let share = self.paused_pct().map_or("-".to_string(), |pct| format!("{pct:.2} %"));
+                // With safepoint lines a pause runs from its safepoint's start (reaching it included); without, it is
+                // the pause line's.
+                let source = if pauses.safepoint_total_ms.is_some() {
+                    "GC log, each from its safepoint's start"
+                } else {
+                    "GC log"
+                };
                 let _ = writeln!(
                     out,
-                    "                 GC pauses {} (GC log): total {:.1} ms, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms{safepoints}",
+                    "                 GC pauses {} ({source}): {share} of the run, total {:.1} ms, p50 {:.2} ms, p99 \
+                     {:.2} ms, max {:.2} ms{safepoints}",
                     pauses.count, pauses.total_ms, pauses.p50_ms, pauses.p99_ms, pauses.max_ms
                 );
                 if pauses.stall_count > 0 {
@@ -246,30 +291,65 @@ mod tests {
     use crate::jvm::gclog::parse_path;
 
     #[test]
-    fn a_phase_window_carries_the_stalls_inside_it() {
-        // zgc-jdk17-stalls.log (JDK 17 ZGC in 32 MB): its `Allocation Stall (main) d ms` lines whose start (uptime −
-        // d) lies in the window 0.30..=0.37 s (5 of the 10).
+    fn a_phase_window_carries_the_stalls_it_met_and_counts_only_their_time_inside_it() {
+        // zgc-jdk17-stalls.log (JDK 17 ZGC in 32 MB): its `Allocation Stall (main) d ms` lines (start = uptime − d)
+        // that overlap the window 0.30..0.37 s; their time is counted only inside it.
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog/zgc-jdk17-stalls.log");
         let text = std::fs::read_to_string(&path).unwrap();
-        let expected: Vec<f64> = text
+        let (from, to) = (0.30, 0.37);
+        let met: Vec<(f64, f64)> = text
             .lines()
             .filter(|line| line.contains("Allocation Stall ("))
             .filter_map(|line| {
                 let uptime: f64 = line.split("][").nth(1)?.trim_end_matches('s').parse().ok()?;
                 let ms: f64 = line.rsplit(' ').next()?.trim_end_matches("ms").parse().ok()?;
-                (0.30..=0.37).contains(&(uptime - ms / 1e3)).then_some(ms)
+                let start = uptime - ms / 1e3;
+                (start < to && uptime > from).then_some((start, ms))
             })
             .collect();
-        assert_eq!(expected.len(), 5);
-        let window = WindowPauses::from_log(&parse_path(&path).unwrap(), 0.30, 0.37);
-        assert_eq!(window.stall_count as usize, expected.len());
-        assert_eq!(window.stalls.len(), expected.len());
-        let total: f64 = expected.iter().sum();
-        assert!((window.stall_total_ms - total).abs() < 1e-6, "{} != {total}", window.stall_total_ms);
-        assert_eq!(window.stall_max_ms, expected.iter().copied().fold(0.0, f64::max));
+        assert!(met.len() >= 5, "{met:?}");
+        let window = WindowPauses::from_log(&parse_path(&path).unwrap(), from, to);
+        assert_eq!(window.stall_count as usize, met.len());
+        assert_eq!(window.stalls.len(), met.len());
+        let inside: f64 = met.iter().map(|(start, ms)| ((start + ms / 1e3).min(to) - start.max(from)) * 1e3).sum();
+        assert!((window.stall_total_ms - inside).abs() < 1e-6, "{} != {inside}", window.stall_total_ms);
+        assert_eq!(window.stall_max_ms, met.iter().map(|(_, ms)| *ms).fold(0.0, f64::max));
         assert!(window.stalls.iter().all(|(_, _, kind)| kind == "allocation_stall"));
-        let jvm = JvmWindow { uptime_start_s: 0.30, uptime_end_s: 0.37, pauses: Some(window), ..JvmWindow::default() };
+        let jvm = JvmWindow { uptime_start_s: from, uptime_end_s: to, pauses: Some(window), ..JvmWindow::default() };
         let stalled = jvm.stalled_pct().unwrap();
-        assert!((stalled - total / 1000.0 / 0.07 * 100.0).abs() < 1e-6);
+        assert!((stalled - inside / 1000.0 / (to - from) * 100.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_window_counts_the_gc_pauses_it_met_from_their_safepoints_start() {
+        // A G1 log with safepoint lines: a pause is the stop jvm::stops makes of it (its safepoint, reaching it
+        // included), a pause across the window's start counts, whole for its longest and only inside for its time.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog/g1-jdk17.log");
+        let log = parse_path(&path).unwrap();
+        let gc: Vec<Stop> = stops::stops(&log).into_iter().filter(|stop| stop.kind == StopKind::GcPause).collect();
+        let second = &gc[1];
+        let from = second.start_s + second.duration_ms / 2e3;
+        let to = gc.last().unwrap().start_s + 1.0;
+        let window = WindowPauses::from_log(&log, from, to);
+        assert_eq!(window.count as usize, gc.len() - 1, "the first pause ended before the window");
+        assert_eq!(window.pauses[0].0, second.start_s);
+        assert_eq!(window.max_ms, gc[1..].iter().map(|stop| stop.duration_ms).fold(0.0, f64::max));
+        let whole: f64 = gc[1..].iter().map(|stop| stop.duration_ms).sum();
+        assert!((window.total_ms - (whole - second.duration_ms / 2.0)).abs() < 1e-6);
+        assert!(window.pauses.iter().all(|(_, _, kind)| kind != "other"), "{:?}", window.pauses);
+    }
+
+    #[test]
+    fn the_block_prints_one_gc_time_share_jstats_only_without_a_gc_log() {
+        let without_log =
+            JvmWindow { uptime_start_s: 10.0, uptime_end_s: 20.0, gc_time_pct: Some(0.97), ..JvmWindow::default() };
+        let text = without_log.render();
+        assert!(text.contains("GC time 0.97 % of the run (jstat's GCT)"), "{text}");
+        let pauses = WindowPauses { count: 9, total_ms: 140.0, max_ms: 23.91, ..WindowPauses::default() };
+        let with_log = JvmWindow { pauses: Some(pauses), ..without_log };
+        let text = with_log.render();
+        assert!(!text.contains("GC time"), "{text}");
+        assert!(text.contains("GC pauses 9 (GC log): 1.40 % of the run, total 140.0 ms"), "{text}");
+        assert!(text.contains("max 23.91 ms"), "{text}");
     }
 }

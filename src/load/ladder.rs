@@ -352,7 +352,7 @@ impl Ladder<'_> {
 /// Which of `steps` (not empty) heads the result: the capacity step of a search; with no capacity claimed (the
 /// generator ran out) the highest rate that met the SLO, since the step that failed on jload's side says nothing
 /// about the target; else (a ladder, or no step met the SLO) the last step.
-fn headline_index(steps: &[Step], capacity: Option<&Capacity>) -> usize {
+pub fn headline_index(steps: &[Step], capacity: Option<&Capacity>) -> usize {
     capacity
         .and_then(|found| found.rps.or(found.bounds[0]))
         .and_then(|rps| steps.iter().rposition(|step| step.requested_rps == rps))

@@ -212,7 +212,7 @@ fn cell_phase(
     let reps: Vec<RepFigures> = measured
         .iter()
         .map(|&(rep, record)| {
-            let alloc_mb_s = match (logs.get(&(cell.id.clone(), rep)), record.jvm.as_ref()) {
+            let alloc_mb_s = match (logs.get(&(cell.id.clone(), rep)), record.headline_jvm()) {
                 (Some(log), Some(jvm)) => log.summary(Some((jvm.uptime_start_s, jvm.uptime_end_s))).alloc_rate_mb_s,
                 _ => None,
             };

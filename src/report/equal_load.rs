@@ -83,9 +83,9 @@ pub fn phase_note(kind: PhaseKind, short: &[&str], rps: &[f64]) -> Option<String
     match kind {
         PhaseKind::Closed => closed_spread_note(kind, rps),
         PhaseKind::Capacity => Some(
-            "Cells are ranked by capacity. The req/s and latencies in the table are those of each cell's capacity \
-             step, a different rate per cell, so they are not ranked; the steps at equal requested rates are compared \
-             under \"Latency against throughput\"."
+            "Cells are ranked by capacity. The req/s, latencies and JVM figures (GC counts, pause share, longest \
+             pause) in the table are those of each cell's capacity step, a different rate per cell, so they are not \
+             ranked; the steps at equal requested rates are compared under \"Latency against throughput\"."
                 .to_string(),
         ),
         PhaseKind::Rate | PhaseKind::Ladder if !short.is_empty() => Some(format!(

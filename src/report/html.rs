@@ -20,6 +20,7 @@ use super::grid::{grid_axes, grid_note, phase_grids};
 use super::markdown::{IS_IT_GC_NOTE, header_facts, phase_shape, statistics_note};
 use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, CellPhase, PhaseAnalysis};
+use super::prose::{Part, parts};
 use super::spectrum::Source;
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
@@ -35,6 +36,7 @@ h3 { margin-bottom: 0.4em; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; font-size: 0.92em; }
 dl.facts dt { font-weight: 600; color: #555; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 nav { font-size: 0.9em; margin: 14px 0; } nav a { margin-right: 14px; color: #2a5db0; }
+code { font-family: ui-monospace, monospace; font-size: 0.92em; background: #eef0f4; padding: 0 3px; border-radius: 3px; }
 .callout { background: #f3f6fb; border-left: 4px solid #4e79a7; padding: 8px 14px; }
 .callout.warn { background: #fff6e5; border-color: #f28e2b; font-weight: 600; }
 ul.findings li { margin: 4px 0; }
@@ -60,6 +62,8 @@ svg.chart .grid { stroke: #e8e8e8; } svg.chart text { fill: #444; } svg.chart .t
 svg.chart .whisker line { stroke: #222; stroke-width: 1.5; } svg.chart .value { fill: #222; font-weight: 600; }
 svg.chart .missing, svg.chart .note { fill: #888; font-style: italic; } svg.chart .legend .note { font-size: 10px; }
 svg.chart .series { fill: none; stroke-width: 2; stroke-linejoin: round; }
+svg.chart .step line { stroke-width: 3; opacity: 0.5; } svg.chart .step.failed line { stroke-dasharray: 5 3; }
+svg.chart .step line.step-edge { stroke: #b0b0b0; stroke-width: 0.6; stroke-dasharray: 2 2; }
 svg.chart .pause { opacity: 0.65; } svg.chart .area { opacity: 0.85; }
 svg.chart .band.even { fill: #f4f6fa; } svg.chart .band.odd { fill: #fbf7f0; }
 svg.chart .phase { font-weight: 600; fill: #555; }
@@ -98,12 +102,12 @@ pub fn render(analysis: &Analysis) -> String {
                     }
                     a href="#timelines" { "Timelines" } a href="#is-it-gc" { "Is it the GC?" } a href="#plan" { "Plan" }
                 }
-                p.callout.warn[analysis.single_repeat()].callout { (statistics_note(analysis)) }
+                p.callout.warn[analysis.single_repeat()].callout { (prose(&statistics_note(analysis))) }
                 h2 #recommendation { "Recommendation" }
                 @for phase in &measured {
                     h3 { "Phase " (phase.name) }
                     ul.findings {
-                        @for finding in phase.recommendation.iter().flat_map(|r| &r.findings) { li { (finding.text) } }
+                        @for finding in phase.recommendation.iter().flat_map(|r| &r.findings) { li { (prose(&finding.text)) } }
                     }
                 }
                 (grids(analysis))
@@ -191,7 +195,19 @@ fn table_html(analysis: &Analysis, table: &Table) -> Markup {
                 }
             }
         } }
-        @for note in &table.notes { p.note { (note) } }
+        @for note in &table.notes { p.note { (prose(note)) } }
+    }
+}
+
+/// One of jload's own sentences (`report::prose`): its code parts in `<code>`, the rest as text.
+fn prose(text: &str) -> Markup {
+    html! {
+        @for part in parts(text) {
+            @match part {
+                Part::Plain(plain) => (plain),
+                Part::Code(code) => code { (code) },
+            }
+        }
     }
 }
 
@@ -203,7 +219,7 @@ fn grids(analysis: &Analysis) -> Markup {
     html! {
         h2 #grids { "Grids: " (axes.rows) " × " (axes.columns) }
         p.note {
-            (grid_note(&axes, analysis)) " Shading runs from the grid's worst figure (white) to its best (green)."
+            (prose(&grid_note(&axes, analysis))) " Shading runs from the grid's worst figure (white) to its best (green)."
         }
         @for phase in analysis.phases.iter().filter(|phase| phase.measured) {
             h3 { "Phase " (phase.name) }
@@ -276,8 +292,8 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
     html! {
         h2 id=(format!("phase-{index}")) { "Phase " (phase.name) }
         p.note { (phase_shape(phase)) }
-        @if let Some(note) = &phase.equal_load_note { p.callout.warn { (note) } }
-        @if let Some(hosts) = &phase.hosts { p.callout.hosts.warn[hosts.blames()] { (hosts.sentence) } }
+        @if let Some(note) = &phase.equal_load_note { p.callout.warn { (prose(note)) } }
+        @if let Some(hosts) = &phase.hosts { p.callout.hosts.warn[hosts.blames()] { (prose(&hosts.sentence)) } }
         (table_html(analysis, &phase_table(analysis, phase)))
         (curves_section(analysis, phase))
         @if phase.kind == PhaseKind::Capacity {
@@ -393,7 +409,7 @@ fn timelines(analysis: &Analysis) -> Markup {
             "Per cell, its repeat with the median req/s: req/s and p99 per second, every GC pause as a red bar as tall "
             "as it lasted (same ms scale as p99), and the heap beneath, on the JVM's uptime."
         }
-        @for note in &analysis.timeline_notes { p.note { (note) } }
+        @for note in &analysis.timeline_notes { p.note { (prose(note)) } }
         @for figure in figures { figure { (figure) } }
     }
 }
@@ -402,7 +418,7 @@ fn timelines(analysis: &Analysis) -> Markup {
 fn is_it_gc(analysis: &Analysis) -> Markup {
     html! {
         h2 #is-it-gc { "Is it the GC?" }
-        p.note { (IS_IT_GC_NOTE) }
+        p.note { (prose(IS_IT_GC_NOTE)) }
         @for phase in analysis.phases.iter().filter(|phase| phase.measured) {
             @if let Some(table) = gc_attribution_table(analysis, phase) {
                 h3 { "Phase " (phase.name) }
@@ -442,7 +458,7 @@ fn problems(analysis: &Analysis) -> Markup {
         }
         @if !analysis.notes.is_empty() {
             h2 { "Notes" }
-            ul { @for note in &analysis.notes { li { (note) } } }
+            ul { @for note in &analysis.notes { li { (prose(note)) } } }
         }
     }
 }

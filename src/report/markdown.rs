@@ -9,22 +9,56 @@ use std::fmt::Write;
 use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
 use super::model::{Analysis, PhaseAnalysis};
+use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
 
-/// Make text show literally in Markdown (table pipes, emphasis, links, inline HTML).
+/// Make text show literally in Markdown (table pipes, emphasis, links, code, inline HTML), escaping only what
+/// Markdown would read otherwise, so that the file reads as written too: `p99<=10ms` and `a&b` stay as they are, while
+/// `<b>` (a tag) becomes `&lt;b>` and `&amp;` (an entity) `\&amp;`.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
+            // A tag, a comment or an autolink starts with `<` and one of these; `<=` or `< 5` is text.
+            '<' if next.is_some_and(|n| n.is_ascii_alphabetic() || "/!?".contains(n)) => out.push_str("&lt;"),
+            // An entity reference: `&` then letters, digits or `#`, up to `;`.
+            '&' if is_entity(chars.clone()) => out.push_str("\\&"),
+            // A block quote, at the start of a line.
+            '>' if out.is_empty() => out.push_str("\\>"),
             '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '#' => {
                 out.push('\\');
                 out.push(c);
             }
             '\n' | '\r' => out.push(' '),
             _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether what follows an `&` makes it an entity reference (`amp;`, `#60;`, `#x3C;`).
+fn is_entity(rest: impl Iterator<Item = char>) -> bool {
+    let mut length = 0;
+    for c in rest {
+        match c {
+            ';' => return length > 0,
+            c if c.is_ascii_alphanumeric() || (c == '#' && length == 0) => length += 1,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// One of jload's own sentences (`report::prose`): its code parts as code spans, the rest escaped.
+pub fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for part in parts(text) {
+        match part {
+            Part::Plain(plain) => out.push_str(&escape(plain)),
+            // A code span shows its content as it is, but a table still splits at `|`.
+            Part::Code(code) => out.push_str(&format!("`{}`", code.replace(['\n', '\r'], " ").replace('|', "\\|"))),
         }
     }
     out
@@ -54,7 +88,7 @@ pub fn table(table: &Table) -> String {
         let _ = writeln!(out, "|{}|", cells.join("|"));
     }
     for note in &table.notes {
-        let _ = writeln!(out, "\n{}", escape(note));
+        let _ = writeln!(out, "\n{}", prose(note));
     }
     out
 }
@@ -185,12 +219,12 @@ pub fn render(analysis: &Analysis) -> String {
             }
         }
     }
-    let _ = writeln!(out, "\n## Statistics\n\n{}\n", escape(&statistics_note(analysis)));
+    let _ = writeln!(out, "\n## Statistics\n\n{}\n", prose(&statistics_note(analysis)));
     let _ = writeln!(out, "## Recommendation\n");
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "### {}\n", escape(&phase.name));
         for finding in phase.recommendation.iter().flat_map(|recommendation| &recommendation.findings) {
-            let _ = writeln!(out, "- {}", escape(&finding.text));
+            let _ = writeln!(out, "- {}", prose(&finding.text));
         }
         let _ = writeln!(out);
     }
@@ -198,10 +232,10 @@ pub fn render(analysis: &Analysis) -> String {
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
         if let Some(note) = &phase.equal_load_note {
-            let _ = writeln!(out, "**{}**\n", escape(note));
+            let _ = writeln!(out, "**{}**\n", prose(note));
         }
         if let Some(hosts) = &phase.hosts {
-            let _ = writeln!(out, "{}\n", escape(&hosts.sentence));
+            let _ = writeln!(out, "{}\n", prose(&hosts.sentence));
         }
         let _ = writeln!(out, "{}", table(&phase_table(analysis, phase)));
         if let Some(curve) = curve_table(analysis, phase) {
@@ -229,7 +263,7 @@ pub fn render(analysis: &Analysis) -> String {
     if !analysis.notes.is_empty() {
         let _ = writeln!(out, "## Notes\n");
         for note in &analysis.notes {
-            let _ = writeln!(out, "- {}", escape(note));
+            let _ = writeln!(out, "- {}", prose(note));
         }
         let _ = writeln!(out);
     }
@@ -243,7 +277,7 @@ pub fn render(analysis: &Analysis) -> String {
 
 /// "Is it the GC?": per measured phase, a row per cell.
 fn is_it_gc(analysis: &Analysis) -> String {
-    let mut out = format!("## Is it the GC?\n\n{}\n\n", escape(IS_IT_GC_NOTE));
+    let mut out = format!("## Is it the GC?\n\n{}\n\n", prose(IS_IT_GC_NOTE));
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         if let Some(attribution) = gc_attribution_table(analysis, phase) {
             let _ = writeln!(out, "### Phase {}\n\n{}", escape(&phase.name), table(&attribution));
@@ -263,7 +297,7 @@ fn grids(analysis: &Analysis) -> String {
         "## Grids: {} × {}\n\n{}\n",
         escape(&axes.rows),
         escape(&axes.columns),
-        escape(&grid_note(&axes, analysis))
+        prose(&grid_note(&axes, analysis))
     );
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "### Phase {}\n", escape(&phase.name));
@@ -280,9 +314,25 @@ mod tests {
 
     #[test]
     fn markup_in_labels_shows_as_text() {
-        assert_eq!(escape("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
+        assert_eq!(escape("<script>alert(1)</script>"), "&lt;script>alert(1)&lt;/script>");
         assert_eq!(escape("a|b *c* _d_ [e](f) `g` #h"), "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\`g\\` \\#h");
+        assert_eq!(escape("&amp; &#60; &#x3C;"), "\\&amp; \\&\\#60; \\&\\#x3C;");
+        assert_eq!(escape("> quoted"), "\\> quoted");
         assert_eq!(escape("-Xmx64m"), "-Xmx64m");
         assert_eq!(escape("two\nlines"), "two lines");
+    }
+
+    #[test]
+    fn what_markdown_would_not_read_as_markup_stays_as_written() {
+        assert_eq!(escape("p99<=10ms, errors<=0.1%"), "p99<=10ms, errors<=0.1%");
+        assert_eq!(escape("/random_set?keyRange=20000&valueSize=100"), "/random\\_set?keyRange=20000&valueSize=100");
+        assert_eq!(escape("a < b > c & d"), "a < b > c & d");
+    }
+
+    #[test]
+    fn jloads_own_sentences_keep_their_code_spans_and_escape_the_rest() {
+        assert_eq!(prose("with `rate`/`rates` or by *capacity*"), "with `rate`/`rates` or by \\*capacity\\*");
+        assert_eq!(prose("a|b `x|y`"), "a\\|b `x\\|y`");
+        assert_eq!(prose("a lone ` backtick"), "a lone \\` backtick");
     }
 }

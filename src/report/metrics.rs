@@ -18,7 +18,7 @@ use super::stats::Better;
 pub struct RepFigures<'a> {
     pub rep: u32,
     pub record: &'a PhaseRecord,
-    /// From the repeat's GC log, over the phase's window.
+    /// From the repeat's GC log, over the window of the headline figures (`PhaseRecord::headline_jvm`).
     pub alloc_mb_s: Option<f64>,
 }
 
@@ -37,8 +37,10 @@ pub struct Metric {
     pub read: Reader,
 }
 
+/// A JVM figure of the window beside the repeat's headline figures: a ladder phase's headline step's (a capacity
+/// phase's P99 and capacity are that step's), else the phase's.
 fn jvm<T>(figures: &RepFigures, pick: impl Fn(&crate::jvm::window::JvmWindow) -> Option<T>) -> Option<T> {
-    figures.record.jvm.as_ref().and_then(pick)
+    figures.record.headline_jvm().and_then(pick)
 }
 
 const LOWER: Option<Better> = Some(Better::Lower);
@@ -86,7 +88,7 @@ fn capacity_metric() -> Metric {
     })
 }
 
-/// The figures of the JVM under load, from the phase's JVM window and its GC log.
+/// The figures of the JVM under load, from the phase's JVM window (a ladder's headline step's) and its GC log.
 fn jvm_metrics() -> Vec<Metric> {
     vec![
         Metric::new("ygc", "YGC", Format::Count, None, |f| jvm(f, |j| j.collections.ygc.map(|v| v as f64))),
@@ -172,5 +174,16 @@ mod tests {
             assert_eq!((shown.label, shown.format, shown.better), (figure.label, figure.format, Some(figure.better)));
             assert_eq!((shown.read)(&figures), (figure.read)(&bench), "{}", figure.key);
         }
+    }
+
+    #[test]
+    fn docs_report_md_lists_every_metric_key_in_the_registrys_order() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report.md");
+        let doc = std::fs::read_to_string(path).unwrap().replace('\n', " ");
+        let (_, list) = doc.split_once("Metric keys: ").expect("docs/report.md lists the metric keys");
+        let (list, _) = list.split_once('.').unwrap();
+        let listed: Vec<&str> = list.split(", ").map(|key| key.trim().trim_matches('`')).collect();
+        let keys: Vec<&str> = METRICS.iter().map(|metric| metric.key).collect();
+        assert_eq!(listed, keys, "docs/report.md's \"Metric keys:\" against report/metrics.rs and load/figures.rs");
     }
 }

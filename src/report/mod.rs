@@ -11,7 +11,7 @@
 //! rate), `recommend` the recommendation, `host_effect` whether a repeat's
 //! server explains a cell's spread (sweeps over several servers), and `analysis` puts it together into the `model` (report.json). Rendering:
 //! `tables` the table values, `grid` the headline figures of a sweep over two axes as grids, `cell_styles` each
-//! cell's look in the charts, `markdown`, `html` (with `charts`) and `terminal` (the end-of-run tables). `compare`
+//! cell's look in the charts, `prose` jload's own sentences with their code spans, `markdown`, `html` (with `charts`) and `terminal` (the end-of-run tables). `compare`
 //! compares two runs, `cli` the subcommands. User documentation: docs/report.md.
 
 mod analysis;
@@ -32,6 +32,7 @@ mod html;
 mod markdown;
 mod metrics;
 mod model;
+mod prose;
 mod recommend;
 mod spectrum;
 mod stats;

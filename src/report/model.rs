@@ -256,4 +256,22 @@ pub struct PhaseSpan {
     pub seconds: Vec<(f64, f64, f64)>,
     /// (start in uptime s, duration ms).
     pub pauses: Vec<(f64, f64)>,
+    /// A ladder or capacity phase's steps where each ran (empty for other phases); `seconds` are then its headline
+    /// step's, placed where that step was measured.
+    pub steps: Vec<StepSpan>,
+}
+
+/// One step of a ladder or capacity search on the JVM's uptime.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepSpan {
+    /// JVM uptime, seconds: the step's warm-up and measured window.
+    pub from_s: f64,
+    pub to_s: f64,
+    pub requested_rps: f64,
+    pub achieved_rps: f64,
+    pub p99_ms: f64,
+    /// Whether it met the SLO (None without one).
+    pub meets_slo: Option<bool>,
+    /// The step whose figures head the phase (its per-second series are drawn).
+    pub headline: bool,
 }

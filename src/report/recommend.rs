@@ -1,8 +1,8 @@
 //! The recommendation of a measured phase, each line with the numbers that justify it: the best cell for
 //! throughput and for p99 (with the cells not distinguishable from it, and whether their latencies were measured at
 //! comparable load) — or, in a capacity phase, the highest capacity against the cheapest cell's and the cells whose
-//! generator ran out — the cheapest configuration on the plan's cost axis that meets the SLO, the cells that failed
-//! the SLO and the cells that crashed.
+//! generator ran out — the cheapest configuration on the plan's cost axis that meets the SLO (in a capacity phase:
+//! whose capacity is not distinguishable from the highest), the cells that failed the SLO and the cells that crashed.
 //!
 //! "Cheapest" follows the cost axis (`run.cost_axis`, default the first axis): when every label on it names a JVM
 //! size (`-Xmx64m`, `512m`, `2g`) the smallest size, otherwise the label listed first in the plan.
@@ -32,7 +32,10 @@ pub fn recommend(analysis: &Analysis, phase: &PhaseAnalysis) -> Recommendation {
         findings.extend(highest_capacity(analysis, phase));
         findings.extend(generator_limited(analysis, phase));
     } else {
-        findings.extend(best(analysis, phase, "rps", Kind::Throughput, "Best throughput", " req/s"));
+        match all_held_the_rate(phase) {
+            Some(finding) => findings.push(finding),
+            None => findings.extend(best(analysis, phase, "rps", Kind::Throughput, "Best throughput", " req/s")),
+        }
         match best(analysis, phase, "p99_ms", Kind::P99, "Best P99", " ms") {
             Some(mut finding) => {
                 if let Some(note) = &phase.equal_load_note {
@@ -130,6 +133,28 @@ fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Findin
     Some(Finding { text, ..finding })
 }
 
+/// An open-model phase (a rate, or a ladder's top rate) that every measured cell held: their throughput is the rate
+/// jload asked for, so naming one of them the best would pick among equals. None when a cell fell short of it (then
+/// throughput does tell them apart), with one cell, or in other phases.
+fn all_held_the_rate(phase: &PhaseAnalysis) -> Option<Finding> {
+    if !matches!(phase.kind, PhaseKind::Rate | PhaseKind::Ladder) {
+        return None;
+    }
+    let load = phase.load.as_ref()?;
+    let rate = load.rates.last().copied().or(load.rate)?;
+    let measured: Vec<&CellPhase> = phase.cells.iter().filter(|cell| !cell.reps.is_empty()).collect();
+    if measured.len() < 2 || measured.iter().any(|cell| cell.short_of_rate.is_some()) {
+        return None;
+    }
+    let top = if phase.kind == PhaseKind::Ladder { "the top rate" } else { "the requested rate" };
+    let every = if measured.len() == 2 { "both cells".to_string() } else { format!("all {} cells", measured.len()) };
+    let text = format!(
+        "Throughput: {every} held {top}, {} req/s (throughput does not tell them apart here; their latency does)",
+        metric("rps").format.show(rate)
+    );
+    Some(Finding { kind: Kind::Throughput, cell: None, text })
+}
+
 /// A ladder's comparison at equal load: at the highest requested rate that two or more cells sustained, the lowest
 /// P99 and the cells not distinguishable from it.
 fn best_at_equal_load(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Finding> {
@@ -217,6 +242,9 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
     let Some(axis) = cost_axis(analysis) else {
         return none("No axis to economise on.".to_string());
     };
+    if phase.kind == PhaseKind::Capacity {
+        return cheapest_capacity(analysis, phase, axis);
+    }
     let rank_of = |cell: &CellPhase| cost_rank(analysis, axis, cell);
     let no_slo = analysis.slo.is_empty();
     let eligible: Vec<&CellPhase> = phase
@@ -261,6 +289,61 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
         )
     };
     Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text }
+}
+
+/// A capacity phase's cheapest cell: the cheapest on the cost axis whose capacity is not distinguishable from the
+/// highest (Welch's test over repeats, as the capacity row ranks them) — not the cheapest that met an SLO at whatever
+/// rate it could take. With too few repeats to tell, only capacities equal to the highest count.
+fn cheapest_capacity(analysis: &Analysis, phase: &PhaseAnalysis, axis: &AxisInfo) -> Finding {
+    let capacity = |cell: &CellPhase| cell.figure(CAPACITY).map(|estimate| estimate.median);
+    let best = phase.cells.iter().find(|cell| cell.standing.get(CAPACITY) == Some(&Standing::Best));
+    let Some((best, best_rps)) = best.and_then(|best| Some((best, capacity(best)?))) else {
+        let text = format!("Cheapest {} by capacity: none; no cell's search claimed a capacity.", axis.name);
+        return Finding { kind: Kind::Cheapest, cell: None, text };
+    };
+    let eligible: Vec<&CellPhase> = phase
+        .cells
+        .iter()
+        .filter(|cell| match cell.standing.get(CAPACITY) {
+            Some(Standing::Best | Standing::Indistinguishable { .. }) => true,
+            Some(Standing::Unqualified) => capacity(cell) == Some(best_rps),
+            _ => false,
+        })
+        .collect();
+    let choice = cheapest_of(analysis, &eligible).unwrap_or(best);
+    let info = analysis.cell(&choice.cell);
+    let value = info.axes.get(&axis.name).cloned().unwrap_or_default();
+    let value = if value == info.label { value } else { format!("{value} ({})", info.label) };
+    let slo = best.capacity.as_ref().map_or(String::new(), |capacity| format!(" at {}", capacity.slo));
+    let mut text = format!(
+        "Cheapest {} with a capacity not distinguishable from the highest{slo}: {value}: capacity {}",
+        axis.name,
+        figure(choice, CAPACITY, " req/s")
+    );
+    match choice.standing.get(CAPACITY) {
+        Some(Standing::Indistinguishable { p }) => {
+            text += &format!(
+                " against {}'s {} req/s (p = {p:.2})",
+                analysis.cell(&best.cell).label,
+                metric(CAPACITY).format.show(best_rps)
+            )
+        }
+        Some(Standing::Unqualified) if choice.cell != best.cell => text += " (equal to the highest)",
+        _ => {}
+    }
+    let cheaper = phase
+        .cells
+        .iter()
+        .any(|cell| capacity(cell).is_some() && cost_rank(analysis, axis, cell) < cost_rank(analysis, axis, choice));
+    if cheaper {
+        let unqualified = phase.cells.iter().any(|cell| cell.standing.get(CAPACITY) == Some(&Standing::Unqualified));
+        text += if unqualified {
+            "; too few repeats to tell whether a cheaper cell's capacity is as high"
+        } else {
+            "; every cheaper cell's capacity is lower with significance"
+        };
+    }
+    Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text: text + "." }
 }
 
 /// The labels cheapest first: by JVM size when every label names one, else as listed.

@@ -1,8 +1,8 @@
 //! Each cell's timeline, decided once: which repeat it shows (the one with the median req/s in the first measured
 //! phase it has) and what that repeat did on the JVM's uptime: per phase its span, req/s and p99 per second and
-//! every GC pause, and the heap sampled in `gcstat.csv`. The HTML renderer draws it as it is.
+//! every GC pause, a ladder's or search's steps where each ran, and the heap sampled in `gcstat.csv`. The HTML renderer draws it as it is.
 
-use super::model::{CellInfo, CellTimeline, PhaseSpan};
+use super::model::{CellInfo, CellTimeline, PhaseSpan, StepSpan};
 use super::stats::median;
 use crate::results::{CellSummary, PhaseRecord, Results, Status};
 
@@ -42,22 +42,27 @@ fn typical_rep(results: &Results, cell: &CellSummary) -> Option<u32> {
     cell.reps.iter().find(|rep| !rep.phases.is_empty()).map(|rep| rep.rep)
 }
 
-/// A phase on the JVM's uptime (the bench's own clock when the JVM was not watched).
+/// A phase on the JVM's uptime (the bench's own clock when the JVM was not watched). A ladder's per-second series
+/// are its headline step's: they start where that step's measured window did (the end of its JVM window less the
+/// measured duration), not at the phase's start.
 fn span(name: &str, record: &PhaseRecord) -> PhaseSpan {
     let (from_s, to_s) = match &record.jvm {
         Some(jvm) => (jvm.uptime_start_s, jvm.uptime_end_s),
         None => (record.start_s, record.start_s + record.bench.duration_s),
     };
+    let steps = step_spans(record);
+    let origin_s = steps.iter().find(|step| step.headline).map_or(from_s, |step| step.to_s - record.bench.duration_s);
     PhaseSpan {
         name: name.to_string(),
         from_s,
         to_s,
+        steps,
         seconds: record
             .bench
             .series
             .iter()
             .filter(|row| row.requests > 0)
-            .map(|row| (from_s + row.second as f64 + row.duration_s / 2.0, row.rps, row.p99_ms))
+            .map(|row| (origin_s + row.second as f64 + row.duration_s / 2.0, row.rps, row.p99_ms))
             .collect(),
         pauses: record
             .jvm
@@ -66,6 +71,27 @@ fn span(name: &str, record: &PhaseRecord) -> PhaseSpan {
             .flat_map(|pauses| pauses.pauses.iter().map(|(start, ms, _)| (*start, *ms)))
             .collect(),
     }
+}
+
+/// A ladder phase's steps where each ran, from its JVM window per step (a step whose JVM was not sampled is left
+/// out: where it ran is not known).
+fn step_spans(record: &PhaseRecord) -> Vec<StepSpan> {
+    let headline = record.headline_step();
+    let steps = record.bench.steps.iter().zip(&record.step_jvm).enumerate();
+    steps
+        .filter_map(|(index, (step, jvm))| {
+            let jvm = jvm.as_ref()?;
+            Some(StepSpan {
+                from_s: jvm.uptime_start_s,
+                to_s: jvm.uptime_end_s,
+                requested_rps: step.requested_rps,
+                achieved_rps: step.achieved_rps,
+                p99_ms: step.latency_ms.p99,
+                meets_slo: step.meets_slo,
+                headline: headline == Some(index),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

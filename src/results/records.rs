@@ -130,6 +130,25 @@ pub struct PhaseRecord {
     pub gc_attribution: Option<GcAttribution>,
 }
 
+impl PhaseRecord {
+    /// The index in `bench.steps` of the step whose figures the record's top level holds (a ladder phase), None for
+    /// a phase of one run.
+    pub fn headline_step(&self) -> Option<usize> {
+        let steps = &self.bench.steps;
+        (!steps.is_empty()).then(|| crate::load::ladder::headline_index(steps, self.bench.capacity.as_ref()))
+    }
+
+    /// The JVM window beside the record's top-level figures: a ladder phase's headline step's (its req/s and P99 are
+    /// that step's, so its GC count, pause share and longest pause are too; None where that step's JVM was not
+    /// sampled), else the phase's.
+    pub fn headline_jvm(&self) -> Option<&JvmWindow> {
+        match self.headline_step() {
+            Some(index) if !self.step_jvm.is_empty() => self.step_jvm.get(index)?.as_ref(),
+            _ => self.jvm.as_ref(),
+        }
+    }
+}
+
 /// `meta.json` of one cell-repeat.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RepMeta {

@@ -536,6 +536,13 @@ fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Resu
         let files = RepFiles::of(dir);
         let path = files.phase_record(phase);
         let Some(mut record) = read_json::<PhaseRecord>(&path) else { continue };
+        // A phase of one run: its GC figures over the load's own span, on the clock its attribution uses, so that
+        // the two count the same pauses (a ladder's steps keep their windows: warm-up and measurement).
+        if record.bench.steps.is_empty()
+            && let (Some(jvm), Some((start_s, end_s))) = (record.jvm.as_mut(), jvm_stops.uptime_span(&record.bench))
+        {
+            (jvm.uptime_start_s, jvm.uptime_end_s) = (start_s, end_s);
+        }
         let windows = record.jvm.iter_mut().chain(record.step_jvm.iter_mut().flatten());
         for jvm in windows {
             jvm.pauses = Some(WindowPauses::from_log(&log, jvm.uptime_start_s, jvm.uptime_end_s));

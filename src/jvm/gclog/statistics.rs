@@ -205,7 +205,8 @@ impl Durations {
 }
 
 impl DurationStats {
-    fn of(values: Vec<f64>) -> Self {
+    /// The count, sum and nearest-rank percentiles of `values` (ms).
+    pub fn of(values: Vec<f64>) -> Self {
         let durations = Durations::new(values);
         DurationStats {
             count: durations.sorted.len(),

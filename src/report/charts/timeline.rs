@@ -1,11 +1,13 @@
 //! One cell-repeat's run on one time axis (JVM uptime): req/s per second; p99 per second with every GC pause drawn as
 //! a bar as tall as it was long, on the same millisecond scale; heap occupancy (old generation and eden) beneath.
-//! Phases are shaded bands, so a slow second can be read against the pauses and the heap at that moment.
+//! Phases are shaded bands, so a slow second can be read against the pauses and the heap at that moment. A ladder's or
+//! capacity search's steps are drawn where each ran (a mark at its start, its achieved req/s and p99 across it), the
+//! headline step's per-second series inside its own step.
 
 use maud::{Markup, html};
 
 use super::{Linear, Log, nice_ticks, points, px, range_ticks, svg, tick_label, x_axis, y_axis};
-use crate::report::model::PhaseSpan;
+use crate::report::model::{PhaseSpan, StepSpan};
 use crate::results::HeapSample;
 
 pub struct Timeline<'a> {
@@ -56,9 +58,12 @@ pub fn timeline_chart(timeline: &Timeline<'_>) -> Markup {
     let time_ticks: Vec<(f64, String)> =
         range_ticks(from, to, 8).into_iter().map(|tick| (x.at(tick), tick_label(tick))).collect();
     let seconds = || timeline.phases.iter().flat_map(|phase| phase.seconds.iter());
-    let (rps, rps_ticks) = linear_ticks(seconds().map(|second| second.1).fold(0.0, f64::max), RPS);
+    let steps = || timeline.phases.iter().flat_map(|phase| phase.steps.iter());
+    let top_rps = seconds().map(|second| second.1).chain(steps().map(|step| step.achieved_rps)).fold(0.0, f64::max);
+    let (rps, rps_ticks) = linear_ticks(top_rps, RPS);
     let latencies = seconds()
         .map(|second| second.2)
+        .chain(steps().map(|step| step.p99_ms))
         .chain(timeline.phases.iter().flat_map(|phase| phase.pauses.iter().map(|pause| pause.1)));
     let (low, high) =
         latencies.filter(|ms| *ms > 0.0).fold((f64::INFINITY, 0.0f64), |(low, high), ms| (low.min(ms), high.max(ms)));
@@ -92,15 +97,29 @@ pub fn timeline_chart(timeline: &Timeline<'_>) -> Markup {
         (y_axis(&rps_ticks, LEFT, WIDTH - RIGHT, "req/s", (RPS.0 + RPS.1) / 2.0))
         (y_axis(&latency_ticks, LEFT, WIDTH - RIGHT, "ms (log)", (LATENCY.0 + LATENCY.1) / 2.0))
         (y_axis(&heap_ticks, LEFT, WIDTH - RIGHT, "heap MB", (HEAP.0 + HEAP.1) / 2.0))
+        @for step in steps() {
+            @let (left, right) = (x.at(step.from_s), x.at(step.to_s).max(x.at(step.from_s) + 1.0));
+            g class=(if step.meets_slo == Some(false) { "step failed" } else { "step" })
+                data-rate=(step.requested_rps) data-from=(step.from_s) data-to=(step.to_s) {
+                title { (step_title(step)) }
+                line x1=(px(left)) x2=(px(left)) y1=(px(TOP - 22.0)) y2=(px(HEAP.1)) class="step-edge" {}
+                line x1=(px(left)) x2=(px(right)) y1=(px(rps.at(step.achieved_rps)))
+                    y2=(px(rps.at(step.achieved_rps))) stroke=(timeline.color) class="step-rps" {}
+                @if step.p99_ms > 0.0 {
+                    line x1=(px(left)) x2=(px(right)) y1=(px(latency.at(step.p99_ms)))
+                        y2=(px(latency.at(step.p99_ms))) stroke=(P99_COLOR) class="step-p99" {}
+                }
+            }
+        }
         @for phase in timeline.phases {
-            polyline class="series" stroke=(timeline.color)
+            polyline class="series" stroke=(timeline.color) data-phase=(phase.name)
                 points=(points(phase.seconds.iter().map(|s| (x.at(s.0), rps.at(s.1))))) {}
             @for (start, ms) in &phase.pauses {
                 rect x=(px(x.at(*start))) y=(px(latency.at(*ms)))
                     width=(px((x.at(start + ms / 1000.0) - x.at(*start)).max(1.5)))
                     height=(px((LATENCY.1 - latency.at(*ms)).max(1.0))) fill=(PAUSE_COLOR) class="pause" {}
             }
-            polyline class="series" stroke=(P99_COLOR)
+            polyline class="series" stroke=(P99_COLOR) data-phase=(phase.name)
                 points=(points(phase.seconds.iter().map(|s| (x.at(s.0), latency.at(s.2))))) {}
         }
         @if heap.is_empty() {
@@ -118,8 +137,22 @@ pub fn timeline_chart(timeline: &Timeline<'_>) -> Markup {
         (legend(WIDTH - RIGHT + 14.0, RPS.0, &[(timeline.color, "req/s per second")]))
         (legend(WIDTH - RIGHT + 14.0, LATENCY.0,
             &[(P99_COLOR, "p99 per second"), (PAUSE_COLOR, "GC pause (height:"), ("none", "its duration)")]))
+        @if steps().next().is_some() {
+            (legend(WIDTH - RIGHT + 14.0, LATENCY.1 - 28.0,
+                &[("#8c8c8c", "ladder step: req/s"), ("none", "and p99 across it")]))
+        }
         (legend(WIDTH - RIGHT + 14.0, HEAP.0,
             &[(OLD_COLOR, "old gen used"), (EDEN_COLOR, "eden used"), ("#555", "max heap (dashed)")]))
     };
     svg("timeline", WIDTH, HEIGHT, &timeline.title, body)
+}
+
+/// A step's tooltip: "step 4000 req/s: 3998 achieved, p99 4.13 ms, SLO met".
+fn step_title(step: &StepSpan) -> String {
+    let slo = match step.meets_slo {
+        Some(true) => ", SLO met",
+        Some(false) => ", SLO missed",
+        None => "",
+    };
+    format!("step {:.0} req/s: {:.0} achieved, p99 {:.2} ms{slo}", step.requested_rps, step.achieved_rps, step.p99_ms)
 }
