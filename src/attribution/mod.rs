@@ -14,7 +14,7 @@ mod render;
 mod tails;
 #[cfg(test)]
 mod tests;
-mod verdict;
+pub mod verdict;
 
 pub mod gather;
 
@@ -28,7 +28,7 @@ use exposure::{Met, RunStops};
 use tails::{Tail, Which};
 
 pub use render::render;
-pub use verdict::{percent as verdict_percent, verdict};
+pub use verdict::verdict;
 
 /// How many of the slowest requests the `slowest` tail holds.
 pub const SLOWEST: usize = 100;

@@ -263,10 +263,10 @@ mod tests {
             format_ms(middle("recomputed_ms"))
         );
         assert!(summary.contains(&effect), "{summary}");
-        let share = crate::attribution::verdict_percent(sum("gc_overlap") as f64 / sum("examined") as f64);
+        let share = crate::attribution::verdict::percent(sum("gc_overlap") as f64 / sum("examined") as f64);
         let overlap = format!("{share} of {} requests above p99 overlapped GC", sum("examined"));
         assert!(summary.contains(&overlap), "{summary} vs {overlap}");
-        assert!(summary.contains(&crate::attribution::verdict_percent(chance)), "{summary}");
+        assert!(summary.contains(&crate::attribution::verdict::percent(chance)), "{summary}");
     }
 
     #[test]
