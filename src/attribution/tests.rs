@@ -287,6 +287,27 @@ fn a_tail_that_spent_most_of_its_time_in_stalls_that_are_everywhere_is_gc() {
 }
 
 #[test]
+fn a_tail_that_met_gc_far_less_often_than_chance_is_not_saturation_but_about_chance() {
+    // 2 ms pauses every 20 ms from 11 ms on: a 12 ms request meets one (2 + 12) / 20 = 70 % of the time by chance,
+    // but the slow ones, [0.498 s, 0.510 s] in each second, fit between those at 0.491 s and 0.511 s.
+    let windows: Vec<Window> = (0..500)
+        .map(|n| Window { start_us: n * 20_000 + 11_000, end_us: n * 20_000 + 13_000, kind: StopKind::GcPause })
+        .collect();
+    let attribution = attribute_slow(100, &windows);
+    assert_eq!(attribution.p99.gc_overlap, 0);
+    assert!((attribution.p99.gc_chance - 0.7).abs() < 1e-3, "{}", attribution.p99.gc_chance);
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::NotGc, Some(VerdictRule::AboutChance)), "{}", verdict.text);
+    assert!(
+        verdict
+            .summary
+            .ends_with("0 % of 100 requests above p99 overlapped GC pauses, no more than chance gives (70 %)"),
+        "{}",
+        verdict.summary
+    );
+}
+
+#[test]
 fn the_clock_error_widens_the_stops_a_request_may_have_met() {
     // The pauses mapped 2 ms after the slow requests end: no overlap as mapped, but
     // with a clock known to ± 3 ms each may have met one.

@@ -72,7 +72,8 @@ pub fn kind(rule: VerdictRule) -> VerdictKind {
 /// The rule, in order (the constants give each threshold's reasoning): too few requests cannot tell; p99 lower by
 /// [`MATERIAL_DROP`] or more without GC is GC when most of the tail overlapped GC, partly GC when not; most of the
 /// tail overlapping other safepoints far beyond chance is safepoints; otherwise not GC, saying why: no GC stop at all,
-/// saturation (chance ≥ [`CHANCE_CEILING`]: requests this long meet GC anyway), overlap beyond chance (by
+/// saturation (chance ≥ [`CHANCE_CEILING`] and the tail met GC about that often or more: requests this long meet GC
+/// anyway), overlap beyond chance (by
 /// [`ABOUT_CHANCE`]) without effect, or overlap about what chance gives.
 pub fn rule(tail: &TailShare, stops: &StopCounts) -> VerdictRule {
     let examined = tail.examined;
@@ -89,7 +90,7 @@ pub fn rule(tail: &TailShare, stops: &StopCounts) -> VerdictRule {
         VerdictRule::Safepoints
     } else if stops.gc_pauses + stops.gc_stalls == 0 {
         VerdictRule::NoGcStop
-    } else if tail.gc_chance >= CHANCE_CEILING {
+    } else if tail.gc_chance >= CHANCE_CEILING && gc_share > tail.gc_chance - ABOUT_CHANCE {
         VerdictRule::Saturation
     } else if beyond_chance(gc_share, tail.gc_chance, examined, ABOUT_CHANCE) {
         VerdictRule::OverlapWithoutEffect
