@@ -399,3 +399,53 @@ fn a_tail_the_store_kept_in_part_and_a_bounded_recomputation_are_marked_in_the_p
         ]
     );
 }
+
+/// A p99 tail of `examined` requests, `overlap` of them over GC against `chance`, p99 `measured` → `without` ms.
+fn tail_of(examined: u64, overlap: u64, chance: f64, measured: f64, without: f64, at_most: bool) -> TailShare {
+    TailShare {
+        requests: examined,
+        examined,
+        above_ms: measured,
+        gc_overlap: overlap,
+        safepoint_overlap: 0,
+        gc_time_share: 0.03,
+        gc_chance: chance,
+        safepoint_chance: 0.0,
+        percentile_ms: measured,
+        recomputed_ms: without,
+        percentile_at_most: false,
+        recomputed_at_most: at_most,
+        gc_latency_share: 0.03,
+    }
+}
+
+#[test]
+fn the_cases_issue_21_reported_are_judged_by_their_effect() {
+    let pauses = StopCounts { gc_pauses: 40, longest_gc_pause_ms: 20.0, ..StopCounts::default() };
+    let stalls = StopCounts { gc_stalls: 400, ..pauses };
+    let judged = |p99: TailShare, stops: &StopCounts| {
+        let verdict = verdict(&p99, &p99, stops);
+        (verdict.kind, verdict.rule.unwrap())
+    };
+    // 10,000 connections: 83 % of the tail overlapped GC, chance 81 %, p99 454.0 → 441.9 ms: saturation, not GC.
+    let c10000 = tail_of(2226, 1848, 0.81, 454.0, 441.9, false);
+    assert_eq!(judged(c10000, &pauses), (VerdictKind::NotGc, VerdictRule::Saturation));
+    // 1,000 connections: 89 % against 92 % by chance, 48.61 → 48.24 ms (once "partly GC").
+    let c1000 = tail_of(2226, 1981, 0.92, 48.61, 48.24, false);
+    assert_eq!(judged(c1000, &pauses), (VerdictKind::NotGc, VerdictRule::Saturation));
+    // Tomcat, -Xmx256m Shenandoah: 70 % of 159 overlapped against 2.5 %, p99 9.496 → 9.496 ms (once "GC").
+    let shenandoah = tail_of(159, 111, 0.025, 9.496, 9.496, false);
+    assert_eq!(judged(shenandoah, &pauses), (VerdictKind::NotGc, VerdictRule::OverlapWithoutEffect));
+    // Tomcat, -Xmx32m ZGC: 100 % against 100 %, p99 264.7 → ≤ 165.2 ms (once "not GC"): GC.
+    let zgc = tail_of(159, 159, 1.0, 264.7, 165.2, true);
+    let verdict = verdict(&zgc, &zgc, &stalls);
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::Gc, Some(VerdictRule::GcMakesTheTail)));
+    assert!(
+        verdict.summary.starts_with(
+            "p99 264.7 → ≤ 165.2 ms without GC (at least −38 %, at least the 10 % that makes GC a cause); 100 % of 159 \
+             requests above p99 overlapped GC pauses and stalls (chance 100 %)"
+        ),
+        "{}",
+        verdict.summary
+    );
+}
