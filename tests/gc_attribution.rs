@@ -161,6 +161,9 @@ fn periodic_full_gcs_explain_the_tail() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     let attribution = run.attribution();
     assert_eq!(attribution["verdict"]["kind"], "gc", "{attribution:#}");
+    // The rule's reason: without the pauses' time p99 falls by far more than the 10 % that makes GC a cause.
+    assert_eq!(attribution["verdict"]["rule"], "gc_makes_the_tail", "{attribution:#}");
+    assert!(f64_of(&attribution["verdict"]["p99_drop"]) >= 0.10, "{attribution:#}");
     let p99 = &attribution["p99"];
     let requests = u64_of(&p99["requests"]);
     let total = u64_of(&run.result["requests"]);
@@ -328,6 +331,7 @@ fn assert_stalls_are_blamed(run: &Measured) {
     let attribution = run.attribution();
     let kind = attribution["verdict"]["kind"].as_str().unwrap();
     assert!(kind == "gc" || kind == "partly_gc", "the stalls are the GC's: {attribution:#}");
+    assert!(f64_of(&attribution["verdict"]["p99_drop"]) >= 0.10, "their time makes p99: {attribution:#}");
     // ZGC's sub-millisecond pauses are everywhere, so counts cannot tell; time can: the tail waited in GC windows
     // for far more of its time than the share of the run they cover.
     let p99 = &attribution["p99"];

@@ -54,6 +54,7 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         "|GC time %|/|15.38|4.35|".to_string(),
         // G1 has no stalls.
         "|GC stall %|/|0.00|0.00|".to_string(),
+        "|GC-stalled threads (mean)|/|0.00|0.00|".to_string(),
         "|longest GC pause (ms)|/|40.97|18.80|".to_string(),
         "|allocation rate (MB/s)|/|80.2|160.0|".to_string(),
         "|RSS peak (MB)|/|164|266|".to_string(),

@@ -64,12 +64,43 @@ fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
     assert_eq!(pauses["stall_max_ms"].as_f64().unwrap(), max_ms);
 
     let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
-    let stall_pct = total_ms / 1000.0 / (to - from) * 100.0;
-    assert!(markdown.contains(&format!("\n|GC stall %|{stall_pct:.2}|\n")), "{markdown}");
+    // Threads stall in parallel: the share of the phase some thread was stalled counts each moment once (the
+    // stalls' union, clipped to the phase), and how many were stalled is thread-seconds per second.
+    // The log's uptimes have a millisecond's resolution (jload reads each stall's start more precisely), so each
+    // stall's place here may be off by a millisecond: the union by as many.
+    let stall_pct = union_s(&inside, from, to) / (to - from) * 100.0;
+    let resolution_pct = inside.len() as f64 * 0.001 / (to - from) * 100.0;
+    let shown = row_value(&markdown, "GC stall %");
+    assert!((shown - stall_pct).abs() <= resolution_pct + 0.005, "{shown} vs {stall_pct}: {inside:?} {jvm}");
+    assert!(shown <= 100.0, "a share of the phase: {shown}");
+    let threads = total_ms / 1000.0 / (to - from);
+    assert!(markdown.contains(&format!("\n|GC-stalled threads (mean)|{threads:.2}|\n")), "{markdown}");
     // "Is it the GC?" lays the tail over the stalls, counted as GC.
     assert!(markdown.contains("\n## Is it the GC?\n"), "{markdown}");
     let attribution = &json(&out.join("report.json"))["phases"][0]["cells"][0]["gc_attribution"];
     assert_eq!(attribution["status"], "found", "{attribution}");
     assert!(attribution["stops"]["gc_stalls"].as_u64().unwrap() > 0, "{attribution}");
     assert!(markdown.contains("ZGC (generational)") || markdown.contains("ZGC: jstat's CGC/CGCT count"));
+}
+
+/// Seconds of `from..to` covered by at least one of `stalls` (`(start s, ms)`), computed here from the log's lines.
+fn union_s(stalls: &[(f64, f64)], from: f64, to: f64) -> f64 {
+    let mut spans: Vec<(f64, f64)> =
+        stalls.iter().map(|(start, ms)| (start.max(from), (start + ms / 1000.0).min(to))).collect();
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut covered, mut reach) = (0.0, from);
+    for (start, end) in spans {
+        if end > reach {
+            covered += end - start.max(reach);
+            reach = end;
+        }
+    }
+    covered
+}
+
+/// The number in report.md's row `label` (one cell).
+fn row_value(markdown: &str, label: &str) -> f64 {
+    let start = markdown.find(&format!("\n|{label}|")).unwrap_or_else(|| panic!("no row {label}: {markdown}"));
+    let cell = markdown[start + label.len() + 3..].split('|').next().unwrap();
+    cell.parse().unwrap_or_else(|_| panic!("row {label}: {cell}"))
 }

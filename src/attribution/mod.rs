@@ -14,7 +14,7 @@ mod render;
 mod tails;
 #[cfg(test)]
 mod tests;
-mod verdict;
+pub mod verdict;
 
 pub mod gather;
 
@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::UptimeClock;
 use crate::jvm::stops::{Stop, StopKind};
+use crate::load::recorder::NEVER_SENT;
 use crate::load::slow::{SlowRequest, SlowRequests};
 use exposure::{Met, RunStops};
 use tails::{Tail, Which};
@@ -123,27 +124,64 @@ pub struct TailRequest {
     pub request: String,
 }
 
-/// The answer in one word and in a sentence.
+/// The answer in one word, the case of the rule that gave it with that case's numbers in one line, and in a
+/// sentence (the rule: `verdict.rs`, docs/report.md "The verdict").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub kind: VerdictKind,
-    /// "GC explains 94 % of requests above p99 (pauses cover 3 % of the time)".
+    /// The case of the rule that decided (absent from records written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<VerdictRule>,
+    /// How much lower p99 is without the GC's time (0–1; at least this much when the recomputed p99 is only an upper
+    /// bound): what the rule weighs first.
+    #[serde(default)]
+    pub p99_drop: f64,
+    /// The rule's numbers in one line, as the terminal prints it after the kind: "p99 454.0 → 441.9 ms without GC
+    /// (−2.7 %, below the 10 % that makes GC a cause); 83 % of 2226 requests above p99 overlapped GC, chance 81 %:
+    /// saturation, requests this long meet GC whatever slows them".
+    #[serde(default)]
+    pub summary: String,
+    /// The sentence: what the verdict means, then `summary` (and p99.9 without GC when it is lower).
     pub text: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictKind {
-    /// Most of the tail overlapped GC stops, far more than chance gives.
+    /// Taking the GC's time out lowers p99 materially, and most of the tail overlapped GC stops.
     Gc,
-    /// Clearly more of the tail than chance overlapped GC stops, but not most of it.
+    /// Taking the GC's time out lowers p99 materially, but most of the tail did not overlap a GC stop.
     PartlyGc,
-    /// Safepoints that are no GC explain most of the tail.
+    /// Safepoints that are no GC explain most of the tail (and GC's time does not).
     Safepoint,
-    /// The tail overlaps GC stops about as often as chance gives: look elsewhere.
+    /// Taking the GC's time out leaves p99 about where it is: GC overlapped the tail (by chance, under saturation, or
+    /// beside what really makes it slow) or not at all.
     NotGc,
-    /// Too few requests in the tail, or GC stops everywhere (chance alone would give most), to tell.
+    /// Too few requests in the tail to tell.
     CannotTell,
+}
+
+/// Which case of the verdict's rule decided, in the rule's order (`verdict::rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictRule {
+    /// Fewer than `verdict::MIN_TAIL_REQUESTS` requests above p99.
+    TooFew,
+    /// p99 drops by at least `verdict::MATERIAL_DROP` without GC, and most of the tail overlapped GC.
+    GcMakesTheTail,
+    /// p99 drops by at least `verdict::MATERIAL_DROP` without GC, but most of the tail did not overlap GC.
+    GcMakesPart,
+    /// Most of the tail overlapped safepoints that are no GC, far beyond chance.
+    Safepoints,
+    /// No GC pause or stall during the run.
+    NoGcStop,
+    /// GC overlapped the tail, but requests this long meet GC whatever slows them (chance ≥ 50 %): saturation,
+    /// queueing.
+    Saturation,
+    /// GC overlapped the tail clearly beyond chance, but its time is not what makes the tail.
+    OverlapWithoutEffect,
+    /// GC overlapped the tail about as often as chance gives.
+    AboutChance,
 }
 
 /// The JVM's stops on the run's clock: `run_start_unix_us` is the wall time of the run's start instant
@@ -240,10 +278,10 @@ fn unexplained(slowest_first: &[SlowRequest], request_names: &[String], stops: &
         .map(|request| TailRequest {
             at_s: request.began_us() as f64 / 1e6,
             latency_ms: f64::from(request.latency_us) / 1000.0,
-            request: request_names
-                .get(usize::from(request.request))
-                .cloned()
-                .unwrap_or_else(|| format!("#{}", request.request)),
+            request: match request.request {
+                NEVER_SENT => "(never sent: its connection was busy until the end)".to_string(),
+                index => request_names.get(usize::from(index)).cloned().unwrap_or_else(|| format!("#{index}")),
+            },
         })
         .collect()
 }

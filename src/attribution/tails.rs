@@ -4,9 +4,10 @@
 //! The rank rule is HdrHistogram's, so that the p99 here is the request `LatencySummary::p99` reports: among N
 //! requests in ascending order, the q-quantile is the request at rank `max(1, ⌈q × N⌉)`. The q tail is the requests
 //! ranked above it: the `N − rank` slowest (exactly 1,000 of 100,000 for p99; none for p99 of fewer than 101 requests).
-//! Ties with the percentile's latency are cut by rank too (slowest first, then the earlier). One difference remains:
-//! the histogram reports the top of the bucket its value falls in (3 significant digits: up to 0.1 % higher), this
-//! module the request's own microseconds.
+//! Ties with the percentile's latency are cut by rank too (slowest first, then the earlier). The run's slow requests
+//! hold every latency its histogram holds (answers, timeouts, and the waits of requests left waiting at the end), so
+//! the N and the ranks are the histogram's; and a latency is given in milliseconds as the histogram gives it, the top
+//! of its bucket ([`Latency::ms`]): the p99 here is the very figure of the run's tables.
 //!
 //! The store keeps exactly the requests slower than its threshold; the others are only known to be at most the
 //! threshold. A latency at a position the store did not keep is reported as the threshold, marked `at_most`.
@@ -30,9 +31,18 @@ pub struct Latency {
 }
 
 impl Latency {
+    /// In milliseconds as the engine's histogram reports a latency: the top of the bucket it falls in (3 significant
+    /// digits, so up to 0.1 % above the request's own microseconds), which is what `LatencySummary` gives.
     pub fn ms(self) -> f64 {
-        self.us as f64 / 1000.0
+        bucket_top_us(self.us) as f64 / 1000.0
     }
+}
+
+/// The highest latency (µs) the engine's histogram does not tell apart from `us`: what it reports for `us`.
+pub fn bucket_top_us(us: u64) -> u64 {
+    static SCALE: std::sync::LazyLock<hdrhistogram::Histogram<u64>> =
+        std::sync::LazyLock::new(crate::load::recorder::new_histogram);
+    SCALE.highest_equivalent(us.clamp(1, crate::load::recorder::MAX_LATENCY_US))
 }
 
 /// One tail: how many requests it holds, the slowest of them the store kept, and its percentile.

@@ -54,6 +54,11 @@ fn run(kept: Vec<SlowRequest>) -> SlowRequests {
     slow
 }
 
+/// A latency as the engine's histogram reports it (the top of its bucket), in ms: 3,000 µs is 3.001 ms.
+fn ms(us: u64) -> f64 {
+    tails::bucket_top_us(us) as f64 / 1000.0
+}
+
 fn names() -> Vec<String> {
     vec!["GET /kv/{key}".to_string()]
 }
@@ -87,7 +92,8 @@ fn a_tail_inside_the_pauses_is_blamed_on_gc() {
     let p99 = &attribution.p99;
     // 10,000 requests: 100 above p99 (rank 9,900), the 12 ms ones; p99 itself is the slowest 3 ms request.
     assert_eq!((p99.requests, p99.examined, p99.gc_overlap, p99.safepoint_overlap), (100, 100, 100, 0));
-    assert_eq!((p99.above_ms, p99.percentile_ms), (3.0, 3.0));
+    assert_eq!((p99.above_ms, p99.percentile_ms), (ms(3_000), ms(3_000)));
+    assert_eq!(p99.percentile_ms, 3.001, "as the histogram reports 3,000 µs: the top of its bucket");
     // Chance for 12 ms: (10 × 10 ms covered + 10 × 12 ms before them) / 10 s = 2.2 %.
     assert!((p99.gc_chance - 0.022).abs() < 1e-12, "{}", p99.gc_chance);
     assert_eq!((attribution.gc_time_share, p99.gc_time_share), (0.01, 0.01));
@@ -97,13 +103,22 @@ fn a_tail_inside_the_pauses_is_blamed_on_gc() {
     assert_eq!((p99.recomputed_ms, p99.recomputed_at_most), (2.0, false));
     assert_eq!(
         (attribution.p999.requests, attribution.p999.percentile_ms, attribution.p999.recomputed_ms),
-        (10, 12.0, 3.0)
+        (10, ms(12_000), ms(3_000))
     );
-    assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::Gc, Some(VerdictRule::GcMakesTheTail)));
+    assert!((verdict.p99_drop - (3.001 - 2.0) / 3.001).abs() < 1e-12, "{}", verdict.p99_drop);
     assert_eq!(
-        attribution.verdict.text,
-        "GC explains 100 % of requests above p99 (pauses cover 1.0 % of the time; chance alone: 2.2 %). Without GC \
-         pauses, p99 would be 2.0 ms instead of 3.0 ms, p99.9 3.0 ms instead of 12 ms"
+        verdict.summary,
+        "p99 3.001 → 2.000 ms without GC (−33 %, at least the 10 % that makes GC a cause); 100 % of 100 requests \
+         above p99 overlapped GC pauses (chance 2.2 %)"
+    );
+    assert_eq!(
+        verdict.text,
+        format!(
+            "GC makes this tail: {}. Without GC pauses, p99.9 would be 3.001 ms instead of 12.01 ms",
+            verdict.summary
+        )
     );
 }
 
@@ -112,7 +127,7 @@ fn the_slowest_hundred_and_the_unexplained_requests() {
     let attribution = attribute_slow(100, &every_second(StopKind::GcPause, 0));
     let slowest = &attribution.slowest;
     assert_eq!((slowest.requests, slowest.examined, slowest.gc_overlap), (100, 100, 100));
-    assert_eq!((slowest.above_ms, slowest.percentile_ms, slowest.recomputed_ms), (12.0, 12.0, 3.0));
+    assert_eq!((slowest.above_ms, slowest.percentile_ms, slowest.recomputed_ms), (ms(12_000), ms(12_000), ms(3_000)));
     // The ten slowest that met nothing are 3 ms requests, the earliest first.
     assert_eq!(attribution.unexplained.len(), 10);
     assert_eq!(
@@ -128,24 +143,51 @@ fn a_tail_meeting_pauses_as_often_as_chance_is_not_gc() {
     // 2 of the 100 meet a pause: 2 % against 2.2 % by chance.
     let attribution = attribute_slow(2, &every_second(StopKind::GcPause, 0));
     assert_eq!(attribution.p99.gc_overlap, 2);
-    assert_eq!(attribution.verdict.kind, VerdictKind::NotGc);
+    assert_eq!(attribution.p99.recomputed_ms, ms(3_000), "the 98 untouched 12 ms requests hold p99 where it was");
+    assert_eq!(
+        (attribution.verdict.kind, attribution.verdict.rule),
+        (VerdictKind::NotGc, Some(VerdictRule::AboutChance))
+    );
     assert_eq!(
         attribution.verdict.text,
-        "GC does not explain this tail: 2.0 % of requests above p99 overlap GC pauses, no more than what chance gives \
-         (2.2 %)"
+        "GC does not explain this tail: p99 3.001 → 3.001 ms without GC (unchanged, below the 10 % that makes GC a \
+         cause); 2.0 % of 100 requests above p99 overlapped GC pauses, no more than chance gives (2.2 %)"
     );
-    assert_eq!(attribution.p99.recomputed_ms, 3.0, "the 98 untouched 12 ms requests hold p99 where it was");
 }
 
 #[test]
-fn a_third_of_the_tail_in_the_pauses_is_partly_gc() {
+fn a_third_of_the_tail_in_the_pauses_that_leaves_p99_where_it_was_is_not_gc() {
+    // 30 % of the tail met a pause, far beyond chance, but the 70 untouched 12 ms requests hold p99 where it was.
     let attribution = attribute_slow(30, &every_second(StopKind::GcPause, 0));
     assert_eq!(attribution.p99.gc_overlap, 30);
-    assert_eq!(attribution.verdict.kind, VerdictKind::PartlyGc);
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::NotGc, Some(VerdictRule::OverlapWithoutEffect)));
+    assert_eq!(verdict.p99_drop, 0.0);
     assert_eq!(
-        attribution.verdict.text,
-        "GC explains part of this tail: 30 % of requests above p99 overlap GC pauses, against 2.2 % by chance \
-         (pauses cover 1.0 % of the time)"
+        verdict.text,
+        "GC overlapped this tail but is not what makes it: p99 3.001 → 3.001 ms without GC (unchanged, below the \
+         10 % that makes GC a cause); 30 % of 100 requests above p99 overlapped GC pauses, beyond chance (2.2 %), yet \
+         their time is not what makes these requests slow"
+    );
+}
+
+#[test]
+fn a_p99_that_falls_without_gc_though_most_of_the_tail_met_none_is_partly_gc() {
+    // 40 requests of 12 ms hold 10 ms of a pause each; 90 of 11 ms meet none. The p99 tail is the 40 and 60 of the
+    // 90, p99 an 11 ms request; without GC the 40 are 2 ms, and p99 (position 101) is a 3 ms quiet request.
+    let meeting = slow_requests(40, 40);
+    let others = (0..90).map(|index| request((index / 9) * SECOND + SECOND / 5 + index % 9, 11_000));
+    let kept = [meeting, others.collect(), quiet_requests()].concat();
+    let attribution = attribute(&run(kept), &names(), &every_second(StopKind::GcPause, 0), RUN_US, clock(0.0));
+    let p99 = &attribution.p99;
+    assert_eq!((p99.examined, p99.gc_overlap), (100, 40));
+    assert_eq!((p99.percentile_ms, p99.recomputed_ms), (ms(11_000), ms(3_000)));
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::PartlyGc, Some(VerdictRule::GcMakesPart)));
+    assert_eq!(
+        verdict.summary,
+        "p99 11.01 → 3.001 ms without GC (−73 %, at least the 10 % that makes GC a cause); only 40 % of 100 requests \
+         above p99 overlapped GC pauses (chance 2.1 %): the rest of the tail is slow for another reason"
     );
 }
 
@@ -162,7 +204,9 @@ fn a_tail_inside_other_safepoints_is_blamed_on_them() {
     assert_eq!(attribution.verdict.kind, VerdictKind::Safepoint);
     assert_eq!(
         attribution.verdict.text,
-        "Safepoints that are not GC explain 100 % of requests above p99 (chance alone: 2.2 %; the longest 10 ms)"
+        "Safepoints that are not GC make this tail: 100 % of 100 requests above p99 overlapped safepoints that are \
+         not GC (chance 2.2 %; the longest 10 ms); p99 3.001 → 3.001 ms without GC (unchanged, below the 10 % that \
+         makes GC a cause)"
     );
     assert!(attribution.unexplained.iter().all(|request| request.latency_ms == 3.0));
 }
@@ -171,7 +215,10 @@ fn a_tail_inside_other_safepoints_is_blamed_on_them() {
 fn stalls_explain_a_tail_as_pauses_do() {
     let attribution = attribute_slow(100, &every_second(StopKind::GcStall, 0));
     assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
-    assert!(attribution.verdict.text.starts_with("GC explains 100 % of requests above p99 (stalls cover 1.0 %"));
+    assert!(attribution.verdict.text.starts_with("GC makes this tail: p99 3.001 → 2.000 ms without GC (−33 %"));
+    assert!(
+        attribution.verdict.summary.ends_with("100 % of 100 requests above p99 overlapped GC stalls (chance 2.2 %)")
+    );
 }
 
 #[test]
@@ -180,8 +227,9 @@ fn a_run_without_gc_stops_is_not_gc() {
     assert_eq!((attribution.p99.gc_overlap, attribution.p99.gc_chance), (0, 0.0));
     assert_eq!(attribution.verdict.kind, VerdictKind::NotGc);
     assert_eq!(attribution.verdict.text, "GC does not explain this tail: no GC pause or stall during the run");
+    assert_eq!(attribution.verdict.rule, Some(VerdictRule::NoGcStop));
     assert_eq!(attribution.unexplained.len(), 10);
-    assert_eq!(attribution.unexplained[0].latency_ms, 12.0);
+    assert_eq!(attribution.unexplained[0].latency_ms, 12.0, "a request's own latency, not a histogram figure");
 }
 
 #[test]
@@ -206,7 +254,7 @@ fn every_twenty_ms(kind: StopKind, offset_us: i64) -> Vec<Window> {
 }
 
 #[test]
-fn pauses_everywhere_that_took_no_more_of_the_tails_time_than_of_the_runs_are_not_gc() {
+fn pauses_everywhere_that_leave_p99_where_it_was_are_saturation_not_gc() {
     // A 12 ms request meets a 10 ms pause every 20 ms (10 + 12) / 20 of the time, beyond chance's ceiling; the slow
     // requests, [0.498 s, 0.510 s] in each second (plus 0–9 µs), hold 5 ms (plus those µs) of the pause at 0.505 s:
     // 42 % of their time, less than the 50 % of the run the pauses cover.
@@ -216,15 +264,14 @@ fn pauses_everywhere_that_took_no_more_of_the_tails_time_than_of_the_runs_are_no
         (attribution.p99.gc_time_share, attribution.p99.gc_latency_share),
         (0.5, (100.0 * 5_000.0 + 10.0 * 45.0) / (100.0 * 12_000.0))
     );
-    assert_eq!(attribution.verdict.kind, VerdictKind::NotGc);
-    assert!(
-        attribution.verdict.text.starts_with(
-            "GC does not explain this tail: requests above p99 spent 42 % of their time in GC pauses, less than the \
-             50 % of the run they cover (they are everywhere: 100 % of these requests overlap one, 100 % would by \
-             chance)"
-        ),
-        "{}",
-        attribution.verdict.text
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::NotGc, Some(VerdictRule::Saturation)));
+    assert_eq!(
+        verdict.text,
+        "GC overlapped this tail but is not what makes it: p99 3.001 → 3.001 ms without GC (unchanged, below the 10 % \
+         that makes GC a cause); 100 % of 100 requests above p99 overlapped GC pauses, chance 100 %: saturation, \
+         requests this long meet GC whatever slows them. Without GC pauses, p99.9 would be 6.999 ms instead of \
+         12.01 ms"
     );
 }
 
@@ -233,14 +280,30 @@ fn a_tail_that_spent_most_of_its_time_in_stalls_that_are_everywhere_is_gc() {
     // The same storm of 10 ms stalls every 20 ms, now at 0.500 s: each slow request spends 10 of its 12 ms in one.
     let attribution = attribute_slow(100, &every_twenty_ms(StopKind::GcStall, 0));
     assert_eq!(attribution.p99.gc_latency_share, 10.0 / 12.0);
-    assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
+    // Overlap cannot tell (chance is 100 %); the GC's time can: without it p99 falls by a third.
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::Gc, Some(VerdictRule::GcMakesTheTail)), "{}", verdict.text);
+    assert!(verdict.summary.ends_with("100 % of 100 requests above p99 overlapped GC stalls (chance 100 %)"));
+}
+
+#[test]
+fn a_tail_that_met_gc_far_less_often_than_chance_is_not_saturation_but_about_chance() {
+    // 2 ms pauses every 20 ms from 11 ms on: a 12 ms request meets one (2 + 12) / 20 = 70 % of the time by chance,
+    // but the slow ones, [0.498 s, 0.510 s] in each second, fit between those at 0.491 s and 0.511 s.
+    let windows: Vec<Window> = (0..500)
+        .map(|n| Window { start_us: n * 20_000 + 11_000, end_us: n * 20_000 + 13_000, kind: StopKind::GcPause })
+        .collect();
+    let attribution = attribute_slow(100, &windows);
+    assert_eq!(attribution.p99.gc_overlap, 0);
+    assert!((attribution.p99.gc_chance - 0.7).abs() < 1e-3, "{}", attribution.p99.gc_chance);
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::NotGc, Some(VerdictRule::AboutChance)), "{}", verdict.text);
     assert!(
-        attribution.verdict.text.starts_with(
-            "GC explains this tail: requests above p99 spent 83 % of their time in GC stalls, which cover 50 % of the \
-             run (they are everywhere: 100 % of these requests overlap one, 100 % would by chance)"
-        ),
+        verdict
+            .summary
+            .ends_with("0 % of 100 requests above p99 overlapped GC pauses, no more than chance gives (70 %)"),
         "{}",
-        attribution.verdict.text
+        verdict.summary
     );
 }
 
@@ -279,7 +342,7 @@ fn a_hundred_thousand_request_tail_is_attributed_exactly_and_fast() {
     assert_eq!((p99.requests, p99.examined, p99.gc_overlap), (100_000, 100_000, 100_000));
     // Chance for 12 ms against 10 ms every 100 ms: 22 %.
     assert!((p99.gc_chance - 0.22).abs() < 1e-12, "{}", p99.gc_chance);
-    assert_eq!((p99.percentile_ms, p99.recomputed_ms), (3.0, 2.0));
+    assert_eq!((p99.percentile_ms, p99.recomputed_ms), (ms(3_000), 2.0));
     assert_eq!(attribution.verdict.kind, VerdictKind::Gc);
     // A quadratic pass (every request against every pause: 2·10⁹ tests) would take minutes even in release.
     assert!(elapsed.as_secs_f64() < 10.0, "{elapsed:?}");
@@ -294,12 +357,13 @@ fn the_printout_gives_the_verdict_the_tails_the_stops_the_clock_and_the_unexplai
         cross_check_ms: Some(0.05),
         ..attribution.clock
     };
-    let expected = "  Is it the GC?  GC explains 100 % of requests above p99 (pauses cover 1.0 % of the time; chance alone: 2.2 %).
-                 Without GC pauses, p99 would be 2.0 ms instead of 3.0 ms, p99.9 3.0 ms instead of 12 ms.
+    let expected = "  Is it the GC?  GC makes this tail: p99 3.001 → 2.000 ms without GC (−33 %, at least the 10 % that makes GC a cause);
+                 100 % of 100 requests above p99 overlapped GC pauses (chance 2.2 %).
+                 Without GC pauses, p99.9 would be 3.001 ms instead of 12.01 ms.
                  tail         requests  overlapped GC  chance  other safepoints  chance  ms → without GC
-                 p99               100    100 (100 %)   2.2 %           0 (0 %)     0 %  3.000 → 2.000
-                 p99.9              10     10 (100 %)   2.2 %           0 (0 %)     0 %  12.00 → 3.000
-                 slowest 100       100    100 (100 %)   2.2 %           0 (0 %)     0 %  12.00 → 3.000
+                 p99               100    100 (100 %)   2.2 %           0 (0 %)     0 %  3.001 → 2.000
+                 p99.9              10     10 (100 %)   2.2 %           0 (0 %)     0 %  12.01 → 3.001
+                 slowest 100       100    100 (100 %)   2.2 %           0 (0 %)     0 %  12.01 → 3.001
                  stops in the run: 10 GC pauses (longest 10.00 ms); GC 1.0 % of the time
                  clock: uptime from PerfData and the GC log, ± 0.210 ms (sources 0.050 ms apart); stops widened by it
                  slowest requests that met no stop (look elsewhere: locks, the network, the generator):
@@ -330,8 +394,58 @@ fn a_tail_the_store_kept_in_part_and_a_bounded_recomputation_are_marked_in_the_p
     assert_eq!(
         row.split_whitespace().collect::<Vec<_>>(),
         [
-            "p99", "100", "(80", "kept)", "80", "(100", "%)", "4.4", "%", "0", "(0", "%)", "2.2", "%", "3.000", "→",
-            "≤", "3.000"
+            "p99", "100", "(80", "kept)", "80", "(100", "%)", "4.4", "%", "0", "(0", "%)", "2.2", "%", "3.001", "→",
+            "≤", "3.001"
         ]
+    );
+}
+
+/// A p99 tail of `examined` requests, `overlap` of them over GC against `chance`, p99 `measured` → `without` ms.
+fn tail_of(examined: u64, overlap: u64, chance: f64, measured: f64, without: f64, at_most: bool) -> TailShare {
+    TailShare {
+        requests: examined,
+        examined,
+        above_ms: measured,
+        gc_overlap: overlap,
+        safepoint_overlap: 0,
+        gc_time_share: 0.03,
+        gc_chance: chance,
+        safepoint_chance: 0.0,
+        percentile_ms: measured,
+        recomputed_ms: without,
+        percentile_at_most: false,
+        recomputed_at_most: at_most,
+        gc_latency_share: 0.03,
+    }
+}
+
+#[test]
+fn the_cases_issue_21_reported_are_judged_by_their_effect() {
+    let pauses = StopCounts { gc_pauses: 40, longest_gc_pause_ms: 20.0, ..StopCounts::default() };
+    let stalls = StopCounts { gc_stalls: 400, ..pauses };
+    let judged = |p99: TailShare, stops: &StopCounts| {
+        let verdict = verdict(&p99, &p99, stops);
+        (verdict.kind, verdict.rule.unwrap())
+    };
+    // 10,000 connections: 83 % of the tail overlapped GC, chance 81 %, p99 454.0 → 441.9 ms: saturation, not GC.
+    let c10000 = tail_of(2226, 1848, 0.81, 454.0, 441.9, false);
+    assert_eq!(judged(c10000, &pauses), (VerdictKind::NotGc, VerdictRule::Saturation));
+    // 1,000 connections: 89 % against 92 % by chance, 48.61 → 48.24 ms (once "partly GC").
+    let c1000 = tail_of(2226, 1981, 0.92, 48.61, 48.24, false);
+    assert_eq!(judged(c1000, &pauses), (VerdictKind::NotGc, VerdictRule::Saturation));
+    // Tomcat, -Xmx256m Shenandoah: 70 % of 159 overlapped against 2.5 %, p99 9.496 → 9.496 ms (once "GC").
+    let shenandoah = tail_of(159, 111, 0.025, 9.496, 9.496, false);
+    assert_eq!(judged(shenandoah, &pauses), (VerdictKind::NotGc, VerdictRule::OverlapWithoutEffect));
+    // Tomcat, -Xmx32m ZGC: 100 % against 100 %, p99 264.7 → ≤ 165.2 ms (once "not GC"): GC.
+    let zgc = tail_of(159, 159, 1.0, 264.7, 165.2, true);
+    let verdict = verdict(&zgc, &zgc, &stalls);
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::Gc, Some(VerdictRule::GcMakesTheTail)));
+    assert!(
+        verdict.summary.starts_with(
+            "p99 264.7 → ≤ 165.2 ms without GC (at least −38 %, at least the 10 % that makes GC a cause); 100 % of 159 \
+             requests above p99 overlapped GC pauses and stalls (chance 100 %)"
+        ),
+        "{}",
+        verdict.summary
     );
 }

@@ -115,17 +115,49 @@ impl JvmWindow {
         self.log_share(|pauses| Some(pauses.total_ms)).or(self.gc_time_pct)
     }
 
-    /// Stall time (threads waiting for the collector outside pauses, summed over threads) as % of the window.
+    /// The share of the window (%) during which at least one thread was stalled waiting for the collector outside a
+    /// pause: the stalls' union, so threads stalled at the same time count once and it never passes 100 %.
     pub fn stalled_pct(&self) -> Option<f64> {
-        self.log_share(|pauses| Some(pauses.stall_total_ms))
+        let pauses = self.pauses.as_ref()?;
+        self.covered_pct(pauses.stalls.iter())
     }
 
-    /// What the application waited for the collector, as % of the window: pause share plus stall share (stalls are
-    /// summed over the threads that waited, so with many stalled threads this can pass 100 %). Pauses alone when the
-    /// log has no stall figure.
+    /// Threads stalled waiting for the collector, on average over the window: stall thread-seconds per second (the
+    /// stalls summed over threads). 4.35 means four to five threads waited at any time; it is not a share of time.
+    pub fn stalled_threads(&self) -> Option<f64> {
+        self.log_share(|pauses| Some(pauses.stall_total_ms)).map(|pct| pct / 100.0)
+    }
+
+    /// What the application waited for the collector, as % of the window: the share during which it was paused or
+    /// at least one thread was stalled (the union of pauses and stalls: at most 100 %). jstat's GC time share when
+    /// there is no GC log.
     pub fn gc_wait_pct(&self) -> Option<f64> {
-        let paused = self.paused_pct()?;
-        Some(paused + self.stalled_pct().unwrap_or(0.0))
+        match &self.pauses {
+            Some(pauses) => self.covered_pct(pauses.pauses.iter().chain(&pauses.stalls)),
+            None => self.paused_pct(),
+        }
+    }
+
+    /// The share of the window (%) covered by the union of `stops` ((uptime start s, length ms, kind)), each clipped
+    /// to the window; None for a window of no length.
+    fn covered_pct<'a>(&self, stops: impl Iterator<Item = &'a (f64, f64, String)>) -> Option<f64> {
+        let (from, to) = (self.uptime_start_s, self.uptime_end_s);
+        if to <= from {
+            return None;
+        }
+        let mut spans: Vec<(f64, f64)> = stops
+            .map(|(start, ms, _)| (start.max(from), (start + ms / 1000.0).min(to)))
+            .filter(|(start, end)| end > start)
+            .collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (mut covered, mut reach) = (0.0, from);
+        for (start, end) in spans {
+            if end > reach {
+                covered += end - start.max(reach);
+                reach = end;
+            }
+        }
+        Some(covered / (to - from) * 100.0)
     }
 
     /// Time stopped at safepoints (GC or not) as % of the window, when the GC log has safepoint lines.
@@ -291,6 +323,40 @@ mod tests {
     use crate::jvm::gclog::parse_path;
 
     #[test]
+    fn stalls_of_threads_in_parallel_count_once_in_the_share_of_time_and_each_in_the_threads_stalled() {
+        // A 10 s window (uptime 10–20 s): a 1 s pause at 11 s; five threads stalled together 4 s from 14 s; one
+        // stall from 19.5 s running 1 s past the window's end.
+        let stall = |start: f64, ms: f64| (start, ms, "Allocation Stall".to_string());
+        let mut stalls: Vec<_> = (0..5).map(|_| stall(14.0, 4_000.0)).collect();
+        stalls.push(stall(19.5, 1_000.0));
+        let window = JvmWindow {
+            uptime_start_s: 10.0,
+            uptime_end_s: 20.0,
+            pauses: Some(WindowPauses {
+                count: 1,
+                total_ms: 1_000.0,
+                pauses: vec![(11.0, 1_000.0, "Pause Young".to_string())],
+                stall_count: 6,
+                stall_total_ms: 21_000.0,
+                stalls,
+                ..WindowPauses::default()
+            }),
+            ..JvmWindow::default()
+        };
+        let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-9;
+        // Threads stalled 4.5 s of the 10 (the union, the last clipped at the end): 45 %, never the summed 210 %.
+        assert!(close(window.stalled_pct(), 45.0), "{:?}", window.stalled_pct());
+        // 21 thread-seconds in 10 s: 2.1 threads on average.
+        assert!(close(window.stalled_threads(), 2.1), "{:?}", window.stalled_threads());
+        // Paused or stalled: 1 + 4.5 s of 10.
+        assert!(close(window.gc_wait_pct(), 55.0), "{:?}", window.gc_wait_pct());
+        assert!(close(window.paused_pct(), 10.0));
+        // Without a GC log: jstat's share, and no stall figure.
+        let no_log = JvmWindow { pauses: None, gc_time_pct: Some(3.0), ..window };
+        assert_eq!((no_log.gc_wait_pct(), no_log.stalled_pct(), no_log.stalled_threads()), (Some(3.0), None, None));
+    }
+
+    #[test]
     fn a_phase_window_carries_the_stalls_it_met_and_counts_only_their_time_inside_it() {
         // zgc-jdk17-stalls.log (JDK 17 ZGC in 32 MB): its `Allocation Stall (main) d ms` lines (start = uptime − d)
         // that overlap the window 0.30..0.37 s; their time is counted only inside it.
@@ -316,8 +382,12 @@ mod tests {
         assert_eq!(window.stall_max_ms, met.iter().map(|(_, ms)| *ms).fold(0.0, f64::max));
         assert!(window.stalls.iter().all(|(_, _, kind)| kind == "allocation_stall"));
         let jvm = JvmWindow { uptime_start_s: from, uptime_end_s: to, pauses: Some(window), ..JvmWindow::default() };
+        // Stall thread-seconds per second of the window: the stalls' time inside it summed over threads.
+        let threads = jvm.stalled_threads().unwrap();
+        assert!((threads - inside / 1000.0 / (to - from)).abs() < 1e-9, "{threads}");
+        // The share of time some thread was stalled is at most the sum, and at most 100 %.
         let stalled = jvm.stalled_pct().unwrap();
-        assert!((stalled - inside / 1000.0 / (to - from) * 100.0).abs() < 1e-6);
+        assert!(stalled > 0.0 && stalled <= (threads * 100.0).min(100.0) + 1e-9, "{stalled}");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use super::pause_correction::record_corrected;
-use super::slow::{CAPACITY_PER_THREAD, SlowRequests};
+use super::slow::{CAPACITY_PER_THREAD, SlowRequest, SlowRequests};
 use super::tls::TlsFailure;
 use super::transport::Negotiated;
 
@@ -30,6 +30,31 @@ pub fn new_histogram() -> Histogram<u64> {
 /// down the minimum and the low percentiles (every run with a duration ends with such requests in flight).
 pub fn tells_about_the_tail(wait_us: u64, usual_us: u64) -> bool {
     wait_us > usual_us
+}
+
+/// The request index a never-sent request has among the slow requests: none was picked for it.
+pub const NEVER_SENT: u16 = u16::MAX;
+
+/// A request left waiting when the run ended: its wait so far (from its intended send), from its actual send (0 when
+/// never sent), and the run's end on its clock (µs since the engine's start instant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeftWaiting {
+    pub wait_us: u64,
+    pub service_us: u64,
+    pub ended_us: u64,
+}
+
+impl LeftWaiting {
+    fn slow_request(self, request: usize) -> SlowRequest {
+        let clamp = |us: u64| u32::try_from(us).unwrap_or(u32::MAX);
+        SlowRequest {
+            done_us: self.ended_us,
+            latency_us: clamp(self.wait_us),
+            service_us: clamp(self.service_us),
+            request: u16::try_from(request).unwrap_or(NEVER_SENT),
+            failed: false,
+        }
+    }
 }
 
 /// Errors by class: the one list of the classes, which a result's `errors` (`result::ErrorSummary`) holds flattened
@@ -310,24 +335,28 @@ impl Recorder {
         self.pause_corrected_response(uncorrected_us, expected_interval_us);
     }
 
-    /// At the end of the run: a request sent but not answered, which had waited `wait_us` (from its intended send).
-    /// Counted, never as a completed request; its wait enters the latency as a lower bound when it tells about the
-    /// tail (see [`tells_about_the_tail`]), in the closed model corrected against `usual_us` like a response.
-    pub fn unfinished_at_end(&mut self, request: usize, wait_us: u64, usual_us: u64) {
-        self.unfinished.add(wait_us);
-        if tells_about_the_tail(wait_us, usual_us) {
-            self.record_wait(Some(request), wait_us);
-            self.pause_corrected_response(wait_us, usual_us);
+    /// At the end of the run: a request sent but not answered. Counted, never as a completed request; its wait
+    /// enters the latency as a lower bound when it tells about the tail (see [`tells_about_the_tail`]), in the closed
+    /// model corrected against `usual_us` like a response, and is offered to the slow requests like any latency the
+    /// histogram holds (so that the tails "is it the GC?" ranks are the histogram's: one p99 everywhere).
+    pub fn unfinished_at_end(&mut self, request: usize, left: LeftWaiting, usual_us: u64) {
+        self.unfinished.add(left.wait_us);
+        if tells_about_the_tail(left.wait_us, usual_us) {
+            self.record_wait(Some(request), left.wait_us);
+            self.pause_corrected_response(left.wait_us, usual_us);
+            self.slow.offer(left.slow_request(request));
         }
     }
 
-    /// At the end of an open-model run: a request that fell due `wait_us` before the end and was never sent because
-    /// its connection (whose usual answer takes `usual_us`) was busy. Counted; its wait enters the latency as a lower
-    /// bound when it tells about the tail. It has no request name (none was picked) and no send time.
-    pub fn never_sent_at_end(&mut self, wait_us: u64, usual_us: u64) {
-        self.never_sent.add(wait_us);
-        if tells_about_the_tail(wait_us, usual_us) {
-            self.record_wait(None, wait_us);
+    /// At the end of an open-model run: a request that fell due before the end and was never sent because its
+    /// connection (whose usual answer takes `usual_us`) was busy. Counted; its wait enters the latency as a lower
+    /// bound when it tells about the tail, and the slow requests as [`NEVER_SENT`]. It has no request name (none was
+    /// picked) and no send time.
+    pub fn never_sent_at_end(&mut self, left: LeftWaiting, usual_us: u64) {
+        self.never_sent.add(left.wait_us);
+        if tells_about_the_tail(left.wait_us, usual_us) {
+            self.record_wait(None, left.wait_us);
+            self.slow.offer(left.slow_request(usize::from(NEVER_SENT)));
         }
     }
 
@@ -438,13 +467,21 @@ mod tests {
     #[test]
     fn a_request_left_waiting_enters_the_latency_only_when_slower_than_its_connections_usual_answer() {
         let mut recorder = Recorder::new(1, true);
-        recorder.unfinished_at_end(0, 500, 1_000);
-        recorder.never_sent_at_end(800, 1_000);
+        let left = |wait_us: u64, service_us: u64| LeftWaiting { wait_us, service_us, ended_us: 9_000 };
+        recorder.unfinished_at_end(0, left(500, 500), 1_000);
+        recorder.never_sent_at_end(left(800, 0), 1_000);
         assert_eq!(recorder.total.latency.len(), 0, "shorter than a usual answer: counted, not recorded");
-        recorder.unfinished_at_end(0, 5_000, 1_000);
-        recorder.never_sent_at_end(3_000, 1_000);
-        recorder.never_sent_at_end(2_000, 0);
+        assert_eq!(recorder.slow.offered, 0, "nor offered to the slow requests");
+        recorder.unfinished_at_end(0, left(5_000, 4_000), 1_000);
+        recorder.never_sent_at_end(left(3_000, 0), 1_000);
+        recorder.never_sent_at_end(left(2_000, 0), 0);
         assert_eq!(recorder.total.latency.len(), 3);
+        // The slow requests hold the very latencies the histogram holds, ending at the run's end.
+        assert_eq!(recorder.slow.offered, recorder.total.latency.len());
+        let mut kept: Vec<(u64, u32, u32, u16)> =
+            recorder.slow.kept.iter().map(|r| (r.done_us, r.latency_us, r.service_us, r.request)).collect();
+        kept.sort();
+        assert_eq!(kept, [(9_000, 2_000, 0, NEVER_SENT), (9_000, 3_000, 0, NEVER_SENT), (9_000, 5_000, 4_000, 0)]);
         assert_eq!(recorder.interval.latency.len(), 3, "in the second they were measured in, like any wait");
         assert_eq!(recorder.uncorrected.as_ref().unwrap().len(), 0, "not in the latency from the actual send");
         assert_eq!(recorder.unfinished, Waiting { count: 2, longest_us: 5_000 });
@@ -500,10 +537,10 @@ mod tests {
     #[test]
     fn merging_adds_counts_and_keeps_the_longest_wait_and_the_busiest_thread() {
         let mut first = Recorder::new(1, true);
-        first.unfinished_at_end(0, 7_000, 0);
+        first.unfinished_at_end(0, LeftWaiting { wait_us: 7_000, service_us: 7_000, ended_us: 0 }, 0);
         (first.due, first.busiest_thread_cpu_pct, first.busiest_thread_busy_pct) = (100, 40.0, 90.0);
         let mut second = Recorder::new(1, true);
-        second.unfinished_at_end(0, 3_000, 0);
+        second.unfinished_at_end(0, LeftWaiting { wait_us: 3_000, service_us: 3_000, ended_us: 0 }, 0);
         second.slip(5_000);
         (second.due, second.busiest_thread_cpu_pct, second.busiest_thread_busy_pct) = (120, 70.0, 80.0);
         first.merge(&second);

@@ -490,7 +490,7 @@ impl BenchResult {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::load::recorder::Failure;
+    use crate::load::recorder::{Failure, LeftWaiting};
 
     /// The result of a one-second run of one request name that recorded what `recorder` holds.
     pub(crate) fn result_of(recorder: &Recorder) -> BenchResult {
@@ -558,8 +558,9 @@ pub(crate) mod tests {
     fn an_open_model_result_carries_what_was_left_waiting_and_the_generators_health() {
         let mut recorder = Recorder::new(1, true);
         recorder.response(0, 1_000, 800, 200, true);
-        recorder.unfinished_at_end(0, 2_500_000, 0);
-        recorder.never_sent_at_end(1_999_000, 0);
+        let left = |wait_us: u64| LeftWaiting { wait_us, service_us: 0, ended_us: 2_500_000 };
+        recorder.unfinished_at_end(0, left(2_500_000), 0);
+        recorder.never_sent_at_end(left(1_999_000), 0);
         recorder.slip(300);
         recorder.slip(4_000);
         (recorder.due, recorder.busiest_thread_cpu_pct, recorder.busiest_thread_busy_pct) = (3, 35.0, 40.0);

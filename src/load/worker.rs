@@ -15,7 +15,7 @@ use mio::{Events, Poll, Token};
 use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
 use super::h2::{Event, Scheme};
 use super::h2_link::H2Link;
-use super::recorder::{Failure, IntervalCounts, Recorder};
+use super::recorder::{Failure, IntervalCounts, LeftWaiting, Recorder};
 use super::request::RequestSet;
 use super::slow::SlowRequest;
 use super::status::OkStatus;
@@ -287,16 +287,21 @@ impl Worker<'_> {
         for index in 0..self.conns.len() {
             let conn = &self.conns[index];
             let usual = conn.recent_service.expected_interval_us();
+            let ended_us = micros(end.saturating_duration_since(self.start));
             if matches!(conn.state, State::Writing | State::Reading) || conn.resend_when_connected {
-                let wait = micros(end.saturating_duration_since(conn.intended));
-                self.recorder.unfinished_at_end(conn.request, wait, usual);
+                let wait_us = micros(end.saturating_duration_since(conn.intended));
+                let service_us =
+                    if conn.resend_when_connected { 0 } else { micros(end.saturating_duration_since(conn.sent)) };
+                let left = LeftWaiting { wait_us, service_us, ended_us };
+                self.recorder.unfinished_at_end(conn.request, left, usual);
             }
             if self.shared.rate.is_some() {
                 let due = self.slots_due_before(index, end);
                 self.recorder.due += due;
                 for slot in self.conns[index].next_slot..due {
                     let at = self.slot_time(index, slot).expect("a due slot is in the schedule");
-                    self.recorder.never_sent_at_end(micros(end.saturating_duration_since(at)), usual);
+                    let wait_us = micros(end.saturating_duration_since(at));
+                    self.recorder.never_sent_at_end(LeftWaiting { wait_us, service_us: 0, ended_us }, usual);
                 }
             }
         }

@@ -299,7 +299,13 @@ mod tests {
                     latency_ms: 20.0 + f64::from(rep),
                     request: "/get".to_string(),
                 }],
-                verdict: Verdict { kind, text: format!("repeat {rep} says {kind:?}") },
+                verdict: Verdict {
+                    kind,
+                    rule: None,
+                    p99_drop: 0.0,
+                    summary: String::new(),
+                    text: format!("repeat {rep} says {kind:?}"),
+                },
             },
         }
     }
@@ -356,7 +362,11 @@ mod tests {
         // Two repeats of 15 requests above p99 each are too few alone; their 30 together are judged: 27 over GC.
         let verdict = verdict_of(15, &[(14, VerdictKind::CannotTell), (13, VerdictKind::CannotTell)]);
         assert_eq!(verdict.kind, VerdictKind::Gc, "{}", verdict.text);
-        assert!(verdict.text.starts_with("GC explains 90 % of requests above p99"), "{}", verdict.text);
+        assert!(
+            verdict.summary.ends_with("90 % of 30 requests above p99 overlapped GC pauses (chance 5.0 %)"),
+            "{}",
+            verdict.text
+        );
         assert!(!verdict.text.contains("repeats differ"), "they did not differ");
     }
 

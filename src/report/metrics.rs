@@ -103,12 +103,17 @@ fn jvm_metrics() -> Vec<Metric> {
         Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, |f| {
             jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms))
         }),
-        // Threads waiting for the collector outside pauses (ZGC allocation stalls, Shenandoah allocation failures).
+        // Threads waiting for the collector outside pauses (ZGC allocation stalls, Shenandoah allocation failures):
+        // the share of the phase during which at least one was (at most 100 %), and how many were, on average.
         Metric::new("stall_pct", "GC stall %", Format::Percent, LOWER, |f| jvm(f, |j| j.stalled_pct())),
+        Metric::new("stalled_threads", "GC-stalled threads (mean)", Format::Percent, LOWER, |f| {
+            jvm(f, |j| j.stalled_threads())
+        }),
         Metric::new("longest_stall_ms", "longest GC stall", Format::Ms, LOWER, |f| {
             jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.stall_max_ms))
         }),
-        // The grids' GC figure: what requests waited for the collector, pauses and stalls together.
+        // The grids' GC figure: the share of the phase the application waited for the collector, paused or with a
+        // thread stalled (their union: at most 100 %).
         Metric::new("gc_wait_pct", "GC pause+stall %", Format::Percent, LOWER, |f| jvm(f, |j| j.gc_wait_pct())),
         Metric::new("safepoint_pct", "safepoint %", Format::Percent, LOWER, |f| jvm(f, |j| j.safepoint_pct())),
         Metric::new("alloc_mb_s", "allocation rate", Format::Rate, None, |f| f.alloc_mb_s),

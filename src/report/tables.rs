@@ -151,6 +151,7 @@ const PHASE_ROWS: &[RowSpec] = &[
     RowSpec::new("GC time %", &["gc_pct"], false),
     RowSpec::new("GC pause %", &["pause_pct"], false),
     RowSpec::new("GC stall %", &["stall_pct"], false),
+    RowSpec::new("GC-stalled threads (mean)", &["stalled_threads"], false),
     RowSpec::new("safepoint %", &["safepoint_pct"], false),
     RowSpec::new("longest GC pause (ms)", &["longest_pause_ms"], false),
     RowSpec::new("longest GC stall (ms)", &["longest_stall_ms"], false),

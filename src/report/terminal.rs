@@ -3,7 +3,7 @@
 //! [`TERMINAL_COLUMNS`], else cells as rows; under each, whether its repeats' spread follows their servers (sweeps over
 //! several) and "is it the GC?" in one line per cell.
 
-use super::cell_attribution::{CellAttribution, Combined, bound_ms, kind_words, overlap_share, percent};
+use super::cell_attribution::{CellAttribution, Combined, kind_words};
 use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, CellPhase, PhaseAnalysis};
 use crate::load::ladder::Side;
@@ -95,32 +95,26 @@ fn gc_lines(analysis: &Analysis, phase: &PhaseAnalysis) -> String {
             CellAttribution::Found(combined) => gc_line(combined),
             CellAttribution::Missing { why } => why.clone(),
         };
-        out += &fit_line(format!("{INDENT}{INDENT}{}: {answer}", info.label));
+        // The verdict's line states its rule's numbers: wrapped, never cut.
+        let first = format!("{INDENT}{INDENT}{}: ", info.label);
+        let options = textwrap::Options::new(TERMINAL_COLUMNS)
+            .initial_indent(&first)
+            .subsequent_indent(CONTINUATION)
+            .break_words(false);
+        out += &textwrap::fill(&answer, options);
         out.push('\n');
     }
     out
 }
 
-/// The line cut (with `…`) to [`TERMINAL_COLUMNS`].
-fn fit_line(line: String) -> String {
-    if line.chars().count() <= TERMINAL_COLUMNS {
-        return line;
-    }
-    line.chars().take(TERMINAL_COLUMNS - 1).chain(std::iter::once('…')).collect()
-}
+/// The indent of a wrapped verdict line's continuation.
+const CONTINUATION: &str = "      ";
 
-/// `GC: 94 % of 412 requests above p99 overlapped GC (chance 3.1 %); p99 31.2 → 4.10 ms without GC`
+/// The verdict in a few words and the numbers its rule used: `not GC: p99 454.0 → 441.9 ms without GC (−2.7 %,
+/// below the 10 % that makes GC a cause); 83 % of 2226 requests above p99 overlapped GC pauses, chance 81 %:
+/// saturation, …` (the attribution's own line, `Verdict::summary`).
 fn gc_line(combined: &Combined) -> String {
-    let p99 = &combined.p99;
-    format!(
-        "{}: {} % of {} requests above p99 overlapped GC (chance {} %); p99 {} → {} ms without GC",
-        kind_words(combined.verdict.kind),
-        percent(overlap_share(p99)),
-        p99.requests,
-        percent(p99.gc_chance),
-        bound_ms(p99.percentile_at_most, p99.percentile_ms),
-        bound_ms(p99.recomputed_at_most, p99.recomputed_ms)
-    )
+    format!("{}: {}", kind_words(combined.verdict.kind), combined.verdict.summary)
 }
 
 /// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row; no
@@ -173,7 +167,7 @@ mod tests {
 
     use crate::load::printout::format_ms;
     use crate::report::Report;
-    use crate::report::cell_attribution::{CellAttribution, kind_words, percent};
+    use crate::report::cell_attribution::{CellAttribution, kind_words};
 
     /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
     /// `edit` applied to its summary.
@@ -250,20 +244,29 @@ mod tests {
         let middle = |field: &str| reps.iter().map(|rep| rep["p99"][field].as_f64().unwrap()).sum::<f64>() / 2.0;
         let tables = Report::open(dir.path()).unwrap().terminal_tables();
         let get = tables.split("\n\n").find(|table| table.trim_start().starts_with("get")).unwrap();
-        let line = get.lines().find(|line| line.starts_with("    -Xmx48m: ")).unwrap();
+        // The cell's line, wrapped to the terminal's width, is the verdict's kind and the numbers its rule used.
+        let start = get.find("    -Xmx48m: ").unwrap();
+        let mut lines = get[start..].lines();
+        let lines: Vec<&str> =
+            lines.next().into_iter().chain(lines.take_while(|line| line.starts_with(super::CONTINUATION))).collect();
+        assert!(lines.iter().all(|line| line.chars().count() <= super::TERMINAL_COLUMNS), "{lines:?}");
+        let printed = lines.iter().map(|line| line.trim()).collect::<Vec<_>>().join(" ");
         let report = Report::open(dir.path()).unwrap();
         let phase = report.analysis.phases.iter().find(|phase| phase.name == "get").unwrap();
         let CellAttribution::Found(combined) = &phase.cells[0].gc_attribution else { panic!("no attribution") };
-        let expected = format!(
-            "    -Xmx48m: {}: {} % of {} requests above p99 overlapped GC (chance {} %); p99 {} → {} ms without GC",
-            kind_words(combined.verdict.kind),
-            percent(sum("gc_overlap") as f64 / sum("examined") as f64),
-            sum("requests"),
-            percent(chance),
+        assert_eq!(printed, format!("-Xmx48m: {}: {}", kind_words(combined.verdict.kind), combined.verdict.summary));
+        // The numbers are the repeats' combined: the medians of p99 with and without GC, the summed overlaps.
+        let summary = &combined.verdict.summary;
+        let effect = format!(
+            "p99 {} → {} ms without GC",
             format_ms(middle("percentile_ms")),
             format_ms(middle("recomputed_ms"))
         );
-        assert_eq!(line, expected);
+        assert!(summary.contains(&effect), "{summary}");
+        let share = crate::attribution::verdict::percent(sum("gc_overlap") as f64 / sum("examined") as f64);
+        let overlap = format!("{share} of {} requests above p99 overlapped GC", sum("examined"));
+        assert!(summary.contains(&overlap), "{summary} vs {overlap}");
+        assert!(summary.contains(&crate::attribution::verdict::percent(chance)), "{summary}");
     }
 
     #[test]

@@ -111,8 +111,13 @@ fn stall_section(out: &mut String, log: &GcLog, summary: &GcLogSummary) {
         rows.push(kind_row("all", all.count, all.total_ms, all.mean_ms, all.max_ms));
         push_lines(out, "  ", &text_table::render(&KIND_COLUMNS, &with_kind_header(rows)));
         out.push_str(&percentiles(all));
+        // Summed over threads, so not a share of time (it passes 100 % when threads stall together): printed as the
+        // threads stalled on average.
         if let Some(pct) = stalls.stalled_pct {
-            out.push_str(&format!("  stall time: {pct:.2} % of wall time\n"));
+            out.push_str(&format!(
+                "  stalled threads: {:.2} on average (stall time summed over threads / wall time)\n",
+                pct / 100.0
+            ));
         }
     }
     if let Some(pacing) = stalls.pacing_total_ms {
