@@ -481,3 +481,27 @@ fn a_sweep_whose_output_is_closed_runs_to_the_end_and_writes_its_reports() {
     }
     assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM left behind");
 }
+
+#[test]
+fn the_spring_boot_plan_parses_and_dry_runs_its_four_cells_and_three_connection_counts() {
+    let plan = repo().join("plans/spring-boot.toml");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.starts_with("plan 'spring-boot': 4 cell(s) × 1 repeat(s)"), "{stdout}");
+    assert!(stdout.contains("build: mvn -B -q -f plans/spring-boot package\n"), "{stdout}");
+    for cell in ["heap=128m,gc=Parallel", "heap=128m,gc=G1", "heap=1g,gc=Parallel", "heap=1g,gc=G1"] {
+        assert!(stdout.contains(&format!("\n{cell}  [JDK ")), "{cell}: {stdout}");
+    }
+    // The cell's own port reaches Spring Boot on its command line, and nothing else listens beyond loopback.
+    assert!(stdout.contains(
+        "-jar plans/spring-boot/target/hello-webflux.jar '--server.port={port}' '--server.address=127.0.0.1'"
+    ));
+    for (phase, connections) in [("c50", 50), ("c255", 255), ("c1000", 1000)] {
+        let line = format!("phase {phase}: http://127.0.0.1:{{port}}/api/hello × {connections} connections, 10s\n");
+        assert!(stdout.contains(&line), "{line}: {stdout}");
+    }
+    assert!(stdout.contains(
+        "phase capacity: http://127.0.0.1:{port}/api/hello × 100 connections, capacity search under p99<=10ms"
+    ));
+}
