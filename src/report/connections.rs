@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::equal_load::PhaseKind;
-use super::metrics::metric;
+use super::metrics::{Format, metric};
 use super::model::{Analysis, PhaseAnalysis};
 use super::tables::{Entry, Layout, Row, Table, mark_of};
 
@@ -74,7 +74,7 @@ impl ConnectionSweep {
         let columns = self
             .phases
             .iter()
-            .flat_map(|member| KEYS.map(|key| format!("{} · {}", metric(key).label, member.connections)))
+            .flat_map(|member| KEYS.map(|key| format!("{} at {}", column_label(key), member.connections)))
             .collect();
         let rows = analysis
             .cells
@@ -101,8 +101,17 @@ impl ConnectionSweep {
             .collect();
         let axes: Vec<&str> = analysis.axes.iter().filter(|axis| axis.varies).map(|axis| axis.name.as_str()).collect();
         let corner =
-            format!("{} \\ figure · connections", if axes.is_empty() { "cell".to_string() } else { axes.join(" ") });
+            format!("{} \\ figure at connections", if axes.is_empty() { "cell".to_string() } else { axes.join(" ") });
         Table { corner, columns, rows, notes: Vec::new(), layout: Layout::CellRows }
+    }
+}
+
+/// `req/s`, `P99 (ms)`, `errors`: the metric's label, with its unit where it has one, as the phase tables write it.
+fn column_label(key: &str) -> String {
+    let metric = metric(key);
+    match metric.format {
+        Format::Ms => format!("{} (ms)", metric.label),
+        _ => metric.label.to_string(),
     }
 }
 
