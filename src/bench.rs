@@ -116,6 +116,9 @@ pub struct BenchArgs {
     /// No progress line and only the summary.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Accepted for wrk's `--latency` and does nothing: jload always prints the latency percentiles.
+    #[arg(long)]
+    pub latency: bool,
     /// Watch this JVM during the run: a pid, port:N, a main-class fragment, or `auto` (the JVM listening on the
     /// URL's port). Adds GC counts and time, old-gen, RSS and CPU over the run, and GC-log pauses when it logs GC.
     #[arg(long, value_name = "TARGET")]

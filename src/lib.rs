@@ -18,3 +18,4 @@ pub mod run;
 pub mod text_table;
 pub mod tomlfile;
 pub mod units;
+pub mod usage_error;

@@ -1,9 +1,8 @@
 //! jload's command line: clap definitions, dispatch to the modules, and exit codes. Nothing else lives here.
 
-use jload::{bench, error, jvm, merge_cli, remote, report, run};
+use jload::{bench, error, jvm, merge_cli, remote, report, run, usage_error};
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::io::Write as _;
 
 use error::{BadInput, exit};
@@ -42,7 +41,7 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::try_parse().unwrap_or_else(|err| match one_line_usage_error(&err) {
+    let cli = Cli::try_parse().unwrap_or_else(|err| match usage_error::one_line(&err, &Cli::command()) {
         Some(message) => {
             eprintln!("jload: {message}");
             std::process::exit(exit::BAD_INPUT);
@@ -85,65 +84,4 @@ fn main() {
 fn end_quietly_on_closed_stdout() {
     // SAFETY: setting a signal's disposition to its default, before any thread is started.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-}
-
-/// jload's own one-line message, instead of clap's several lines, for a bad value given to a flag: a negative number
-/// (every count, rate, duration and size jload takes is positive; clap would call `-5` an unexpected argument) or a
-/// value the flag's type refuses. Other usage errors keep clap's text (suggestions, usage).
-fn one_line_usage_error(err: &clap::Error) -> Option<String> {
-    let context = |kind| match err.get(kind) {
-        Some(ContextValue::String(text)) => Some(text.as_str()),
-        _ => None,
-    };
-    let flag_of = |arg: &str| arg.split(' ').next().unwrap_or(arg).to_string();
-    match err.kind() {
-        ErrorKind::UnknownArgument => {
-            let unexpected = context(ContextKind::InvalidArg)?;
-            if !looks_negative(unexpected) {
-                return None;
-            }
-            // Clap reports `-1` of `-1s`: name the whole word the user typed, and the flag before it.
-            let words: Vec<String> = std::env::args().collect();
-            let at = words.iter().position(|word| word.starts_with(unexpected))?;
-            let value = &words[at];
-            let flag = words[..at].last().filter(|word| word.starts_with('-')).map_or("", String::as_str);
-            Some(error::negative_value(flag, value))
-        }
-        ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
-            let flag = flag_of(context(ContextKind::InvalidArg)?);
-            let value = context(ContextKind::InvalidValue).unwrap_or("");
-            if looks_negative(value) {
-                return Some(error::negative_value(&flag, value));
-            }
-            let reason = std::error::Error::source(err).map(|source| format!(": {source}")).unwrap_or_default();
-            let valid = match err.get(ContextKind::ValidValue) {
-                Some(ContextValue::Strings(values)) => format!(" (one of: {})", values.join(", ")),
-                _ => String::new(),
-            };
-            Some(format!("invalid value '{value}' for {flag}{reason}{valid}"))
-        }
-        _ => None,
-    }
-}
-
-/// `-5`, `-0.5`, `-1s`, `-.5`: a minus sign before a number (no jload flag starts with a digit).
-fn looks_negative(word: &str) -> bool {
-    word.strip_prefix('-')
-        .and_then(|rest| rest.chars().next())
-        .is_some_and(|first| first.is_ascii_digit() || first == '.')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::looks_negative;
-
-    #[test]
-    fn a_minus_before_a_number_is_a_negative_value_and_a_flag_is_not() {
-        for word in ["-5", "-0.5", "-.5", "-1s", "-500ms", "-5%"] {
-            assert!(looks_negative(word), "{word}");
-        }
-        for word in ["-c", "--rate", "-", "5", "-R5x", ""] {
-            assert!(!looks_negative(word), "{word}");
-        }
-    }
 }

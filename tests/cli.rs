@@ -1,5 +1,6 @@
 //! The command line's behaviour common to every subcommand, through the real binary: a closed stdout
-//! (`jload … | head -1`) ends jload quietly, and a negative number for any numeric flag gets jload's one-line message.
+//! (`jload … | head -1`) ends jload quietly, a negative number for any numeric flag gets jload's one-line message,
+//! and every other command-line mistake one line too (clap's suggestion on it), exit 2.
 
 mod common;
 
@@ -143,4 +144,58 @@ fn a_value_of_the_wrong_type_gets_one_line() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(stderr.trim_end(), "jload: invalid value 'many' for --connections: invalid digit found in string");
+}
+
+#[test]
+fn command_line_mistakes_get_one_line_with_the_suggestion_and_the_help_to_read() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["bench", "--rat", "5", "http://127.0.0.1:1/"],
+            "jload: unexpected argument '--rat'; did you mean '--rate'? (jload bench --help)",
+        ),
+        (
+            &["bench", "-c"],
+            "jload: a value is required for '--connections <CONNECTIONS>' but none was supplied (jload bench --help)",
+        ),
+        (
+            &["bench", "--body", "a", "--mix", "m.toml"],
+            "jload: the argument '--body <BODY>' cannot be used with '--mix <MIX>' (jload bench --help)",
+        ),
+        (&["jps", "-t"], "jload: unexpected argument '-t' (jload jps --help)"),
+        (
+            &["gcstat", "-x", "1"],
+            "jload: unexpected argument '-x'; to pass '-x' as a value, use '-- -x' (jload gcstat --help)",
+        ),
+        (
+            &["gclog", "x.log", "--pause"],
+            "jload: unexpected argument '--pause'; did you mean '--pauses'? (jload gclog --help)",
+        ),
+        (&["run"], "jload: the following required arguments were not provided: <PLAN> (jload run --help)"),
+        (&["compare", "a"], "jload: the following required arguments were not provided: <B> (jload compare --help)"),
+        (&["report"], "jload: the following required arguments were not provided: <DIR> (jload report --help)"),
+        (&["benh"], "jload: unrecognized subcommand 'benh'; did you mean 'bench'? (jload --help)"),
+    ];
+    for (args, expected) in cases {
+        let (output, _) = jload(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr, format!("{expected}\n"), "{args:?}");
+    }
+}
+
+#[test]
+fn help_is_no_mistake_and_keeps_its_lines_and_exit_0() {
+    let (output, _) = jload(&["bench", "--help"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).lines().count() > 20);
+}
+
+#[test]
+fn wrks_latency_flag_is_accepted_and_the_percentiles_are_printed_as_always() {
+    let server = serve(|_| ok("x"));
+    let (output, _) = jload(&["bench", "--latency", "-q", "-n", "20", "-c", "2", &server.url("/")]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("p99.9"), "the percentiles: {stdout}");
+    assert!(stdout.contains("Requests      20 in"), "{stdout}");
 }

@@ -1,5 +1,6 @@
 //! `jload gcstat` and `jload jps` against real JVMs: tests/java/Alloc.java (source launcher) allocates, then idles
-//! while jload's output is compared with the real jstat of the same JDK, for five collectors on JDK 17 and 25;
+//! while jload's output is compared with the real jstat of the same JDK, for five collectors on JDK 17 and 25 (and
+//! with `-t`, the uptime column, on Parallel and G1);
 //! plus target resolution (pid, port:N, name, containers), the one-line errors, and a JVM exiting mid-sampling.
 //!
 //! JDK homes: JLOAD_TEST_JDK17 and JLOAD_TEST_JDK25 (defaults: the Debian JDK 17 and Temurin 25 paths).
@@ -158,6 +159,67 @@ fn compare_once(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option: 
     }
 }
 
+/// jstat -t's layout: the header's `Timestamp` left-aligned over 15 characters, each data line's uptime right-aligned
+/// in them with one decimal, then one space and the columns without -t. Splits a data line into its uptime and the rest.
+fn split_timestamp(line: &str) -> Result<(f64, &str), String> {
+    let (stamp, rest) =
+        line.split_at_checked(15).ok_or_else(|| format!("line shorter than the timestamp: {line:?}"))?;
+    let rest = rest.strip_prefix(' ').ok_or_else(|| format!("no space after the timestamp column: {line:?}"))?;
+    let number = stamp.trim_start();
+    let one_decimal = number.split_once('.').is_some_and(|(_, decimals)| decimals.len() == 1);
+    if !one_decimal || number.len() == stamp.len() {
+        return Err(format!("timestamp not right-aligned with one decimal in 15 characters: {stamp:?}"));
+    }
+    Ok((number.parse().map_err(|_| format!("timestamp not a number: {stamp:?}"))?, rest))
+}
+
+/// jload -t, then jstat -t, then jload -t: the header lines equal byte for byte; the timestamp of jstat's line lies
+/// between jload's two (all three read the JVM's uptime counter) in the same layout; the rest of jstat's data line
+/// equals the rest of one of jload's.
+fn compare_with_jstat_t(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option: &str) -> Result<(), String> {
+    let mut outcome = Err(String::new());
+    for _ in 0..COMPARISON_ROUNDS {
+        outcome = compare_once_t(java_home, pid, jload_flags, jstat_option);
+        if outcome.is_ok() {
+            break;
+        }
+        thread::sleep(Duration::from_secs(1));
+    }
+    outcome
+}
+
+fn compare_once_t(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option: &str) -> Result<(), String> {
+    let pid_arg = pid.to_string();
+    let args: Vec<&str> = ["gcstat", "-t", pid_arg.as_str()].into_iter().chain(jload_flags.iter().copied()).collect();
+    let before = stdout_of(&jload(&args));
+    let output = Command::new(java_home.join("bin/jstat")).args([jstat_option, "-t", &pid_arg]).output().unwrap();
+    assert!(output.status.success(), "jstat failed: {}", String::from_utf8_lossy(&output.stderr));
+    let reference = String::from_utf8(output.stdout).unwrap();
+    let after = stdout_of(&jload(&args));
+    let lines = |text: &str| text.lines().map(str::to_owned).collect::<Vec<_>>();
+    let (reference_lines, before_lines, after_lines) = (lines(&reference), lines(&before), lines(&after));
+    if reference_lines.len() != 2 || before_lines.len() != 2 || after_lines.len() != 2 {
+        return Err(format!("{jstat_option} -t: jstat printed {reference:?}, jload {before:?}"));
+    }
+    if before_lines[0] != reference_lines[0] {
+        return Err(format!(
+            "{jstat_option} -t header:\njstat: {:?}\njload: {:?}",
+            reference_lines[0], before_lines[0]
+        ));
+    }
+    let (jstat_uptime, jstat_rest) = split_timestamp(&reference_lines[1])?;
+    let (before_uptime, before_rest) = split_timestamp(&before_lines[1])?;
+    let (after_uptime, after_rest) = split_timestamp(&after_lines[1])?;
+    if !(before_uptime <= jstat_uptime && jstat_uptime <= after_uptime) {
+        return Err(format!("jstat's uptime {jstat_uptime} not between jload's {before_uptime} and {after_uptime}"));
+    }
+    if jstat_rest == before_rest || jstat_rest == after_rest {
+        Ok(())
+    } else {
+        Err(format!("{jstat_option} -t:\njstat: {jstat_rest}\njload: {after_rest}"))
+    }
+}
+
 #[test]
 fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
     let jdks = [("JDK 17", jdk17()), ("JDK 25", jdk25())];
@@ -172,7 +234,18 @@ fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
                 let jvm = TestJvm::start(&home, &[&format!("-XX:+Use{gc}GC")], &[]);
                 let gcutil = compare_with_jstat(&home, jvm.pid, &[], "-gcutil");
                 let gc_kb = compare_with_jstat(&home, jvm.pid, &["--gc"], "-gc");
-                (label, gcutil.and(gc_kb))
+                // -t on seed 004's collectors: jstat -gcutil -t and jstat -gc -t.
+                let timestamped = if ["Parallel", "G1"].contains(&gc) {
+                    compare_with_jstat_t(&home, jvm.pid, &[], "-gcutil").and(compare_with_jstat_t(
+                        &home,
+                        jvm.pid,
+                        &["--gc"],
+                        "-gc",
+                    ))
+                } else {
+                    Ok(())
+                };
+                (label, gcutil.and(gc_kb).and(timestamped))
             })
         })
         .collect();

@@ -487,3 +487,71 @@ fn a_sweep_whose_output_is_closed_runs_to_the_end_and_writes_its_reports() {
     }
     assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM left behind");
 }
+
+#[test]
+fn the_spring_boot_plan_parses_and_dry_runs_its_four_cells_and_three_connection_counts() {
+    let plan = repo().join("plans/spring-boot.toml");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.starts_with("plan 'spring-boot': 4 cell(s) × 1 repeat(s)"), "{stdout}");
+    assert!(stdout.contains("build: mvn -B -q -f plans/spring-boot package\n"), "{stdout}");
+    for cell in ["heap=128m,gc=Parallel", "heap=128m,gc=G1", "heap=1g,gc=Parallel", "heap=1g,gc=G1"] {
+        assert!(stdout.contains(&format!("\n{cell}  [JDK ")), "{cell}: {stdout}");
+    }
+    // The cell's own port reaches Spring Boot on its command line, and nothing else listens beyond loopback.
+    assert!(stdout.contains(
+        "-jar plans/spring-boot/target/hello-webflux.jar '--server.port={port}' '--server.address=127.0.0.1'"
+    ));
+    for (phase, connections) in [("c50", 50), ("c255", 255), ("c1000", 1000)] {
+        let line = format!("phase {phase}: http://127.0.0.1:{{port}}/api/hello × {connections} connections, 10s\n");
+        assert!(stdout.contains(&line), "{line}: {stdout}");
+    }
+    assert!(stdout.contains(
+        "phase capacity: http://127.0.0.1:{port}/api/hello × 100 connections, capacity search under p99<=10ms"
+    ));
+}
+
+#[test]
+fn closed_phases_at_several_connection_counts_are_compared_side_by_side_in_every_output() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
+    let get =
+        "url = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\nok_status = \"200-299,404\"\nduration = \"1s\"\n";
+    // Two counts of one URL, listed out of order, and a phase on another URL that is no part of the comparison.
+    let phases = format!(
+        "[[phase]]\nname = \"c20\"\nconnections = 20\n{get}[[phase]]\nname = \"c4\"\nconnections = 4\n{get}\
+         [[phase]]\nname = \"health\"\nconnections = 4\nurl = \"http://127.0.0.1:{{port}}/health\"\nduration = \"1s\"\n"
+    );
+    let plan = plan(&dir, "conns", axes, &phases, "");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let sweeps = &json(&out.join("report.json"))["connection_sweeps"];
+    assert_eq!(
+        sweeps,
+        &serde_json::json!([{ "url": "http://127.0.0.1:{port}/random_get?keyRange=100",
+            "phases": [{ "name": "c4", "connections": 4 }, { "name": "c20", "connections": 20 }] }])
+    );
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(markdown.contains("## Connections: c4 · c20\n"), "{markdown}");
+    let header = "|heap \\\\ figure at connections|req/s at 4|P99 (ms) at 4|errors at 4|req/s at 20|P99 (ms) at 20|errors at 20|";
+    assert!(markdown.contains(header), "{markdown}");
+    // Each cell's row holds the figures of its own phase records.
+    let summary = json(&out.join("summary.json"));
+    for cell in summary["cells"].as_array().unwrap() {
+        let label = cell["axes"]["heap"].as_str().unwrap();
+        let row = markdown.lines().find(|line| line.starts_with(&format!("|{label}|"))).expect("a row per cell");
+        let fields: Vec<&str> = row.trim_matches('|').split('|').collect();
+        for (at, phase) in [(1, "c4"), (4, "c20")] {
+            let record = &cell["reps"][0]["phases"][phase];
+            let rps = record["rps"].as_f64().unwrap();
+            let shown: f64 = fields[at].parse().unwrap_or_else(|_| panic!("{label} {phase}: {row}"));
+            assert!((shown - rps).abs() <= 0.5, "{label} {phase}: {shown} shown, {rps} recorded ({row})");
+        }
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("connections: c4 · c20"), "the end-of-run tables too: {stdout}");
+    assert!(!markdown.contains("health ·") && !markdown.contains("· health"), "{markdown}");
+}

@@ -171,7 +171,14 @@ fn dry_run_shows_a_ladder_and_counts_a_search_by_its_likely_steps() {
     // Ladder: 250/s needs 8 s for 2,000 requests, 500/s 4 s, then 2 s each, all after 1 s warm-up: 20 s. Search:
     // 4 + 4 likely steps of 3 s: 24 s.
     assert!(stdout.contains("about 49s = 1 cell-repeat(s) to run × (44s of load + ~5s to start and stop)"), "{stdout}");
-    assert!(stdout.contains("phase cap: a capacity search has no fixed length; counted as 8 steps × 3s"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "phase cap: a capacity search has no fixed length; counted as 8 steps of 3s, its likely course (the rate \
+             doubled until the SLO breaks, then bisected to the precision); how long it can take at most depends on \
+             where the SLO breaks; set capacity.start_rate and capacity.max_rate to bound it\n"
+        ),
+        "{stdout}"
+    );
     assert!(!dir.join("results").exists());
 }
 

@@ -18,7 +18,7 @@ use crate::text_table;
     disable_help_flag = true,
     after_help = "Prints exactly what `jstat -gcutil PID [INTERVAL [COUNT]]` prints (or jstat -gc with --gc), read \
                   from the JVM's PerfData file without starting a JDK tool.\n\nExamples:\n  jload gcstat 12345\n  \
-                  jload gcstat port:8088 1000\n  jload gcstat KvService 1000 60 --proc\n  jload gcstat 12345 250 --json"
+                  jload gcstat -t port:8088 1000\n  jload gcstat KvService 1000 60 --proc\n  jload gcstat 12345 250 --json"
 )]
 pub struct GcstatArgs {
     /// The JVM: a pid, port:N (the JVM listening on TCP port N), or part of its main class / jar name (jload jps).
@@ -39,6 +39,9 @@ pub struct GcstatArgs {
     /// Repeat the column header every N samples (like jstat -h N).
     #[arg(short = 'h', value_name = "N")]
     pub header_every: Option<u64>,
+    /// A first column `Timestamp`: the JVM's uptime in seconds at each sample (like jstat -t).
+    #[arg(short = 't')]
+    pub timestamp: bool,
     /// Print help.
     #[arg(long, action = ArgAction::Help)]
     help: Option<bool>,
@@ -67,11 +70,19 @@ struct Output {
     proc_columns: bool,
     json: bool,
     header_every: Option<u64>,
+    timestamp: bool,
 }
+
+/// jstat -t's first column: `Timestamp` left-aligned over a right-aligned uptime in seconds ("0.0"), 15 wide.
+const TIMESTAMP_HEADER: &str = "Timestamp";
+const TIMESTAMP_WIDTH: usize = 15;
 
 impl Output {
     fn header(&self) -> String {
         let mut line = gcutil::header_line(self.gc_columns);
+        if self.timestamp {
+            line = format!("{TIMESTAMP_HEADER:<TIMESTAMP_WIDTH$} {line}");
+        }
         if self.proc_columns {
             line = format!("{line} {}", gcutil::header_line(&[&PROC_COLUMNS]));
         }
@@ -83,6 +94,9 @@ impl Output {
             return Ok(serde_json::to_string(sample)?);
         }
         let mut line = gcutil::row_line(self.gc_columns, &sample.gc);
+        if self.timestamp {
+            line = format!("{:>TIMESTAMP_WIDTH$} {line}", gcutil::format_number(sample.uptime_s, 1));
+        }
         if self.proc_columns {
             line = format!("{line} {}", gcutil::row_line(&[&PROC_COLUMNS], sample));
         }
@@ -110,6 +124,7 @@ pub fn run_gcstat(args: GcstatArgs) -> Result<i32> {
         proc_columns: args.proc_columns,
         json: args.json,
         header_every: args.header_every,
+        timestamp: args.timestamp,
     };
     let pid = target::resolve(&args.target)?;
     let mut sampler = JvmSampler::open(pid)?;
@@ -201,7 +216,8 @@ mod tests {
 
     #[test]
     fn header_repeats_every_n_rows_like_jstat_h() {
-        let output = Output { gc_columns: GCUTIL, proc_columns: false, json: false, header_every: Some(3) };
+        let output =
+            Output { gc_columns: GCUTIL, proc_columns: false, json: false, header_every: Some(3), timestamp: false };
         let due: Vec<u64> = (0..7).filter(|&r| output.header_due(r)).collect();
         assert_eq!(due, vec![0, 3, 6]);
         let once = Output { header_every: None, ..output };

@@ -39,6 +39,27 @@ pub struct SearchEstimate {
     pub step: Duration,
 }
 
+impl SearchEstimate {
+    /// The dry run's line: how it was counted, and its longest when the plan bounds it.
+    pub fn describe(&self) -> String {
+        let seconds =
+            |duration: Duration| humantime::format_duration(Duration::from_secs(duration.as_secs_f64().round() as u64));
+        let longest = match self.max_steps {
+            Some(steps) => format!("at most {steps} steps ({})", seconds(self.step * steps)),
+            None => "how long it can take at most depends on where the SLO breaks; set capacity.start_rate and \
+                     capacity.max_rate to bound it"
+                .to_string(),
+        };
+        format!(
+            "phase {}: a capacity search has no fixed length; counted as {} steps of {}, its likely course (the rate \
+             doubled until the SLO breaks, then bisected to the precision); {longest}",
+            self.phase,
+            self.likely_steps,
+            seconds(self.step)
+        )
+    }
+}
+
 /// Ramp steps of a likely search: the start, ×2, ×4 (passing) and ×8 (failing).
 const LIKELY_RAMP_STEPS: u32 = 4;
 
@@ -183,6 +204,24 @@ mod tests {
         let estimate = estimate_of(&phases);
         // 1 %: 2^(1/64) = 1.0109 > 1.01, so 7 bisections; no start_rate: no most.
         assert_eq!((estimate.searches[0].likely_steps, estimate.searches[0].max_steps), (4 + 7, None));
+    }
+
+    #[test]
+    fn the_dry_run_line_says_how_a_search_was_counted_and_what_bounds_it() {
+        let bounded =
+            SearchEstimate { phase: "cap".into(), likely_steps: 8, max_steps: Some(11), step: Duration::from_secs(3) };
+        assert_eq!(
+            bounded.describe(),
+            "phase cap: a capacity search has no fixed length; counted as 8 steps of 3s, its likely course (the rate \
+             doubled until the SLO breaks, then bisected to the precision); at most 11 steps (33s)"
+        );
+        let open = SearchEstimate { max_steps: None, ..bounded };
+        assert_eq!(
+            open.describe(),
+            "phase cap: a capacity search has no fixed length; counted as 8 steps of 3s, its likely course (the rate \
+             doubled until the SLO breaks, then bisected to the precision); how long it can take at most depends on \
+             where the SLO breaks; set capacity.start_rate and capacity.max_rate to bound it"
+        );
     }
 
     fn estimate_of(phases: &str) -> DurationEstimate {

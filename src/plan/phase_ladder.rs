@@ -357,7 +357,11 @@ mod tests {
             ("capacity = { slo = \"p99<=1ms\", max_rate = 0 }\n", "capacity.max_rate = 0 is not a positive number"),
             ("capacity = true\n", "line 8: phase 'get': capacity needs an SLO to search under"),
             ("capacity = { errors = \"1%\" }\n", "capacity needs an SLO to search under"),
-            ("capacity = { slo = \"p99<=1ms\", slow = 1 }\n", "true or a table like"),
+            ("capacity = \"yes\"\n", "true or a table like"),
+            (
+                "capacity = { slo = \"p99<=1ms\", slow = 1 }\n",
+                "capacity: unknown field `slow`, expected one of `slo`, `errors`, `precision`, `start_rate`, `max_rate`",
+            ),
         ];
         for (keys, expected) in cases {
             let err = error(keys);

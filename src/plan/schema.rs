@@ -155,11 +155,29 @@ pub struct GeometricFile {
 }
 
 /// `capacity = true` (judged on the plan's `[slo]`) or `capacity = { slo = "p99<=10ms", errors = "0.1%", … }`.
-#[derive(Debug, Deserialize)]
-#[serde(untagged, expecting = "true or a table like { slo = \"p99<=10ms\", errors = \"0.1%\", precision = \"5%\" }")]
+#[derive(Debug)]
 pub enum CapacityFile {
     Enabled(bool),
     Goal(CapacityGoalFile),
+}
+
+/// Not serde's `untagged`: that would hide a table's own error (a misspelled key) behind "true or a table like …".
+impl<'de> Deserialize<'de> for CapacityFile {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match toml::Value::deserialize(deserializer)? {
+            toml::Value::Boolean(enabled) => Ok(CapacityFile::Enabled(enabled)),
+            toml::Value::Table(table) => {
+                // serde names the key: "unknown field `slow`, expected one of `slo`, `errors`, …".
+                table
+                    .try_into()
+                    .map(CapacityFile::Goal)
+                    .map_err(|err| serde::de::Error::custom(format!("capacity: {}", err.message())))
+            }
+            _ => Err(serde::de::Error::custom(
+                "true or a table like { slo = \"p99<=10ms\", errors = \"0.1%\", precision = \"5%\" }",
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::capacity::cell_capacity;
 use super::cell_attribution::{CellAttribution, MissingRep, RepAttribution, cell_attribution, why_missing};
+use super::connections::connection_sweeps;
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
 use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
 use super::host_effect::{phase_host_effect, rep_hosts};
@@ -69,7 +70,8 @@ pub fn analyse(results: &Results) -> Analysis {
                 hosts,
             }
         })
-        .collect();
+        .collect::<Vec<PhaseAnalysis>>();
+    let connection_sweeps = connection_sweeps(&phases);
     let mut analysis = Analysis {
         version: REPORT_VERSION,
         plan: summary.plan.clone(),
@@ -84,6 +86,7 @@ pub fn analyse(results: &Results) -> Analysis {
         axes: axes(results),
         cells,
         phases,
+        connection_sweeps,
         notes: Vec::new(),
         timelines,
         timeline_notes,

@@ -100,6 +100,9 @@ pub fn render(analysis: &Analysis) -> String {
                     @for (index, phase) in measured.iter().enumerate() {
                         a href=(format!("#phase-{index}")) { "Phase " (phase.name) }
                     }
+                    @for (index, sweep) in analysis.connection_sweeps.iter().enumerate() {
+                        a href=(format!("#connections-{index}")) { "Connections " (sweep.title()) }
+                    }
                     a href="#timelines" { "Timelines" } a href="#is-it-gc" { "Is it the GC?" } a href="#plan" { "Plan" }
                 }
                 p.callout.warn[analysis.single_repeat()].callout { (prose(&statistics_note(analysis))) }
@@ -112,6 +115,11 @@ pub fn render(analysis: &Analysis) -> String {
                 }
                 (grids(analysis))
                 @for (index, phase) in measured.iter().enumerate() { (phase_section(analysis, phase, index)) }
+                @for (index, sweep) in analysis.connection_sweeps.iter().enumerate() {
+                    h2 id=(format!("connections-{index}")) { "Connections: " (sweep.title()) }
+                    p.note { (sweep.note()) }
+                    (table_html(analysis, &sweep.table(analysis)))
+                }
                 (timelines(analysis))
                 (is_it_gc(analysis))
                 @if let Some(table) = unmeasured_table(analysis) {

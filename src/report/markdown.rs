@@ -242,6 +242,15 @@ pub fn render(analysis: &Analysis) -> String {
             let _ = writeln!(out, "### Latency against throughput: {}\n\n{}", escape(&phase.name), table(&curve));
         }
     }
+    for sweep in &analysis.connection_sweeps {
+        let _ = writeln!(
+            out,
+            "## Connections: {}\n\n{}\n\n{}",
+            escape(&sweep.title()),
+            escape(&sweep.note()),
+            table(&sweep.table(analysis))
+        );
+    }
     out += &is_it_gc(analysis);
     if let Some(unmeasured) = unmeasured_table(analysis) {
         let _ = writeln!(

@@ -8,7 +8,7 @@
 //! "is it the GC?" over a cell's repeats and `tail_points` the slow requests and stops its chart draws, `timelines`
 //! each cell's typical repeat over time, `curves` latency against throughput over ladder and search steps (ranked per
 //! step), `capacity` a cell's capacity over its repeats, `equal_load` which latencies are comparable (same achieved
-//! rate), `recommend` the recommendation, `host_effect` whether a repeat's
+//! rate), `connections` the connection counts a plan swept side by side, `recommend` the recommendation, `host_effect` whether a repeat's
 //! server explains a cell's spread (sweeps over several servers), and `analysis` puts it together into the `model` (report.json). Rendering:
 //! `tables` the table values, `grid` the headline figures of a sweep over two axes as grids, `cell_styles` each
 //! cell's look in the charts, `prose` jload's own sentences with their code spans, `markdown`, `html` (with `charts`) and `terminal` (the end-of-run tables). `compare`
@@ -21,6 +21,7 @@ mod cell_styles;
 mod charts;
 pub mod cli;
 mod compare;
+mod connections;
 mod curves;
 mod equal_load;
 mod grid;

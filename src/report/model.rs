@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::capacity::CellCapacity;
 use super::cell_attribution::CellAttribution;
+use super::connections::ConnectionSweep;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::host_effect::{HostEffect, RankedCell};
@@ -35,6 +36,8 @@ pub struct Analysis {
     pub axes: Vec<AxisInfo>,
     pub cells: Vec<CellInfo>,
     pub phases: Vec<PhaseAnalysis>,
+    /// Measured closed-model phases that differ only in their connection count, compared side by side.
+    pub connection_sweeps: Vec<ConnectionSweep>,
     /// Files that could not be read, and what the report did instead.
     pub notes: Vec<String>,
     /// Each cell's typical repeat over time, for the HTML's timelines (not in report.json: every figure of it is).

@@ -1,7 +1,7 @@
 //! The compact tables printed at the end of a run: one per measured phase, the medians the report shows (the same
 //! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
 //! [`TERMINAL_COLUMNS`], else cells as rows; under each, whether its repeats' spread follows their servers (sweeps over
-//! several) and "is it the GC?" in one line per cell.
+//! several) and "is it the GC?" in one line per cell; then the connection counts a plan swept, side by side.
 
 use super::cell_attribution::{CellAttribution, Combined, kind_words};
 use super::metrics::{CAPACITY, metric};
@@ -82,6 +82,27 @@ pub fn phase_tables(analysis: &Analysis) -> String {
             out.push('\n');
         }
         out += &gc_lines(analysis, phase);
+        out.push('\n');
+    }
+    out + &connection_tables(analysis)
+}
+
+/// The report's Connections tables (`connections.rs`): per count its req/s, P99 and errors, a column per cell.
+fn connection_tables(analysis: &Analysis) -> String {
+    let mut out = String::new();
+    for sweep in &analysis.connection_sweeps {
+        let table = sweep.table(analysis);
+        let header = std::iter::once(format!("connections: {}", sweep.title()));
+        let mut rows: Vec<Vec<String>> = vec![header.chain(table.rows.iter().map(|row| row.label.clone())).collect()];
+        for (index, column) in table.columns.iter().enumerate() {
+            let entries = table.rows.iter().map(|row| row.entries[index].text.clone());
+            rows.push(std::iter::once(column.clone()).chain(entries).collect());
+        }
+        if width(&rows) > TERMINAL_COLUMNS {
+            rows = transpose(&rows);
+            shorten_first_column(&mut rows);
+        }
+        out += &render(&rows);
         out.push('\n');
     }
     out

@@ -321,14 +321,6 @@ fn print_estimate(plan: &Plan, to_run: u64) {
         );
     }
     for search in &estimate.searches {
-        let most = match search.max_steps {
-            Some(steps) => format!("at most {steps} steps ({})", seconds(search.step * steps)),
-            None => "no most without capacity.start_rate and capacity.max_rate".to_string(),
-        };
-        println!(
-            "  phase {}: a capacity search has no fixed length; counted as {} steps × {:?} (likely: ramp ×2 until the \
-             SLO breaks, then bisection), {most}",
-            search.phase, search.likely_steps, search.step
-        );
+        println!("  {}", search.describe());
     }
 }
