@@ -3,30 +3,13 @@
 //! cell and its req/s, P99 and errors at each count, where the phase tables show one count each. A plan that wants
 //! this comparison gives each count its own phase (docs/plan.md, "Connection counts side by side").
 
-use serde::Serialize;
-
 use super::equal_load::PhaseKind;
 use super::metrics::{Format, metric};
-use super::model::{Analysis, PhaseAnalysis};
+use super::model::{Analysis, ConnectionSweep, PhaseAnalysis, SweepPhase};
 use super::tables::{Entry, Layout, Row, Table, mark_of};
 
 /// The figures of each count, in this order.
 const KEYS: [&str; 3] = ["rps", "p99_ms", "errors"];
-
-/// Phases that differ only in their connection count.
-#[derive(Debug, Serialize)]
-pub struct ConnectionSweep {
-    /// What every phase of it loads: the URL as the plan wrote it, or its mix.
-    pub url: String,
-    /// Fewest connections first.
-    pub phases: Vec<SweepPhase>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct SweepPhase {
-    pub name: String,
-    pub connections: usize,
-}
 
 /// The sweeps among `phases`: measured closed-model phases grouped by what they load, each group with two or more
 /// connection counts (the first phase of a count when two share it). In the order of their first phase.

@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use super::capacity::CellCapacity;
 use super::cell_attribution::CellAttribution;
-use super::connections::ConnectionSweep;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::host_effect::{HostEffect, RankedCell};
@@ -277,4 +276,19 @@ pub struct StepSpan {
     pub meets_slo: Option<bool>,
     /// The step whose figures head the phase (its per-second series are drawn).
     pub headline: bool,
+}
+
+/// Phases that differ only in their connection count (found by `connections::connection_sweeps`).
+#[derive(Debug, Serialize)]
+pub struct ConnectionSweep {
+    /// What every phase of it loads: the URL as the plan wrote it, or its mix.
+    pub url: String,
+    /// Fewest connections first.
+    pub phases: Vec<SweepPhase>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SweepPhase {
+    pub name: String,
+    pub connections: usize,
 }
