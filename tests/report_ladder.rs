@@ -585,3 +585,18 @@ fn a_ladder_whose_cells_all_held_the_top_rate_names_no_best_throughput() {
     let get = &markdown[markdown.find("### get").unwrap()..];
     assert!(line_starting(get, "- Best throughput: -Xmx256m,").contains("not distinguishable from it: -Xmx64m"));
 }
+
+#[test]
+fn a_phase_outside_the_capacity_search_says_only_the_search_is_judged_when_the_plan_has_no_slo() {
+    // ladder-real has no [slo]; its capacity search on sets has its own (p99<=20ms), its rate ladder on gets none.
+    let dir = copy_of("ladder-real");
+    let markdown = report(&dir);
+    let cheapest = line_starting(&markdown, "- Cheapest mode that ran without crashing");
+    assert!(
+        cheapest.ends_with(
+            "Only the capacity search is judged (by its own SLO, p99<=20ms, errors<=0.1%); add `[slo]` to the plan to \
+             have this phase's cells judged too."
+        ),
+        "{cheapest}"
+    );
+}

@@ -237,6 +237,29 @@ fn against_the_rest(unqualified: bool, equals: &[String]) -> String {
     }
 }
 
+/// Why a phase's cells were not judged: the plan has no `[slo]`, only (perhaps) its capacity searches' own.
+fn unjudged(analysis: &Analysis) -> String {
+    let searches: Vec<&str> = analysis
+        .phases
+        .iter()
+        .flat_map(|phase| phase.cells.iter().filter_map(|cell| Some(cell.capacity.as_ref()?.slo.as_str())))
+        .fold(Vec::new(), |mut slos, slo| {
+            if !slos.contains(&slo) {
+                slos.push(slo);
+            }
+            slos
+        });
+    if searches.is_empty() {
+        "The plan has no `[slo]`; add one to have cells judged.".to_string()
+    } else {
+        format!(
+            "Only the capacity search is judged (by its own SLO, {}); add `[slo]` to the plan to have this phase's \
+             cells judged too.",
+            searches.join(", ")
+        )
+    }
+}
+
 fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
     let none = |text: String| Finding { kind: Kind::Cheapest, cell: None, text };
     let Some(axis) = cost_axis(analysis) else {
@@ -277,10 +300,7 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
         numbers = format!("capacity {}, {numbers}", figure(choice, CAPACITY, " req/s"));
     }
     let text = if no_slo {
-        format!(
-            "Cheapest {} that ran without crashing: {value}: {numbers}. The plan has no [slo]; add one to have cells judged.",
-            axis.name
-        )
+        format!("Cheapest {} that ran without crashing: {value}: {numbers}. {}", axis.name, unjudged(analysis))
     } else {
         let verdict = choice.slo.expect("eligible cells have a verdict");
         format!(
