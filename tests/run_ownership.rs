@@ -270,17 +270,7 @@ fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
         thread::sleep(Duration::from_millis(100));
     };
     thread::sleep(Duration::from_secs(1)); // it binds right after it starts
-    let text = format!(
-        "name = \"owner-remote\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"http://{{host}}:{port}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n{ONE_CELL}\n\
-         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n\
-         [run]\ncooldown = \"0s\"\n",
-        server = net.destination("server"),
-        jar = kv_jar().display(),
-    );
-    let plan = dir.join("owner-remote.toml");
-    std::fs::write(&plan, text).unwrap();
+    let plan = remote_plan(&dir, &net, &format!("java {{jvm}} -jar {}", kv_jar().display()), "/health", port);
     let output = Command::new(env!("CARGO_BIN_EXE_jload"))
         .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .env("JLOAD_SSH_COMMAND", net.ssh_command())
@@ -306,18 +296,8 @@ fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_a
     let out = dir.join("results");
     let port = 18089;
     // The start script sleeps before the JVM starts: the foreign server takes the port on the server meanwhile.
-    let text = format!(
-        "name = \"owner-remote\"\n[target]\nhost = \"{server}\"\n\
-         command = \"sh -c 'sleep 6; exec java {{jvm}} -jar {jar}'\"\n\
-         ready = \"http://{{host}}:{port}/\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n{ONE_CELL}\n\
-         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n\
-         [run]\ncooldown = \"0s\"\n",
-        server = net.destination("server"),
-        jar = kv_jar().display(),
-    );
-    let plan = dir.join("owner-remote.toml");
-    std::fs::write(&plan, text).unwrap();
+    let command = format!("sh -c 'sleep 6; exec java {{jvm}} -jar {}'", kv_jar().display());
+    let plan = remote_plan(&dir, &net, &command, "/", port);
     let mut child = Command::new(env!("CARGO_BIN_EXE_jload"))
         .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .env("JLOAD_SSH_COMMAND", net.ssh_command())
@@ -379,4 +359,20 @@ fn a_foreign_listener_that_takes_a_later_phases_port_fails_the_cell_before_that_
     assert_eq!(meta["phases"], serde_json::json!(["get"]), "the first phase ran against the target");
     assert_eq!(measured.load(Ordering::SeqCst), 0, "the foreign server got no load");
     assert!(!rep.join("later.json").exists());
+}
+
+/// A one-cell plan (a 2-s get phase) whose target runs `command` on the test network's server, ready at `ready_path`
+/// on the fixed `port`, written into `dir`.
+fn remote_plan(dir: &Path, net: &common::sshnet::SshNet, command: &str, ready_path: &str, port: u16) -> PathBuf {
+    let text = format!(
+        "name = \"owner-remote\"\n[target]\nhost = \"{server}\"\ncommand = \"{command}\"\n\
+         ready = \"http://{{host}}:{port}{ready_path}\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
+         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n{ONE_CELL}\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n\
+         [run]\ncooldown = \"0s\"\n",
+        server = net.destination("server"),
+    );
+    let plan = dir.join("owner-remote.toml");
+    std::fs::write(&plan, text).unwrap();
+    plan
 }

@@ -8,6 +8,8 @@
 
 mod common;
 
+use jload::load::printout::format_ms;
+
 use std::path::Path;
 
 use common::{jload, json, repo, tempdir};
@@ -120,7 +122,7 @@ fn the_phases_p99_is_one_figure_in_the_table_the_attribution_the_report_and_the_
     assert_eq!(p99, f64_of(&cell["gc_attribution"]["p99"]["percentile_ms"]), "{cell}");
     assert_eq!(p99, f64_of(&latency["p99"]));
     // report.md and the terminal print that one figure in the phase's table and in its "is it the GC?" answer.
-    let shown = jload_ms(p99);
+    let shown = format_ms(p99);
     let markdown = std::fs::read_to_string(run.out.join("report.md")).unwrap();
     assert!(markdown.contains(&format!("\n|P99 (ms)|{shown}|\n")), "{markdown}");
     assert!(markdown.contains(&format!("|{shown} → ")), "the attribution's table: {markdown}");
@@ -132,17 +134,4 @@ fn the_phases_p99_is_one_figure_in_the_table_the_attribution_the_report_and_the_
     let table_row = run.stdout.lines().find(|line| line.trim_start().starts_with("p99 ms")).unwrap();
     assert_eq!(table_row.split_whitespace().last(), Some(shown.as_str()), "{}", run.stdout);
     assert!(run.stdout.contains(&format!("default: not GC: p99 {shown} → ")), "{}", run.stdout);
-}
-
-/// Milliseconds as jload's tables print them (`load::printout::format_ms`).
-fn jload_ms(ms: f64) -> String {
-    if ms >= 1000.0 {
-        format!("{ms:.0}")
-    } else if ms >= 100.0 {
-        format!("{ms:.1}")
-    } else if ms >= 10.0 {
-        format!("{ms:.2}")
-    } else {
-        format!("{ms:.3}")
-    }
 }
