@@ -37,6 +37,7 @@ pub fn render(result: &BenchResult, ended: Option<&str>) -> String {
     if let Some(why) = ended {
         let _ = writeln!(out, "  Ended early   {why}");
     }
+    steadiness_lines(&mut out, result);
     if let Some(capacity) = &result.capacity {
         let _ = writeln!(out, "  Capacity      {}", capacity_line(capacity));
     }
@@ -78,6 +79,18 @@ fn limit_lines(out: &mut String, steps: &[Step]) {
                 limit.reason
             );
         }
+    }
+}
+
+/// The warm-ups before the steps and, when the target changed under them, how (`steady.rs` words both).
+fn steadiness_lines(out: &mut String, result: &BenchResult) {
+    let Some(steadiness) = &result.steadiness else { return };
+    for (index, warmup) in steadiness.warmups.iter().enumerate() {
+        let again = if index == 0 { "" } else { "again: " };
+        let _ = writeln!(out, "  Warm-up       {again}{}", warmup.describe());
+    }
+    for change in &steadiness.changes {
+        let _ = writeln!(out, "  CHANGED       {}", change.note);
     }
 }
 
@@ -163,6 +176,12 @@ impl StepObserver for StepProgress {
             eprintln!("{why}");
         }
         self.ended = Some(why.to_string());
+    }
+
+    fn steadiness(&mut self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
     }
 }
 
