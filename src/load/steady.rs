@@ -160,7 +160,7 @@ pub struct Steadiness {
     pub warmups: Vec<Warmup>,
     /// Each check window's closed-model throughput after the last step (of each search), in the order run.
     pub checks_rps: Vec<f64>,
-    /// Set when the target changed under the steps (the last change when the search re-searched more than once).
+    /// Each time the target was found changed under the steps, in order (empty when it held still).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
 }
@@ -171,13 +171,10 @@ impl Steadiness {
         !self.changes.is_empty() || self.warmups.iter().any(|warmup| !warmup.steady)
     }
 
-    /// Every line an output shows: each warm-up, then each change.
-    pub fn notes(&self) -> Vec<String> {
-        let warmups = self.warmups.iter().enumerate().map(|(index, warmup)| {
-            let which = if index == 0 { "warm-up" } else { "warm-up again" };
-            format!("{which}: {}", warmup.describe())
-        });
-        warmups.chain(self.changes.iter().map(|change| change.note.clone())).collect()
+    /// What made the result suspect, one line each: the warm-ups that did not settle, then each change.
+    pub fn problems(&self) -> Vec<String> {
+        let unsettled = self.warmups.iter().filter(|warmup| !warmup.steady).map(Warmup::describe);
+        unsettled.chain(self.changes.iter().map(|change| change.note.clone())).collect()
     }
 }
 
@@ -238,14 +235,14 @@ mod tests {
     }
 
     #[test]
-    fn the_notes_name_each_warmup_and_change() {
+    fn the_problems_are_the_unsettled_warmups_and_the_changes() {
         let steadiness = Steadiness {
             warmups: vec![Warmup { windows_rps: vec![100.0, 100.0, 100.0], steady: true }],
             checks_rps: vec![4000.0, 4000.0],
             changes: vec![Change { factor: 40.0, set_aside: 6, researched_from: Some(1000.0), note: "n".into() }],
         };
         assert!(steadiness.target_changed());
-        assert_eq!(steadiness.notes(), ["warm-up: steady after 3 s in the closed model (100 → 100 req/s)", "n"]);
+        assert_eq!(steadiness.problems(), ["n"]);
         assert_eq!((direction(40.0), direction(0.5)), ("got 40× faster".to_string(), "got 2.0× slower".to_string()));
         assert!(!Steadiness { changes: vec![], ..steadiness }.target_changed());
     }

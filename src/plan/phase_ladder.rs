@@ -303,8 +303,8 @@ mod tests {
 
     #[test]
     fn steady_keys_set_the_warmup_until_steady_or_turn_it_off() {
-        let ladder = ladder("rates = [1000]\nsteady_max = \"20s\"\nsteady_tolerance = \"5%\"\n");
-        assert_eq!(ladder.timing.steady, SteadyRule { max: Duration::from_secs(20), tolerance: 0.05 });
+        let given = ladder("rates = [1000]\nsteady_max = \"20s\"\nsteady_tolerance = \"5%\"\n");
+        assert_eq!(given.timing.steady, SteadyRule { max: Duration::from_secs(20), tolerance: 0.05 });
         assert!(!ladder("capacity = { slo = \"p99<=1ms\" }\nsteady_max = \"0s\"\n").timing.steady.enabled());
         assert!(
             error("rates = [1000]\nsteady_tolerance = \"0%\"\n")

@@ -35,6 +35,7 @@ mod model;
 mod recommend;
 mod spectrum;
 mod stats;
+mod steadiness;
 mod tables;
 mod tail_points;
 mod terminal;
