@@ -79,3 +79,98 @@ fn claim(capacity: &Capacity) -> Option<(f64, String)> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::{Value, json};
+
+    use crate::report::Report;
+
+    /// A copy of the `ladder` fixture's top-level files (figures from summary.json alone), with `edit` applied to its
+    /// summary. Its phase `set` is a capacity search under p99<=10ms; `get` a rate ladder.
+    fn ladder_with(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/ladder");
+        let dir = tempfile::tempdir().unwrap();
+        for file in ["env.json", "plan.toml"] {
+            std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+        }
+        let mut summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture.join("summary.json")).unwrap()).unwrap();
+        edit(&mut summary);
+        std::fs::write(dir.path().join("summary.json"), summary.to_string()).unwrap();
+        dir
+    }
+
+    /// The terminal tables, report.md, report.html and report.json of the directory.
+    fn outputs(dir: &Path) -> [String; 4] {
+        let report = Report::open(dir).unwrap();
+        let written = report.write().unwrap();
+        let read = |path: &Path| std::fs::read_to_string(path).unwrap();
+        [report.terminal_tables(), read(&written.markdown), read(&written.html), read(&written.json)]
+    }
+
+    /// Each finding of `kind` in report.json: (phase, text).
+    fn findings(json: &str, kind: &str) -> Vec<(String, String)> {
+        let report: Value = serde_json::from_str(json).unwrap();
+        let phases = report["phases"].as_array().unwrap();
+        phases
+            .iter()
+            .flat_map(|phase| {
+                let findings = phase["recommendation"]["findings"].as_array().cloned().unwrap_or_default();
+                findings.into_iter().filter(|finding| finding["kind"] == kind).map(|finding| {
+                    (phase["name"].as_str().unwrap().to_string(), finding["text"].as_str().unwrap().to_string())
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_capacity_far_below_what_the_same_jvm_served_within_the_slo_is_flagged_in_every_output() {
+        // -Xmx64m repeat 1: its search claims 10,000 req/s; its closed-model phase `get` served 44,424 req/s at p99 5 ms.
+        let dir = ladder_with(|summary| {
+            let phases = &mut summary["cells"][1]["reps"][0]["phases"];
+            phases["set"]["capacity"]["rps"] = json!(10000.0);
+            phases["set"]["capacity"]["bounds"] = json!([10000.0, 10500.0]);
+            phases["get"]["steps"] = json!([]);
+            phases["get"]["rate"] = Value::Null;
+            phases["get"]["latency_ms"]["p99"] = json!(5.0);
+        });
+        let [terminal, markdown, html, json] = outputs(dir.path());
+        let text = "-Xmx64m, repeat 1: capacity 10,000 req/s at p99<=10ms, yet phase 'get' of the same JVM served \
+                    44,424 req/s within it (p99 5.000 ms), 4.4× as much: the target was not in its steady state \
+                    during the search (warm-up too short?) — do not take this capacity as the target's";
+        assert_eq!(findings(&json, "capacity_contradicted"), [("set".to_string(), text.to_string())]);
+        // How report.md and the HTML escape `<=` is their own business: the finding from its rule on.
+        let after_slo = &text[text.find("yet phase").unwrap()..];
+        assert!(markdown.contains("-Xmx64m, repeat 1: capacity 10,000 req/s at p99") && markdown.contains(after_slo));
+        assert!(html.contains(&after_slo.replace('\'', "&#39;")) || html.contains(after_slo), "the HTML's findings");
+        assert!(terminal.replace("\n  ", " ").contains(&format!("NOTE {text}")), "{terminal}");
+        // Repeat 2 served 36,010 req/s at p99 87 ms: over the SLO, so no contradiction with its 18,000 req/s.
+        assert!(!markdown.contains("-Xmx64m, repeat 2: capacity"), "{markdown}");
+    }
+
+    #[test]
+    fn a_search_taken_from_a_target_that_changed_is_flagged_and_steady_ones_are_not() {
+        let dir = ladder_with(|summary| {
+            summary["cells"][2]["reps"][0]["phases"]["set"]["steadiness"] = json!({
+                "warmups": [{ "windows_rps": [900.0, 910.0, 905.0], "steady": true }],
+                "checks_rps": [36000.0, 36500.0],
+                "changes": [{ "factor": 40.0, "set_aside": 6, "researched_from": 9000.0, "note": "the target got 40× faster" }]
+            });
+            let steady =
+                json!({ "warmups": [{ "windows_rps": [900.0, 910.0, 905.0], "steady": true }], "checks_rps": [905.0] });
+            summary["cells"][2]["reps"][1]["phases"]["set"]["steadiness"] = steady;
+        });
+        let [terminal, markdown, _, json] = outputs(dir.path());
+        let text = "-Xmx256m, repeat 1: this search was taken from a target that changed under it — the target got 40× \
+                    faster";
+        assert_eq!(findings(&json, "target_changed"), [("set".to_string(), text.to_string())]);
+        assert!(markdown.contains(text) && terminal.contains(&format!("NOTE {text}")), "{terminal}");
+        let untouched = ladder_with(|_| {});
+        let [terminal, _, _, json] = outputs(untouched.path());
+        assert!(findings(&json, "target_changed").is_empty() && findings(&json, "capacity_contradicted").is_empty());
+        assert!(!terminal.contains("NOTE"), "{terminal}");
+    }
+}
