@@ -11,7 +11,7 @@ use super::{Capacity, CapacityGoal, Ladder, format_rate};
 
 /// How a warm-up ended.
 enum WarmedUp {
-    /// The rule is off (`steady_max = "0s"`).
+    /// The rule is off (`steady_max = "0s"`), or no request succeeded in a window: nothing to settle on.
     Off,
     Interrupted,
     /// At this throughput (steady, or where it gave up).
@@ -130,7 +130,8 @@ impl Ladder<'_> {
             let rewarmed = match self.warm_up()? {
                 WarmedUp::At(rps) => rps,
                 WarmedUp::Off | WarmedUp::Interrupted => {
-                    let note = format!("{changed}: warm-up too short; interrupted before the search was run afresh");
+                    let note =
+                        format!("{changed}: warm-up too short; the warm-up before searching afresh was cut short");
                     self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
                     return Ok(found);
                 }
@@ -178,12 +179,17 @@ impl Ladder<'_> {
                 self.steadiness.warmups.push(warmup);
                 return Ok(WarmedUp::Interrupted);
             };
-            anyhow::ensure!(
-                window.successes() > 0 || !self.steps.is_empty(),
-                "the warm-up ({} s in the closed model) got no successful response ({}); check the target",
-                WINDOW.as_secs(),
-                window.errors.describe()
-            );
+            if window.successes() == 0 {
+                // Nothing to settle on: the steps (or the search's probe) meet the failure and say it their way.
+                let line = format!(
+                    "warm-up: no successful response in {} s in the closed model ({}); going on without a warm-up \
+                     or a check",
+                    WINDOW.as_secs(),
+                    window.errors.describe()
+                );
+                self.observer.steadiness(&line);
+                return Ok(WarmedUp::Off);
+            }
             warmup.windows_rps.push(window.rps);
             if rule.settled(&warmup.windows_rps) {
                 warmup.steady = true;
