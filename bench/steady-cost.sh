@@ -31,7 +31,7 @@ JLOAD_FLAGS=(-q -t1 -c"$CONNECTIONS" --ok-status 200-299,404)
 echo "prefill and JIT warm-up: 300,000 random_set of 100 bytes over 100,000 keys"
 "$JLOAD" bench "${JLOAD_FLAGS[@]}" -n 300000 "$BASE/random_set?keyRange=100000&valueSize=100" > /dev/null
 
-printf "%-6s %-14s %8s %6s %10s %8s  %s\n" round rule seconds steps capacity warm-up changed
+printf "%-6s %-15s %8s %6s %10s %8s  %-7s %s\n" round rule seconds steps capacity warm-up changed "warm-up windows (req/s)"
 for round in $(seq "$ROUNDS"); do
   for rule in off on; do
     flags=()
@@ -42,7 +42,8 @@ for round in $(seq "$ROUNDS"); do
     jq -r --arg round "$round" --arg rule "$rule" --arg seconds "$(printf %.1f "$seconds")" \
       '[$round, $rule, $seconds, (.steps | length), (.capacity.rps // "none"),
         ((.steadiness.warmups[0].windows_rps // []) | length | tostring) + " s",
-        ((.steadiness.changes // []) | length > 0)] | @tsv' "$WORK/r.json" |
-      awk -F'\t' '{ printf "%-6s %-14s %8s %6s %10s %8s  %s\n", $1, ($2 == "off" ? "--steady-max 0s" : "default"), $3, $4, $5, $6, $7 }'
+        ((.steadiness.changes // []) | length > 0),
+        ((.steadiness.warmups[0].windows_rps // []) | map(floor | tostring) | join(" "))] | @tsv' "$WORK/r.json" |
+      awk -F'\t' '{ printf "%-6s %-15s %8s %6s %10s %8s  %-7s %s\n", $1, ($2 == "off" ? "--steady-max 0s" : "default"), $3, $4, $5, $6, $7, $8 }'
   done
 done

@@ -152,7 +152,7 @@ pub struct BenchArgs {
     /// last, check the target did not change under the steps (0s: neither) [default: 60s].
     #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
     pub steady_max: Option<String>,
-    /// The warm-up is steady when its last 3 windows' throughputs agree within this share [default: 10%].
+    /// The warm-up is steady when its last 3 windows' throughputs agree within this share [default: 20%].
     #[arg(long, value_name = "SHARE", help_heading = "Rate ladder and capacity search")]
     pub steady_tolerance: Option<String>,
     #[command(flatten)]

@@ -39,8 +39,10 @@ pub struct SteadyRule {
 }
 
 impl SteadyRule {
-    /// At most 60 s of warm-up; windows agreeing within 10 %.
-    pub const DEFAULT: SteadyRule = SteadyRule { max: Duration::from_secs(60), tolerance: 0.10 };
+    /// At most 60 s of warm-up; windows agreeing within 20 %: a JIT still compiling moves throughput by factors
+    /// (2× to 100×), while 1 s windows of a steady target on a loaded 2-core machine differ by 10–20 %
+    /// (docs/benchmarks.md); a target still rising by more than 10 % a second fails 3 windows within 20 %.
+    pub const DEFAULT: SteadyRule = SteadyRule { max: Duration::from_secs(60), tolerance: 0.20 };
 
     pub fn enabled(&self) -> bool {
         !self.max.is_zero()
@@ -194,7 +196,7 @@ mod tests {
 
     #[test]
     fn steady_when_the_last_three_windows_agree_within_the_tolerance() {
-        let rule = SteadyRule::DEFAULT;
+        let rule = SteadyRule { tolerance: 0.10, ..SteadyRule::DEFAULT };
         assert!(!rule.settled(&[1000.0, 1000.0]), "too few windows");
         assert!(rule.settled(&[1000.0, 1050.0, 1099.0]));
         assert!(!rule.settled(&[1000.0, 1050.0, 1101.0]), "11 % apart");
@@ -202,6 +204,9 @@ mod tests {
         assert!(!rule.settled(&[200.0, 900.0, 5000.0, 30000.0]));
         assert!(rule.settled(&[200.0, 900.0, 5000.0, 30000.0, 31000.0, 30500.0, 30800.0]));
         assert!(!rule.settled(&[0.0, 0.0, 0.0]), "nothing served is not steady");
+        // The default: 20 %; a steady rise of 10 % a second is not steady.
+        assert!(SteadyRule::DEFAULT.settled(&[1000.0, 1190.0, 1050.0]));
+        assert!(!SteadyRule::DEFAULT.settled(&[1000.0, 1100.0, 1210.0, 1331.0]));
         assert_eq!(SteadyRule { max: Duration::from_secs(60), tolerance: 0.1 }.max_windows(), 60);
         assert_eq!(SteadyRule { max: Duration::from_millis(1500), tolerance: 0.1 }.max_windows(), 3);
         assert_eq!((parse_tolerance("10%"), parse_tolerance(" 2.5 ")), (Some(0.1), Some(0.025)));
