@@ -90,12 +90,17 @@ impl Ladder<'_> {
                 format_rate(settled_rps),
                 format_rate(settled_rps * factor)
             );
-            // Faster: does the step above the capacity pass now? Slower: does the capacity step fail now?
-            let (bound, wanted, was, now) = match factor > 1.0 {
-                true => (found.bounds[1], Outcome::Pass, "missed the SLO", "meets it now"),
-                false => (found.bounds[0], Outcome::Fail, "met the SLO", "misses it now"),
+            // Faster: does a rate above the capacity's failing bound pass now? Slower: does one below the capacity
+            // fail now? Each √factor beyond its bound, so that noise at the knee cannot flip it.
+            let (bound, wanted, side) = match factor > 1.0 {
+                true => (found.bounds[1], Outcome::Pass, "above the rate that missed the SLO"),
+                false => (found.bounds[0], Outcome::Fail, "below the capacity"),
             };
-            let Some(rate) = bound else {
+            let beyond = |bound: f64| {
+                let rate = capacity::whole_rate(bound * factor.sqrt());
+                search.max_rps.map_or(rate, |max| rate.min(max))
+            };
+            let Some(rate) = bound.map(beyond) else {
                 let note =
                     format!("{changed}: warm-up too short; no step bounds the capacity on that side to re-check");
                 self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
@@ -108,11 +113,18 @@ impl Ladder<'_> {
                 return Ok(found);
             }
             let recheck = self.steps.last().expect("a step was just run");
+            let rechecked = format!(
+                "{} req/s ({} {side}, {} req/s)",
+                format_rate(rate),
+                steady::times(factor.max(1.0 / factor).sqrt()),
+                format_rate(bound.expect("re-checked beyond a bound"))
+            );
+            let moved =
+                format!("{rechecked} {}", if factor > 1.0 { "meets the SLO now" } else { "misses the SLO now" });
             if capacity::outcome(recheck) != wanted {
-                let still = if factor > 1.0 { "still misses it" } else { "still meets it" };
+                let still = if factor > 1.0 { "still misses the SLO" } else { "still meets the SLO" };
                 let note = format!(
-                    "{changed}: warm-up too short; the re-check at {} req/s {still}, so the capacity stands",
-                    format_rate(rate)
+                    "{changed}: warm-up too short; the re-check at {rechecked} {still}, so the capacity stands"
                 );
                 self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
                 return Ok(found);
@@ -120,9 +132,8 @@ impl Ladder<'_> {
             let researches = self.steadiness.changes.iter().filter(|change| change.researched_from.is_some()).count();
             if researches >= MAX_RESEARCHES {
                 let note = format!(
-                    "{changed} after {researches} re-searches: {} req/s {was} and {now}; the target kept changing, \
-                     so this capacity is not its steady state — warm it up longer",
-                    format_rate(rate)
+                    "{changed} after {researches} re-searches: {moved}; the target kept changing, so this capacity is \
+                     not its steady state — warm it up longer"
                 );
                 self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
                 return Ok(found);
@@ -142,9 +153,8 @@ impl Ladder<'_> {
             self.current_from = from;
             settled = Some(rewarmed);
             let note = format!(
-                "{changed}: warm-up too short; {} req/s {was} and {now}, so the search ran afresh from {} req/s (the \
-                 first {from} steps set aside)",
-                format_rate(rate),
+                "{changed}: warm-up too short; {moved}, so the search ran afresh from {} req/s (the first {from} steps \
+                 set aside)",
                 format_rate(search.start_rps)
             );
             self.record_change(Change { factor, set_aside: from, researched_from: Some(search.start_rps), note });
