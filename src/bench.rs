@@ -148,9 +148,16 @@ pub struct BenchArgs {
     /// Capacity search: never try above this rate.
     #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
     pub max_rate: Option<f64>,
-    /// Capacity search: the first rate tried [default: a quarter of a 2 s closed-model probe's throughput].
+    /// Capacity search: the first rate tried [default: a quarter of the warm-up's closed-model throughput].
     #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
     pub start_rate: Option<f64>,
+    /// Before the first step, warm up in the closed model until 1 s windows agree, for at most this long; after the
+    /// last, check the target did not change under the steps (0s: neither) [default: 60s].
+    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    pub steady_max: Option<String>,
+    /// The warm-up is steady when its last 3 windows' throughputs agree within this share [default: 20%].
+    #[arg(long, value_name = "SHARE", help_heading = "Rate ladder and capacity search")]
+    pub steady_tolerance: Option<String>,
     #[command(flatten)]
     pub protocol: protocol_flags::ProtocolFlags,
 }

@@ -240,6 +240,9 @@ fn a_step_with_no_success_ends_the_ladder_and_says_so() {
         "1s",
         "--min-requests",
         "0",
+        // No warm-up until steady: the requests counted below are the steps'.
+        "--steady-max",
+        "0s",
         "-c",
         "4",
         &server.url("/"),

@@ -599,4 +599,32 @@ fn a_phase_outside_the_capacity_search_says_only_the_search_is_judged_when_the_p
         ),
         "{cheapest}"
     );
+
+#[test]
+fn a_search_phases_header_states_the_whole_phase_and_whose_figures_its_table_shows() {
+    let dir = copy_of("ladder");
+    let summary = read_json(&dir.join("summary.json"));
+    let markdown = report(&dir);
+    // The crashed cell has no such phase; the others' repeats all ran it.
+    let set: Vec<&Value> =
+        (0..3).flat_map(|cell| records(&summary, cell, "set")).filter(|record| record.is_object()).collect();
+    let of = |read: &dyn Fn(&Value) -> f64| median(set.iter().map(|record| read(record)).collect());
+    let steps = |record: &Value| record["steps"].as_array().unwrap().clone();
+    // The whole phase: its JVM window (warm-ups and checks included), its steps and their requests. (The fixture's
+    // steps are synthetic, laid on a closed-model phase's 3 s window: only the rule is checked here, not real times.)
+    let whole_s = of(&|record| {
+        let jvm = &record["jvm"];
+        jvm["uptime_end_s"].as_f64().unwrap() - jvm["uptime_start_s"].as_f64().unwrap()
+    });
+    let count = of(&|record| steps(record).len() as f64) as usize;
+    let requests = of(&|record| steps(record).iter().map(|step| step["requests"].as_f64().unwrap()).sum()) as u64;
+    // The table's figures: the capacity step's.
+    let headline_s = of(&|record| record["duration_s"].as_f64().unwrap());
+    let headline_requests = of(&|record| record["requests"].as_f64().unwrap()) as u64;
+    let expected = format!(
+        "the whole phase {whole_s:.1} s: {count} steps, {requests} requests measured in all (medians); the figures \
+         below are the capacity step's ({headline_s:.1} s, {headline_requests} requests)"
+    );
+    let header = line_starting(&markdown, "set: ");
+    assert!(header.contains(&expected), "{header}\nexpected: {expected}");
 }

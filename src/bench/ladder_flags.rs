@@ -5,6 +5,7 @@ use super::BenchArgs;
 use crate::error::bad_input;
 use crate::load::capacity::{self, DEFAULT_PRECISION};
 use crate::load::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
+use crate::load::steady::{self, SteadyRule};
 use crate::units::parse_duration;
 
 /// What `--rates` or `--capacity` asked for.
@@ -20,6 +21,8 @@ pub fn ladder_setup(args: &BenchArgs) -> anyhow::Result<Option<LadderSetup>> {
         ("--step-warmup", args.step_warmup.is_some()),
         ("--step", args.step.is_some()),
         ("--min-requests", args.min_requests.is_some()),
+        ("--steady-max", args.steady_max.is_some()),
+        ("--steady-tolerance", args.steady_tolerance.is_some()),
     ];
     let search_flags = [
         ("--precision", args.precision.is_some()),
@@ -67,6 +70,15 @@ fn step_timing(args: &BenchArgs) -> anyhow::Result<StepTiming> {
         warmup: duration("--step-warmup", &args.step_warmup, default.warmup)?,
         measure: duration("--step", &args.step, default.measure)?,
         min_requests: args.min_requests.unwrap_or(default.min_requests),
+        steady: SteadyRule {
+            max: duration("--steady-max", &args.steady_max, default.steady.max)?,
+            tolerance: match &args.steady_tolerance {
+                Some(text) => steady::parse_tolerance(text).ok_or_else(|| {
+                    bad_input(format!("--steady-tolerance '{text}': give a share above 0 and at most 100 %, like 10%"))
+                })?,
+                None => default.steady.tolerance,
+            },
+        },
     };
     if timing.measure.is_zero() {
         return Err(bad_input("--step must be longer than 0s"));

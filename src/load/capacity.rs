@@ -258,7 +258,7 @@ fn missed(steps: &[Step], requested: f64) -> String {
 }
 
 /// A rate rounded to whole requests per second, at least 1.
-fn whole_rate(rps: f64) -> f64 {
+pub fn whole_rate(rps: f64) -> f64 {
     rps.round().max(1.0)
 }
 

@@ -1,18 +1,24 @@
 //! Open-model load at several rates: a rate ladder (fixed rates, or a geometric range) and the records of its steps,
 //! and the capacity a search finds (see `capacity.rs` for the search). A step is one open-model run at one requested
 //! rate, with its own warm-up and measured window; what it measured is kept as a [`Step`] beside the phase's result.
-//! [`run_ladder`] runs the steps of a ladder or a search, one engine run each for the warm-up and the window.
+//! [`run_ladder`] runs the steps of a ladder or a search, one engine run each for the warm-up and the window, after a
+//! warm-up until the target is steady and with a check after the last step (`steady.rs` has the rule,
+//! `ladder_steady.rs` runs it and acts on it).
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::capacity::{self, Decision, Search};
+use super::capacity;
 use super::engine::RunOptions;
 use super::generator::Generator;
 use super::result::{BenchResult, ErrorSummary, LatencySummary};
 use super::spec::{LoadSpec, StopCondition};
+use super::steady::{Steadiness, SteadyRule};
 use super::threshold::Threshold;
+
+#[path = "ladder_steady.rs"]
+mod ladder_steady;
 
 /// The rates a ladder phase runs, lowest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,13 +77,19 @@ pub struct StepTiming {
     pub measure: Duration,
     /// A step is trusted only with at least this many requests in its measured window.
     pub min_requests: u64,
+    /// The warm-up until steady before the first step, and the check after the last (see `steady.rs`).
+    pub steady: SteadyRule,
 }
 
 impl StepTiming {
     /// 2 s of warm-up (connections, JIT, caches and the queue settle at the new rate), then 5 s measured holding at
     /// least 2,000 requests, so that a p99 rests on 20 requests or more.
-    pub const DEFAULT: StepTiming =
-        StepTiming { warmup: Duration::from_secs(2), measure: Duration::from_secs(5), min_requests: 2000 };
+    pub const DEFAULT: StepTiming = StepTiming {
+        warmup: Duration::from_secs(2),
+        measure: Duration::from_secs(5),
+        min_requests: 2000,
+        steady: SteadyRule::DEFAULT,
+    };
 
     /// The measured window at `rps`: `measure`, extended to hold `min_requests` requests.
     pub fn window(&self, rps: f64) -> Duration {
@@ -181,6 +193,8 @@ pub trait StepObserver {
     fn probed(&mut self, _closed_rps: f64, _start_rps: f64) {}
     /// The ladder ended before its plan did (interrupted, the target broke, a step failed); `why` says which.
     fn ladder_ended(&mut self, _why: &str) {}
+    /// A line about the target's steadiness: a warm-up ended, or the target changed under the steps.
+    fn steadiness(&mut self, _line: &str) {}
 }
 
 /// Run `plan` on `spec` (its `rate` is replaced by each step's, its stop condition by `timing`), telling `observer` of
@@ -202,11 +216,21 @@ pub fn run_ladder(
         LadderPlan::Rates(_) => slo,
         LadderPlan::Capacity(goal) => &goal.slo,
     };
-    let mut ladder =
-        Ladder { spec, timing, rules, options, observer, generator, steps: Vec::new(), results: Vec::new() };
+    let mut ladder = Ladder {
+        spec,
+        timing,
+        rules,
+        options,
+        observer,
+        generator,
+        steps: Vec::new(),
+        results: Vec::new(),
+        steadiness: Steadiness::default(),
+        current_from: 0,
+    };
     let capacity = match plan {
         LadderPlan::Rates(rates) => {
-            ladder.run_rates(&rates.list())?;
+            ladder.run_checked_rates(&rates.list())?;
             None
         }
         LadderPlan::Capacity(goal) => Some(ladder.search(goal)?),
@@ -225,44 +249,24 @@ struct Ladder<'a> {
     steps: Vec<Step>,
     /// The full result of each step, beside `steps`.
     results: Vec<BenchResult>,
+    /// The warm-ups and checks so far.
+    steadiness: Steadiness,
+    /// The first step of the target as it is now: the steps before it ran before the target changed under them.
+    current_from: usize,
 }
 
 impl Ladder<'_> {
-    fn run_rates(&mut self, rates: &[f64]) -> anyhow::Result<()> {
+    /// Run every rate in order; false when the ladder ended before its last rate.
+    fn run_rates(&mut self, rates: &[f64]) -> anyhow::Result<bool> {
         anyhow::ensure!(!rates.is_empty(), "a ladder needs at least one rate");
         for &rate in rates {
             if let Some(why) = self.step(rate)? {
                 let ended = format!("the ladder ended after {} of {} steps: {why}", self.steps.len(), rates.len());
                 self.observer.ladder_ended(&ended);
-                break;
+                return Ok(false);
             }
         }
-        Ok(())
-    }
-
-    fn search(&mut self, goal: &CapacityGoal) -> anyhow::Result<Capacity> {
-        let start_rps = match goal.start_rps {
-            Some(rps) => rps,
-            None => self.probe_start()?,
-        };
-        let search = Search {
-            start_rps,
-            precision: goal.precision,
-            max_rps: goal.max_rps,
-            slo: capacity::describe_slo(&goal.slo),
-        };
-        loop {
-            match capacity::decide(&search, &self.steps) {
-                Decision::Done(found) => return Ok(found),
-                Decision::Run(rate) => {
-                    if let Some(why) = self.step(rate)? {
-                        let found = capacity::cut_short(&search, &self.steps, &why);
-                        self.observer.ladder_ended(&found.verdict);
-                        return Ok(found);
-                    }
-                }
-            }
-        }
+        Ok(true)
     }
 
     /// A short closed-model run; the search starts at a share of its throughput.
@@ -302,11 +306,13 @@ impl Ladder<'_> {
         Ok(broken)
     }
 
-    /// The raw latency of the lightest step so far, `current` included: how fast the target answers when it does not
-    /// queue, against which a busy step's latency tells queueing from too few connections.
+    /// The raw latency of the lightest step so far (since the target last changed), `current` included: how fast the
+    /// target answers when it does not queue, against which a busy step's latency tells queueing from too few
+    /// connections.
     fn lightest_raw_latency(&self, current: &BenchResult) -> Option<LatencySummary> {
         let requested = |result: &&BenchResult| result.rate.unwrap_or(f64::INFINITY);
-        let lightest = self.results.iter().chain([current]).min_by(|a, b| requested(a).total_cmp(&requested(b)))?;
+        let since_change = &self.results[self.current_from.min(self.results.len())..];
+        let lightest = since_change.iter().chain([current]).min_by(|a, b| requested(a).total_cmp(&requested(b)))?;
         lightest.latency_uncorrected_ms
     }
 
@@ -343,7 +349,13 @@ impl Ladder<'_> {
         let index = headline_index(&self.steps, capacity.as_ref());
         let mut headline = self.results.swap_remove(index);
         headline.steps = self.steps;
-        headline.capacity = capacity;
+        headline.capacity = capacity.map(|mut capacity| {
+            if let Some(change) = self.steadiness.changes.last() {
+                capacity.verdict = format!("{}; {}", capacity.verdict, change.note);
+            }
+            capacity
+        });
+        headline.steadiness = self.timing.steady.enabled().then_some(self.steadiness);
         headline.interrupted |= interrupted;
         Ok(headline)
     }
@@ -456,7 +468,7 @@ mod tests {
 
     #[test]
     fn a_window_is_extended_to_hold_the_minimum_requests() {
-        let timing = StepTiming { warmup: Duration::ZERO, measure: Duration::from_secs(5), min_requests: 2000 };
+        let timing = StepTiming { warmup: Duration::ZERO, measure: Duration::from_secs(5), ..StepTiming::DEFAULT };
         assert_eq!(timing.window(1000.0), Duration::from_secs(5));
         assert_eq!(timing.window(100.0), Duration::from_secs(20));
     }

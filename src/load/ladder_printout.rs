@@ -26,17 +26,23 @@ const STEP_COLUMNS: [Column; 10] = [
 /// The steps, the limits that stopped them and the capacity; `ended` says why a fixed ladder stopped early.
 pub fn render(result: &BenchResult, ended: Option<&str>) -> String {
     let mut out = String::new();
-    let what = if result.capacity.is_some() { "Capacity search" } else { "Rate ladder" };
+    let (what, headline) =
+        if result.capacity.is_some() { ("Capacity search", "capacity") } else { ("Rate ladder", "last") };
+    let measured_s: f64 = result.steps.iter().map(|step| step.duration_s).sum();
+    let requests: u64 = result.steps.iter().map(|step| step.requests).sum();
     let _ = writeln!(
         out,
-        "{what}: {} steps; latency in ms from each request's due time (corrected for coordinated omission)",
-        result.steps.len()
+        "{what}: {} steps, {measured_s:.1} s measured in all ({} requests; the summary above is the {headline} \
+         step's); latency in ms from each request's due time (corrected for coordinated omission)",
+        result.steps.len(),
+        grouped(requests)
     );
     step_table(&mut out, &result.steps);
     limit_lines(&mut out, &result.steps);
     if let Some(why) = ended {
         let _ = writeln!(out, "  Ended early   {why}");
     }
+    steadiness_lines(&mut out, result);
     if let Some(capacity) = &result.capacity {
         let _ = writeln!(out, "  Capacity      {}", capacity_line(capacity));
     }
@@ -78,6 +84,18 @@ fn limit_lines(out: &mut String, steps: &[Step]) {
                 limit.reason
             );
         }
+    }
+}
+
+/// The warm-ups before the steps and, when the target changed under them, how (`steady.rs` words both).
+fn steadiness_lines(out: &mut String, result: &BenchResult) {
+    let Some(steadiness) = &result.steadiness else { return };
+    for (index, warmup) in steadiness.warmups.iter().enumerate() {
+        let again = if index == 0 { "" } else { "again: " };
+        let _ = writeln!(out, "  Warm-up       {again}{}", warmup.describe());
+    }
+    for change in &steadiness.changes {
+        let _ = writeln!(out, "  CHANGED       {}", change.note);
     }
 }
 
@@ -164,6 +182,12 @@ impl StepObserver for StepProgress {
         }
         self.ended = Some(why.to_string());
     }
+
+    fn steadiness(&mut self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -205,7 +229,8 @@ mod tests {
         result.steps = vec![step(2000.0, 1999.9, 2.1, None, None), step(12500.0, 9000.0, 812.5, Some(limit), None)];
         assert_eq!(
             render(&result, Some("the ladder ended after 2 of 3 steps: no request succeeded")),
-            "Rate ladder: 2 steps; latency in ms from each request's due time (corrected for coordinated omission)
+            "Rate ladder: 2 steps, 10.0 s measured in all (54,999 requests; the summary above is the last step's); \
+             latency in ms from each request's due time (corrected for coordinated omission)
   requested    achieved       p50      p90      p99    p99.9      max   errors  limited by  SLO
       2,000      1999.9     2.000    2.500    2.100    3.150    4.200    0.00%              -
      12,500      9000.0     2.000    2.500    812.5     1219     1625    0.00%  target      -

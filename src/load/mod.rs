@@ -28,6 +28,7 @@ pub mod socket;
 pub mod spec;
 pub mod start_at;
 pub mod status;
+pub mod steady;
 pub mod template;
 pub mod thread_cpu;
 pub mod threshold;

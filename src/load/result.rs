@@ -280,6 +280,10 @@ pub struct BenchResult {
     /// A capacity search: what it found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<Capacity>,
+    /// A rate ladder or capacity search: its warm-up until steady, the check after its last step, and whether the
+    /// target changed under its steps (None when the rule was off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadiness: Option<super::steady::Steadiness>,
     /// Wall-clock time of the run's start instant (microseconds since the Unix epoch): the origin of the series, the
     /// interval log and the slow requests' times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -433,6 +437,7 @@ impl BenchResult {
             limited_by: None,
             steps: Vec::new(),
             capacity: None,
+            steadiness: None,
             start_unix_us: facts.start_unix_us,
             slow_requests: Some(slow.info()),
             slow,

@@ -1,4 +1,5 @@
-//! A phase's ladder keys — `rates`, `capacity`, `step_warmup`, `step`, `min_requests` — checked and turned into the
+//! A phase's ladder keys — `rates`, `capacity`, `step_warmup`, `step`, `min_requests`, `steady_max`,
+//! `steady_tolerance` — checked and turned into the
 //! engine's [`LadderPlan`] and [`StepTiming`], with every refused combination named at its file, line and key.
 //! Documented in docs/plan.md ("Latency at equal load: ladders and capacity").
 
@@ -10,6 +11,7 @@ use toml::Spanned;
 use super::schema::{CapacityFile, CapacityGoalFile, PhaseFile, RatesFile, SloRulesFile};
 use crate::load::capacity::{self, DEFAULT_PRECISION};
 use crate::load::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
+use crate::load::steady::{self, SteadyRule};
 use crate::load::threshold::Threshold;
 use crate::tomlfile::Source;
 
@@ -112,6 +114,8 @@ fn refuse_step_keys_alone(phase: &PhaseFile) -> Result<(), (Range<usize>, String
         ("step_warmup", phase.step_warmup.as_ref().map(Spanned::span)),
         ("step", phase.step.as_ref().map(Spanned::span)),
         ("min_requests", phase.min_requests.as_ref().map(Spanned::span)),
+        ("steady_max", phase.steady_max.as_ref().map(Spanned::span)),
+        ("steady_tolerance", phase.steady_tolerance.as_ref().map(Spanned::span)),
     ];
     match given.into_iter().find_map(|(key, span)| span.map(|span| (key, span))) {
         Some((key, span)) => {
@@ -149,10 +153,22 @@ fn step_timing(source: Source<'_>, phase: &PhaseFile, name: &str) -> anyhow::Res
         return Err(source.error_at(step.span(), format!("phase '{name}': step must be longer than {zero:?}")));
     }
     let default = StepTiming::DEFAULT;
+    let steady_max = source.duration(&phase.steady_max, &format!("phase '{name}' steady_max"))?;
+    let tolerance = match &phase.steady_tolerance {
+        Some(text) => steady::parse_tolerance(text.get_ref()).ok_or_else(|| {
+            let message = format!(
+                "phase '{name}': steady_tolerance '{}' must be a share above 0 and at most 100 %, like \"10%\"",
+                text.get_ref()
+            );
+            source.error_at(text.span(), message)
+        })?,
+        None => default.steady.tolerance,
+    };
     Ok(StepTiming {
         warmup: warmup.unwrap_or(default.warmup),
         measure: measure.unwrap_or(default.measure),
         min_requests: phase.min_requests.as_ref().map_or(default.min_requests, |min| *min.get_ref()),
+        steady: SteadyRule { max: steady_max.unwrap_or(default.steady.max), tolerance },
     })
 }
 
@@ -276,8 +292,25 @@ mod tests {
         assert_eq!(rates.list(), [1000.0, 2000.0, 4000.0, 8000.0]);
         assert_eq!(
             ladder.timing,
-            StepTiming { warmup: Duration::ZERO, measure: Duration::from_secs(3), min_requests: 50 }
+            StepTiming {
+                warmup: Duration::ZERO,
+                measure: Duration::from_secs(3),
+                min_requests: 50,
+                steady: SteadyRule::DEFAULT
+            }
         );
+    }
+
+    #[test]
+    fn steady_keys_set_the_warmup_until_steady_or_turn_it_off() {
+        let given = ladder("rates = [1000]\nsteady_max = \"20s\"\nsteady_tolerance = \"5%\"\n");
+        assert_eq!(given.timing.steady, SteadyRule { max: Duration::from_secs(20), tolerance: 0.05 });
+        assert!(!ladder("capacity = { slo = \"p99<=1ms\" }\nsteady_max = \"0s\"\n").timing.steady.enabled());
+        assert!(
+            error("rates = [1000]\nsteady_tolerance = \"0%\"\n")
+                .contains("line 9: phase 'get': steady_tolerance '0%' must be a share above 0")
+        );
+        assert!(error("duration = \"5s\"\nsteady_max = \"9s\"\n").contains("steady_max applies only to a ladder"));
     }
 
     #[test]

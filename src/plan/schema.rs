@@ -124,6 +124,10 @@ pub struct PhaseFile {
     pub step_warmup: Option<Spanned<String>>,
     pub step: Option<Spanned<String>>,
     pub min_requests: Option<Spanned<u64>>,
+    /// A ladder's warm-up until steady before its first step: at most this long ("0s": off), windows agreeing within
+    /// this share ("10%").
+    pub steady_max: Option<Spanned<String>>,
+    pub steady_tolerance: Option<Spanned<String>>,
     /// HTTP version ("1.1", "2", "auto"), HTTP/2 streams per connection, TLS trust and client certificate (files
     /// relative to the plan).
     pub http: Option<Spanned<String>>,

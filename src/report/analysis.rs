@@ -13,11 +13,13 @@ use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
 use super::host_effect::{phase_host_effect, rep_hosts};
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric, ranked_headlines};
 use super::model::{
-    Analysis, AxisInfo, CellInfo, CellPhase, LoadShape, PhaseAnalysis, Problem, Recommendation, SloVerdict,
+    Analysis, AxisInfo, CellInfo, CellPhase, Finding, LoadShape, PhaseAnalysis, Problem, Recommendation, SloVerdict,
+    StepsShape,
 };
 use super::recommend::recommend;
 use super::spectrum::{self, Spectrum};
 use super::stats::{CONFIDENCE, Estimate, median, rank};
+use super::steadiness;
 use super::tail_points::{TailChart, chart_repeat, tail_chart};
 use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
@@ -94,8 +96,14 @@ pub fn analyse(results: &Results) -> Analysis {
     };
     let recommendations: Vec<Option<Recommendation>> =
         analysis.phases.iter().map(|phase| phase.measured.then(|| recommend(&analysis, phase))).collect();
-    for (phase, recommendation) in analysis.phases.iter_mut().zip(recommendations) {
-        phase.recommendation = recommendation;
+    let steadiness: Vec<Vec<Finding>> =
+        analysis.phases.iter().map(|phase| steadiness::findings(results, &analysis, phase)).collect();
+    for ((phase, recommendation), steadiness) in analysis.phases.iter_mut().zip(recommendations).zip(steadiness) {
+        // A result taken from a target that changed comes first: it qualifies every line after it.
+        phase.recommendation = recommendation.map(|mut recommendation| {
+            recommendation.findings.splice(0..0, steadiness);
+            recommendation
+        });
     }
     notes.sort();
     notes.dedup();
@@ -357,6 +365,20 @@ fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
         Some(port) => port_placeholder(&first.bench.url, port),
         None => first.bench.url.clone(),
     };
+    let with_steps: Vec<_> = records.iter().filter(|(_, _, record)| !record.bench.steps.is_empty()).collect();
+    let steps = (!with_steps.is_empty()).then(|| {
+        let of = |read: &dyn Fn(&PhaseRecord) -> f64| {
+            median(with_steps.iter().map(|(_, _, record)| read(record)).collect()).unwrap_or(0.0)
+        };
+        let measured_s = |record: &PhaseRecord| record.bench.steps.iter().map(|step| step.duration_s).sum::<f64>();
+        StepsShape {
+            count: of(&|record| record.bench.steps.len() as f64) as usize,
+            duration_s: of(&|record| {
+                record.jvm.as_ref().map_or_else(|| measured_s(record), |jvm| jvm.uptime_end_s - jvm.uptime_start_s)
+            }),
+            requests: of(&|record| record.bench.steps.iter().map(|step| step.requests as f64).sum()) as u64,
+        }
+    });
     Some(LoadShape {
         url,
         model: first.bench.model.clone(),
@@ -365,6 +387,7 @@ fn load_shape(results: &Results, phase: &str) -> Option<LoadShape> {
         duration_s: median(durations).unwrap_or(0.0),
         requests: median(requests).unwrap_or(0.0) as u64,
         rates: first.bench.steps.iter().map(|step| step.requested_rps).collect(),
+        steps,
     })
 }
 

@@ -151,29 +151,35 @@ pub fn header_facts(analysis: &Analysis) -> Vec<(&'static str, Vec<String>)> {
     facts
 }
 
-/// `set: 16 connections, closed model, 3.0 s, 114000 requests, http://…`
+/// `set: 16 connections, closed model, 3.0 s, 114000 requests, http://…`; a ladder or search states the whole phase
+/// (its steps, wall time and requests) and then whose figures its tables show: the capacity step's, or the last
+/// step's.
 pub fn phase_shape(phase: &PhaseAnalysis) -> String {
     let measured = if phase.measured { "" } else { " (not measured)" };
-    match &phase.load {
-        Some(load) => {
-            let model = match (phase.kind, load.rate) {
-                (PhaseKind::Capacity, _) => match phase.cells.iter().find_map(|cell| cell.capacity.as_ref()) {
-                    Some(capacity) => format!("capacity search under {}", capacity.slo),
-                    None => "capacity search".to_string(),
-                },
-                (PhaseKind::Ladder, _) => {
-                    let rates: Vec<String> = load.rates.iter().map(|rate| format!("{rate}")).collect();
-                    format!("open model at rates {} req/s (figures of the last step)", rates.join(", "))
-                }
-                (_, Some(rate)) => format!("open model at {rate} req/s"),
-                (_, None) => format!("{} model", load.model),
-            };
+    let Some(load) = &phase.load else { return format!("{}{measured}: no cell measured it", phase.name) };
+    let model = match (phase.kind, load.rate) {
+        (PhaseKind::Capacity, _) => match phase.cells.iter().find_map(|cell| cell.capacity.as_ref()) {
+            Some(capacity) => format!("capacity search under {}", capacity.slo),
+            None => "capacity search".to_string(),
+        },
+        (PhaseKind::Ladder, _) => {
+            let rates: Vec<String> = load.rates.iter().map(|rate| format!("{rate}")).collect();
+            format!("open model at rates {} req/s", rates.join(", "))
+        }
+        (_, Some(rate)) => format!("open model at {rate} req/s"),
+        (_, None) => format!("{} model", load.model),
+    };
+    let head = format!("{}{measured}: {} connections, {model}", phase.name, load.connections);
+    match &load.steps {
+        Some(steps) => {
+            let whose = if phase.kind == PhaseKind::Capacity { "the capacity step's" } else { "the last step's" };
             format!(
-                "{}{measured}: {} connections, {model}, {:.1} s, {} requests (medians), {}",
-                phase.name, load.connections, load.duration_s, load.requests, load.url
+                "{head}, the whole phase {:.1} s: {} steps, {} requests measured in all (medians); the figures below \
+                 are {whose} ({:.1} s, {} requests), {}",
+                steps.duration_s, steps.count, steps.requests, load.duration_s, load.requests, load.url
             )
         }
-        None => format!("{}{measured}: no cell measured it", phase.name),
+        None => format!("{head}, {:.1} s, {} requests (medians), {}", load.duration_s, load.requests, load.url),
     }
 }
 

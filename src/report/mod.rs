@@ -37,6 +37,7 @@ mod prose;
 mod recommend;
 mod spectrum;
 mod stats;
+mod steadiness;
 mod tables;
 mod tail_points;
 mod terminal;

@@ -110,6 +110,21 @@ pub struct LoadShape {
     pub requests: u64,
     /// A rate ladder's requested rates, in the order run (from its first record); empty otherwise.
     pub rates: Vec<f64>,
+    /// A ladder or search: the whole phase (every step, warm-ups included), medians over the records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<StepsShape>,
+}
+
+/// The whole of a ladder or search phase, beside `duration_s` and `requests`, which are its headline step's.
+#[derive(Debug, Serialize)]
+pub struct StepsShape {
+    /// How many steps it ran.
+    pub count: usize,
+    /// Its wall time from the first warm-up to the last check (the phase's JVM window; the measured windows' sum
+    /// when the JVM was not watched).
+    pub duration_s: f64,
+    /// Requests in all its steps' measured windows.
+    pub requests: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -217,6 +232,10 @@ pub enum Kind {
     Capacity,
     /// A cell whose capacity search ran out on jload's side.
     GeneratorLimited,
+    /// A ladder or search taken from a target that changed under it (or did not settle while warming up).
+    TargetChanged,
+    /// A cell's capacity contradicted by what the same JVM sustained within the SLO in another phase of the run.
+    CapacityContradicted,
     Cheapest,
     FailedSlo,
     Crashed,

@@ -5,7 +5,7 @@
 
 use super::cell_attribution::{CellAttribution, Combined, kind_words};
 use super::metrics::{CAPACITY, metric};
-use super::model::{Analysis, CellPhase, PhaseAnalysis};
+use super::model::{Analysis, CellPhase, Kind, PhaseAnalysis};
 use crate::load::ladder::Side;
 use crate::results::Status;
 use crate::text_table::{self, Column};
@@ -81,6 +81,7 @@ pub fn phase_tables(analysis: &Analysis) -> String {
             );
             out.push('\n');
         }
+        out += &steadiness_lines(phase);
         out += &gc_lines(analysis, phase);
         out.push('\n');
     }
@@ -103,6 +104,23 @@ fn connection_tables(analysis: &Analysis) -> String {
             shorten_first_column(&mut rows);
         }
         out += &render(&rows);
+        out.push('\n');
+    }
+    out
+}
+
+/// The findings that qualify the phase's figures: a target that changed under a ladder or search, a capacity that
+/// another phase contradicts; wrapped, in full.
+fn steadiness_lines(phase: &PhaseAnalysis) -> String {
+    let qualifying = phase
+        .recommendation
+        .iter()
+        .flat_map(|recommendation| &recommendation.findings)
+        .filter(|finding| matches!(finding.kind, Kind::TargetChanged | Kind::CapacityContradicted));
+    let mut out = String::new();
+    for finding in qualifying {
+        let options = textwrap::Options::new(TERMINAL_COLUMNS).initial_indent(INDENT).subsequent_indent(INDENT);
+        out += &textwrap::fill(&format!("NOTE {}", finding.text), options);
         out.push('\n');
     }
     out

@@ -488,6 +488,12 @@ impl StepObserver for StepWindows<'_> {
         };
         self.windows.push(window);
     }
+
+    fn steadiness(&mut self, line: &str) {
+        if self.show_progress {
+            say!("jload:          {line}");
+        }
+    }
 }
 
 /// A ladder step in one line: `4000 req/s: 3998 achieved, p99 4.1 ms, SLO met`.

@@ -1,0 +1,245 @@
+//! The steadiness rule of `steady.rs` run around a ladder's steps: the warm-up until steady before the first step,
+//! the check windows after the last, and for a search the re-check of the step that bounds its capacity and the search
+//! run afresh when the target changed under it.
+
+use crate::load::capacity::{self, Decision, Outcome, Search};
+use crate::load::result::BenchResult;
+use crate::load::spec::{LoadSpec, StopCondition};
+use crate::load::steady::{self, Change, Check, MAX_RESEARCHES, WINDOW, Warmup};
+
+use super::{Capacity, CapacityGoal, Ladder, format_rate};
+
+/// How a warm-up ended.
+enum WarmedUp {
+    /// The rule is off (`steady_max = "0s"`), or no request succeeded in a window: nothing to settle on.
+    Off,
+    Interrupted,
+    /// At this throughput (steady, or where it gave up).
+    At(f64),
+}
+
+/// How one search ended.
+enum Searched {
+    /// At its precision: checked for a change before it counts.
+    Done(Capacity),
+    /// Interrupted, or the target broke: as found.
+    CutShort(Capacity),
+}
+
+impl Ladder<'_> {
+    /// A fixed ladder: warm up, run the rates, check whether the target changed under them.
+    pub(super) fn run_checked_rates(&mut self, rates: &[f64]) -> anyhow::Result<()> {
+        let settled = match self.warm_up()? {
+            WarmedUp::Interrupted => anyhow::bail!("interrupted during the warm-up: nothing measured"),
+            WarmedUp::Off => None,
+            WarmedUp::At(rps) => Some(rps),
+        };
+        if self.run_rates(rates)?
+            && let Some(settled) = settled
+            && let Some(Check::Changed(factor)) = self.check(settled)?
+        {
+            let note = format!(
+                "the target {} during the ladder (closed model {} → {} req/s): warm-up too short; steps before and \
+                 after the change are not comparable",
+                steady::direction(factor),
+                format_rate(settled),
+                format_rate(settled * factor)
+            );
+            self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+        }
+        Ok(())
+    }
+
+    /// A capacity search: warm up, search, check; when the target changed, re-check the step that bounds the capacity
+    /// on the side it moved to, and search afresh when that step now goes the other way.
+    pub(super) fn search(&mut self, goal: &CapacityGoal) -> anyhow::Result<Capacity> {
+        let mut settled = match self.warm_up()? {
+            WarmedUp::Interrupted => anyhow::bail!("interrupted during the warm-up: nothing measured"),
+            WarmedUp::Off => None,
+            WarmedUp::At(rps) => Some(rps),
+        };
+        let start_rps = match (goal.start_rps, settled) {
+            (Some(rps), _) => rps,
+            (None, Some(closed_rps)) => {
+                let start = capacity::start_from_probe(closed_rps);
+                self.observer.probed(closed_rps, start);
+                start
+            }
+            (None, None) => self.probe_start()?,
+        };
+        let mut search = Search {
+            start_rps,
+            precision: goal.precision,
+            max_rps: goal.max_rps,
+            slo: capacity::describe_slo(&goal.slo),
+        };
+        let mut from = 0;
+        loop {
+            let found = match self.bisect(&search, from)? {
+                Searched::CutShort(found) => return Ok(found),
+                Searched::Done(found) => found,
+            };
+            let Some(settled_rps) = settled else { return Ok(found) };
+            let factor = match self.check(settled_rps)? {
+                Some(Check::Changed(factor)) => factor,
+                None | Some(Check::Holds) => return Ok(found),
+            };
+            let changed = format!(
+                "the target {} during the search (closed model {} → {} req/s)",
+                steady::direction(factor),
+                format_rate(settled_rps),
+                format_rate(settled_rps * factor)
+            );
+            // Faster: does a rate above the capacity's failing bound pass now? Slower: does one below the capacity
+            // fail now? Each √factor beyond its bound, so that noise at the knee cannot flip it.
+            let (bound, wanted, side) = match factor > 1.0 {
+                true => (found.bounds[1], Outcome::Pass, "above the rate that missed the SLO"),
+                false => (found.bounds[0], Outcome::Fail, "below the capacity"),
+            };
+            let beyond = |bound: f64| {
+                let rate = capacity::whole_rate(bound * factor.sqrt());
+                search.max_rps.map_or(rate, |max| rate.min(max))
+            };
+            let Some(rate) = bound.map(beyond) else {
+                let note =
+                    format!("{changed}: warm-up too short; no step bounds the capacity on that side to re-check");
+                self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+                return Ok(found);
+            };
+            if let Some(why) = self.step(rate)? {
+                let note =
+                    format!("{changed}: warm-up too short; the re-check at {} req/s ended: {why}", format_rate(rate));
+                self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+                return Ok(found);
+            }
+            let recheck = self.steps.last().expect("a step was just run");
+            let rechecked = format!(
+                "{} req/s ({} {side}, {} req/s)",
+                format_rate(rate),
+                steady::times(factor.max(1.0 / factor).sqrt()),
+                format_rate(bound.expect("re-checked beyond a bound"))
+            );
+            let moved =
+                format!("{rechecked} {}", if factor > 1.0 { "meets the SLO now" } else { "misses the SLO now" });
+            if capacity::outcome(recheck) != wanted {
+                let still = if factor > 1.0 { "still misses the SLO" } else { "still meets the SLO" };
+                let note = format!(
+                    "{changed}: warm-up too short; the re-check at {rechecked} {still}, so the capacity stands"
+                );
+                self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+                return Ok(found);
+            }
+            let researches = self.steadiness.changes.iter().filter(|change| change.researched_from.is_some()).count();
+            if researches >= MAX_RESEARCHES {
+                let note = format!(
+                    "{changed} after {researches} re-searches: {moved}; the target kept changing, so this capacity is \
+                     not its steady state — warm it up longer"
+                );
+                self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+                return Ok(found);
+            }
+            let rewarmed = match self.warm_up()? {
+                WarmedUp::At(rps) => rps,
+                WarmedUp::Off | WarmedUp::Interrupted => {
+                    let note =
+                        format!("{changed}: warm-up too short; the warm-up before searching afresh was cut short");
+                    self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+                    return Ok(found);
+                }
+            };
+            let fresh_start = capacity::start_from_probe(rewarmed);
+            search.start_rps = if factor > 1.0 { fresh_start.max(rate) } else { fresh_start.min(rate) };
+            from = self.steps.len();
+            self.current_from = from;
+            settled = Some(rewarmed);
+            let note = format!(
+                "{changed}: warm-up too short; {moved}, so the search ran afresh from {} req/s (the first {from} steps \
+                 set aside)",
+                format_rate(search.start_rps)
+            );
+            self.record_change(Change { factor, set_aside: from, researched_from: Some(search.start_rps), note });
+        }
+    }
+
+    /// Run the search over the steps from `from` on until it decides.
+    fn bisect(&mut self, search: &Search, from: usize) -> anyhow::Result<Searched> {
+        loop {
+            match capacity::decide(search, &self.steps[from..]) {
+                Decision::Done(found) => return Ok(Searched::Done(found)),
+                Decision::Run(rate) => {
+                    if let Some(why) = self.step(rate)? {
+                        let found = capacity::cut_short(search, &self.steps[from..], &why);
+                        self.observer.ladder_ended(&found.verdict);
+                        return Ok(Searched::CutShort(found));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Closed-model windows until the last ones agree (or the rule's maximum), recorded.
+    fn warm_up(&mut self) -> anyhow::Result<WarmedUp> {
+        let rule = self.timing.steady;
+        if !rule.enabled() {
+            return Ok(WarmedUp::Off);
+        }
+        let mut warmup = Warmup { windows_rps: Vec::new(), steady: false };
+        while warmup.windows_rps.len() < rule.max_windows() {
+            let Some(window) = self.closed_window()? else {
+                self.steadiness.warmups.push(warmup);
+                return Ok(WarmedUp::Interrupted);
+            };
+            if window.successes() == 0 {
+                // Nothing to settle on: the steps (or the search's probe) meet the failure and say it their way.
+                let line = format!(
+                    "warm-up: no successful response in {} s in the closed model ({}); going on without a warm-up \
+                     or a check",
+                    WINDOW.as_secs(),
+                    window.errors.describe()
+                );
+                self.observer.steadiness(&line);
+                return Ok(WarmedUp::Off);
+            }
+            warmup.windows_rps.push(window.rps);
+            if rule.settled(&warmup.windows_rps) {
+                warmup.steady = true;
+                break;
+            }
+        }
+        let settled = warmup.settled_rps();
+        self.observer.steadiness(&format!("warm-up: {}", warmup.describe()));
+        self.steadiness.warmups.push(warmup);
+        Ok(WarmedUp::At(settled))
+    }
+
+    /// One check window after the last step, and a second to confirm when the first moved beyond the factor. None
+    /// when interrupted.
+    fn check(&mut self, settled_rps: f64) -> anyhow::Result<Option<Check>> {
+        let mut checks = Vec::new();
+        for _ in 0..2 {
+            let Some(window) = self.closed_window()? else { return Ok(None) };
+            checks.push(window.rps);
+            self.steadiness.checks_rps.push(window.rps);
+            if steady::judge_check(settled_rps, &checks) == Check::Holds {
+                return Ok(Some(Check::Holds));
+            }
+        }
+        Ok(Some(steady::judge_check(settled_rps, &checks)))
+    }
+
+    /// One closed-model window of [`WINDOW`] at the spec's connections; None when Ctrl-C cut it short.
+    fn closed_window(&self) -> anyhow::Result<Option<BenchResult>> {
+        let window = LoadSpec {
+            rate: None,
+            stop: StopCondition { requests: None, duration: Some(WINDOW) },
+            ..self.spec.clone()
+        };
+        let result = self.generator.run(&window, &self.step_options())?;
+        Ok((!result.interrupted).then_some(result))
+    }
+
+    fn record_change(&mut self, change: Change) {
+        self.observer.steadiness(&change.note);
+        self.steadiness.changes.push(change);
+    }
+}

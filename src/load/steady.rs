@@ -1,0 +1,254 @@
+//! Whether the target holds still under a rate ladder or a capacity search. A search assumes the target does not change
+//! under it; a JVM whose JIT is still compiling does. The rule, in one place:
+//!
+//! - **Warm-up until steady.** Before the first step, load the target at a fixed load — the closed model at the phase's
+//!   connections, which drives the JIT hardest — in windows of [`WINDOW`]. It is steady when the last [`AGREEING`]
+//!   windows' throughputs agree within the tolerance (highest ≤ lowest × (1 + tolerance)); it gives up at the maximum
+//!   and says so. The settled throughput (the mean of those windows) is what a search without a start rate starts
+//!   from (a quarter of it), in place of the closed-model probe.
+//! - **Checked after the last step.** One window at the same load; when its throughput is more than [`CHANGE_FACTOR`]
+//!   away from the settled one (either way), a second window must confirm it. Confirmed, the target changed under the
+//!   ladder: a search re-checks the step above its capacity (got faster) or the capacity step (got slower) and, when
+//!   that step now goes the other way, warms up again and searches afresh; a fixed ladder says so.
+//!
+//! `ladder.rs` runs the windows and acts on the verdicts; the records ([`Steadiness`]) go beside the steps in the
+//! result, and [`Steadiness::notes`] words them for every output.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::ladder::format_rate;
+
+/// The length of one warm-up or check window.
+pub const WINDOW: Duration = Duration::from_secs(1);
+/// How many successive windows must agree for the target to be steady.
+pub const AGREEING: usize = 3;
+/// A check window this many times faster or slower than the settled throughput means the target changed.
+pub const CHANGE_FACTOR: f64 = 1.5;
+/// A search re-searches at most this many times after the target changed under it.
+pub const MAX_RESEARCHES: usize = 2;
+
+/// How long to warm up before a ladder's first step, and how closely its windows must agree.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SteadyRule {
+    /// Give up warming up after this long (zero: no warm-up and no check after the last step).
+    pub max: Duration,
+    /// The last [`AGREEING`] windows agree when the highest is at most the lowest × (1 + tolerance).
+    pub tolerance: f64,
+}
+
+impl SteadyRule {
+    /// At most 60 s of warm-up; windows agreeing within 20 %: a JIT still compiling moves throughput by factors
+    /// (2× to 100×), while 1 s windows of a steady target on a loaded 2-core machine differ by 10–20 %
+    /// (docs/benchmarks.md); a target still rising by more than 10 % a second fails 3 windows within 20 %.
+    pub const DEFAULT: SteadyRule = SteadyRule { max: Duration::from_secs(60), tolerance: 0.20 };
+
+    pub fn enabled(&self) -> bool {
+        !self.max.is_zero()
+    }
+
+    /// How many windows the warm-up runs at most (at least [`AGREEING`]).
+    pub fn max_windows(&self) -> usize {
+        ((self.max.as_secs_f64() / WINDOW.as_secs_f64()).ceil() as usize).max(AGREEING)
+    }
+
+    /// Whether `windows` (throughputs, in the order run) end in [`AGREEING`] windows that agree.
+    pub fn settled(&self, windows: &[f64]) -> bool {
+        if windows.len() < AGREEING {
+            return false;
+        }
+        let last = &windows[windows.len() - AGREEING..];
+        let low = last.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = last.iter().copied().fold(0.0, f64::max);
+        low > 0.0 && high <= low * (1.0 + self.tolerance)
+    }
+}
+
+/// `"10%"` (or `"10"`) → 0.10: a tolerance above 0 and at most 100 %; None when it is not one.
+pub fn parse_tolerance(text: &str) -> Option<f64> {
+    let number = text.trim().strip_suffix('%').unwrap_or(text.trim()).trim();
+    number.parse::<f64>().ok().map(|pct| pct / 100.0).filter(|share| *share > 0.0 && *share <= 1.0)
+}
+
+/// One warm-up: each window's closed-model throughput, and whether it settled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warmup {
+    /// Requests completed per second in each window, in the order run.
+    pub windows_rps: Vec<f64>,
+    /// The last windows agreed (false: it gave up at the maximum, or was cut short).
+    pub steady: bool,
+}
+
+impl Warmup {
+    /// The throughput it settled at: the mean of its last [`AGREEING`] windows (fewer when it ran fewer).
+    pub fn settled_rps(&self) -> f64 {
+        let last = &self.windows_rps[self.windows_rps.len().saturating_sub(AGREEING)..];
+        if last.is_empty() { 0.0 } else { last.iter().sum::<f64>() / last.len() as f64 }
+    }
+
+    /// The settled throughput over the first window's: above 1 when the target got faster while warming up.
+    pub fn factor(&self) -> f64 {
+        match self.windows_rps.first() {
+            Some(first) if *first > 0.0 => self.settled_rps() / first,
+            _ => 1.0,
+        }
+    }
+
+    /// One line: how long, how it ended, and what the throughput did.
+    pub fn describe(&self) -> String {
+        let seconds = self.windows_rps.len() as f64 * WINDOW.as_secs_f64();
+        let first = self.windows_rps.first().copied().unwrap_or(0.0);
+        let trend = format!("{} → {} req/s", format_rate(first), format_rate(self.settled_rps()));
+        let factor = self.factor();
+        let change = if factor >= CHANGE_FACTOR {
+            format!("; the target got {} faster while warming up", times(factor))
+        } else if factor <= 1.0 / CHANGE_FACTOR {
+            format!("; the target got {} slower while warming up", times(1.0 / factor))
+        } else {
+            String::new()
+        };
+        if self.steady {
+            format!("steady after {seconds:.0} s in the closed model ({trend}{change})")
+        } else {
+            format!(
+                "NOT steady after {seconds:.0} s in the closed model ({trend}{change}): the target was still changing; \
+                 its figures may not be its steady state — warm it up longer (steady_max / --steady-max)"
+            )
+        }
+    }
+}
+
+/// What a check after the last step found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Check {
+    /// Within [`CHANGE_FACTOR`] of the settled throughput (or not confirmed by a second window).
+    Holds,
+    /// The target changed: check throughput ÷ settled (above 1: faster).
+    Changed(f64),
+}
+
+/// The verdict on check windows (`checks`, in the order run) against the settled throughput: Changed when every check
+/// window is beyond [`CHANGE_FACTOR`] on the same side (the caller runs a second window only when the first is);
+/// the factor is the last window's.
+pub fn judge_check(settled_rps: f64, checks: &[f64]) -> Check {
+    if settled_rps <= 0.0 || checks.is_empty() {
+        return Check::Holds;
+    }
+    let factors: Vec<f64> = checks.iter().map(|rps| rps / settled_rps).collect();
+    let faster = factors.iter().all(|factor| *factor >= CHANGE_FACTOR);
+    let slower = factors.iter().all(|factor| *factor <= 1.0 / CHANGE_FACTOR);
+    if faster || slower { Check::Changed(*factors.last().expect("not empty")) } else { Check::Holds }
+}
+
+/// The target changed under a ladder or a search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// Check throughput ÷ the settled throughput before the steps: above 1 when the target got faster.
+    pub factor: f64,
+    /// The first `set_aside` steps ran before the change was found; the result no longer rests on them (0 when the
+    /// search kept its capacity, or for a fixed ladder).
+    pub set_aside: usize,
+    /// The start rate of the search run afresh after the change (None when it was not re-searched).
+    pub researched_from: Option<f64>,
+    /// One line for every output ("the target got 40× faster during the search: warm-up too short; …").
+    pub note: String,
+}
+
+/// The warm-ups and checks of one ladder or search.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Steadiness {
+    /// The warm-up before the first step, then one before each re-search.
+    pub warmups: Vec<Warmup>,
+    /// Each check window's closed-model throughput after the last step (of each search), in the order run.
+    pub checks_rps: Vec<f64>,
+    /// Each time the target was found changed under the steps, in order (empty when it held still).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<Change>,
+}
+
+impl Steadiness {
+    /// Whether the result was taken from a target that changed: under the steps, or while warming up without settling.
+    pub fn target_changed(&self) -> bool {
+        !self.changes.is_empty() || self.warmups.iter().any(|warmup| !warmup.steady)
+    }
+
+    /// What made the result suspect, one line each: the warm-ups that did not settle, then each change.
+    pub fn problems(&self) -> Vec<String> {
+        let unsettled = self.warmups.iter().filter(|warmup| !warmup.steady).map(Warmup::describe);
+        unsettled.chain(self.changes.iter().map(|change| change.note.clone())).collect()
+    }
+}
+
+/// `40×`, `1.6×`: a factor as the notes write it.
+pub fn times(factor: f64) -> String {
+    if factor >= 10.0 { format!("{factor:.0}×") } else { format!("{factor:.1}×") }
+}
+
+/// `got 40× faster` or `got 2.0× slower`.
+pub fn direction(factor: f64) -> String {
+    if factor >= 1.0 { format!("got {} faster", times(factor)) } else { format!("got {} slower", times(1.0 / factor)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steady_when_the_last_three_windows_agree_within_the_tolerance() {
+        let rule = SteadyRule { tolerance: 0.10, ..SteadyRule::DEFAULT };
+        assert!(!rule.settled(&[1000.0, 1000.0]), "too few windows");
+        assert!(rule.settled(&[1000.0, 1050.0, 1099.0]));
+        assert!(!rule.settled(&[1000.0, 1050.0, 1101.0]), "11 % apart");
+        // Still rising: the JIT at work. Then flat.
+        assert!(!rule.settled(&[200.0, 900.0, 5000.0, 30000.0]));
+        assert!(rule.settled(&[200.0, 900.0, 5000.0, 30000.0, 31000.0, 30500.0, 30800.0]));
+        assert!(!rule.settled(&[0.0, 0.0, 0.0]), "nothing served is not steady");
+        // The default: 20 %; a steady rise of 10 % a second is not steady.
+        assert!(SteadyRule::DEFAULT.settled(&[1000.0, 1190.0, 1050.0]));
+        assert!(!SteadyRule::DEFAULT.settled(&[1000.0, 1100.0, 1210.0, 1331.0]));
+        assert_eq!(SteadyRule { max: Duration::from_secs(60), tolerance: 0.1 }.max_windows(), 60);
+        assert_eq!(SteadyRule { max: Duration::from_millis(1500), tolerance: 0.1 }.max_windows(), 3);
+        assert_eq!((parse_tolerance("10%"), parse_tolerance(" 2.5 ")), (Some(0.1), Some(0.025)));
+        assert_eq!((parse_tolerance("0%"), parse_tolerance("101%"), parse_tolerance("x")), (None, None, None));
+    }
+
+    #[test]
+    fn a_warmup_settles_at_the_mean_of_its_last_windows_and_says_how_far_it_moved() {
+        let warmup = Warmup { windows_rps: vec![200.0, 900.0, 30000.0, 31000.0, 29000.0], steady: true };
+        assert_eq!(warmup.settled_rps(), 30000.0);
+        assert_eq!(warmup.factor(), 150.0);
+        assert_eq!(
+            warmup.describe(),
+            "steady after 5 s in the closed model (200 → 30,000 req/s; the target got 150× faster while warming up)"
+        );
+        let flat = Warmup { windows_rps: vec![1000.0, 1010.0, 990.0], steady: true };
+        assert_eq!(flat.describe(), "steady after 3 s in the closed model (1,000 → 1,000 req/s)");
+        let rising = Warmup { windows_rps: vec![100.0, 200.0, 300.0], steady: false };
+        assert!(rising.describe().starts_with("NOT steady after 3 s in the closed model (100 → 200 req/s; the target"));
+    }
+
+    #[test]
+    fn a_check_counts_as_a_change_only_when_every_window_is_beyond_the_factor_on_one_side() {
+        assert_eq!(judge_check(1000.0, &[1400.0]), Check::Holds);
+        assert_eq!(judge_check(1000.0, &[700.0]), Check::Holds);
+        assert_eq!(judge_check(1000.0, &[40000.0, 40000.0]), Check::Changed(40.0));
+        assert_eq!(judge_check(1000.0, &[500.0, 400.0]), Check::Changed(0.4));
+        assert_eq!(judge_check(1000.0, &[2000.0, 1100.0]), Check::Holds, "not confirmed");
+        assert_eq!(judge_check(1000.0, &[2000.0, 400.0]), Check::Holds, "both ways is noise");
+        assert_eq!(judge_check(0.0, &[2000.0]), Check::Holds);
+    }
+
+    #[test]
+    fn the_problems_are_the_unsettled_warmups_and_the_changes() {
+        let steadiness = Steadiness {
+            warmups: vec![Warmup { windows_rps: vec![100.0, 100.0, 100.0], steady: true }],
+            checks_rps: vec![4000.0, 4000.0],
+            changes: vec![Change { factor: 40.0, set_aside: 6, researched_from: Some(1000.0), note: "n".into() }],
+        };
+        assert!(steadiness.target_changed());
+        assert_eq!(steadiness.problems(), ["n"]);
+        assert_eq!((direction(40.0), direction(0.5)), ("got 40× faster".to_string(), "got 2.0× slower".to_string()));
+        assert!(!Steadiness { changes: vec![], ..steadiness }.target_changed());
+    }
+}

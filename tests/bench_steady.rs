@@ -1,0 +1,144 @@
+//! The warm-up until steady and the check after a capacity search (`jload bench --capacity`), against real servers on
+//! 127.0.0.1 written here: a server that is slow for its first seconds and ten times faster after (a JVM whose JIT is
+//! still compiling), whose slow capacity the search must not report and whose change every output must say; and a
+//! steady server, which must not be flagged.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{jload, tempdir};
+
+/// The load tests time things: run them one at a time so that they do not slow each other's generator.
+static TIMED: Mutex<()> = Mutex::new(());
+
+/// One worker serving its queue one request at a time, each taking `service(time since the first request)`; the
+/// completion times sit on a grid (start at the later of arrival and the previous completion), so a late wake-up of a
+/// loaded machine does not lower the capacity: over a busy period it serves 1/service requests per second.
+fn queued_server(service: fn(Duration) -> Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}/", listener.local_addr().unwrap().port());
+    let (queue, jobs) = mpsc::channel::<(Instant, Arc<TcpStream>)>();
+    let first = Arc::new(OnceLock::<Instant>::new());
+    thread::spawn(move || {
+        let mut free_at = Instant::now();
+        for (arrived, stream) in jobs {
+            let since_first = first.get_or_init(Instant::now).elapsed();
+            let done = arrived.max(free_at) + service(since_first);
+            if let Some(wait) = done.checked_duration_since(Instant::now()) {
+                thread::sleep(wait);
+            }
+            free_at = done;
+            let _ = (&*stream).write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        }
+    });
+    thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let queue = queue.clone();
+            thread::spawn(move || queue_requests(stream, &queue));
+        }
+    });
+    url
+}
+
+/// Read GET requests (heads without bodies) off one connection and queue each for the worker, in order.
+fn queue_requests(stream: TcpStream, queue: &mpsc::Sender<(Instant, Arc<TcpStream>)>) {
+    let _ = stream.set_nodelay(true);
+    let stream = Arc::new(stream);
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let count = match (&*stream).read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(count) => count,
+        };
+        buffer.extend_from_slice(&chunk[..count]);
+        while let Some(end) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
+            buffer.drain(..end + 4);
+            if queue.send((Instant::now(), stream.clone())).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Slow for its first 8 s (10 ms a request: 100 req/s), then 1 ms a request (1,000 req/s).
+const SLOW_FOR: Duration = Duration::from_secs(8);
+const SLOW_RPS: f64 = 100.0;
+fn warming(since_first: Duration) -> Duration {
+    if since_first < SLOW_FOR { Duration::from_millis(10) } else { Duration::from_millis(1) }
+}
+
+/// `jload bench --capacity p99<=150ms FLAGS … URL --json`: exit code, the JSON and the printout.
+fn search(url: &str, flags: &[&str]) -> (i32, serde_json::Value, String) {
+    let dir = tempdir();
+    let json = dir.join("result.json");
+    let mut args = vec!["bench", "-q", "--json", json.to_str().unwrap(), "--capacity", "p99<=150ms"];
+    args.extend(["--step-warmup", "300ms", "--step", "1s", "--min-requests", "50", "-c", "16", "-t", "1"]);
+    args.extend(flags);
+    args.push(url);
+    let (output, _) = jload(&args);
+    let code = output.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let text = std::fs::read_to_string(&json).unwrap_or_else(|_| panic!("no JSON; exit {code}; {stderr}"));
+    (code, serde_json::from_str(&text).unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn a_target_that_gets_ten_times_faster_mid_search_is_re_searched_and_flagged() {
+    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let url = queued_server(warming);
+    // From 50 req/s the search doubles past the slow target's 100 req/s and fails there; the target turns fast 8 s in,
+    // before the search ends, so the check after it sees the closed model 10× faster.
+    let (code, result, printout) = search(&url, &["--start-rate", "50"]);
+    let steadiness = &result["steadiness"];
+    assert_eq!(code, 0, "{}\n{printout}", result["capacity"]);
+    // The warm-up settled on the slow target: three 1 s windows at about 100 req/s.
+    assert_eq!(steadiness["warmups"][0]["steady"], true, "{steadiness}");
+    let settled = steadiness["warmups"][0]["windows_rps"].as_array().unwrap();
+    assert!(settled.iter().all(|rps| rps.as_f64().unwrap() < 2.0 * SLOW_RPS), "{steadiness}");
+    // The change was found, the step above the slow capacity passed when re-checked, and the search ran afresh.
+    let change = &steadiness["changes"][0];
+    assert!(change["factor"].as_f64().unwrap() > 3.0, "{steadiness}");
+    assert!(change["researched_from"].as_f64().is_some() && change["set_aside"].as_u64().unwrap() > 0, "{change}");
+    let note = change["note"].as_str().unwrap();
+    assert!(note.contains("faster during the search") && note.contains("ran afresh from"), "{note}");
+    // Not the slow capacity: the fast target's (1,000 req/s in theory; a loaded machine's stalls cost some).
+    let capacity = result["capacity"]["rps"].as_f64().unwrap();
+    assert!(capacity > 3.0 * SLOW_RPS, "capacity {capacity} req/s: {}", result["capacity"]);
+    // Every output says it: the capacity's verdict (which the report shows) and the printout.
+    assert!(result["capacity"]["verdict"].as_str().unwrap().contains(note), "{}", result["capacity"]);
+    assert!(printout.contains(&format!("  CHANGED       {note}")), "{printout}");
+}
+
+#[test]
+fn a_steady_target_is_not_flagged() {
+    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let url = queued_server(|_| Duration::from_millis(10));
+    let (code, result, printout) = search(&url, &["--start-rate", "50"]);
+    assert_eq!(code, 0, "{}", result["capacity"]);
+    let steadiness = &result["steadiness"];
+    assert_eq!(steadiness["warmups"].as_array().unwrap().len(), 1, "{steadiness}");
+    assert_eq!(steadiness["warmups"][0]["steady"], true, "{steadiness}");
+    assert!(steadiness.get("changes").is_none(), "{steadiness}");
+    // One check window after the search agreed with the warm-up (a second runs only to confirm a change).
+    assert_eq!(steadiness["checks_rps"].as_array().unwrap().len(), 1, "{steadiness}");
+    let capacity = result["capacity"]["rps"].as_f64().unwrap();
+    assert!((capacity - SLOW_RPS).abs() <= 0.1 * SLOW_RPS, "capacity {capacity}");
+    assert!(!printout.contains("CHANGED") && printout.contains("  Warm-up       steady after "), "{printout}");
+}
+
+#[test]
+fn steady_max_0s_turns_the_warmup_and_the_check_off() {
+    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let url = queued_server(|_| Duration::from_millis(10));
+    let (code, result, printout) = search(&url, &["--start-rate", "50", "--steady-max", "0s", "--max-rate", "50"]);
+    assert_eq!(code, 0, "{}", result["capacity"]);
+    assert!(result.get("steadiness").is_none(), "{result}");
+    assert!(!printout.contains("Warm-up"), "{printout}");
+}
