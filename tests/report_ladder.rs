@@ -599,6 +599,7 @@ fn a_phase_outside_the_capacity_search_says_only_the_search_is_judged_when_the_p
         ),
         "{cheapest}"
     );
+}
 
 #[test]
 fn a_search_phases_header_states_the_whole_phase_and_whose_figures_its_table_shows() {

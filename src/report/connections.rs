@@ -116,6 +116,7 @@ mod tests {
                 duration_s: 10.0,
                 requests: 1000,
                 rates: Vec::new(),
+                steps: None,
             }),
             equal_load_note: None,
             slo_p99_ms: None,
