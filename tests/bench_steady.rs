@@ -142,3 +142,31 @@ fn steady_max_0s_turns_the_warmup_and_the_check_off() {
     assert!(result.get("steadiness").is_none(), "{result}");
     assert!(!printout.contains("Warm-up"), "{printout}");
 }
+
+/// Slow for its first 3 s (10 ms a request), then 1 ms a request: a plain run of 9 s meets both.
+fn warming_in_3s(since_first: Duration) -> Duration {
+    if since_first < Duration::from_secs(3) { Duration::from_millis(10) } else { Duration::from_millis(1) }
+}
+
+/// `jload bench -c 4 -d DURATION URL`: a plain closed-model run's printout.
+fn plain_run(url: &str, duration: &str) -> String {
+    let (output, _) = jload(&["bench", "-q", "-c", "4", "-t", "1", "-d", duration, url]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn a_plain_run_whose_target_got_faster_during_it_says_so() {
+    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let printout = plain_run(&queued_server(warming_in_3s), "9s");
+    let changed = printout.lines().find(|line| line.starts_with("  CHANGED")).unwrap_or_else(|| panic!("{printout}"));
+    assert!(changed.contains("the target got ") && changed.contains("× faster during this phase ("), "{changed}");
+    assert!(changed.ends_with("warm it up longer first (a phase with measure = false)"), "{changed}");
+}
+
+#[test]
+fn a_plain_run_of_a_steady_target_says_nothing_of_a_change() {
+    let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let printout = plain_run(&queued_server(|_| Duration::from_millis(2)), "6s");
+    assert!(!printout.contains("CHANGED"), "{printout}");
+}

@@ -33,11 +33,17 @@ const FILL: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
 const GET: &str =
     "url = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nok_status = \"200-299,404\"\nconnections = 20\n";
 
-/// Run a plan into `out`; the summary, after checking jload ended with 0.
-fn run_plan(plan: &Path, out: &Path) -> serde_json::Value {
+/// Run a plan into `out` (stderr a pipe, as in a log file); the summary and what jload wrote on stderr, after
+/// checking it ended with 0.
+fn run_plan_logged(plan: &Path, out: &Path) -> (serde_json::Value, String) {
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "3"]);
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    json(&out.join("summary.json"))
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    (json(&out.join("summary.json")), stderr)
+}
+
+fn run_plan(plan: &Path, out: &Path) -> serde_json::Value {
+    run_plan_logged(plan, out).0
 }
 
 #[test]
@@ -50,7 +56,11 @@ fn a_rate_ladder_phase_records_each_step_with_its_own_jvm_window() {
         "[[phase]]\nname = \"curve\"\n{GET}rates = [200, 400, 800]\nstep_warmup = \"500ms\"\nstep = \"1500ms\"\n\
          min_requests = 100\n"
     );
-    let summary = run_plan(&plan(&dir, "ladder", axes, &phases, "[slo]\np99 = \"2s\"\n"), &out);
+    let (summary, log) = run_plan_logged(&plan(&dir, "ladder", axes, &phases, "[slo]\np99 = \"2s\"\n"), &out);
+    // A log file gets a line per phase, warm-up and step, as a terminal does.
+    assert!(log.contains("jload:        phase curve\n"), "{log}");
+    assert!(log.contains("jload:          warm-up: "), "{log}");
+    assert_eq!(log.matches("jload:          step ").count(), 3, "{log}");
     let cell = &summary["cells"][0];
     assert_eq!(cell["status"], "ok", "{cell}");
     let record = json(&out.join("cells").join(folder_of(&out, "heap=-Xmx64m")).join("rep-1/curve.json"));

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use super::recorder::SLIP_TOLERANCE_US;
 use super::result::{BenchResult, LatencySummary};
+use super::steady::Trend;
 use super::threshold::Threshold;
 use crate::text_table::{self, Column};
 
@@ -201,6 +202,9 @@ fn generator_lines(out: &mut String, result: &BenchResult) {
     }
     if let Some(limit) = &result.limited_by {
         let _ = writeln!(out, "  Limited by    {}: {}", limit.side.name(), limit.reason);
+    }
+    if let Some(trend) = Trend::of_result(result).filter(Trend::changed) {
+        let _ = writeln!(out, "  CHANGED       {}", trend.note());
     }
 }
 

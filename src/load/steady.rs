@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::ladder::format_rate;
+use super::result::BenchResult;
 
 /// The length of one warm-up or check window.
 pub const WINDOW: Duration = Duration::from_secs(1);
@@ -180,6 +181,68 @@ impl Steadiness {
     }
 }
 
+/// A closed-model phase without steps (no warm-up of its own) is checked afterwards from its per-second series: its
+/// throughput in the first third of its whole seconds against the last third. More than [`CHANGE_FACTOR`] apart
+/// (either way), the target changed during the phase and its figures mix two targets. At least this many whole
+/// seconds are needed to tell.
+pub const TREND_MIN_SECONDS: usize = 6;
+
+/// How a plain closed-model phase's throughput moved from its first third to its last.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Trend {
+    pub first_rps: f64,
+    pub last_rps: f64,
+}
+
+impl Trend {
+    /// The trend of `rps`, the throughput of each whole second in order; None with fewer than
+    /// [`TREND_MIN_SECONDS`] seconds or when the first third served nothing.
+    pub fn of(rps: &[f64]) -> Option<Trend> {
+        if rps.len() < TREND_MIN_SECONDS {
+            return None;
+        }
+        let third = rps.len() / 3;
+        let mean = |part: &[f64]| part.iter().sum::<f64>() / part.len() as f64;
+        let trend = Trend { first_rps: mean(&rps[..third]), last_rps: mean(&rps[rps.len() - third..]) };
+        (trend.first_rps > 0.0).then_some(trend)
+    }
+
+    /// The trend of a closed-model result without steps, from its whole seconds; None for any other result.
+    pub fn of_result(result: &BenchResult) -> Option<Trend> {
+        if result.model != "closed" || !result.steps.is_empty() {
+            return None;
+        }
+        let whole: Vec<f64> = result.series.iter().filter(|row| row.duration_s >= 0.999).map(|row| row.rps).collect();
+        Trend::of(&whole)
+    }
+
+    pub fn factor(&self) -> f64 {
+        self.last_rps / self.first_rps
+    }
+
+    /// Beyond [`CHANGE_FACTOR`] either way.
+    pub fn changed(&self) -> bool {
+        let factor = self.factor();
+        factor > CHANGE_FACTOR || factor < 1.0 / CHANGE_FACTOR
+    }
+
+    /// `the target got 12× faster during this phase (1,200 → 14,400 req/s from its first third to its last): its
+    /// figures mix a warming target with a warm one; warm it up longer first (a phase with measure = false)`.
+    pub fn note(&self) -> String {
+        let cause = if self.factor() > 1.0 {
+            "its figures mix a warming target with a warm one; warm it up longer first (a phase with measure = false)"
+        } else {
+            "its figures mix a target with a slower later self (a filling heap or cache, a leak, throttling)"
+        };
+        format!(
+            "the target {} during this phase ({} → {} req/s from its first third to its last): {cause}",
+            direction(self.factor()),
+            format_rate(self.first_rps),
+            format_rate(self.last_rps)
+        )
+    }
+}
+
 /// `40×`, `1.6×`: a factor as the notes write it.
 pub fn times(factor: f64) -> String {
     if factor >= 10.0 { format!("{factor:.0}×") } else { format!("{factor:.1}×") }
@@ -193,6 +256,21 @@ pub fn direction(factor: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_phase_changed_when_its_last_third_served_beyond_the_factor_of_its_first() {
+        let warming = [100.0, 200.0, 900.0, 1000.0, 1000.0, 1100.0];
+        let trend = Trend::of(&warming).unwrap();
+        assert_eq!((trend.first_rps, trend.last_rps), (150.0, 1050.0));
+        assert!(trend.changed());
+        assert!(trend.note().starts_with("the target got 7.0× faster during this phase (150 → 1,050 req/s"));
+        let steady = [1000.0, 900.0, 1100.0, 1000.0, 950.0, 1050.0];
+        assert!(!Trend::of(&steady).unwrap().changed());
+        let slowing = [3000.0, 3000.0, 2000.0, 2000.0, 1000.0, 1000.0];
+        assert!(Trend::of(&slowing).unwrap().changed());
+        assert_eq!(Trend::of(&warming[..5]), None, "too few seconds to tell");
+        assert_eq!(Trend::of(&[0.0; 6]), None, "nothing served");
+    }
 
     #[test]
     fn steady_when_the_last_three_windows_agree_within_the_tolerance() {

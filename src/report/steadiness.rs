@@ -1,13 +1,14 @@
-//! Whether a cell's ladder or capacity search was taken from a target that held still, as findings of its phase:
-//! each repeat whose own steadiness record says the target changed under the steps (or did not settle while warming
-//! up, `load::steady`), and a capacity contradicted by what the same JVM sustained within the search's SLO in another
+//! Whether a cell's phase was taken from a target that held still, as findings of its phase: each repeat whose own
+//! steadiness record says the target changed under a ladder's steps (or did not settle while warming up,
+//! `load::steady`), each closed-model phase without steps whose throughput moved beyond the rule's factor from its
+//! first third to its last (`load::steady::Trend`), and a capacity contradicted by what the same JVM sustained within the search's SLO in another
 //! phase of the same run — a JVM that served many times its "capacity" a minute later was still warming up.
 
 use super::model::{Analysis, Finding, Kind, PhaseAnalysis};
 use crate::load::capacity::slo_rules;
 use crate::load::ladder::{Capacity, Side, format_rate};
 use crate::load::printout::format_ms;
-use crate::load::steady::times;
+use crate::load::steady::{Trend, times};
 use crate::results::{CellSummary, PhaseRecord, Results};
 
 /// Another phase of the same repeat that sustained this many times a cell's capacity within its SLO contradicts it.
@@ -19,6 +20,10 @@ pub fn findings(results: &Results, analysis: &Analysis, phase: &PhaseAnalysis) -
     for cell in &results.summary.cells {
         let label = &analysis.cell(&cell.id).label;
         for (rep, record) in cell.measurements(&phase.name) {
+            if let Some(trend) = Trend::of_result(&record.bench).filter(Trend::changed) {
+                let text = format!("{label}, repeat {rep}: {}", trend.note());
+                findings.push(Finding { kind: Kind::TargetChanged, cell: Some(cell.id.clone()), text });
+            }
             let Some(steadiness) = record.bench.steadiness.as_ref().filter(|steadiness| steadiness.target_changed())
             else {
                 continue;

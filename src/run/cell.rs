@@ -44,6 +44,10 @@ pub struct CellRun<'a> {
     pub results: &'a ResultsDir,
     /// Ctrl-C.
     pub stop: &'a Arc<AtomicBool>,
+    /// A line on stderr for each phase, ladder step and steadiness check (the sweep runs in one place, so its lines
+    /// do not interleave with another server's), whether stderr is a terminal or a log file.
+    pub announce: bool,
+    /// The live progress bar of each load (stderr is a terminal).
     pub show_progress: bool,
     /// The server the target runs on; None: this machine.
     pub server: Option<&'a RemoteServer>,
@@ -386,7 +390,7 @@ fn run_phase(
     phase: &Phase,
     slo: &[Threshold],
 ) -> anyhow::Result<PhaseRecord> {
-    if run.show_progress {
+    if run.announce {
         say!("jload:        phase {}", phase.name);
     }
     let phase_stop = Arc::new(AtomicBool::new(false));
@@ -405,7 +409,7 @@ fn run_phase(
         target,
         stop: run.stop,
         phase_stop: &phase_stop,
-        show_progress: run.show_progress,
+        announce: run.announce,
         start: None,
         windows: Vec::new(),
     };
@@ -465,7 +469,7 @@ struct StepWindows<'a> {
     target: &'a Mutex<TargetProcess>,
     stop: &'a AtomicBool,
     phase_stop: &'a AtomicBool,
-    show_progress: bool,
+    announce: bool,
     start: Option<Mark>,
     windows: Vec<Option<JvmWindow>>,
 }
@@ -479,7 +483,7 @@ impl StepObserver for StepWindows<'_> {
     }
 
     fn step_finished(&mut self, step: &Step) {
-        if self.show_progress {
+        if self.announce {
             say!("jload:          step {}", step_line(step));
         }
         let window = match (self.watch, self.start.take()) {
@@ -490,7 +494,7 @@ impl StepObserver for StepWindows<'_> {
     }
 
     fn steadiness(&mut self, line: &str) {
-        if self.show_progress {
+        if self.announce {
             say!("jload:          {line}");
         }
     }

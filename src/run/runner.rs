@@ -166,7 +166,8 @@ pub fn sweep(
         let _one_writer = summary.lock().expect("summary");
         write_json(&results.summary(), &build_summary(plan, &cells, results))
     };
-    let show_progress = std::io::stderr().is_terminal() && places.len() == 1;
+    let announce = places.len() == 1;
+    let show_progress = announce && std::io::stderr().is_terminal();
     let sweep_started = Instant::now();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let workers: Vec<_> = places
@@ -204,6 +205,7 @@ pub fn sweep(
                                     flags: Some(EffectiveFlags::clone(flags)),
                                     results,
                                     stop,
+                                    announce,
                                     show_progress,
                                     server,
                                     generator,
