@@ -12,7 +12,11 @@ use crate::load::steady::{Trend, times};
 use crate::results::{CellSummary, PhaseRecord, Results};
 
 /// Another phase of the same repeat that sustained this many times a cell's capacity within its SLO contradicts it.
-pub const CONTRADICTION_FACTOR: f64 = 1.5;
+/// Not less: the open model's capacity and the closed model's throughput of a warm, steady JVM differ by themselves
+/// (a Spring Boot WebFlux JVM on 2 cores: capacity 33,787 req/s at p99 ≤ 10 ms, then 57,118 req/s at p99 4.5 ms with
+/// 50 connections, 1.7×; docs/benchmarks.md), while a search on a cold JVM is off by 10× to 200×. Smaller changes
+/// during the search itself are the steady-state check's (`load::steady`, 1.5×).
+pub const CONTRADICTION_FACTOR: f64 = 3.0;
 
 /// The phase's steadiness findings, cell by cell: targets that changed, then contradicted capacities.
 pub fn findings(results: &Results, analysis: &Analysis, phase: &PhaseAnalysis) -> Vec<Finding> {
@@ -154,6 +158,22 @@ mod tests {
         assert!(terminal.replace("\n  ", " ").contains(&format!("NOTE {text}")), "{terminal}");
         // Repeat 2 served 36,010 req/s at p99 87 ms: over the SLO, so no contradiction with its 18,000 req/s.
         assert!(!markdown.contains("-Xmx64m, repeat 2: capacity"), "{markdown}");
+    }
+
+    #[test]
+    fn a_closed_phase_serving_less_than_three_times_the_capacity_within_the_slo_contradicts_nothing() {
+        // The same closed-model phase (44,424 req/s at p99 5 ms) beside a capacity of 20,000: 2.2×, what the open and
+        // the closed model of a warm JVM can differ by.
+        let dir = ladder_with(|summary| {
+            let phases = &mut summary["cells"][1]["reps"][0]["phases"];
+            phases["set"]["capacity"]["rps"] = json!(20000.0);
+            phases["set"]["capacity"]["bounds"] = json!([20000.0, 21000.0]);
+            phases["get"]["steps"] = json!([]);
+            phases["get"]["rate"] = Value::Null;
+            phases["get"]["latency_ms"]["p99"] = json!(5.0);
+        });
+        let [_, _, _, json] = outputs(dir.path());
+        assert!(findings(&json, "capacity_contradicted").is_empty());
     }
 
     #[test]
