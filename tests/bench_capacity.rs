@@ -4,14 +4,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 
+use common::queued_server::queued_server;
 use common::{bench_json, jload, ok, serve, status, tempdir};
 
 /// The service time of the known-capacity server: its capacity is 1/S = 100 req/s. Long enough that the thread
@@ -22,57 +20,6 @@ const CAPACITY_RPS: f64 = 100.0;
 /// The load tests time things: run them one at a time so that they do not slow each other's generator.
 static TIMED: Mutex<()> = Mutex::new(());
 
-/// A server of known capacity: each connection's reader thread queues its requests for one worker thread, which
-/// completes one request every `service` while its queue holds any. The worker sleeps (it does not busy-wait, so the
-/// test leaves the 2-core machine's CPU to the generator) until each request's completion time, and completion times
-/// sit on a fixed grid — start at the later of arrival and the previous completion, end `service` later — so a late
-/// wake-up shortens the next request's wait instead of lowering the capacity: over any busy period it serves exactly
-/// 1/`service` requests per second.
-fn fixed_service_server(service: Duration) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://127.0.0.1:{}/", listener.local_addr().unwrap().port());
-    let (queue, jobs) = mpsc::channel::<(Instant, Arc<TcpStream>)>();
-    thread::spawn(move || {
-        let mut free_at = Instant::now();
-        for (arrived, stream) in jobs {
-            let done = arrived.max(free_at) + service;
-            if let Some(wait) = done.checked_duration_since(Instant::now()) {
-                thread::sleep(wait);
-            }
-            free_at = done;
-            let _ = (&*stream).write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-        }
-    });
-    thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let queue = queue.clone();
-            thread::spawn(move || queue_requests(stream, &queue));
-        }
-    });
-    url
-}
-
-/// Read GET requests (heads without bodies) off one connection and queue each for the worker, in order.
-fn queue_requests(stream: TcpStream, queue: &mpsc::Sender<(Instant, Arc<TcpStream>)>) {
-    let _ = stream.set_nodelay(true);
-    let stream = Arc::new(stream);
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let count = match (&*stream).read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(count) => count,
-        };
-        buffer.extend_from_slice(&chunk[..count]);
-        while let Some(end) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
-            buffer.drain(..end + 4);
-            if queue.send((Instant::now(), stream.clone())).is_err() {
-                return;
-            }
-        }
-    }
-}
-
 /// How often a load test runs again when jload says the generator, not the server, limited it.
 const ATTEMPTS: usize = 3;
 
@@ -82,7 +29,7 @@ const ATTEMPTS: usize = 3;
 /// the server, so it runs again, at most [`ATTEMPTS`] times in all.
 fn on_known_server(flags: &[&str], generator_limited: fn(&serde_json::Value) -> bool) -> (i32, serde_json::Value) {
     let _timed = TIMED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let url = fixed_service_server(SERVICE);
+    let url = queued_server(|_| SERVICE);
     let mut args = flags.to_vec();
     args.extend(["--step", "1s", "-c", "16", "-t", "1", &url]);
     let mut attempt = 1;

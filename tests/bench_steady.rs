@@ -5,67 +5,14 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 
+use common::queued_server::queued_server;
 use common::{jload, tempdir};
 
 /// The load tests time things: run them one at a time so that they do not slow each other's generator.
 static TIMED: Mutex<()> = Mutex::new(());
-
-/// One worker serving its queue one request at a time, each taking `service(time since the first request)`; the
-/// completion times sit on a grid (start at the later of arrival and the previous completion), so a late wake-up of a
-/// loaded machine does not lower the capacity: over a busy period it serves 1/service requests per second.
-fn queued_server(service: fn(Duration) -> Duration) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://127.0.0.1:{}/", listener.local_addr().unwrap().port());
-    let (queue, jobs) = mpsc::channel::<(Instant, Arc<TcpStream>)>();
-    let first = Arc::new(OnceLock::<Instant>::new());
-    thread::spawn(move || {
-        let mut free_at = Instant::now();
-        for (arrived, stream) in jobs {
-            let since_first = first.get_or_init(Instant::now).elapsed();
-            let done = arrived.max(free_at) + service(since_first);
-            if let Some(wait) = done.checked_duration_since(Instant::now()) {
-                thread::sleep(wait);
-            }
-            free_at = done;
-            let _ = (&*stream).write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-        }
-    });
-    thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let queue = queue.clone();
-            thread::spawn(move || queue_requests(stream, &queue));
-        }
-    });
-    url
-}
-
-/// Read GET requests (heads without bodies) off one connection and queue each for the worker, in order.
-fn queue_requests(stream: TcpStream, queue: &mpsc::Sender<(Instant, Arc<TcpStream>)>) {
-    let _ = stream.set_nodelay(true);
-    let stream = Arc::new(stream);
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let count = match (&*stream).read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(count) => count,
-        };
-        buffer.extend_from_slice(&chunk[..count]);
-        while let Some(end) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
-            buffer.drain(..end + 4);
-            if queue.send((Instant::now(), stream.clone())).is_err() {
-                return;
-            }
-        }
-    }
-}
 
 /// Slow for its first 8 s (10 ms a request: 100 req/s), then 1 ms a request (1,000 req/s).
 const SLOW_FOR: Duration = Duration::from_secs(8);

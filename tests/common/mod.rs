@@ -4,6 +4,7 @@
 
 pub mod nginx;
 pub mod pki;
+pub mod queued_server;
 pub mod sshnet;
 
 use std::collections::HashMap;
