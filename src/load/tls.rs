@@ -243,7 +243,8 @@ impl ServerCertVerifier for AcceptAnyCertificate {
 mod tests {
     use super::*;
 
-    const KEY: &str = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ+secretbytes\n-----END PRIVATE KEY-----\n";
+    /// Not a usable key (none is needed to show that it is never printed): a PEM-shaped text with a marker in its body.
+    const KEY: &str = "-----BEGIN TEST KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ+secretbytes\n-----END TEST KEY-----\n";
 
     fn with_key() -> TlsOptions {
         TlsOptions { client_key_pem: Some(PrivateKeyPem::new(KEY.to_string())), ..TlsOptions::default() }
@@ -253,7 +254,7 @@ mod tests {
     fn debug_output_redacts_the_client_private_key() {
         let shown = format!("{:?} {:#?}", with_key(), with_key());
         assert!(!shown.contains("secretbytes"), "{shown}");
-        assert!(!shown.contains("BEGIN PRIVATE KEY"), "{shown}");
+        assert!(!shown.contains("BEGIN TEST KEY"), "{shown}");
         assert!(shown.contains("PrivateKeyPem(<redacted>)"), "{shown}");
     }
 

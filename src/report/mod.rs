@@ -41,6 +41,8 @@ mod steadiness;
 mod tables;
 mod tail_points;
 mod terminal;
+#[cfg(test)]
+mod test_fixtures;
 mod timelines;
 
 use std::path::{Path, PathBuf};

@@ -96,20 +96,12 @@ mod tests {
     use serde_json::{Value, json};
 
     use crate::report::Report;
+    use crate::report::test_fixtures::fixture_with;
 
     /// A copy of the `ladder` fixture's top-level files (figures from summary.json alone), with `edit` applied to its
     /// summary. Its phase `set` is a capacity search under p99<=10ms; `get` a rate ladder.
     fn ladder_with(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/ladder");
-        let dir = tempfile::tempdir().unwrap();
-        for file in ["env.json", "plan.toml"] {
-            std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
-        }
-        let mut summary: Value =
-            serde_json::from_str(&std::fs::read_to_string(fixture.join("summary.json")).unwrap()).unwrap();
-        edit(&mut summary);
-        std::fs::write(dir.path().join("summary.json"), summary.to_string()).unwrap();
-        dir
+        fixture_with("ladder", edit)
     }
 
     /// The terminal tables, report.md, report.html and report.json of the directory.

@@ -207,24 +207,12 @@ mod tests {
     use crate::load::printout::format_ms;
     use crate::report::Report;
     use crate::report::cell_attribution::{CellAttribution, kind_words};
+    use crate::report::test_fixtures::fixture_with;
 
     /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
     /// `edit` applied to its summary.
     fn sweep_with(edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
         fixture_with("sweep", edit)
-    }
-
-    fn fixture_with(name: &str, edit: impl FnOnce(&mut Value)) -> tempfile::TempDir {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results").join(name);
-        let dir = tempfile::tempdir().unwrap();
-        for file in ["env.json", "plan.toml"] {
-            std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
-        }
-        let mut summary: Value =
-            serde_json::from_str(&std::fs::read_to_string(fixture.join("summary.json")).unwrap()).unwrap();
-        edit(&mut summary);
-        std::fs::write(dir.path().join("summary.json"), summary.to_string()).unwrap();
-        dir
     }
 
     /// The words of the row `label` in the table of `phase`.
