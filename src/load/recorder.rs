@@ -46,14 +46,7 @@ pub struct LeftWaiting {
 
 impl LeftWaiting {
     fn slow_request(self, request: usize) -> SlowRequest {
-        let clamp = |us: u64| u32::try_from(us).unwrap_or(u32::MAX);
-        SlowRequest {
-            done_us: self.ended_us,
-            latency_us: clamp(self.wait_us),
-            service_us: clamp(self.service_us),
-            request: u16::try_from(request).unwrap_or(NEVER_SENT),
-            failed: false,
-        }
+        SlowRequest::at(request, self.ended_us, self.wait_us, self.service_us, false)
     }
 }
 

@@ -44,10 +44,15 @@ impl SlowRequest {
         service_us: u64,
         failed: bool,
     ) -> Self {
-        let clamp = |us: u64| u32::try_from(us).unwrap_or(u32::MAX);
         let since_start = done.saturating_duration_since(start).as_micros();
+        SlowRequest::at(request, u64::try_from(since_start).unwrap_or(u64::MAX), latency_us, service_us, failed)
+    }
+
+    /// A request whose end is `done_us` after the run's start instant (times beyond the fields' range are clamped).
+    pub fn at(request: usize, done_us: u64, latency_us: u64, service_us: u64, failed: bool) -> Self {
+        let clamp = |us: u64| u32::try_from(us).unwrap_or(u32::MAX);
         SlowRequest {
-            done_us: u64::try_from(since_start).unwrap_or(u64::MAX),
+            done_us,
             latency_us: clamp(latency_us),
             service_us: clamp(service_us),
             request: u16::try_from(request).unwrap_or(u16::MAX),

@@ -284,10 +284,10 @@ impl Worker<'_> {
     /// bound of its latency): the ones in flight, and in the open model the ones that fell due but were never sent
     /// because their connection was busy (or reconnecting) until the end — counted from the schedule, not stored.
     fn account_for_the_end(&mut self, end: Instant) {
+        let ended_us = micros(end.saturating_duration_since(self.start));
         for index in 0..self.conns.len() {
             let conn = &self.conns[index];
             let usual = conn.recent_service.expected_interval_us();
-            let ended_us = micros(end.saturating_duration_since(self.start));
             if matches!(conn.state, State::Writing | State::Reading) || conn.resend_when_connected {
                 let wait_us = micros(end.saturating_duration_since(conn.intended));
                 let service_us =
