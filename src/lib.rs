@@ -6,6 +6,7 @@ pub mod attribution;
 pub mod bench;
 pub mod cpuset;
 pub mod error;
+pub mod intervals;
 pub mod jvm;
 pub mod launcher;
 pub mod load;

@@ -9,8 +9,9 @@
 //! fair: a large error raises both and pushes the verdict towards "cannot tell", never towards blaming the GC. The
 //! time taken out of a request (the recomputed tail) and the time shares use the windows as mapped, the best estimate.
 
-use super::overlap::{Chance, Union};
+use super::overlap::Chance;
 use super::{StopCounts, Window};
+use crate::intervals::Union;
 use crate::jvm::stops::StopKind;
 use crate::load::slow::SlowRequest;
 

@@ -200,7 +200,7 @@ mod tests {
     fn gc_time_is_taken_out_of_each_request_and_the_percentile_recomputed() {
         // Three requests: [0, 100] meets the pause (40, 70) for 30; [50, 90] for 20; [100, 160] not at all.
         let requests = sorted(&[(100, 100), (90, 40), (160, 60)]);
-        let pause = crate::attribution::overlap::Union::of([(40, 70)]);
+        let pause = crate::intervals::Union::of([(40, 70)]);
         let reduced =
             without(&requests, |request| pause.covered(request.began_us() as i64, request.done_us as i64) as u64);
         assert_eq!(reduced, vec![70, 60, 20]);

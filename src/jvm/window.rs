@@ -10,6 +10,7 @@ use super::gclog::{DurationStats, GcLog, Pause, PauseKind};
 use super::procfs::ticks_per_second;
 use super::sampler::{GcTotals, JvmSample};
 use super::stops::{self, Stop, StopKind};
+use crate::intervals::Union;
 
 /// Start, end and extreme of a figure over the window.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
@@ -139,25 +140,16 @@ impl JvmWindow {
     }
 
     /// The share of the window (%) covered by the union of `stops` ((uptime start s, length ms, kind)), each clipped
-    /// to the window; None for a window of no length.
+    /// to the window (to the microsecond); None for a window of no length.
     fn covered_pct<'a>(&self, stops: impl Iterator<Item = &'a (f64, f64, String)>) -> Option<f64> {
         let (from, to) = (self.uptime_start_s, self.uptime_end_s);
         if to <= from {
             return None;
         }
-        let mut spans: Vec<(f64, f64)> = stops
-            .map(|(start, ms, _)| (start.max(from), (start + ms / 1000.0).min(to)))
-            .filter(|(start, end)| end > start)
-            .collect();
-        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (mut covered, mut reach) = (0.0, from);
-        for (start, end) in spans {
-            if end > reach {
-                covered += end - start.max(reach);
-                reach = end;
-            }
-        }
-        Some(covered / (to - from) * 100.0)
+        let micros = |seconds: f64| (seconds * 1e6).round() as i64;
+        let union = Union::of(stops.map(|(start, ms, _)| (micros(*start), micros(start + ms / 1000.0))));
+        let covered_us = union.covered(micros(from), micros(to));
+        Some(covered_us as f64 / 1e6 / (to - from) * 100.0)
     }
 
     /// Time stopped at safepoints (GC or not) as % of the window, when the GC log has safepoint lines.
