@@ -52,16 +52,29 @@ fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
     assert_eq!(json(&rep.join("meta.json"))["status"], "ok", "the JVM must survive the phase");
     let jvm = &json(&rep.join("set.json"))["jvm"];
     let (from, to) = (jvm["uptime_start_s"].as_f64().unwrap(), jvm["uptime_end_s"].as_f64().unwrap());
-    let inside: Vec<(f64, f64)> =
-        stalls_in(&rep.join("gc.log")).into_iter().filter(|(start, _)| *start >= from && *start <= to).collect();
+    // A stall belongs to the phase when it overlaps the phase's window; its time counts only inside the window. The
+    // log's uptimes have a millisecond's resolution (jload reads each stall's start more precisely), so a stall within
+    // a millisecond of an edge may fall either way: the count is bounded by the window narrowed and widened by 1 ms.
+    let all = stalls_in(&rep.join("gc.log"));
+    let overlapping = |from: f64, to: f64| -> Vec<(f64, f64)> {
+        all.iter().copied().filter(|(start, ms)| *start < to && start + ms / 1000.0 > from).collect()
+    };
+    let inside = overlapping(from, to);
+    let (surely, at_most) = (overlapping(from + 0.001, to - 0.001).len(), overlapping(from - 0.001, to + 0.001).len());
     assert!(!inside.is_empty(), "ZGC stalls in 40 MB under this load");
     let pauses = &jvm["pauses"];
-    assert_eq!(pauses["stall_count"].as_u64().unwrap() as usize, inside.len());
-    assert_eq!(pauses["stalls"].as_array().unwrap().len(), inside.len());
-    let total_ms: f64 = inside.iter().map(|(_, ms)| ms).sum();
-    assert!((pauses["stall_total_ms"].as_f64().unwrap() - total_ms).abs() < 1e-6);
+    let count = pauses["stall_count"].as_u64().unwrap() as usize;
+    assert!((surely..=at_most).contains(&count), "{count} stalls, {surely}..={at_most} in the log: {inside:?}");
+    assert_eq!(pauses["stalls"].as_array().unwrap().len(), count);
+    let clipped_ms = |(start, ms): &(f64, f64)| ((start + ms / 1000.0).min(to) - start.max(from)).max(0.0) * 1000.0;
+    let total_ms: f64 = inside.iter().map(clipped_ms).sum();
+    let shown_total_ms = pauses["stall_total_ms"].as_f64().unwrap();
+    let edge_ms = 2.0 * (at_most - surely + 2) as f64;
+    assert!((shown_total_ms - total_ms).abs() <= edge_ms, "{shown_total_ms} vs {total_ms}: {inside:?}");
     let max_ms = inside.iter().map(|(_, ms)| *ms).fold(0.0, f64::max);
-    assert_eq!(pauses["stall_max_ms"].as_f64().unwrap(), max_ms);
+    if count == inside.len() {
+        assert_eq!(pauses["stall_max_ms"].as_f64().unwrap(), max_ms);
+    }
 
     let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
     // Threads stall in parallel: the share of the phase some thread was stalled counts each moment once (the
@@ -73,7 +86,7 @@ fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
     let shown = row_value(&markdown, "GC stall %");
     assert!((shown - stall_pct).abs() <= resolution_pct + 0.005, "{shown} vs {stall_pct}: {inside:?} {jvm}");
     assert!(shown <= 100.0, "a share of the phase: {shown}");
-    let threads = total_ms / 1000.0 / (to - from);
+    let threads = shown_total_ms / 1000.0 / (to - from);
     assert!(markdown.contains(&format!("\n|GC-stalled threads (mean)|{threads:.2}|\n")), "{markdown}");
     // "Is it the GC?" lays the tail over the stalls, counted as GC.
     assert!(markdown.contains("\n## Is it the GC?\n"), "{markdown}");
