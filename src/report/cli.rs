@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::compare::{compare, parse_threshold, render};
+use super::analysis::{compare, parse_threshold, render_comparison as render};
 use crate::error::{bad_input, exit};
 
 #[derive(Args, Debug)]

@@ -7,7 +7,7 @@
 use maud::{Markup, html};
 
 use super::{Linear, Log, nice_ticks, points, px, range_ticks, svg, tick_label, x_axis, y_axis};
-use crate::report::model::{PhaseSpan, StepSpan};
+use crate::report::analysis::{PhaseSpan, StepSpan};
 use crate::results::HeapSample;
 
 pub struct Timeline<'a> {

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::attribution::{GcAttribution, StopCounts, TailRequest, TailShare, Verdict, VerdictKind};
 
 use super::stats::median;
-use crate::load::printout::format_ms;
+use crate::report::words::kind_words;
 
 /// How many of the slowest requests that overlapped nothing a cell lists, over all its repeats.
 pub const UNEXPLAINED: usize = 10;
@@ -211,43 +211,11 @@ pub fn combined_verdict(
     verdict
 }
 
-/// The share of a tail's examined requests that overlapped GC (0–1); 0 for an empty tail.
-pub fn overlap_share(tail: &TailShare) -> f64 {
-    if tail.examined == 0 { 0.0 } else { tail.gc_overlap as f64 / tail.examined as f64 }
-}
-
-/// The share of a tail's examined requests that overlapped another safepoint and no GC stop (0–1).
-pub fn safepoint_share(tail: &TailShare) -> f64 {
-    if tail.examined == 0 { 0.0 } else { tail.safepoint_overlap as f64 / tail.examined as f64 }
-}
-
-/// A verdict kind in a few words, for tables and the terminal.
-pub fn kind_words(kind: VerdictKind) -> &'static str {
-    match kind {
-        VerdictKind::Gc => "GC",
-        VerdictKind::PartlyGc => "partly GC",
-        VerdictKind::Safepoint => "safepoints",
-        VerdictKind::NotGc => "not GC",
-        VerdictKind::CannotTell => "cannot tell",
-    }
-}
-
-/// A tail's latency (ms), `≤ ` before it when it is only an upper bound (the slow-request store did not keep the
-/// request at that rank), as `jload bench --jvm` prints it.
-pub fn bound_ms(at_most: bool, ms: f64) -> String {
-    format!("{}{}", if at_most { "≤ " } else { "" }, format_ms(ms))
-}
-
-/// A share (0–1) as a percentage for tables: whole numbers from 10 %, one decimal below (`94`, `3.2`, `0.4`).
-pub fn percent(share: f64) -> String {
-    let pct = share * 100.0;
-    if pct >= 10.0 { format!("{pct:.0}") } else { format!("{pct:.1}") }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::jvm::clock::{ClockSource, UptimeClock};
+    use crate::report::words::overlap_share;
 
     fn tail(requests: u64, gc_overlap: u64, gc_chance: f64, percentile_ms: f64, recomputed_ms: f64) -> TailShare {
         TailShare {
@@ -401,13 +369,5 @@ mod tests {
         assert_eq!(why_missing(false, true), "no slow requests recorded (results of an older jload)");
         assert_eq!(why_missing(true, false), "no GC log");
         assert_eq!(why_missing(true, true), "no clock mapping (JVM uptime could not be put on the run's clock)");
-    }
-
-    #[test]
-    fn percentages_keep_two_significant_figures_below_ten() {
-        assert_eq!(
-            (percent(0.94), percent(0.032), percent(0.004), percent(0.0)),
-            ("94".into(), "3.2".into(), "0.4".into(), "0.0".into())
-        );
     }
 }

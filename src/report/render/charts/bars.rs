@@ -4,7 +4,7 @@
 use maud::{Markup, html};
 
 use super::{Linear, fit, nice_ticks, px, svg, tick_label, x_axis};
-use crate::report::tables::Mark;
+use crate::report::render::tables::Mark;
 
 /// One bar.
 pub struct Bar {

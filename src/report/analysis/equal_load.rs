@@ -118,7 +118,7 @@ fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
 mod tests {
     use super::*;
     use crate::load::ladder::{Capacity, Side};
-    use crate::report::capacity::tests::{record_of, searched};
+    use crate::report::analysis::capacity::tests::{record_of, searched};
 
     fn at_rate(rate: Option<f64>, rps: f64) -> PhaseRecord {
         let mut bench = crate::load::result::tests::result_of(&crate::load::recorder::Recorder::new(1, false));

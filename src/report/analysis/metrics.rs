@@ -189,6 +189,9 @@ mod tests {
         let (list, _) = list.split_once('.').unwrap();
         let listed: Vec<&str> = list.split(", ").map(|key| key.trim().trim_matches('`')).collect();
         let keys: Vec<&str> = METRICS.iter().map(|metric| metric.key).collect();
-        assert_eq!(listed, keys, "docs/report.md's \"Metric keys:\" against report/metrics.rs and load/figures.rs");
+        assert_eq!(
+            listed, keys,
+            "docs/report.md's \"Metric keys:\" against report/analysis/metrics.rs and load/figures.rs"
+        );
     }
 }

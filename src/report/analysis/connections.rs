@@ -4,12 +4,7 @@
 //! this comparison gives each count its own phase (docs/plan.md, "Connection counts side by side").
 
 use super::equal_load::PhaseKind;
-use super::metrics::{Format, metric};
-use super::model::{Analysis, ConnectionSweep, PhaseAnalysis, SweepPhase};
-use super::tables::{Entry, Layout, Row, Table, mark_of};
-
-/// The figures of each count, in this order.
-const KEYS: [&str; 3] = ["rps", "p99_ms", "errors"];
+use super::model::{ConnectionSweep, PhaseAnalysis, SweepPhase};
 
 /// The sweeps among `phases`: measured closed-model phases grouped by what they load, each group with two or more
 /// connection counts (the first phase of a count when two share it). In the order of their first phase.
@@ -31,77 +26,10 @@ pub fn connection_sweeps(phases: &[PhaseAnalysis]) -> Vec<ConnectionSweep> {
     sweeps
 }
 
-impl ConnectionSweep {
-    /// `c50 · c255 · c1000`: its phases' names.
-    pub fn title(&self) -> String {
-        self.phases.iter().map(|phase| phase.name.as_str()).collect::<Vec<_>>().join(" · ")
-    }
-
-    /// What the table shows and how to read it.
-    pub fn note(&self) -> String {
-        let counts: Vec<String> = self.phases.iter().map(|phase| phase.connections.to_string()).collect();
-        format!(
-            "{} at {} connections (closed model, as wrk -c): each cell's throughput, P99 and errors at each count, \
-             side by side. Read along a row for how a configuration copes with more connections; each count's latency \
-             carries the queueing of its own throughput, so compare latencies down a column only where the req/s \
-             match. ★ marks the best cell of a count (with repeats).",
-            self.url,
-            counts.join(", ")
-        )
-    }
-
-    /// A row per cell; per count its req/s, P99 and errors (the phase's median over repeats, "-" without figures).
-    pub fn table(&self, analysis: &Analysis) -> Table {
-        let phases: Vec<Option<&PhaseAnalysis>> =
-            self.phases.iter().map(|member| analysis.phases.iter().find(|phase| phase.name == member.name)).collect();
-        let columns = self
-            .phases
-            .iter()
-            .flat_map(|member| KEYS.map(|key| format!("{} at {}", column_label(key), member.connections)))
-            .collect();
-        let rows = analysis
-            .cells
-            .iter()
-            .enumerate()
-            .map(|(index, info)| Row {
-                label: info.label.clone(),
-                entries: phases
-                    .iter()
-                    .flat_map(|phase| {
-                        let cell = phase.and_then(|phase| phase.cells.get(index));
-                        KEYS.map(|key| match cell.and_then(|cell| Some((cell, cell.figure(key)?))) {
-                            Some((cell, estimate)) => Entry {
-                                text: metric(key).format.show(estimate.median),
-                                value: Some(estimate.median),
-                                mark: mark_of(analysis, cell, key),
-                                ..Entry::default()
-                            },
-                            None => Entry { text: "-".to_string(), ..Entry::default() },
-                        })
-                    })
-                    .collect(),
-            })
-            .collect();
-        let axes: Vec<&str> = analysis.axes.iter().filter(|axis| axis.varies).map(|axis| axis.name.as_str()).collect();
-        let corner =
-            format!("{} \\ figure at connections", if axes.is_empty() { "cell".to_string() } else { axes.join(" ") });
-        Table { corner, columns, rows, notes: Vec::new(), layout: Layout::CellRows }
-    }
-}
-
-/// `req/s`, `P99 (ms)`, `errors`: the metric's label, with its unit where it has one, as the phase tables write it.
-fn column_label(key: &str) -> String {
-    let metric = metric(key);
-    match metric.format {
-        Format::Ms => format!("{} (ms)", metric.label),
-        _ => metric.label.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::LoadShape;
+    use crate::report::analysis::model::LoadShape;
 
     fn phase(name: &str, measured: bool, kind: PhaseKind, url: &str, connections: usize) -> PhaseAnalysis {
         PhaseAnalysis {

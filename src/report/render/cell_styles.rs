@@ -5,7 +5,7 @@
 
 use super::charts::style::{CellStyle, PALETTE};
 use super::grid::grid_axes;
-use super::model::Analysis;
+use crate::report::analysis::Analysis;
 
 /// The look of every cell, in cell order.
 pub fn cell_styles(analysis: &Analysis) -> Vec<CellStyle> {

@@ -11,11 +11,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use super::cell_attribution::percent;
 use super::equal_load::PhaseKind;
 use super::host_fit::{Contrast, Fit, Observation, Point};
 use super::metrics::{CAPACITY, RepFigures, metric, ranked_headlines};
 use super::stats::{ALPHA, Better};
+use crate::report::words::percent;
 use crate::results::{Results, Summary};
 
 /// A host is blamed only when its figures differ from the others' by at least this share, however significant.

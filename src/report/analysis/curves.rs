@@ -124,7 +124,7 @@ mod tests {
     use super::*;
     use crate::load::ladder::{Limit, Step};
     use crate::load::result::{ErrorSummary, LatencySummary};
-    use crate::report::capacity::tests::record_of;
+    use crate::report::analysis::capacity::tests::record_of;
 
     fn step(requested: f64, achieved: f64, p99: f64, limit: Option<Side>) -> Step {
         Step {

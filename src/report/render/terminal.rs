@@ -3,10 +3,9 @@
 //! [`TERMINAL_COLUMNS`], else cells as rows; under each, whether its repeats' spread follows their servers (sweeps over
 //! several) and "is it the GC?" in one line per cell; then the connection counts a plan swept, side by side.
 
-use super::cell_attribution::{CellAttribution, Combined, kind_words};
-use super::metrics::{CAPACITY, metric};
-use super::model::{Analysis, CellPhase, Kind, PhaseAnalysis};
 use crate::load::ladder::Side;
+use crate::report::analysis::{Analysis, CAPACITY, CellAttribution, CellPhase, Combined, Kind, PhaseAnalysis, metric};
+use crate::report::words::kind_words;
 use crate::results::Status;
 use crate::text_table::{self, Column};
 
@@ -206,8 +205,9 @@ mod tests {
 
     use crate::load::printout::format_ms;
     use crate::report::Report;
-    use crate::report::cell_attribution::{CellAttribution, kind_words};
+    use crate::report::analysis::CellAttribution;
     use crate::report::test_fixtures::fixture_with;
+    use crate::report::words::kind_words;
 
     /// A copy of the `sweep` fixture's top-level files (no cell folders: figures come from summary.json alone), with
     /// `edit` applied to its summary.

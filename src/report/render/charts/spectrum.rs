@@ -5,7 +5,6 @@ use maud::{Markup, html};
 
 use super::style::{CellStyle, LegendEntry, legend, legend_height, marker};
 use super::{Linear, Log, points, px, svg, tick_label, x_axis, y_axis};
-use crate::report::spectrum::nines;
 
 pub struct SpectrumLine {
     pub label: String,
@@ -25,6 +24,11 @@ const PLOT_BOTTOM: f64 = 360.0;
 const LEGEND_TOP: f64 = PLOT_BOTTOM + 54.0;
 /// Markers per line (besides its last point), so styles tell lines apart where colours repeat.
 const MARKERS_PER_LINE: usize = 6;
+
+/// Position of a quantile on the nines axis: 0 at 0 %, 1 at 90 %, 2 at 99 %, 3 at 99.9 % …
+fn nines(quantile: f64) -> f64 {
+    -(1.0 - quantile).log10()
+}
 
 /// `0%`, `90%`, `99%`, `99.9%` … for 0, 1, 2, 3 nines.
 fn nines_label(nines: u32) -> String {
@@ -77,6 +81,13 @@ fn marked(points: &[[f64; 2]]) -> impl Iterator<Item = &[f64; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nines_axis() {
+        assert_eq!(nines(0.0), 0.0);
+        assert!((nines(0.9) - 1.0).abs() < 1e-12);
+        assert!((nines(0.999) - 3.0).abs() < 1e-9);
+    }
 
     #[test]
     fn nines_labels() {

@@ -3,16 +3,14 @@
 //! capacities), latency against throughput per requested rate for ladders and searches, one for the phases that are
 //! not measured, and per measured phase "is it the GC?" (a row per cell).
 
-use super::cell_attribution::{
-    CellAttribution, Combined, bound_ms, kind_words, overlap_share, percent, safepoint_share,
-};
-use super::curves::CurvePoint;
-use super::metrics::{CAPACITY, Format, metric};
-use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
-use super::stats::Standing;
 use crate::attribution::{TailRequest, TailShare};
 use crate::jvm::sampler::jstat_columns_note;
 use crate::load::printout::format_ms;
+use crate::report::analysis::{
+    Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, CurvePoint, Format, PhaseAnalysis, Standing,
+    metric,
+};
+use crate::report::words::{bound_ms, kind_words, overlap_share, percent, safepoint_share};
 
 /// Marks on headline figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

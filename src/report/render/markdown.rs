@@ -6,11 +6,10 @@
 
 use std::fmt::Write;
 
-use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
-use super::model::{Analysis, PhaseAnalysis};
 use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
+use crate::report::analysis::{Analysis, PhaseAnalysis, PhaseKind};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, code, inline HTML), escaping only what
 /// Markdown would read otherwise, so that the file reads as written too: `p99<=10ms` and `a&b` stay as they are, while

@@ -3,11 +3,8 @@
 //! phase's figure is the capacity). With three or more varying axes the first two (plan order) make the grid and
 //! there is one grid per combination of the others.
 
-use super::equal_load::PhaseKind;
-use super::metrics::{CAPACITY, metric};
-use super::model::{Analysis, AxisInfo, CellInfo, PhaseAnalysis};
-use super::stats::Better;
 use super::tables::{Entry, Layout, Row, Table, mark_of};
+use crate::report::analysis::{Analysis, AxisInfo, Better, CAPACITY, CellInfo, PhaseAnalysis, PhaseKind, metric};
 
 /// The figures shown as grids, in order (metric keys).
 pub const GRID_FIGURES: &[&str] = &["rps", "p99_ms", "gc_wait_pct"];
@@ -53,7 +50,7 @@ impl Grid {
 fn metric_title(key: &str) -> String {
     let metric = metric(key);
     match metric.format {
-        super::metrics::Format::Ms => format!("{} (ms)", metric.label),
+        crate::report::analysis::Format::Ms => format!("{} (ms)", metric.label),
         _ => metric.label.to_string(),
     }
 }
@@ -167,7 +164,7 @@ fn grid_table(
     }
 }
 
-fn grid_entry(analysis: &Analysis, cell: &super::model::CellPhase, info: &CellInfo, figure: &str) -> Entry {
+fn grid_entry(analysis: &Analysis, cell: &crate::report::analysis::CellPhase, info: &CellInfo, figure: &str) -> Entry {
     let detail = Some(info.label.clone());
     match cell.figure(figure) {
         Some(estimate) => Entry {

@@ -26,11 +26,6 @@ pub struct Spectrum {
     pub points: Vec<[f64; 2]>,
 }
 
-/// Position of a quantile on the nines axis: 0 at 0 %, 1 at 90 %, 2 at 99 %, 3 at 99.9 % …
-pub fn nines(quantile: f64) -> f64 {
-    -(1.0 - quantile).log10()
-}
-
 /// The highest quantile a sample of `count` can show: 1 − 1/count.
 fn top_quantile(count: u64) -> f64 {
     1.0 - 1.0 / count.max(2) as f64
@@ -79,13 +74,6 @@ pub fn from_percentiles(reps: &[RepFigures]) -> Option<Spectrum> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nines_axis() {
-        assert_eq!(nines(0.0), 0.0);
-        assert!((nines(0.9) - 1.0).abs() < 1e-12);
-        assert!((nines(0.999) - 3.0).abs() < 1e-9);
-    }
 
     #[test]
     fn spectrum_of_a_known_histogram() {

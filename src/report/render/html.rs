@@ -14,18 +14,14 @@ use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
 use super::charts::tail::tail_chart;
 use super::charts::timeline::{Timeline, timeline_chart};
-use super::curves::CurvePoint;
-use super::equal_load::PhaseKind;
 use super::grid::{grid_axes, grid_note, phase_grids};
 use super::markdown::{IS_IT_GC_NOTE, header_facts, phase_shape, statistics_note};
-use super::metrics::{CAPACITY, metric};
-use super::model::{Analysis, CellPhase, PhaseAnalysis};
 use super::prose::{Part, parts};
-use super::spectrum::Source;
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
 };
 use crate::load::printout::format_ms;
+use crate::report::analysis::{Analysis, CAPACITY, CellPhase, CurvePoint, PhaseAnalysis, PhaseKind, Source, metric};
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;
