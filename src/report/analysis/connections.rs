@@ -1,7 +1,8 @@
 //! The connection counts a plan swept, side by side: measured closed-model phases that load the same URL (or mix)
-//! at different connection counts — seed 004's `wrk -c 50 … 10000`, one phase per count — become one table, a row per
-//! cell and its req/s, P99 and errors at each count, where the phase tables show one count each. A plan that wants
-//! this comparison gives each count its own phase (docs/plan.md, "Connection counts side by side").
+//! at different connection counts — seed 004's `wrk -c 50 … 10000`, one phase per count — become one sweep in the
+//! model, which `render::connections` shows as one table (a row per cell and its req/s, P99 and errors at each count,
+//! where the phase tables show one count each). A plan that wants this comparison gives each count its own phase
+//! (docs/plan.md, "Connection counts side by side").
 
 use super::equal_load::PhaseKind;
 use super::model::{ConnectionSweep, PhaseAnalysis, SweepPhase};

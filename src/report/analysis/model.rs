@@ -1,6 +1,6 @@
 //! What a report says, as data: the analysis of a results directory (report.json is this, serialised) and the
-//! recommendation in it. [`super::analysis`] computes it; `recommend` adds the recommendation; the renderers
-//! (`markdown`, `html`, `terminal`, `tables`, `grid`, `charts`) only read it.
+//! recommendation in it. [`super::analyse`] computes it; `recommend` adds the recommendation; the renderers
+//! (`report::render`) only read it, through the types `analysis/mod.rs` re-exports.
 
 use std::collections::BTreeMap;
 
