@@ -17,6 +17,8 @@ use common::{bench_json, jload, ok, serve, status, tempdir};
 const SERVICE: Duration = Duration::from_millis(10);
 const CAPACITY_RPS: f64 = 100.0;
 
+/// A server that does not change needs no warm-up until steady: the searches and ladders here turn it off
+/// (`--steady-max 0s`) except where the start rate is what is tested (tests/bench_steady.rs tests the warm-up).
 /// The load tests time things: run them one at a time so that they do not slow each other's generator.
 static TIMED: Mutex<()> = Mutex::new(());
 
@@ -58,7 +60,18 @@ fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
     // the few ahead of it; at (1 + e)/S the last request completed in a window of T seconds waited T·e/(1 + e) from
     // its due time (e = 0.09 over 2.75 s: 230 ms), plus up to 16 × S for the requests the warm-up left queued.
     let (code, result) = on_known_server(
-        &["--capacity", "p99<=150ms", "--start-rate", "50", "--step-warmup", "500ms", "--min-requests", "300"],
+        &[
+            "--capacity",
+            "p99<=150ms",
+            "--start-rate",
+            "50",
+            "--step-warmup",
+            "500ms",
+            "--min-requests",
+            "300",
+            "--steady-max",
+            "0s",
+        ],
         search_generator_limited,
     );
     let capacity = &result["capacity"];
@@ -106,7 +119,7 @@ fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe()
 #[test]
 fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
     let (code, result) =
-        on_known_server(&["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120"], |result| {
+        on_known_server(&["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120", "--steady-max", "0s"], |result| {
             result["steps"]
                 .as_array()
                 .is_some_and(|steps| steps.iter().take(2).any(|step| step["limited_by"]["side"] == "generator"))

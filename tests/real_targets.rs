@@ -255,13 +255,18 @@ fn a_plan_whose_options_never_reach_the_jvm_is_refused_naming_the_key() {
 fn tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_called_crashed() {
     let _heavy = heavy();
     let dir = tempdir();
-    // The shipped plan, with the repository as its workdir, short phases and a JDK axis.
+    // The shipped plan, with the repository as its workdir, short phases, a two-step ladder without the warm-up until
+    // steady (what is tested here is the start, the sampling and the crash rules) and a JDK axis.
     let shipped = std::fs::read_to_string(repo().join("plans/tomcat.toml")).unwrap();
     let text = shipped
         .replace("workdir = \"..\"", &format!("workdir = \"{}\"", repo().display()))
         .replace("duration = \"5s\"", "duration = \"1s\"")
         .replace("duration = \"15s\"", "duration = \"2s\"")
+        .replace("rates = { from = 500, to = 8000, steps = 5 }", "rates = [500, 1000]")
+        .replace("step = \"2s\"", "step = \"1s\"")
+        .replace("min_requests = 1000", "min_requests = 200\nsteady_max = \"0s\"")
         + "[[axis]]\nname = \"jdk\"\nvalues = [{ label = \"17\", jdk = \"17\" }, { label = \"25\", jdk = \"25\" }]\n";
+    assert!(text.contains("rates = [500, 1000]") && text.contains("steady_max = \"0s\""), "{text}");
     let plan = dir.join("tomcat.toml");
     std::fs::write(&plan, text).unwrap();
     let out = dir.join("results");
