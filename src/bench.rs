@@ -27,8 +27,9 @@ use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::load::engine::RunOptions;
 use crate::load::generator::{Generator, LocalEngine};
-use crate::load::ladder::{self, Side};
+use crate::load::ladder::{self};
 use crate::load::ladder_printout::{self, StepProgress};
+use crate::load::outcomes::Side;
 use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
@@ -396,7 +397,7 @@ fn flag_name(setting: Setting) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::Capacity;
+    use crate::load::outcomes::Capacity;
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
     fn fixture() -> BenchResult {

@@ -3,7 +3,7 @@
 //! it with. Thresholds parse and judge through this list; the report's metric registry takes its bench figures from it
 //! and adds the JVM's.
 
-use super::printout::format_ms;
+use super::format::format_ms;
 use super::result::BenchResult;
 use serde::Serialize;
 

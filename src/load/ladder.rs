@@ -11,10 +11,13 @@ use serde::{Deserialize, Serialize};
 
 use super::capacity;
 use super::engine::RunOptions;
+use super::format::format_rate;
 use super::generator::Generator;
-use super::result::{BenchResult, ErrorSummary, LatencySummary};
+use super::outcomes::{Capacity, Steadiness, Step};
+use super::result::BenchResult;
 use super::spec::{LoadSpec, StopCondition};
-use super::steady::{Steadiness, SteadyRule};
+use super::steady::SteadyRule;
+use super::summary::LatencySummary;
 use super::threshold::Threshold;
 
 #[path = "ladder_steady.rs"]
@@ -95,71 +98,6 @@ impl StepTiming {
     pub fn window(&self, rps: f64) -> Duration {
         self.measure.max(Duration::from_secs_f64(self.min_requests as f64 / rps))
     }
-}
-
-/// Which side ran out first at a step: the target (it could not serve the rate within the SLO) or the generator
-/// (jload itself could not send at the rate: its CPU, its schedule, its connections).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    Target,
-    Generator,
-}
-
-impl Side {
-    /// The side as JSON and every output spell it: `target` or `generator`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::Target => "target",
-            Side::Generator => "generator",
-        }
-    }
-}
-
-/// Why a step did not sustain its rate, and whose limit it was.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Limit {
-    pub side: Side,
-    /// One line naming the evidence ("late sends: 4.1 % of requests, busiest generator thread at 99 % CPU").
-    pub reason: String,
-}
-
-/// One step of a ladder or a capacity search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    pub requested_rps: f64,
-    /// Requests completed per second of the measured window.
-    pub achieved_rps: f64,
-    pub duration_s: f64,
-    pub requests: u64,
-    /// Latency from each request's intended send time (corrected for coordinated omission).
-    pub latency_ms: LatencySummary,
-    pub errors: ErrorSummary,
-    /// Errors as a share of attempts, in percent (see `BenchResult::error_pct`).
-    pub error_pct: Option<f64>,
-    /// Requests that fell due in the measured window but were never sent, and ones sent but unanswered at its end.
-    pub never_sent: u64,
-    pub unfinished: u64,
-    /// Set when the step did not sustain its rate: who ran out.
-    pub limited_by: Option<Limit>,
-    /// Whether the step met the SLO it was judged on (None without one).
-    pub meets_slo: Option<bool>,
-}
-
-/// The outcome of a capacity search: the highest rate that met the SLO, with the steps that bound it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Capacity {
-    /// The highest requested rate whose step met the SLO; None when even the first step failed it, or when the
-    /// generator ran out before the target (then no capacity is claimed for the target).
-    pub rps: Option<f64>,
-    /// The SLO as rules (`p99<=10ms, errors<=0.1%`).
-    pub slo: String,
-    /// Whose limit ended the search.
-    pub limited_by: Side,
-    /// The highest rate that met the SLO and the lowest that did not (None when the search never got there).
-    pub bounds: [Option<f64>; 2],
-    /// One line saying how the search ended, for every output.
-    pub verdict: String,
 }
 
 /// What a ladder phase runs: fixed rates, or a search for the capacity under an SLO.
@@ -416,11 +354,6 @@ fn error_counts(result: &BenchResult) -> String {
     format!("errors: {}", result.errors.describe())
 }
 
-/// A rate as whole requests per second with thousands separators (`12,500`), as every ladder line shows it.
-pub fn format_rate(rps: f64) -> String {
-    super::printout::grouped(rps.round() as u64)
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
@@ -463,8 +396,10 @@ mod tests {
     }
 
     use super::*;
+    use crate::load::outcomes::Side;
     use crate::load::recorder::{Failure, Recorder};
     use crate::load::result::tests::result_of;
+    use crate::load::summary::ErrorSummary;
 
     #[test]
     fn a_window_is_extended_to_hold_the_minimum_requests() {

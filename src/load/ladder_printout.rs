@@ -4,8 +4,10 @@
 
 use std::fmt::Write;
 
-use super::ladder::{Capacity, Step, StepObserver, StepTiming, format_rate};
-use super::printout::{format_ms, grouped};
+use super::format::format_rate;
+use super::format::{format_ms, grouped};
+use super::ladder::{StepObserver, StepTiming};
+use super::outcomes::{Capacity, Step};
 use super::result::BenchResult;
 use crate::text_table::{self, Column};
 
@@ -193,8 +195,8 @@ impl StepObserver for StepProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::{Limit, Side};
-    use crate::load::result::{ErrorSummary, LatencySummary};
+    use crate::load::outcomes::{Limit, Side};
+    use crate::load::summary::{ErrorSummary, LatencySummary};
 
     fn step(requested: f64, achieved: f64, p99: f64, limited_by: Option<Limit>, meets_slo: Option<bool>) -> Step {
         Step {

@@ -3,11 +3,13 @@
 //! run afresh when the target changed under it.
 
 use crate::load::capacity::{self, Decision, Outcome, Search};
+use crate::load::outcomes::{Capacity, Change, Warmup};
 use crate::load::result::BenchResult;
 use crate::load::spec::{LoadSpec, StopCondition};
-use crate::load::steady::{self, Change, Check, MAX_RESEARCHES, WINDOW, Warmup};
+use crate::load::steady::{self, Check, MAX_RESEARCHES, WINDOW};
 
-use super::{Capacity, CapacityGoal, Ladder, format_rate};
+use super::{CapacityGoal, Ladder};
+use crate::load::format::format_rate;
 
 /// How a warm-up ended.
 enum WarmedUp {

@@ -4,10 +4,11 @@
 //! fast as at a lighter step of the same ladder — or the target's, when it did not sustain the requested rate. The one
 //! rule every output and the capacity search use; its one-line reason names the evidence.
 
-use super::ladder::{Limit, Side};
-use super::printout::{format_ms, grouped};
+use super::format::{format_ms, grouped};
+use super::outcomes::{Limit, Side};
 use super::recorder::SLIP_TOLERANCE_US;
-use super::result::{BenchResult, LatencySummary};
+use super::result::BenchResult;
+use super::summary::LatencySummary;
 
 /// A run sustained its rate when it completed at least this share of the requested rate.
 pub const SUSTAINED_SHARE: f64 = 0.95;

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::stats::Estimate;
-use crate::load::ladder::Side;
+use crate::load::outcomes::Side;
 use crate::results::PhaseRecord;
 
 /// What a cell's capacity searches found, over its repeats.
@@ -59,7 +59,7 @@ impl CellCapacity {
 
 /// The capacity of a cell from its measured repeats of a phase, or None when no repeat ran a capacity search.
 pub fn cell_capacity(reps: &[(u32, &PhaseRecord)]) -> Option<CellCapacity> {
-    let searched: Vec<(u32, &crate::load::ladder::Capacity)> =
+    let searched: Vec<(u32, &crate::load::outcomes::Capacity)> =
         reps.iter().filter_map(|(rep, record)| Some((*rep, record.bench.capacity.as_ref()?))).collect();
     let (_, first) = searched.first()?;
     let generator_reps: Vec<u32> =
@@ -87,7 +87,7 @@ pub fn cell_capacity(reps: &[(u32, &PhaseRecord)]) -> Option<CellCapacity> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::load::ladder::Capacity;
+    use crate::load::outcomes::Capacity;
 
     /// A phase record whose bench result is `result` (every other field plain).
     pub fn record_of(bench: crate::load::result::BenchResult) -> PhaseRecord {

@@ -117,7 +117,7 @@ fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::{Capacity, Side};
+    use crate::load::outcomes::{Capacity, Side};
     use crate::report::capacity::tests::{record_of, searched};
 
     fn at_rate(rate: Option<f64>, rps: f64) -> PhaseRecord {

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 pub use crate::load::figures::Format;
 use crate::load::figures::{FIGURES, Figure};
-use crate::load::ladder::Side;
+use crate::load::outcomes::Side;
 use crate::results::PhaseRecord;
 
 use super::equal_load::PhaseKind;

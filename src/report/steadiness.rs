@@ -6,8 +6,9 @@
 
 use super::model::{Analysis, Finding, Kind, PhaseAnalysis};
 use crate::load::capacity::slo_rules;
-use crate::load::ladder::{Capacity, Side, format_rate};
-use crate::load::printout::format_ms;
+use crate::load::format::format_ms;
+use crate::load::format::format_rate;
+use crate::load::outcomes::{Capacity, Side};
 use crate::load::steady::{Trend, times};
 use crate::results::{CellSummary, PhaseRecord, Results};
 

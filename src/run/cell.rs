@@ -17,7 +17,8 @@ use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::generator::Generator;
-use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
+use crate::load::ladder::{LadderPlan, StepObserver, run_ladder};
+use crate::load::outcomes::{Limit, Side, Step};
 use crate::load::result::BenchResult;
 use crate::load::slow::SlowRequests;
 use crate::load::spec::LoadSpec;
@@ -571,8 +572,8 @@ fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Resu
 #[cfg(test)]
 mod tests {
     use super::{join_options, step_line};
-    use crate::load::ladder::{Limit, Side, Step};
-    use crate::load::result::{ErrorSummary, LatencySummary};
+    use crate::load::outcomes::{Limit, Side, Step};
+    use crate::load::summary::{ErrorSummary, LatencySummary};
 
     #[test]
     fn a_ladder_step_is_one_progress_line_with_its_verdict_and_limit() {
