@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::UptimeClock;
 use crate::jvm::stops::{Stop, StopKind};
-use crate::load::recorder::NEVER_SENT;
-use crate::load::slow::{SlowRequest, SlowRequests};
+use crate::load::record::recorder::NEVER_SENT;
+use crate::load::record::slow::{SlowRequest, SlowRequests};
 use exposure::{Met, RunStops};
 use tails::{Tail, Which};
 

@@ -5,12 +5,12 @@
 
 use std::fmt::Write;
 
-use super::format::{format_ms, grouped};
-use super::recorder::SLIP_TOLERANCE_US;
-use super::result::BenchResult;
-use super::steady::Trend;
-use super::summary::LatencySummary;
-use super::threshold::Threshold;
+use super::figures::format::{format_ms, grouped};
+use super::figures::threshold::Threshold;
+use super::record::recorder::SLIP_TOLERANCE_US;
+use super::record::result::BenchResult;
+use super::record::summary::LatencySummary;
+use super::search::steady::Trend;
 use crate::text_table::{self, Column};
 
 /// The busiest generator thread's CPU is shown from this share of a core up (below it the generator had room to spare).
@@ -239,7 +239,7 @@ fn per_request_table(out: &mut String, result: &BenchResult) {
     labelled_table(out, "Per request", &PER_REQUEST_COLUMNS, &header, rows);
 }
 
-/// One row per load generator of a merged result (see `super::merge`): its own figures, its busiest thread's CPU
+/// One row per load generator of a merged result (see `super::record::merge`): its own figures, its busiest thread's CPU
 /// (open model), and whose limit it hit.
 fn per_host_table(out: &mut String, result: &BenchResult) {
     if result.hosts.is_empty() {
@@ -299,9 +299,9 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::outcomes::{Limit, Side};
-    use crate::load::result::{GeneratorHealth, HostFigures, RequestResult};
-    use crate::load::summary::ErrorSummary;
+    use crate::load::record::outcomes::{Limit, Side};
+    use crate::load::record::result::{GeneratorHealth, HostFigures, RequestResult};
+    use crate::load::record::summary::ErrorSummary;
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
     fn fixture() -> BenchResult {

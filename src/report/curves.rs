@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::stats::{Better, Estimate, Standing, rank};
 use crate::load::figures::Unit;
-use crate::load::outcomes::Side;
+use crate::load::record::outcomes::Side;
 use crate::results::PhaseRecord;
 
 /// One requested rate of a cell's curve, over the repeats that ran it.
@@ -52,7 +52,7 @@ pub fn cell_curve(reps: &[(u32, &PhaseRecord)]) -> Vec<CurvePoint> {
     rates
         .into_iter()
         .filter_map(|rate| {
-            let steps: Vec<(u32, &crate::load::outcomes::Step)> = reps
+            let steps: Vec<(u32, &crate::load::record::outcomes::Step)> = reps
                 .iter()
                 .flat_map(|(rep, record)| {
                     record.bench.steps.iter().filter(move |step| step.requested_rps == rate).map(move |s| (*rep, s))
@@ -122,8 +122,8 @@ pub fn p99_bound<'a>(rules: impl IntoIterator<Item = &'a str>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::outcomes::{Limit, Step};
-    use crate::load::summary::{ErrorSummary, LatencySummary};
+    use crate::load::record::outcomes::{Limit, Step};
+    use crate::load::record::summary::{ErrorSummary, LatencySummary};
     use crate::report::capacity::tests::record_of;
 
     fn step(requested: f64, achieved: f64, p99: f64, limit: Option<Side>) -> Step {
@@ -143,7 +143,8 @@ mod tests {
     }
 
     fn ladder(steps: Vec<Step>) -> PhaseRecord {
-        let mut bench = crate::load::result::tests::result_of(&crate::load::recorder::Recorder::new(1, false));
+        let mut bench =
+            crate::load::record::result::tests::result_of(&crate::load::record::recorder::Recorder::new(1, false));
         bench.steps = steps;
         record_of(bench)
     }

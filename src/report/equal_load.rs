@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::load::limit::{SUSTAINED_SHARE, limited_by};
+use crate::load::record::limit::{SUSTAINED_SHARE, limited_by};
 use crate::results::PhaseRecord;
 
 /// How a phase loaded its cells.
@@ -117,11 +117,12 @@ fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::outcomes::{Capacity, Side};
+    use crate::load::record::outcomes::{Capacity, Side};
     use crate::report::capacity::tests::{record_of, searched};
 
     fn at_rate(rate: Option<f64>, rps: f64) -> PhaseRecord {
-        let mut bench = crate::load::result::tests::result_of(&crate::load::recorder::Recorder::new(1, false));
+        let mut bench =
+            crate::load::record::result::tests::result_of(&crate::load::record::recorder::Recorder::new(1, false));
         bench.rate = rate;
         bench.rps = rps;
         record_of(bench)

@@ -5,11 +5,11 @@
 //! phase of the same run — a JVM that served many times its "capacity" a minute later was still warming up.
 
 use super::model::{Analysis, Finding, Kind, PhaseAnalysis};
-use crate::load::capacity::slo_rules;
-use crate::load::format::format_ms;
-use crate::load::format::format_rate;
-use crate::load::outcomes::{Capacity, Side};
-use crate::load::steady::{Trend, times};
+use crate::load::figures::format::format_ms;
+use crate::load::figures::format::format_rate;
+use crate::load::record::outcomes::{Capacity, Side};
+use crate::load::search::capacity::slo_rules;
+use crate::load::search::steady::{Trend, times};
 use crate::results::{CellSummary, PhaseRecord, Results};
 
 /// Another phase of the same repeat that sustained this many times a cell's capacity within its SLO contradicts it.

@@ -14,7 +14,7 @@ use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
 use crate::jvm::gcstat_csv::{HeapSample, read_heap_samples};
-use crate::load::histogram_codec;
+use crate::load::record::histogram_codec;
 
 /// A results directory, opened.
 #[derive(Debug)]

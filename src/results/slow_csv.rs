@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::load::slow::{SlowRequest, SlowRequests};
+use crate::load::record::slow::{SlowRequest, SlowRequests};
 
 const HEADER: &str = "done_us,latency_us,service_us,request,failed";
 

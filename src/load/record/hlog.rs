@@ -98,8 +98,8 @@ impl HlogFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::histogram_codec::encode;
-    use crate::load::recorder::new_histogram;
+    use crate::load::record::histogram_codec::encode;
+    use crate::load::record::recorder::new_histogram;
 
     #[test]
     fn a_histogram_survives_its_encoding_exactly() {

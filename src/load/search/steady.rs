@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::format::format_rate;
-use super::outcomes::Warmup;
-use super::result::BenchResult;
+use crate::load::figures::format::format_rate;
+use crate::load::record::outcomes::Warmup;
+use crate::load::record::result::BenchResult;
 
 /// The length of one warm-up or check window.
 pub const WINDOW: Duration = Duration::from_secs(1);
@@ -209,7 +209,7 @@ pub fn direction(factor: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::outcomes::{Change, Steadiness};
+    use crate::load::record::outcomes::{Change, Steadiness};
 
     #[test]
     fn a_plain_phase_changed_when_its_last_third_served_beyond_the_factor_of_its_first() {

@@ -4,11 +4,11 @@
 
 use std::fmt::Write;
 
-use super::format::format_rate;
-use super::format::{format_ms, grouped};
 use super::ladder::{StepObserver, StepTiming};
-use super::outcomes::{Capacity, Step};
-use super::result::BenchResult;
+use crate::load::figures::format::format_rate;
+use crate::load::figures::format::{format_ms, grouped};
+use crate::load::record::outcomes::{Capacity, Step};
+use crate::load::record::result::BenchResult;
 use crate::text_table::{self, Column};
 
 /// requested, achieved, p50, p90, p99, p99.9, max, errors, limited by, SLO.
@@ -195,8 +195,8 @@ impl StepObserver for StepProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::outcomes::{Limit, Side};
-    use crate::load::summary::{ErrorSummary, LatencySummary};
+    use crate::load::record::outcomes::{Limit, Side};
+    use crate::load::record::summary::{ErrorSummary, LatencySummary};
 
     fn step(requested: f64, achieved: f64, p99: f64, limited_by: Option<Limit>, meets_slo: Option<bool>) -> Step {
         Step {
@@ -225,7 +225,7 @@ mod tests {
     fn a_ladder_prints_one_aligned_row_per_step_and_why_limited_steps_were() {
         let limit = Limit { side: Side::Target, reason: "450 req/s achieved of 800 requested".to_string() };
         let mut result: BenchResult = serde_json::from_str(include_str!(
-            "../../tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json"
+            "../../../tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json"
         ))
         .unwrap();
         result.steps = vec![step(2000.0, 1999.9, 2.1, None, None), step(12500.0, 9000.0, 812.5, Some(limit), None)];

@@ -10,15 +10,15 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::capacity;
-use super::engine::RunOptions;
-use super::format::format_rate;
-use super::generator::Generator;
-use super::outcomes::{Capacity, Steadiness, Step};
-use super::result::BenchResult;
-use super::spec::{LoadSpec, StopCondition};
 use super::steady::SteadyRule;
-use super::summary::LatencySummary;
-use super::threshold::Threshold;
+use crate::load::engine::RunOptions;
+use crate::load::figures::format::format_rate;
+use crate::load::figures::threshold::Threshold;
+use crate::load::generator::Generator;
+use crate::load::input::spec::{LoadSpec, StopCondition};
+use crate::load::record::outcomes::{Capacity, Steadiness, Step};
+use crate::load::record::result::BenchResult;
+use crate::load::record::summary::LatencySummary;
 
 #[path = "ladder_steady.rs"]
 mod ladder_steady;
@@ -111,7 +111,7 @@ pub enum LadderPlan {
 #[derive(Debug, Clone)]
 pub struct CapacityGoal {
     /// The rules a step must meet (`p99<=10ms`, `errors<=0.1%`), judged on the step's corrected figures.
-    pub slo: Vec<super::threshold::Threshold>,
+    pub slo: Vec<crate::load::figures::threshold::Threshold>,
     /// Stop bisecting when the failing rate is within this fraction above the passing one (0.05: 5 %).
     pub precision: f64,
     /// The first rate tried; None: found from a short closed-model probe.
@@ -328,7 +328,7 @@ fn judge(rate: f64, result: &BenchResult, light_load: Option<&LatencySummary>, r
         error_pct: result.error_pct(),
         never_sent: result.never_sent,
         unfinished: result.unfinished,
-        limited_by: super::limit::limited_at(result, rate, light_load),
+        limited_by: crate::load::record::limit::limited_at(result, rate, light_load),
         meets_slo: (!outcomes.is_empty()).then(|| outcomes.iter().all(|outcome| outcome.passed)),
     }
 }
@@ -396,10 +396,10 @@ mod tests {
     }
 
     use super::*;
-    use crate::load::outcomes::Side;
-    use crate::load::recorder::{Failure, Recorder};
-    use crate::load::result::tests::result_of;
-    use crate::load::summary::ErrorSummary;
+    use crate::load::record::outcomes::Side;
+    use crate::load::record::recorder::{Failure, Recorder};
+    use crate::load::record::result::tests::result_of;
+    use crate::load::record::summary::ErrorSummary;
 
     #[test]
     fn a_window_is_extended_to_hold_the_minimum_requests() {

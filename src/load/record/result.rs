@@ -10,7 +10,7 @@ use super::outcomes::{Capacity, Limit, Step};
 use super::recorder::{IntervalCounts, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
 use super::summary::{ErrorSummary, LatencySummary, ms};
-use super::transport::Negotiated;
+use crate::load::connections::transport::Negotiated;
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
 pub const RESULT_VERSION: u32 = 1;
@@ -431,7 +431,7 @@ impl BenchResult {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::load::recorder::{Failure, LeftWaiting};
+    use crate::load::record::recorder::{Failure, LeftWaiting};
 
     /// The result of a one-second run of one request name that recorded what `recorder` holds.
     pub(crate) fn result_of(recorder: &Recorder) -> BenchResult {
