@@ -1,6 +1,6 @@
 //! `jload merge`: the results of several load generators (`jload bench --json` files written anywhere — other
-//! machines, the pods of a Kubernetes Job) merged exactly into one (see [`crate::load::record::merge`]), printed as `jload
-//! bench` prints a run, with a row per generator, and written as JSON and as an HdrHistogram interval log.
+//! machines, the pods of a Kubernetes Job) merged exactly into one (see [`crate::load::record::merge`]), printed as
+//! `jload bench` prints a run, with a row per generator, and written as JSON and as an HdrHistogram interval log.
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
-//! "Is it the GC?" answered per request: the slow requests of a run (`load::slow`) laid over the JVM's GC pauses,
-//! GC stalls and other safepoints (`jvm::stops`) on one clock (`jvm::clock`), for the requests above p99, above
+//! "Is it the GC?" answered per request: the slow requests of a run (`load::record::slow`) laid over the JVM's GC
+//! pauses, GC stalls and other safepoints (`jvm::stops`) on one clock (`jvm::clock`), for the requests above p99, above
 //! p99.9 and the 100 slowest: how many overlapped a GC stop or another safepoint, how many would by chance, what the
 //! tail would be with the GC's time taken out, and a verdict in words.
 //!

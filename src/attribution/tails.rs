@@ -1,5 +1,5 @@
-//! The tails of a run's latencies among its kept slow requests (`load::slow`), and their percentiles as measured and
-//! recomputed with the GC's time taken out.
+//! The tails of a run's latencies among its kept slow requests (`load::record::slow`), and their percentiles as
+//! measured and recomputed with the GC's time taken out.
 //!
 //! The rank rule is HdrHistogram's, so that the p99 here is the request `LatencySummary::p99` reports: among N
 //! requests in ascending order, the q-quantile is the request at rank `max(1, ⌈q × N⌉)`. The q tail is the requests

@@ -1,5 +1,6 @@
 //! The HTTP load engine: request templates and mixes, connections, closed and open load models, latency recording.
-//! It knows nothing about JVMs or plans: it takes a resolved [`input::spec::LoadSpec`] and returns a [`record::result::BenchResult`].
+//! It knows nothing about JVMs or plans: it takes a resolved [`input::spec::LoadSpec`] and returns a
+//! [`record::result::BenchResult`].
 
 pub mod connections;
 pub mod engine;

@@ -1,7 +1,7 @@
 //! Several load hosts as one generator (`[load] hosts`, `jload bench --hosts`): each runs its share of the load
 //! (`LoadSpec::share`: the open model's rate, the connections and threads split) from the same wall-clock instant,
-//! and their results are merged exactly (`load::merge`: histograms added, never percentiles averaged) into the one
-//! result the rest of jload understands, each host's own figures kept beside it.
+//! and their results are merged exactly (`load::record::merge`: histograms added, never percentiles averaged) into the
+//! one result the rest of jload understands, each host's own figures kept beside it.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,8 +1,8 @@
 //! Latency is compared only between measurements at the same load. What that means for each kind of phase: in a
 //! `rate` phase (and at the headline step of a `rates` ladder) a cell that fell short of the requested rate — by the
-//! one rule of `load::limit` — is marked and its latency not ranked; a capacity phase ranks capacity, not the latency
-//! of steps at different rates; closed-model cells run at whatever throughput they reach, so when their throughputs
-//! differ by more than [`MAX_CLOSED_SPREAD`] the report says their latencies are not comparable.
+//! one rule of `load::record::limit` — is marked and its latency not ranked; a capacity phase ranks capacity, not the
+//! latency of steps at different rates; closed-model cells run at whatever throughput they reach, so when their
+//! throughputs differ by more than [`MAX_CLOSED_SPREAD`] the report says their latencies are not comparable.
 
 use serde::Serialize;
 
