@@ -5,6 +5,7 @@
 pub mod connections;
 pub mod engine;
 pub mod figures;
+pub mod format;
 pub mod generator;
 pub mod input;
 pub mod printout;

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use super::figures::format::{format_ms, grouped};
 use super::figures::threshold::Threshold;
+use super::format::{format_ms, grouped};
 use super::record::recorder::SLIP_TOLERANCE_US;
 use super::record::result::BenchResult;
 use super::record::summary::LatencySummary;

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::attribution::{GcAttribution, StopCounts, TailRequest, TailShare, Verdict, VerdictKind};
 
 use super::stats::median;
-use crate::load::figures::format::format_ms;
+use crate::load::format::format_ms;
 
 /// How many of the slowest requests that overlapped nothing a cell lists, over all its repeats.
 pub const UNEXPLAINED: usize = 10;

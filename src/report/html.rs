@@ -25,7 +25,7 @@ use super::spectrum::Source;
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
 };
-use crate::load::figures::format::format_ms;
+use crate::load::format::format_ms;
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;

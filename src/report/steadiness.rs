@@ -6,8 +6,7 @@
 //! minute later was still warming up.
 
 use super::model::{Analysis, Finding, Kind, PhaseAnalysis};
-use crate::load::figures::format::format_ms;
-use crate::load::figures::format::format_rate;
+use crate::load::format::{format_ms, format_rate};
 use crate::load::record::outcomes::{Capacity, Side};
 use crate::load::search::capacity::slo_rules;
 use crate::load::search::steady::{Trend, times};

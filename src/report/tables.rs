@@ -12,7 +12,7 @@ use super::model::{Analysis, CellInfo, CellPhase, PhaseAnalysis};
 use super::stats::Standing;
 use crate::attribution::{TailRequest, TailShare};
 use crate::jvm::sampler::jstat_columns_note;
-use crate::load::figures::format::format_ms;
+use crate::load::format::format_ms;
 
 /// Marks on headline figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -204,7 +204,7 @@ mod tests {
 
     use serde_json::Value;
 
-    use crate::load::figures::format::format_ms;
+    use crate::load::format::format_ms;
     use crate::report::Report;
     use crate::report::cell_attribution::{CellAttribution, kind_words};
     use crate::report::test_fixtures::fixture_with;
@@ -357,7 +357,7 @@ mod tests {
                 .map(|rep| summary["cells"][cell]["reps"][rep]["phases"]["get"]["latency_ms"]["p99"].as_f64().unwrap())
                 .collect();
             values.sort_by(f64::total_cmp);
-            crate::load::figures::format::format_ms(values[1])
+            crate::load::format::format_ms(values[1])
         };
         let tables = Report::open(dir.path()).unwrap().terminal_tables();
         assert_eq!(row(&tables, "get", "p99 ms"), ["crashed".to_string(), p99(1), "short".to_string(), p99(2)]);

@@ -3,13 +3,11 @@
 //! it with. Thresholds parse and judge through this list; the report's metric registry takes its bench figures from it
 //! and adds the JVM's.
 //!
-//! Beside the registry: thresholds judged through it (`threshold.rs`) and how every output writes the numbers —
-//! milliseconds, thousands, rates (`format.rs`).
+//! Beside the registry: the thresholds judged through it (`threshold.rs`).
 
-pub mod format;
 pub mod threshold;
 
-use self::format::format_ms;
+use super::format::format_ms;
 use super::record::result::BenchResult;
 use serde::Serialize;
 

@@ -8,7 +8,7 @@ use super::outcomes::{Limit, Side};
 use super::recorder::SLIP_TOLERANCE_US;
 use super::result::BenchResult;
 use super::summary::LatencySummary;
-use crate::load::figures::format::{format_ms, grouped};
+use crate::load::format::{format_ms, grouped};
 
 /// A run sustained its rate when it completed at least this share of the requested rate.
 pub const SUSTAINED_SHARE: f64 = 0.95;

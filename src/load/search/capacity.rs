@@ -5,8 +5,8 @@
 //! when the ceiling is within the precision of the highest pass. `ladder::run_ladder` runs the steps.
 
 use crate::error::bad_input;
-use crate::load::figures::format::format_rate;
 use crate::load::figures::threshold::Threshold;
+use crate::load::format::format_rate;
 use crate::load::record::limit::SUSTAINED_SHARE;
 use crate::load::record::outcomes::{Capacity, Limit, Side, Step};
 
@@ -252,7 +252,7 @@ fn missed(steps: &[Step], requested: f64) -> String {
         Some(limit) => limit.reason.clone(),
         None => format!(
             "p99 {} ms, errors {:.2} %",
-            crate::load::figures::format::format_ms(step.latency_ms.p99),
+            crate::load::format::format_ms(step.latency_ms.p99),
             step.error_pct.unwrap_or(0.0)
         ),
     }

@@ -5,8 +5,7 @@
 use std::fmt::Write;
 
 use super::ladder::{StepObserver, StepTiming};
-use crate::load::figures::format::format_rate;
-use crate::load::figures::format::{format_ms, grouped};
+use crate::load::format::{format_ms, format_rate, grouped};
 use crate::load::record::outcomes::{Capacity, Step};
 use crate::load::record::result::BenchResult;
 use crate::text_table::{self, Column};

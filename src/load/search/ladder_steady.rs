@@ -9,7 +9,7 @@ use crate::load::search::capacity::{self, Decision, Outcome, Search};
 use crate::load::search::steady::{self, Check, MAX_RESEARCHES, WINDOW};
 
 use super::{CapacityGoal, Ladder};
-use crate::load::figures::format::format_rate;
+use crate::load::format::format_rate;
 
 /// How a warm-up ended.
 enum WarmedUp {

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::load::figures::format::format_rate;
+use crate::load::format::format_rate;
 use crate::load::record::outcomes::Warmup;
 use crate::load::record::result::BenchResult;
 
