@@ -25,17 +25,18 @@ use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::{JvmWindow, WindowPauses};
+use crate::load::connections::start_at;
 use crate::load::engine::RunOptions;
+use crate::load::figures::threshold::Threshold;
 use crate::load::generator::{Generator, LocalEngine};
-use crate::load::ladder::{self, Side};
-use crate::load::ladder_printout::{self, StepProgress};
+use crate::load::input::request::parse_url;
+use crate::load::input::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting, threads_or_pinned};
+use crate::load::input::status::OkStatus;
 use crate::load::printout;
-use crate::load::request::parse_url;
-use crate::load::result::BenchResult;
-use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting, threads_or_pinned};
-use crate::load::start_at;
-use crate::load::status::OkStatus;
-use crate::load::threshold::Threshold;
+use crate::load::record::outcomes::Side;
+use crate::load::record::result::BenchResult;
+use crate::load::search::ladder::{self};
+use crate::load::search::ladder_printout::{self, StepProgress};
 use crate::remote::load::LoadHosts;
 use crate::units::parse_duration;
 
@@ -396,7 +397,7 @@ fn flag_name(setting: Setting) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::Capacity;
+    use crate::load::record::outcomes::Capacity;
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
     fn fixture() -> BenchResult {

@@ -1,6 +1,6 @@
 //! `jload merge`: the results of several load generators (`jload bench --json` files written anywhere — other
-//! machines, the pods of a Kubernetes Job) merged exactly into one (see [`crate::load::merge`]), printed as `jload
-//! bench` prints a run, with a row per generator, and written as JSON and as an HdrHistogram interval log.
+//! machines, the pods of a Kubernetes Job) merged exactly into one (see [`crate::load::record::merge`]), printed as
+//! `jload bench` prints a run, with a row per generator, and written as JSON and as an HdrHistogram interval log.
 
 use std::path::{Path, PathBuf};
 
@@ -9,9 +9,10 @@ use clap::Args;
 use crate::atomic_file::write_json;
 use crate::bench;
 use crate::error::bad_input;
-use crate::load::result::BenchResult;
-use crate::load::threshold::Threshold;
-use crate::load::{hlog, merge, printout};
+use crate::load::figures::threshold::Threshold;
+use crate::load::printout;
+use crate::load::record::result::BenchResult;
+use crate::load::record::{hlog, merge};
 
 #[derive(Args, Debug, Clone)]
 #[command(

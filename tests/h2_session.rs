@@ -12,7 +12,7 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use jload::load::h2::{self, Event, Scheme, Session, SessionConfig};
+use jload::load::connections::h2::{self, Event, Scheme, Session, SessionConfig};
 use nginx::Nginx;
 
 /// The most any test's exchange may take.

@@ -8,7 +8,7 @@
 
 mod common;
 
-use jload::load::printout::format_ms;
+use jload::load::format::format_ms;
 
 use std::path::Path;
 

@@ -13,7 +13,7 @@ use super::overlap::Chance;
 use super::{StopCounts, Window};
 use crate::intervals::Union;
 use crate::jvm::stops::StopKind;
-use crate::load::slow::SlowRequest;
+use crate::load::record::slow::SlowRequest;
 
 /// What a request's exposure met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use crate::jvm::clock::{self, ClockInterval, ClockSource, UptimeClock};
 use crate::jvm::gclog::GcLog;
 use crate::jvm::stops::{self, Stop};
-use crate::load::result::BenchResult;
+use crate::load::record::result::BenchResult;
 
 use super::{GcAttribution, attribute, on_run_clock};
 

@@ -1,5 +1,5 @@
-//! "Is it the GC?" answered per request: the slow requests of a run (`load::slow`) laid over the JVM's GC pauses,
-//! GC stalls and other safepoints (`jvm::stops`) on one clock (`jvm::clock`), for the requests above p99, above
+//! "Is it the GC?" answered per request: the slow requests of a run (`load::record::slow`) laid over the JVM's GC
+//! pauses, GC stalls and other safepoints (`jvm::stops`) on one clock (`jvm::clock`), for the requests above p99, above
 //! p99.9 and the 100 slowest: how many overlapped a GC stop or another safepoint, how many would by chance, what the
 //! tail would be with the GC's time taken out, and a verdict in words.
 //!
@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::jvm::clock::UptimeClock;
 use crate::jvm::stops::{Stop, StopKind};
-use crate::load::recorder::NEVER_SENT;
-use crate::load::slow::{SlowRequest, SlowRequests};
+use crate::load::record::recorder::NEVER_SENT;
+use crate::load::record::slow::{SlowRequest, SlowRequests};
 use exposure::{Met, RunStops};
 use tails::{Tail, Which};
 

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::verdict::percent;
 use super::{GcAttribution, StopCounts, TailShare};
 use crate::jvm::clock::{ClockSource, UptimeClock};
-use crate::load::printout::{format_ms, grouped};
+use crate::load::format::{format_ms, grouped};
 use crate::text_table::{self, Column};
 
 /// The block's label, and the indent of its other lines: as wide as the JVM section's (`JvmWindow::render`).

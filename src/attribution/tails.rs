@@ -1,5 +1,5 @@
-//! The tails of a run's latencies among its kept slow requests (`load::slow`), and their percentiles as measured and
-//! recomputed with the GC's time taken out.
+//! The tails of a run's latencies among its kept slow requests (`load::record::slow`), and their percentiles as
+//! measured and recomputed with the GC's time taken out.
 //!
 //! The rank rule is HdrHistogram's, so that the p99 here is the request `LatencySummary::p99` reports: among N
 //! requests in ascending order, the q-quantile is the request at rank `max(1, ⌈q × N⌉)`. The q tail is the requests
@@ -12,7 +12,7 @@
 //! The store keeps exactly the requests slower than its threshold; the others are only known to be at most the
 //! threshold. A latency at a position the store did not keep is reported as the threshold, marked `at_most`.
 
-use crate::load::slow::SlowRequest;
+use crate::load::record::slow::SlowRequest;
 
 /// Which requests a tail holds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,8 +41,8 @@ impl Latency {
 /// The highest latency (µs) the engine's histogram does not tell apart from `us`: what it reports for `us`.
 pub fn bucket_top_us(us: u64) -> u64 {
     static SCALE: std::sync::LazyLock<hdrhistogram::Histogram<u64>> =
-        std::sync::LazyLock::new(crate::load::recorder::new_histogram);
-    SCALE.highest_equivalent(us.clamp(1, crate::load::recorder::MAX_LATENCY_US))
+        std::sync::LazyLock::new(crate::load::record::recorder::new_histogram);
+    SCALE.highest_equivalent(us.clamp(1, crate::load::record::recorder::MAX_LATENCY_US))
 }
 
 /// One tail: how many requests it holds, the slowest of them the store kept, and its percentile.
@@ -151,7 +151,7 @@ mod tests {
         // by one shows), in a scrambled order, recorded as the engine records them.
         let latencies: Vec<u32> =
             (0..2_000u32).map(|i| (1_000.0 * 1.003f64.powi(((i * 7_919) % 2_000) as i32)).round() as u32).collect();
-        let mut histogram = crate::load::recorder::new_histogram();
+        let mut histogram = crate::load::record::recorder::new_histogram();
         for &latency in &latencies {
             histogram.record(u64::from(latency)).unwrap();
         }

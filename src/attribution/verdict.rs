@@ -178,8 +178,8 @@ fn effect(tail: &TailShare) -> String {
     };
     format!(
         "p99 {measured}{} → {bound}{} ms without GC ({change}, {against} the {} that makes GC a cause)",
-        crate::load::printout::format_ms(tail.percentile_ms),
-        crate::load::printout::format_ms(tail.recomputed_ms),
+        crate::load::format::format_ms(tail.percentile_ms),
+        crate::load::format::format_ms(tail.recomputed_ms),
         percent(MATERIAL_DROP)
     )
 }
@@ -201,8 +201,8 @@ fn recomputation(name: &str, tail: &TailShare, stops: &StopCounts) -> Option<Str
     Some(format!(
         "Without GC {}, {name} would be {recomputed}{} ms instead of {measured}{} ms",
         stops_noun(stops),
-        crate::load::printout::format_ms(tail.recomputed_ms),
-        crate::load::printout::format_ms(tail.percentile_ms)
+        crate::load::format::format_ms(tail.recomputed_ms),
+        crate::load::format::format_ms(tail.percentile_ms)
     ))
 }
 

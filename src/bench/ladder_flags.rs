@@ -3,9 +3,9 @@
 
 use super::BenchArgs;
 use crate::error::bad_input;
-use crate::load::capacity::{self, DEFAULT_PRECISION};
-use crate::load::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
-use crate::load::steady::{self, SteadyRule};
+use crate::load::search::capacity::{self, DEFAULT_PRECISION};
+use crate::load::search::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
+use crate::load::search::steady::{self, SteadyRule};
 use crate::units::parse_duration;
 
 /// What `--rates` or `--capacity` asked for.

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::load::protocol::{HttpVersion, ProtocolOptions};
-use crate::load::tls::TlsOptions;
+use crate::load::connections::tls::TlsOptions;
+use crate::load::input::protocol::{HttpVersion, ProtocolOptions};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct ProtocolFlags {

@@ -10,15 +10,15 @@ use std::time::{Duration, Instant, SystemTime};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::hlog::HlogFile;
-use super::limit::limited_by;
-use super::limits::ensure_open_files;
-use super::recorder::IntervalCounts;
-use super::request::RequestSet;
-use super::result::{BenchResult, RunFacts, SeriesRow};
-use super::spec::{LoadSpec, even_share};
-use super::start_at;
-use super::worker::{Assignment, Shared, WorkerMessage, run_worker};
+use super::connections::limits::ensure_open_files;
+use super::connections::start_at;
+use super::connections::worker::{Assignment, Shared, WorkerMessage, run_worker};
+use super::input::request::RequestSet;
+use super::input::spec::{LoadSpec, even_share};
+use super::record::hlog::HlogFile;
+use super::record::limit::limited_by;
+use super::record::recorder::IntervalCounts;
+use super::record::result::{BenchResult, RunFacts, SeriesRow};
 use crate::cpuset::CpuSet;
 use crate::error::bad_input;
 
@@ -32,7 +32,7 @@ pub struct RunOptions {
     /// Setting this flag ends the run early (Ctrl-C).
     pub stop: Arc<AtomicBool>,
     /// Start the run's clock at this wall-clock instant, once every connection is up, so that several generators
-    /// start together (see [`super::start_at`]); None: as soon as the connections are up.
+    /// start together (see [`super::connections::start_at`]); None: as soon as the connections are up.
     pub start_at: Option<SystemTime>,
     /// Pin every worker thread to these CPUs (checked before any starts).
     pub cpus: Option<CpuSet>,

@@ -2,8 +2,8 @@
 //! merged exactly. Everything that drives load — a single run, a rate ladder, a capacity search — goes through one.
 
 use super::engine::{self, RunOptions};
-use super::result::BenchResult;
-use super::spec::LoadSpec;
+use super::input::spec::LoadSpec;
+use super::record::result::BenchResult;
 
 pub trait Generator: Sync {
     /// Run `spec` once, observed as `options` says.

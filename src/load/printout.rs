@@ -5,10 +5,12 @@
 
 use std::fmt::Write;
 
-use super::recorder::SLIP_TOLERANCE_US;
-use super::result::{BenchResult, LatencySummary};
-use super::steady::Trend;
-use super::threshold::Threshold;
+use super::figures::threshold::Threshold;
+use super::format::{format_ms, grouped};
+use super::record::recorder::SLIP_TOLERANCE_US;
+use super::record::result::BenchResult;
+use super::record::summary::LatencySummary;
+use super::search::steady::Trend;
 use crate::text_table::{self, Column};
 
 /// The busiest generator thread's CPU is shown from this share of a core up (below it the generator had room to spare).
@@ -33,32 +35,6 @@ fn latency_row(latency: &LatencySummary) -> String {
     .collect::<String>()
     .trim_end()
     .to_string()
-}
-
-/// Milliseconds with three significant decimals at most.
-pub fn format_ms(ms: f64) -> String {
-    if ms >= 1000.0 {
-        format!("{ms:.0}")
-    } else if ms >= 100.0 {
-        format!("{ms:.1}")
-    } else if ms >= 10.0 {
-        format!("{ms:.2}")
-    } else {
-        format!("{ms:.3}")
-    }
-}
-
-/// An integer with thousands separators (`1,234,567`).
-pub fn grouped(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// The summary of `result` as printed after a run, one line per figure.
@@ -263,8 +239,8 @@ fn per_request_table(out: &mut String, result: &BenchResult) {
     labelled_table(out, "Per request", &PER_REQUEST_COLUMNS, &header, rows);
 }
 
-/// One row per load generator of a merged result (see `super::merge`): its own figures, its busiest thread's CPU
-/// (open model), and whose limit it hit.
+/// One row per load generator of a merged result (see `super::record::merge`): its own figures, its busiest thread's
+/// CPU (open model), and whose limit it hit.
 fn per_host_table(out: &mut String, result: &BenchResult) {
     if result.hosts.is_empty() {
         return;
@@ -323,8 +299,9 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::{Limit, Side};
-    use crate::load::result::{ErrorSummary, GeneratorHealth, HostFigures, RequestResult};
+    use crate::load::record::outcomes::{Limit, Side};
+    use crate::load::record::result::{GeneratorHealth, HostFigures, RequestResult};
+    use crate::load::record::summary::ErrorSummary;
 
     /// A real phase record of a kv-service run (sweep25 fixture), as a load result.
     fn fixture() -> BenchResult {

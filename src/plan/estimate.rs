@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::{Phase, Plan};
-use crate::load::capacity;
-use crate::load::ladder::{CapacityGoal, LadderPlan, StepTiming};
+use crate::load::search::capacity;
+use crate::load::search::ladder::{CapacityGoal, LadderPlan, StepTiming};
 
 /// What starting a JVM service until it is ready and stopping it takes, about (a small Java service: 1–5 s).
 pub const START_STOP_ALLOWANCE: Duration = Duration::from_secs(5);

@@ -21,8 +21,8 @@ use toml::Spanned;
 
 use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
-use crate::load::spec::{Setting, fill_target};
-use crate::load::threshold::Threshold;
+use crate::load::figures::threshold::Threshold;
+use crate::load::input::spec::{Setting, fill_target};
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
 use phase::parse_phases;

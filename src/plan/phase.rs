@@ -11,10 +11,10 @@ use super::PlanBase;
 use super::phase_ladder::{PhaseLadder, parse_ladder};
 use super::schema::PhaseFile;
 use crate::cpuset::CpuSet;
-use crate::load::protocol::{HttpVersion, ProtocolOptions};
-use crate::load::spec::{LoadInput, LoadSpec, Setting, threads_or_pinned};
-use crate::load::status::OkStatus;
-use crate::load::tls::TlsOptions;
+use crate::load::connections::tls::TlsOptions;
+use crate::load::input::protocol::{HttpVersion, ProtocolOptions};
+use crate::load::input::spec::{LoadInput, LoadSpec, Setting, threads_or_pinned};
+use crate::load::input::status::OkStatus;
 use crate::tomlfile::Source;
 
 /// One phase of the load.
@@ -242,6 +242,10 @@ mod tests {
         assert_eq!(threads_with_load(&format!("cpus = \"{cpu}\""), ""), 1);
         assert_eq!(threads_with_load(&format!("cpus = \"{cpu}\""), "threads = 3"), 3, "threads given win");
         let remote = format!("hosts = [\"gen1\"]\ncpus = \"{cpu}\"");
-        assert_eq!(threads_with_load(&remote, ""), crate::load::spec::cores(), "load hosts: not this machine's CPUs");
+        assert_eq!(
+            threads_with_load(&remote, ""),
+            crate::load::input::spec::cores(),
+            "load hosts: not this machine's CPUs"
+        );
     }
 }

@@ -9,10 +9,10 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::schema::{CapacityFile, CapacityGoalFile, PhaseFile, RatesFile, SloRulesFile};
-use crate::load::capacity::{self, DEFAULT_PRECISION};
-use crate::load::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
-use crate::load::steady::{self, SteadyRule};
-use crate::load::threshold::Threshold;
+use crate::load::figures::threshold::Threshold;
+use crate::load::search::capacity::{self, DEFAULT_PRECISION};
+use crate::load::search::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
+use crate::load::search::steady::{self, SteadyRule};
 use crate::tomlfile::Source;
 
 /// The most steps a `rates = { from, to, steps }` range may have.

@@ -215,5 +215,5 @@ pub struct RunFile {
 }
 
 /// Service-level objectives judged per cell and phase: threshold figure → its bound (`p99 = "50ms"`, `rps = 10000`);
-/// which keys exist and which way each bounds is `load::threshold`'s.
+/// which keys exist and which way each bounds is `load::figures::threshold`'s.
 pub type SloFile = BTreeMap<String, Spanned<toml::Value>>;

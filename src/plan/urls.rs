@@ -2,7 +2,7 @@
 //! those that name a fixed port instead of `{port}`.
 
 use super::Plan;
-use crate::load::spec::{PORT_PLACEHOLDER, STAND_IN_HOST, fill_target};
+use crate::load::input::spec::{PORT_PLACEHOLDER, STAND_IN_HOST, fill_target};
 
 impl Plan {
     /// Every URL the plan reaches its target at, as written (`{host}` and `{port}` unfilled), with where:

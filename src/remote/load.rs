@@ -1,7 +1,7 @@
 //! Several load hosts as one generator (`[load] hosts`, `jload bench --hosts`): each runs its share of the load
 //! (`LoadSpec::share`: the open model's rate, the connections and threads split) from the same wall-clock instant,
-//! and their results are merged exactly (`load::merge`: histograms added, never percentiles averaged) into the one
-//! result the rest of jload understands, each host's own figures kept beside it.
+//! and their results are merged exactly (`load::record::merge`: histograms added, never percentiles averaged) into the
+//! one result the rest of jload understands, each host's own figures kept beside it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,11 +16,11 @@ use super::protocol::{Event, LoadJob, Request};
 use super::ssh::Ssh;
 use crate::load::engine::{RunOptions, unix_us};
 use crate::load::generator::Generator;
-use crate::load::hlog::write_result_log;
-use crate::load::merge::merge;
-use crate::load::result::BenchResult;
-use crate::load::slow::SlowRequests;
-use crate::load::spec::{LoadSpec, Setting};
+use crate::load::input::spec::{LoadSpec, Setting};
+use crate::load::record::hlog::write_result_log;
+use crate::load::record::merge::merge;
+use crate::load::record::result::BenchResult;
+use crate::load::record::slow::SlowRequests;
 
 /// How far ahead of now the shares start: time for every host's agent to start and open its connections.
 const START_LEAD: Duration = Duration::from_secs(3);

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener, PortInUse};
-use crate::load::result::BenchResult;
-use crate::load::slow::SlowRequest;
-use crate::load::spec::LoadSpec;
+use crate::load::input::spec::LoadSpec;
+use crate::load::record::result::BenchResult;
+use crate::load::record::slow::SlowRequest;
 use crate::results::ExitInfo;
 
 /// Controller → agent.

@@ -3,7 +3,7 @@
 //! table shows. Pure formatters of values the model already holds; a leaf both `analysis` and `render` import.
 
 use crate::attribution::{TailShare, VerdictKind};
-use crate::load::printout::format_ms;
+use crate::load::format::format_ms;
 
 /// The share of a tail's examined requests that overlapped GC (0–1); 0 for an empty tail.
 pub fn overlap_share(tail: &TailShare) -> f64 {

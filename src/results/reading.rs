@@ -14,7 +14,7 @@ use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
 use crate::jvm::gcstat_csv::{HeapSample, read_heap_samples};
-use crate::load::hlog;
+use crate::load::record::histogram_codec;
 
 /// A results directory, opened.
 #[derive(Debug)]
@@ -131,7 +131,7 @@ fn read_hlog(text: &[u8]) -> anyhow::Result<Histogram<u64>> {
     for entry in IntervalLogIterator::new(text) {
         let entry = entry.map_err(|err| anyhow::anyhow!("not an HdrHistogram interval log: {err:?}"))?;
         if let LogEntry::Interval(interval) = entry {
-            total.add(&hlog::decode(interval.encoded_histogram())?)?;
+            total.add(&histogram_codec::decode(interval.encoded_histogram())?)?;
         }
     }
     Ok(total)

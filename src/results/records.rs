@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::attribution::GcAttribution;
 use crate::jvm::window::JvmWindow;
-use crate::load::result::BenchResult;
+use crate::load::record::result::BenchResult;
 use crate::plan::PlanBase;
 use crate::plan::jdks::Jdk;
 use crate::plan::preflight::EffectiveFlags;
@@ -96,7 +96,7 @@ impl Env {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs());
         Env {
             host: read("/proc/sys/kernel/hostname"),
-            cores: crate::load::spec::cores(),
+            cores: crate::load::input::spec::cores(),
             memory_bytes: memory_kb * 1024,
             kernel: read("/proc/sys/kernel/osrelease"),
             jload_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -135,7 +135,7 @@ impl PhaseRecord {
     /// a phase of one run.
     pub fn headline_step(&self) -> Option<usize> {
         let steps = &self.bench.steps;
-        (!steps.is_empty()).then(|| crate::load::ladder::headline_index(steps, self.bench.capacity.as_ref()))
+        (!steps.is_empty()).then(|| crate::load::search::ladder::headline_index(steps, self.bench.capacity.as_ref()))
     }
 
     /// The JVM window beside the record's top-level figures: a ladder phase's headline step's (its req/s and P99 are

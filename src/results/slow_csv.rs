@@ -1,11 +1,11 @@
-//! `<phase>.slow.csv`: a phase's slow requests (`load::slow`), one per line, slowest first, written atomically.
+//! `<phase>.slow.csv`: a phase's slow requests (`load::record::slow`), one per line, slowest first, written atomically.
 //! Columns: `done_us` (µs since the phase's start instant, whose wall time is the phase record's `start_unix_us`),
 //! `latency_us`, `service_us` (from the actual send), `request` (index in the phase's requests), `failed` (0/1).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::load::slow::{SlowRequest, SlowRequests};
+use crate::load::record::slow::{SlowRequest, SlowRequests};
 
 const HEADER: &str = "done_us,latency_us,service_us,request,failed";
 

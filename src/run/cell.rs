@@ -16,13 +16,14 @@ use crate::jvm::gclog;
 use crate::jvm::window::{JvmWindow, WindowPauses};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
+use crate::load::figures::threshold::Threshold;
 use crate::load::generator::Generator;
-use crate::load::ladder::{LadderPlan, Limit, Side, Step, StepObserver, run_ladder};
-use crate::load::result::BenchResult;
-use crate::load::slow::SlowRequests;
-use crate::load::spec::LoadSpec;
-use crate::load::spec::{STAND_IN_HOST, fill_target};
-use crate::load::threshold::Threshold;
+use crate::load::input::spec::LoadSpec;
+use crate::load::input::spec::{STAND_IN_HOST, fill_target};
+use crate::load::record::outcomes::{Limit, Side, Step};
+use crate::load::record::result::BenchResult;
+use crate::load::record::slow::SlowRequests;
+use crate::load::search::ladder::{LadderPlan, StepObserver, run_ladder};
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
@@ -571,8 +572,8 @@ fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Resu
 #[cfg(test)]
 mod tests {
     use super::{join_options, step_line};
-    use crate::load::ladder::{Limit, Side, Step};
-    use crate::load::result::{ErrorSummary, LatencySummary};
+    use crate::load::record::outcomes::{Limit, Side, Step};
+    use crate::load::record::summary::{ErrorSummary, LatencySummary};
 
     #[test]
     fn a_ladder_step_is_one_progress_line_with_its_verdict_and_limit() {

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use super::{CellRun, bring_files_home, lost_cause, target_address};
 use crate::launcher::{LaunchSpec, Listener, PortInUse, Readiness};
-use crate::load::spec::fill_target;
+use crate::load::input::spec::fill_target;
 use crate::plan::Plan;
 use crate::results::{ExitInfo, FailureKind, RepMeta, Status};
 use crate::run::crash::Evidence;

@@ -15,7 +15,7 @@ use super::store::needs_run;
 use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
 use crate::load::generator::{Generator, LocalEngine};
-use crate::load::spec::{HOST_PLACEHOLDER, PORT_PLACEHOLDER};
+use crate::load::input::spec::{HOST_PLACEHOLDER, PORT_PLACEHOLDER};
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
 use crate::plan::jdks;

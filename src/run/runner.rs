@@ -14,7 +14,7 @@ use super::store::{build_summary, needs_run};
 use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
 use crate::load::generator::Generator;
-use crate::load::spec::STAND_IN_HOST;
+use crate::load::input::spec::STAND_IN_HOST;
 use crate::plan::jdks::{self, Jdk};
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::{self, EffectiveFlags, Preflight};

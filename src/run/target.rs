@@ -12,7 +12,7 @@ use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::window::JvmWindow;
 use crate::launcher::{Listener, Readiness, RunningTarget};
-use crate::load::probe::get_status;
+use crate::load::connections::probe::get_status;
 use crate::remote::target::{RemoteTarget, RemoteWatch};
 use crate::results::ExitInfo;
 

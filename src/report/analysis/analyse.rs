@@ -23,7 +23,7 @@ use super::steadiness;
 use super::tail_points::{TailChart, chart_repeat, tail_chart};
 use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
-use crate::load::spec::PORT_PLACEHOLDER;
+use crate::load::input::spec::PORT_PLACEHOLDER;
 use crate::results::{CellSummary, PhaseRecord, Results, Status, Summary, slow_csv};
 
 pub const REPORT_VERSION: u32 = 1;

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::stats::Estimate;
-use crate::load::ladder::Side;
+use crate::load::record::outcomes::Side;
 use crate::results::PhaseRecord;
 
 /// What a cell's capacity searches found, over its repeats.
@@ -59,7 +59,7 @@ impl CellCapacity {
 
 /// The capacity of a cell from its measured repeats of a phase, or None when no repeat ran a capacity search.
 pub fn cell_capacity(reps: &[(u32, &PhaseRecord)]) -> Option<CellCapacity> {
-    let searched: Vec<(u32, &crate::load::ladder::Capacity)> =
+    let searched: Vec<(u32, &crate::load::record::outcomes::Capacity)> =
         reps.iter().filter_map(|(rep, record)| Some((*rep, record.bench.capacity.as_ref()?))).collect();
     let (_, first) = searched.first()?;
     let generator_reps: Vec<u32> =
@@ -87,10 +87,10 @@ pub fn cell_capacity(reps: &[(u32, &PhaseRecord)]) -> Option<CellCapacity> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::load::ladder::Capacity;
+    use crate::load::record::outcomes::Capacity;
 
     /// A phase record whose bench result is `result` (every other field plain).
-    pub fn record_of(bench: crate::load::result::BenchResult) -> PhaseRecord {
+    pub fn record_of(bench: crate::load::record::result::BenchResult) -> PhaseRecord {
         PhaseRecord {
             phase: "search".into(),
             measure: true,
@@ -105,7 +105,8 @@ pub(crate) mod tests {
 
     /// A record of a capacity search that ended as given.
     pub fn searched(rps: Option<f64>, limited_by: Side, bounds: [Option<f64>; 2]) -> PhaseRecord {
-        let mut bench = crate::load::result::tests::result_of(&crate::load::recorder::Recorder::new(1, false));
+        let mut bench =
+            crate::load::record::result::tests::result_of(&crate::load::record::recorder::Recorder::new(1, false));
         bench.capacity =
             Some(Capacity { rps, slo: "p99<=10ms".into(), limited_by, bounds, verdict: format!("ended at {rps:?}") });
         record_of(bench)

@@ -15,7 +15,7 @@ use super::curves::cell_curve;
 use super::metrics::{CAPACITY, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
-use crate::load::ladder::Side;
+use crate::load::record::outcomes::Side;
 use crate::results::{Results, ResultsDir};
 
 /// The figures shown, in order; `true` for the judged ones.

@@ -1,13 +1,13 @@
 //! Latency against throughput: a cell's curve over the steps of its rate ladders or capacity searches (one point per
 //! requested rate: the achieved rate and the corrected P99 over the repeats that ran it), and the comparison at equal
 //! load along it — at each requested rate, the cells that sustained it in every repeat are ranked on P99; a cell that
-//! fell short (the target's limit or the generator's, by `load::limit`) is shown, never ranked.
+//! fell short (the target's limit or the generator's, by `load::record::limit`) is shown, never ranked.
 
 use serde::Serialize;
 
 use super::stats::{Better, Estimate, Standing, rank};
 use crate::load::figures::Unit;
-use crate::load::ladder::Side;
+use crate::load::record::outcomes::Side;
 use crate::results::PhaseRecord;
 
 /// One requested rate of a cell's curve, over the repeats that ran it.
@@ -52,7 +52,7 @@ pub fn cell_curve(reps: &[(u32, &PhaseRecord)]) -> Vec<CurvePoint> {
     rates
         .into_iter()
         .filter_map(|rate| {
-            let steps: Vec<(u32, &crate::load::ladder::Step)> = reps
+            let steps: Vec<(u32, &crate::load::record::outcomes::Step)> = reps
                 .iter()
                 .flat_map(|(rep, record)| {
                     record.bench.steps.iter().filter(move |step| step.requested_rps == rate).map(move |s| (*rep, s))
@@ -122,8 +122,8 @@ pub fn p99_bound<'a>(rules: impl IntoIterator<Item = &'a str>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::{Limit, Step};
-    use crate::load::result::{ErrorSummary, LatencySummary};
+    use crate::load::record::outcomes::{Limit, Step};
+    use crate::load::record::summary::{ErrorSummary, LatencySummary};
     use crate::report::analysis::capacity::tests::record_of;
 
     fn step(requested: f64, achieved: f64, p99: f64, limit: Option<Side>) -> Step {
@@ -143,7 +143,8 @@ mod tests {
     }
 
     fn ladder(steps: Vec<Step>) -> PhaseRecord {
-        let mut bench = crate::load::result::tests::result_of(&crate::load::recorder::Recorder::new(1, false));
+        let mut bench =
+            crate::load::record::result::tests::result_of(&crate::load::record::recorder::Recorder::new(1, false));
         bench.steps = steps;
         record_of(bench)
     }

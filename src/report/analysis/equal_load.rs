@@ -1,12 +1,12 @@
 //! Latency is compared only between measurements at the same load. What that means for each kind of phase: in a
 //! `rate` phase (and at the headline step of a `rates` ladder) a cell that fell short of the requested rate — by the
-//! one rule of `load::limit` — is marked and its latency not ranked; a capacity phase ranks capacity, not the latency
-//! of steps at different rates; closed-model cells run at whatever throughput they reach, so when their throughputs
-//! differ by more than [`MAX_CLOSED_SPREAD`] the report says their latencies are not comparable.
+//! one rule of `load::record::limit` — is marked and its latency not ranked; a capacity phase ranks capacity, not the
+//! latency of steps at different rates; closed-model cells run at whatever throughput they reach, so when their
+//! throughputs differ by more than [`MAX_CLOSED_SPREAD`] the report says their latencies are not comparable.
 
 use serde::Serialize;
 
-use crate::load::limit::{SUSTAINED_SHARE, limited_by};
+use crate::load::record::limit::{SUSTAINED_SHARE, limited_by};
 use crate::results::PhaseRecord;
 
 /// How a phase loaded its cells.
@@ -117,11 +117,12 @@ fn closed_spread_note(kind: PhaseKind, rps: &[f64]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::{Capacity, Side};
+    use crate::load::record::outcomes::{Capacity, Side};
     use crate::report::analysis::capacity::tests::{record_of, searched};
 
     fn at_rate(rate: Option<f64>, rps: f64) -> PhaseRecord {
-        let mut bench = crate::load::result::tests::result_of(&crate::load::recorder::Recorder::new(1, false));
+        let mut bench =
+            crate::load::record::result::tests::result_of(&crate::load::record::recorder::Recorder::new(1, false));
         bench.rate = rate;
         bench.rps = rps;
         record_of(bench)

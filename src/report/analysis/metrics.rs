@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 pub use crate::load::figures::Format;
 use crate::load::figures::{FIGURES, Figure};
-use crate::load::ladder::Side;
+use crate::load::record::outcomes::Side;
 use crate::results::PhaseRecord;
 
 use super::equal_load::PhaseKind;
@@ -154,8 +154,8 @@ mod tests {
 
     #[test]
     fn every_reported_bench_figure_is_a_metric_read_from_the_bench_result() {
-        use crate::load::recorder::Recorder;
-        use crate::load::result::tests::result_of;
+        use crate::load::record::recorder::Recorder;
+        use crate::load::record::result::tests::result_of;
         let mut recorder = Recorder::new(1, false);
         recorder.response(0, 1_000, 3_000, 200, true);
         recorder.response(0, 1_000, 7_000, 500, false);

@@ -12,7 +12,7 @@ use super::equal_load::PhaseKind;
 use super::metrics::{CAPACITY, metric};
 use super::model::{Analysis, AxisInfo, CellPhase, Finding, Kind, PhaseAnalysis, Recommendation};
 use super::stats::{Estimate, Standing};
-use crate::load::ladder::Side;
+use crate::load::record::outcomes::Side;
 use crate::results::Status;
 use crate::units::first_jvm_size_bytes;
 

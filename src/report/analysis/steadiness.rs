@@ -1,21 +1,22 @@
 //! Whether a cell's phase was taken from a target that held still, as findings of its phase: each repeat whose own
 //! steadiness record says the target changed under a ladder's steps (or did not settle while warming up,
-//! `load::steady`), each closed-model phase without steps whose throughput moved beyond the rule's factor from its
-//! first third to its last (`load::steady::Trend`), and a capacity contradicted by what the same JVM sustained within the search's SLO in another
-//! phase of the same run — a JVM that served many times its "capacity" a minute later was still warming up.
+//! `load::search::steady`), each closed-model phase without steps whose throughput moved beyond the rule's factor from
+//! its first third to its last (`load::search::steady::Trend`), and a capacity contradicted by what the same JVM
+//! sustained within the search's SLO in another phase of the same run — a JVM that served many times its "capacity" a
+//! minute later was still warming up.
 
 use super::model::{Analysis, Finding, Kind, PhaseAnalysis};
-use crate::load::capacity::slo_rules;
-use crate::load::ladder::{Capacity, Side, format_rate};
-use crate::load::printout::format_ms;
-use crate::load::steady::{Trend, times};
+use crate::load::format::{format_ms, format_rate};
+use crate::load::record::outcomes::{Capacity, Side};
+use crate::load::search::capacity::slo_rules;
+use crate::load::search::steady::{Trend, times};
 use crate::results::{CellSummary, PhaseRecord, Results};
 
 /// Another phase of the same repeat that sustained this many times a cell's capacity within its SLO contradicts it.
 /// Not less: the open model's capacity and the closed model's throughput of a warm, steady JVM differ by themselves
 /// (a Spring Boot WebFlux JVM on 2 cores: capacity 33,787 req/s at p99 ≤ 10 ms, then 57,118 req/s at p99 4.5 ms with
 /// 50 connections, 1.7×; docs/benchmarks.md), while a search on a cold JVM is off by 10× to 200×. Smaller changes
-/// during the search itself are the steady-state check's (`load::steady`, 1.5×).
+/// during the search itself are the steady-state check's (`load::search::steady`, 1.5×).
 pub const CONTRADICTION_FACTOR: f64 = 3.0;
 
 /// The phase's steadiness findings, cell by cell: targets that changed, then contradicted capacities.

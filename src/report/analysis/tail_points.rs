@@ -7,7 +7,7 @@
 use crate::attribution::{GcAttribution, on_run_clock};
 use crate::jvm::gclog::GcLog;
 use crate::jvm::stops::{StopKind, stops};
-use crate::load::slow::SlowRequest;
+use crate::load::record::slow::SlowRequest;
 
 use super::cell_attribution::RepAttribution;
 use super::stats::median;

@@ -20,7 +20,7 @@ use super::prose::{Part, parts};
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
 };
-use crate::load::printout::format_ms;
+use crate::load::format::format_ms;
 use crate::report::analysis::{Analysis, CAPACITY, CellPhase, CurvePoint, PhaseAnalysis, PhaseKind, Source, metric};
 
 const STYLE: &str = r#"

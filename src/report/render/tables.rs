@@ -5,7 +5,7 @@
 
 use crate::attribution::{TailRequest, TailShare};
 use crate::jvm::sampler::jstat_columns_note;
-use crate::load::printout::format_ms;
+use crate::load::format::format_ms;
 use crate::report::analysis::{
     Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, CurvePoint, Format, PhaseAnalysis, Standing,
     metric,

@@ -3,7 +3,7 @@
 //! [`TERMINAL_COLUMNS`], else cells as rows; under each, whether its repeats' spread follows their servers (sweeps over
 //! several) and "is it the GC?" in one line per cell; then the connection counts a plan swept, side by side.
 
-use crate::load::ladder::Side;
+use crate::load::record::outcomes::Side;
 use crate::report::analysis::{Analysis, CAPACITY, CellAttribution, CellPhase, Combined, Kind, PhaseAnalysis, metric};
 use crate::report::words::kind_words;
 use crate::results::Status;
@@ -203,7 +203,7 @@ mod tests {
 
     use serde_json::Value;
 
-    use crate::load::printout::format_ms;
+    use crate::load::format::format_ms;
     use crate::report::Report;
     use crate::report::analysis::CellAttribution;
     use crate::report::test_fixtures::fixture_with;
@@ -357,7 +357,7 @@ mod tests {
                 .map(|rep| summary["cells"][cell]["reps"][rep]["phases"]["get"]["latency_ms"]["p99"].as_f64().unwrap())
                 .collect();
             values.sort_by(f64::total_cmp);
-            crate::load::printout::format_ms(values[1])
+            crate::load::format::format_ms(values[1])
         };
         let tables = Report::open(dir.path()).unwrap().terminal_tables();
         assert_eq!(row(&tables, "get", "p99 ms"), ["crashed".to_string(), p99(1), "short".to_string(), p99(2)]);

@@ -8,12 +8,12 @@ use std::time::Instant;
 use mio::Token;
 
 use super::Worker;
-use crate::load::conn::State;
-use crate::load::h2::{Event, StartError, error_code};
-use crate::load::h2_link::{LinkState, Received};
-use crate::load::recorder::Failure;
-use crate::load::socket::Setup;
-use crate::load::tls::TlsFailure;
+use crate::load::connections::conn::State;
+use crate::load::connections::h2::{Event, StartError, error_code};
+use crate::load::connections::h2_link::{LinkState, Received};
+use crate::load::connections::socket::Setup;
+use crate::load::connections::tls::TlsFailure;
+use crate::load::record::recorder::Failure;
 
 impl Worker<'_> {
     fn link_of(&self, lane: usize) -> usize {

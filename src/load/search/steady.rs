@@ -11,15 +11,16 @@
 //!   ladder: a search re-checks the step above its capacity (got faster) or the capacity step (got slower) and, when
 //!   that step now goes the other way, warms up again and searches afresh; a fixed ladder says so.
 //!
-//! `ladder.rs` runs the windows and acts on the verdicts; the records ([`Steadiness`]) go beside the steps in the
-//! result, and [`Steadiness::notes`] words them for every output.
+//! `ladder.rs` runs the windows and acts on the verdicts; the records (`Steadiness`, in `outcomes.rs`) go beside the
+//! steps in the result, and [`Steadiness::notes`] words them for every output.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::ladder::format_rate;
-use super::result::BenchResult;
+use crate::load::format::format_rate;
+use crate::load::record::outcomes::Warmup;
+use crate::load::record::result::BenchResult;
 
 /// The length of one warm-up or check window.
 pub const WINDOW: Duration = Duration::from_secs(1);
@@ -70,15 +71,6 @@ impl SteadyRule {
 pub fn parse_tolerance(text: &str) -> Option<f64> {
     let number = text.trim().strip_suffix('%').unwrap_or(text.trim()).trim();
     number.parse::<f64>().ok().map(|pct| pct / 100.0).filter(|share| *share > 0.0 && *share <= 1.0)
-}
-
-/// One warm-up: each window's closed-model throughput, and whether it settled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Warmup {
-    /// Requests completed per second in each window, in the order run.
-    pub windows_rps: Vec<f64>,
-    /// The last windows agreed (false: it gave up at the maximum, or was cut short).
-    pub steady: bool,
 }
 
 impl Warmup {
@@ -140,45 +132,6 @@ pub fn judge_check(settled_rps: f64, checks: &[f64]) -> Check {
     let faster = factors.iter().all(|factor| *factor >= CHANGE_FACTOR);
     let slower = factors.iter().all(|factor| *factor <= 1.0 / CHANGE_FACTOR);
     if faster || slower { Check::Changed(*factors.last().expect("not empty")) } else { Check::Holds }
-}
-
-/// The target changed under a ladder or a search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
-    /// Check throughput ÷ the settled throughput before the steps: above 1 when the target got faster.
-    pub factor: f64,
-    /// The first `set_aside` steps ran before the change was found; the result no longer rests on them (0 when the
-    /// search kept its capacity, or for a fixed ladder).
-    pub set_aside: usize,
-    /// The start rate of the search run afresh after the change (None when it was not re-searched).
-    pub researched_from: Option<f64>,
-    /// One line for every output ("the target got 40× faster during the search: warm-up too short; …").
-    pub note: String,
-}
-
-/// The warm-ups and checks of one ladder or search.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Steadiness {
-    /// The warm-up before the first step, then one before each re-search.
-    pub warmups: Vec<Warmup>,
-    /// Each check window's closed-model throughput after the last step (of each search), in the order run.
-    pub checks_rps: Vec<f64>,
-    /// Each time the target was found changed under the steps, in order (empty when it held still).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub changes: Vec<Change>,
-}
-
-impl Steadiness {
-    /// Whether the result was taken from a target that changed: under the steps, or while warming up without settling.
-    pub fn target_changed(&self) -> bool {
-        !self.changes.is_empty() || self.warmups.iter().any(|warmup| !warmup.steady)
-    }
-
-    /// What made the result suspect, one line each: the warm-ups that did not settle, then each change.
-    pub fn problems(&self) -> Vec<String> {
-        let unsettled = self.warmups.iter().filter(|warmup| !warmup.steady).map(Warmup::describe);
-        unsettled.chain(self.changes.iter().map(|change| change.note.clone())).collect()
-    }
 }
 
 /// A closed-model phase without steps (no warm-up of its own) is checked afterwards from its per-second series: its
@@ -256,6 +209,7 @@ pub fn direction(factor: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::record::outcomes::{Change, Steadiness};
 
     #[test]
     fn a_plain_phase_changed_when_its_last_third_served_beyond_the_factor_of_its_first() {

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::pause_correction::record_corrected;
 use super::slow::{CAPACITY_PER_THREAD, SlowRequest, SlowRequests};
-use super::tls::TlsFailure;
-use super::transport::Negotiated;
+use crate::load::connections::tls::TlsFailure;
+use crate::load::connections::transport::Negotiated;
 
 /// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
@@ -485,14 +485,14 @@ mod tests {
     #[test]
     fn a_results_errors_are_the_classes_flattened_beside_their_total() {
         let classes = ErrorCounts { connect: 1, tls_alert: 2, timeout: 3, status: 4, ..ErrorCounts::default() };
-        let summary = crate::load::result::ErrorSummary::from(&classes);
+        let summary = crate::load::record::summary::ErrorSummary::from(&classes);
         let json = serde_json::to_string(&summary).unwrap();
         assert_eq!(
             json,
             r#"{"connect":1,"tls_handshake":0,"tls_certificate":0,"tls_alert":2,"timeout":3,"read":0,"write":0,"status":4,"total":10}"#
         );
         let before_tls = r#"{"connect":1,"timeout":3,"read":0,"write":0,"status":4,"total":8}"#;
-        let read: crate::load::result::ErrorSummary = serde_json::from_str(before_tls).unwrap();
+        let read: crate::load::record::summary::ErrorSummary = serde_json::from_str(before_tls).unwrap();
         assert_eq!((read.classes.tls_alert, read.classes.timeout, read.total), (0, 3, 8));
     }
 

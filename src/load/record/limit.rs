@@ -4,10 +4,11 @@
 //! fast as at a lighter step of the same ladder — or the target's, when it did not sustain the requested rate. The one
 //! rule every output and the capacity search use; its one-line reason names the evidence.
 
-use super::ladder::{Limit, Side};
-use super::printout::{format_ms, grouped};
+use super::outcomes::{Limit, Side};
 use super::recorder::SLIP_TOLERANCE_US;
-use super::result::{BenchResult, LatencySummary};
+use super::result::BenchResult;
+use super::summary::LatencySummary;
+use crate::load::format::{format_ms, grouped};
 
 /// A run sustained its rate when it completed at least this share of the requested rate.
 pub const SUSTAINED_SHARE: f64 = 0.95;
@@ -144,9 +145,9 @@ fn target(result: &BenchResult, requested_rps: f64, alone: bool) -> Option<Limit
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::recorder::Recorder;
-    use crate::load::result::GeneratorHealth;
-    use crate::load::result::tests::result_of;
+    use crate::load::record::recorder::Recorder;
+    use crate::load::record::result::GeneratorHealth;
+    use crate::load::record::result::tests::result_of;
 
     /// An open-model result at 1000 req/s over 10 connections that kept its schedule: 10,000 due and answered in 10 s,
     /// raw latency 1 ms (so 1 connection busy on average), no late sends, an idle generator.

@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
-use super::ladder::{Capacity, Step, StepObserver, StepTiming, format_rate};
-use super::printout::{format_ms, grouped};
-use super::result::BenchResult;
+use super::ladder::{StepObserver, StepTiming};
+use crate::load::format::{format_ms, format_rate, grouped};
+use crate::load::record::outcomes::{Capacity, Step};
+use crate::load::record::result::BenchResult;
 use crate::text_table::{self, Column};
 
 /// requested, achieved, p50, p90, p99, p99.9, max, errors, limited by, SLO.
@@ -193,8 +194,8 @@ impl StepObserver for StepProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ladder::{Limit, Side};
-    use crate::load::result::{ErrorSummary, LatencySummary};
+    use crate::load::record::outcomes::{Limit, Side};
+    use crate::load::record::summary::{ErrorSummary, LatencySummary};
 
     fn step(requested: f64, achieved: f64, p99: f64, limited_by: Option<Limit>, meets_slo: Option<bool>) -> Step {
         Step {
@@ -223,7 +224,7 @@ mod tests {
     fn a_ladder_prints_one_aligned_row_per_step_and_why_limited_steps_were() {
         let limit = Limit { side: Side::Target, reason: "450 req/s achieved of 800 requested".to_string() };
         let mut result: BenchResult = serde_json::from_str(include_str!(
-            "../../tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json"
+            "../../../tests/fixtures/results/sweep25/cells/heap=64m,gc=Shenandoah/rep-1/get.json"
         ))
         .unwrap();
         result.steps = vec![step(2000.0, 1999.9, 2.1, None, None), step(12500.0, 9000.0, 812.5, Some(limit), None)];

@@ -1,9 +1,9 @@
 //! `--threshold` rules in k6 style (`p99<50ms`, `p999<=200ms`, `errors<0.1%`, `rps>10000`): parsing and judging, each
 //! rule on a figure of the registry in `figures.rs`.
 
-use super::figures::{self, Better, Figure};
-use super::result::{BenchResult, ThresholdOutcome};
 use crate::error::bad_input;
+use crate::load::figures::{self, Better, Figure};
+use crate::load::record::result::{BenchResult, ThresholdOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Comparison {
@@ -135,8 +135,8 @@ mod tests {
 
     #[test]
     fn an_error_share_rule_fails_when_nothing_was_attempted() {
-        use crate::load::recorder::Recorder;
-        use crate::load::result::tests::result_of;
+        use crate::load::record::recorder::Recorder;
+        use crate::load::record::result::tests::result_of;
         let rule = Threshold::parse("errors<1%").unwrap();
         let nothing = rule.judge(&result_of(&Recorder::new(1, false)));
         assert_eq!((nothing.actual, nothing.passed), (None, false));
@@ -163,8 +163,8 @@ mod tests {
 
     #[test]
     fn every_rule_name_judges_its_figure_and_the_slo_help_names_each_figure() {
-        use crate::load::recorder::Recorder;
-        use crate::load::result::tests::result_of;
+        use crate::load::record::recorder::Recorder;
+        use crate::load::record::result::tests::result_of;
         let mut recorder = Recorder::new(1, false);
         recorder.response(0, 2_000, 2_000, 200, true);
         recorder.response(0, 9_000, 9_000, 500, false);

@@ -2,12 +2,14 @@
 //! the check windows after the last, and for a search the re-check of the step that bounds its capacity and the search
 //! run afresh when the target changed under it.
 
-use crate::load::capacity::{self, Decision, Outcome, Search};
-use crate::load::result::BenchResult;
-use crate::load::spec::{LoadSpec, StopCondition};
-use crate::load::steady::{self, Change, Check, MAX_RESEARCHES, WINDOW, Warmup};
+use crate::load::input::spec::{LoadSpec, StopCondition};
+use crate::load::record::outcomes::{Capacity, Change, Warmup};
+use crate::load::record::result::BenchResult;
+use crate::load::search::capacity::{self, Decision, Outcome, Search};
+use crate::load::search::steady::{self, Check, MAX_RESEARCHES, WINDOW};
 
-use super::{Capacity, CapacityGoal, Ladder, format_rate};
+use super::{CapacityGoal, Ladder};
+use crate::load::format::format_rate;
 
 /// How a warm-up ended.
 enum WarmedUp {

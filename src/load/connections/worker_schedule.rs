@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
 use super::{Worker, micros};
-use crate::load::conn::State;
+use crate::load::connections::conn::State;
 
 impl Worker<'_> {
     /// Open model: send every scheduled request whose time has come on its idle connection, measuring how late the

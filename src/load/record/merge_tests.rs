@@ -1,8 +1,8 @@
 use super::*;
 use crate::error::BadInput;
-use crate::load::recorder::new_histogram;
-use crate::load::result::LatencySummary;
-use crate::load::slow::SlowRequest;
+use crate::load::record::recorder::new_histogram;
+use crate::load::record::slow::SlowRequest;
+use crate::load::record::summary::LatencySummary;
 
 /// 2026-01-01T00:00:00Z in µs: the start of the first part of each test.
 const T: i64 = 1_767_225_600_000_000;
@@ -61,7 +61,7 @@ fn counts_add_and_the_percentiles_are_those_of_every_request_together() {
         [("gen1", 3), ("gen2", 3)]
     );
     let histograms = merged.histograms.expect("a merged result carries its histograms");
-    assert_eq!(hlog::decode(&histograms.total).unwrap(), every_request);
+    assert_eq!(histogram_codec::decode(&histograms.total).unwrap(), every_request);
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn open_model_rates_due_and_slips_add_and_the_busiest_thread_is_the_busiest_of_a
     let mut second = part(T, &[&[2_000]], Some(50.0), 2, 1);
     for (result, slips, due, cpu) in [(&mut first, &[500, 3_000][..], 2, 30.0), (&mut second, &[8_000][..], 1, 70.0)] {
         let histograms = result.histograms.as_mut().unwrap();
-        histograms.slips = Some(hlog::encode(&histogram_of(slips)));
+        histograms.slips = Some(histogram_codec::encode(&histogram_of(slips)));
         result.due = Some(due);
         let generator = result.generator.as_mut().unwrap();
         generator.slipped = slips.iter().filter(|&&slip| slip > 1_000).count() as u64;
@@ -98,7 +98,7 @@ fn open_model_rates_due_and_slips_add_and_the_busiest_thread_is_the_busiest_of_a
         [Some(30.0), Some(70.0)]
     );
     // 3 requests in 1 s of 150 requested: the target did not sustain the rate, recomputed on the merged figures.
-    assert_eq!(merged.limited_by.map(|limit| limit.side), Some(crate::load::ladder::Side::Target));
+    assert_eq!(merged.limited_by.map(|limit| limit.side), Some(crate::load::record::outcomes::Side::Target));
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn a_part_without_histograms_a_ladder_another_model_or_other_requests_is_refused
     let open = part(T, &[&[1_000]], Some(10.0), 1, 1);
     assert!(refusal(vec![run(), open]).contains("gen2 is an open-model run and gen1 a closed-model one"));
     let mut mix = run();
-    mix.per_request = vec![crate::load::result::RequestResult {
+    mix.per_request = vec![crate::load::record::result::RequestResult {
         name: "set".to_string(),
         requests: 1,
         rps: 1.0,
@@ -147,10 +147,10 @@ fn a_part_without_histograms_a_ladder_another_model_or_other_requests_is_refused
         errors: ErrorSummary::default(),
         status_codes: Default::default(),
     }];
-    mix.histograms.as_mut().unwrap().per_request = vec![hlog::encode(&new_histogram())];
+    mix.histograms.as_mut().unwrap().per_request = vec![histogram_codec::encode(&new_histogram())];
     assert!(refusal(vec![run(), mix]).contains("gen2 sends the requests [set] and gen1 []"));
     let mut ladder = run();
-    ladder.steps = vec![crate::load::ladder::Step {
+    ladder.steps = vec![crate::load::record::outcomes::Step {
         requested_rps: 10.0,
         achieved_rps: 10.0,
         duration_s: 1.0,

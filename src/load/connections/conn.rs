@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use mio::{Registry, Token};
 
 use super::http::{Parsed, ResponseParser};
-use super::pause_correction::RecentServiceTime;
 use super::socket::{Setup, Socket};
 use super::transport::{HandshakeError, Security};
+use crate::load::record::pause_correction::RecentServiceTime;
 
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

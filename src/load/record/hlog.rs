@@ -7,34 +7,13 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::Engine;
 use hdrhistogram::Histogram;
+use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriter, IntervalLogWriterBuilder};
-use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 
-use super::recorder::new_histogram;
+use super::histogram_codec::decode;
 use super::result::BenchResult;
 use crate::error::bad_input;
-
-/// A histogram as base64 of its V2 deflate serialisation: the payload of an interval log's line.
-pub fn encode(histogram: &Histogram<u64>) -> String {
-    let mut bytes = Vec::new();
-    V2DeflateSerializer::new().serialize(histogram, &mut bytes).expect("a histogram serialises into memory");
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// The histogram `encode` wrote, with the engine's bounds (so that it adds to any of the engine's histograms).
-pub fn decode(text: &str) -> anyhow::Result<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map_err(|err| anyhow::anyhow!("a histogram is not base64: {err}"))?;
-    let decoded: Histogram<u64> = Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .map_err(|err| anyhow::anyhow!("a histogram is not HdrHistogram's V2 encoding: {err:?}"))?;
-    let mut histogram = new_histogram();
-    histogram.add(&decoded).map_err(|err| anyhow::anyhow!("a histogram holds values out of range: {err:?}"))?;
-    Ok(histogram)
-}
 
 /// Write the interval log of `result` to `path` (atomically): one interval per row of its series, on the result's
 /// start time. Refused when the series holds no histograms (a result written before they were kept).
@@ -119,6 +98,8 @@ impl HlogFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::record::histogram_codec::encode;
+    use crate::load::record::recorder::new_histogram;
 
     #[test]
     fn a_histogram_survives_its_encoding_exactly() {

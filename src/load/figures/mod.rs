@@ -2,9 +2,13 @@
 //! it, its unit, which way is better, how to read it from a [`BenchResult`], and the key, label and format reports show
 //! it with. Thresholds parse and judge through this list; the report's metric registry takes its bench figures from it
 //! and adds the JVM's.
+//!
+//! Beside the registry: the thresholds judged through it (`threshold.rs`).
 
-use super::printout::format_ms;
-use super::result::BenchResult;
+pub mod threshold;
+
+use super::format::format_ms;
+use super::record::result::BenchResult;
 use serde::Serialize;
 
 /// Which way is better for a figure.

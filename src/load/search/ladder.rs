@@ -10,12 +10,15 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::capacity;
-use super::engine::RunOptions;
-use super::generator::Generator;
-use super::result::{BenchResult, ErrorSummary, LatencySummary};
-use super::spec::{LoadSpec, StopCondition};
-use super::steady::{Steadiness, SteadyRule};
-use super::threshold::Threshold;
+use super::steady::SteadyRule;
+use crate::load::engine::RunOptions;
+use crate::load::figures::threshold::Threshold;
+use crate::load::format::format_rate;
+use crate::load::generator::Generator;
+use crate::load::input::spec::{LoadSpec, StopCondition};
+use crate::load::record::outcomes::{Capacity, Steadiness, Step};
+use crate::load::record::result::BenchResult;
+use crate::load::record::summary::LatencySummary;
 
 #[path = "ladder_steady.rs"]
 mod ladder_steady;
@@ -97,71 +100,6 @@ impl StepTiming {
     }
 }
 
-/// Which side ran out first at a step: the target (it could not serve the rate within the SLO) or the generator
-/// (jload itself could not send at the rate: its CPU, its schedule, its connections).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    Target,
-    Generator,
-}
-
-impl Side {
-    /// The side as JSON and every output spell it: `target` or `generator`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::Target => "target",
-            Side::Generator => "generator",
-        }
-    }
-}
-
-/// Why a step did not sustain its rate, and whose limit it was.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Limit {
-    pub side: Side,
-    /// One line naming the evidence ("late sends: 4.1 % of requests, busiest generator thread at 99 % CPU").
-    pub reason: String,
-}
-
-/// One step of a ladder or a capacity search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    pub requested_rps: f64,
-    /// Requests completed per second of the measured window.
-    pub achieved_rps: f64,
-    pub duration_s: f64,
-    pub requests: u64,
-    /// Latency from each request's intended send time (corrected for coordinated omission).
-    pub latency_ms: LatencySummary,
-    pub errors: ErrorSummary,
-    /// Errors as a share of attempts, in percent (see `BenchResult::error_pct`).
-    pub error_pct: Option<f64>,
-    /// Requests that fell due in the measured window but were never sent, and ones sent but unanswered at its end.
-    pub never_sent: u64,
-    pub unfinished: u64,
-    /// Set when the step did not sustain its rate: who ran out.
-    pub limited_by: Option<Limit>,
-    /// Whether the step met the SLO it was judged on (None without one).
-    pub meets_slo: Option<bool>,
-}
-
-/// The outcome of a capacity search: the highest rate that met the SLO, with the steps that bound it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Capacity {
-    /// The highest requested rate whose step met the SLO; None when even the first step failed it, or when the
-    /// generator ran out before the target (then no capacity is claimed for the target).
-    pub rps: Option<f64>,
-    /// The SLO as rules (`p99<=10ms, errors<=0.1%`).
-    pub slo: String,
-    /// Whose limit ended the search.
-    pub limited_by: Side,
-    /// The highest rate that met the SLO and the lowest that did not (None when the search never got there).
-    pub bounds: [Option<f64>; 2],
-    /// One line saying how the search ended, for every output.
-    pub verdict: String,
-}
-
 /// What a ladder phase runs: fixed rates, or a search for the capacity under an SLO.
 #[derive(Debug, Clone)]
 pub enum LadderPlan {
@@ -173,7 +111,7 @@ pub enum LadderPlan {
 #[derive(Debug, Clone)]
 pub struct CapacityGoal {
     /// The rules a step must meet (`p99<=10ms`, `errors<=0.1%`), judged on the step's corrected figures.
-    pub slo: Vec<super::threshold::Threshold>,
+    pub slo: Vec<crate::load::figures::threshold::Threshold>,
     /// Stop bisecting when the failing rate is within this fraction above the passing one (0.05: 5 %).
     pub precision: f64,
     /// The first rate tried; None: found from a short closed-model probe.
@@ -390,7 +328,7 @@ fn judge(rate: f64, result: &BenchResult, light_load: Option<&LatencySummary>, r
         error_pct: result.error_pct(),
         never_sent: result.never_sent,
         unfinished: result.unfinished,
-        limited_by: super::limit::limited_at(result, rate, light_load),
+        limited_by: crate::load::record::limit::limited_at(result, rate, light_load),
         meets_slo: (!outcomes.is_empty()).then(|| outcomes.iter().all(|outcome| outcome.passed)),
     }
 }
@@ -414,11 +352,6 @@ fn broken(result: &BenchResult, rate: f64, window: Duration) -> Option<String> {
 /// Errors by class, for a one-line reason.
 fn error_counts(result: &BenchResult) -> String {
     format!("errors: {}", result.errors.describe())
-}
-
-/// A rate as whole requests per second with thousands separators (`12,500`), as every ladder line shows it.
-pub fn format_rate(rps: f64) -> String {
-    super::printout::grouped(rps.round() as u64)
 }
 
 #[cfg(test)]
@@ -463,8 +396,10 @@ mod tests {
     }
 
     use super::*;
-    use crate::load::recorder::{Failure, Recorder};
-    use crate::load::result::tests::result_of;
+    use crate::load::record::outcomes::Side;
+    use crate::load::record::recorder::{Failure, Recorder};
+    use crate::load::record::result::tests::result_of;
+    use crate::load::record::summary::ErrorSummary;
 
     #[test]
     fn a_window_is_extended_to_hold_the_minimum_requests() {

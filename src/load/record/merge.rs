@@ -6,11 +6,12 @@
 
 use anyhow::Context;
 
-use super::hlog;
+use super::histogram_codec;
 use super::limit::limited_by;
 use super::recorder::{IntervalCounts, Recorder, Tally, Waiting};
-use super::result::{BenchResult, ErrorSummary, HostFigures, RunFacts, SeriesRow};
+use super::result::{BenchResult, HostFigures, RunFacts, SeriesRow};
 use super::slow::SlowRequests;
+use super::summary::ErrorSummary;
 use crate::error::bad_input;
 
 /// Merge the results of generators that ran the same load at the same time; each comes with a label (its host or
@@ -108,15 +109,16 @@ fn seconds_to_us(seconds: f64) -> i64 {
 /// moved `shift_us` later (onto the merged run's clock).
 fn recorded_by(part: &BenchResult, shift_us: u64) -> anyhow::Result<Recorder> {
     let histograms = part.histograms.as_ref().expect("checked: every part has its histograms");
-    let optional = |text: &Option<String>| text.as_deref().map(hlog::decode).transpose();
+    let optional = |text: &Option<String>| text.as_deref().map(histogram_codec::decode).transpose();
     let mut recorder = Recorder::new(part.per_request.len(), part.rate.is_some());
-    recorder.total = tally(hlog::decode(&histograms.total)?, part.requests, &part.errors, &part.status_codes);
+    recorder.total =
+        tally(histogram_codec::decode(&histograms.total)?, part.requests, &part.errors, &part.status_codes);
     recorder.per_request = part
         .per_request
         .iter()
         .zip(&histograms.per_request)
         .map(|(request, histogram)| {
-            Ok(tally(hlog::decode(histogram)?, request.requests, &request.errors, &request.status_codes))
+            Ok(tally(histogram_codec::decode(histogram)?, request.requests, &request.errors, &request.status_codes))
         })
         .collect::<anyhow::Result<_>>()?;
     recorder.uncorrected = optional(&histograms.uncorrected)?;
@@ -127,7 +129,7 @@ fn recorded_by(part: &BenchResult, shift_us: u64) -> anyhow::Result<Recorder> {
     recorder.late = part.late.unwrap_or(0);
     recorder.reconnects = part.reconnects;
     if let Some(connects) = &histograms.connects {
-        recorder.connects = hlog::decode(connects)?;
+        recorder.connects = histogram_codec::decode(connects)?;
     }
     if let Some(setup) = &part.connection_setup {
         (recorder.negotiated, recorder.tls_error) = (setup.tls.clone(), setup.tls_error.clone());
@@ -187,7 +189,8 @@ fn merged_series(parts: &[(String, BenchResult)], origin_us: i64, duration_s: f6
         let offset = ((start_us(part) - origin_us) as f64 / 1e6).round() as usize;
         for row in &part.series {
             let encoded = row.histogram.as_deref().expect("checked: every row has its histogram");
-            let histogram = hlog::decode(encoded).with_context(|| format!("{label}: second {}", row.second))?;
+            let histogram =
+                histogram_codec::decode(encoded).with_context(|| format!("{label}: second {}", row.second))?;
             let index = offset + row.second as usize;
             if seconds.len() <= index {
                 seconds.resize_with(index + 1, IntervalCounts::new);

@@ -11,12 +11,12 @@ use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection};
 use serde::{Deserialize, Serialize};
 
-use super::h2::Scheme;
+use crate::load::connections::h2::Scheme;
 
 use super::request::Endpoint;
-use super::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, explain, server_name};
-use super::transport::Security;
 use crate::error::bad_input;
+use crate::load::connections::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, explain, server_name};
+use crate::load::connections::transport::Security;
 
 /// Which HTTP the connections speak.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,10 +4,11 @@
 //! the generator limited is a ceiling: the search bisects below it, and ends with no capacity claimed for the target
 //! when the ceiling is within the precision of the highest pass. `ladder::run_ladder` runs the steps.
 
-use super::ladder::{Capacity, Limit, Side, Step, format_rate};
-use super::limit::SUSTAINED_SHARE;
-use super::threshold::Threshold;
 use crate::error::bad_input;
+use crate::load::figures::threshold::Threshold;
+use crate::load::format::format_rate;
+use crate::load::record::limit::SUSTAINED_SHARE;
+use crate::load::record::outcomes::{Capacity, Limit, Side, Step};
 
 /// Stop bisecting when the failing rate is within 5 % above the passing one.
 pub const DEFAULT_PRECISION: f64 = 0.05;
@@ -251,7 +252,7 @@ fn missed(steps: &[Step], requested: f64) -> String {
         Some(limit) => limit.reason.clone(),
         None => format!(
             "p99 {} ms, errors {:.2} %",
-            super::printout::format_ms(step.latency_ms.p99),
+            crate::load::format::format_ms(step.latency_ms.p99),
             step.error_pct.unwrap_or(0.0)
         ),
     }

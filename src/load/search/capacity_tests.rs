@@ -1,7 +1,7 @@
 //! The capacity search's decisions on hand-made step sequences, with the rates worked out by hand in each comment.
 
 use super::*;
-use crate::load::result::{ErrorSummary, LatencySummary};
+use crate::load::record::summary::{ErrorSummary, LatencySummary};
 
 /// A step at `rps` that sustained its rate and met the SLO or missed it (its p99 says which).
 fn step(rps: f64, meets_slo: bool) -> Step {

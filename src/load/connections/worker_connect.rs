@@ -7,10 +7,10 @@ use std::time::Instant;
 use mio::Token;
 
 use super::{CONNECT_BACKOFF, Worker, micros};
-use crate::load::conn::State;
-use crate::load::recorder::Failure;
-use crate::load::tls::{TlsFailure, explain};
-use crate::load::transport::{HandshakeError, Negotiated};
+use crate::load::connections::conn::State;
+use crate::load::connections::tls::{TlsFailure, explain};
+use crate::load::connections::transport::{HandshakeError, Negotiated};
+use crate::load::record::recorder::Failure;
 
 impl Worker<'_> {
     pub(super) fn open(&mut self, index: usize, now: Instant) {

@@ -3,77 +3,17 @@
 
 use std::collections::BTreeMap;
 
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::hlog;
-use super::ladder::{Capacity, Limit, Step};
-use super::recorder::{ErrorCounts, IntervalCounts, Recorder, Tally};
+use super::histogram_codec;
+use super::outcomes::{Capacity, Limit, Step};
+use super::recorder::{IntervalCounts, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
-use super::transport::Negotiated;
+use super::summary::{ErrorSummary, LatencySummary, ms};
+use crate::load::connections::transport::Negotiated;
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
 pub const RESULT_VERSION: u32 = 1;
-
-/// Latency figures in milliseconds.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct LatencySummary {
-    pub min: f64,
-    pub mean: f64,
-    pub stdev: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub p999: f64,
-    pub max: f64,
-}
-
-impl LatencySummary {
-    /// Summarise a histogram of microseconds.
-    pub fn from_histogram(histogram: &Histogram<u64>) -> LatencySummary {
-        if histogram.is_empty() {
-            return LatencySummary::default();
-        }
-        LatencySummary {
-            min: ms(histogram.min()),
-            mean: histogram.mean() / 1000.0,
-            stdev: histogram.stdev() / 1000.0,
-            p50: ms(histogram.value_at_quantile(0.50)),
-            p90: ms(histogram.value_at_quantile(0.90)),
-            p95: ms(histogram.value_at_quantile(0.95)),
-            p99: ms(histogram.value_at_quantile(0.99)),
-            p999: ms(histogram.value_at_quantile(0.999)),
-            max: ms(histogram.max()),
-        }
-    }
-}
-
-/// Errors by class plus their total: the classes of [`ErrorCounts`], flattened into the JSON beside `total`.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct ErrorSummary {
-    #[serde(flatten)]
-    pub classes: ErrorCounts,
-    pub total: u64,
-}
-
-impl From<&ErrorCounts> for ErrorSummary {
-    fn from(classes: &ErrorCounts) -> Self {
-        ErrorSummary { classes: *classes, total: classes.total() }
-    }
-}
-
-impl ErrorSummary {
-    /// The classes as text (see [`ErrorCounts::describe`]).
-    pub fn describe(&self) -> String {
-        self.classes.describe()
-    }
-
-    /// Connections that failed before carrying a request.
-    pub fn connection_failures(&self) -> u64 {
-        self.classes.connection_failures()
-    }
-}
 
 /// How the connections were set up: how many became ready and how long that took (TCP connect plus TLS handshake),
 /// and what TLS agreed on.
@@ -121,7 +61,7 @@ impl SeriesRow {
             p50_ms: figure(latency.value_at_quantile(0.5)),
             p99_ms: figure(latency.value_at_quantile(0.99)),
             max_ms: figure(latency.max()),
-            histogram: Some(hlog::encode(latency)),
+            histogram: Some(histogram_codec::encode(latency)),
         }
     }
 }
@@ -153,12 +93,12 @@ pub struct ResultHistograms {
 impl ResultHistograms {
     fn of(merged: &Recorder) -> ResultHistograms {
         ResultHistograms {
-            total: hlog::encode(&merged.total.latency),
-            uncorrected: merged.uncorrected.as_ref().map(hlog::encode),
-            corrected: merged.corrected.as_ref().map(hlog::encode),
-            slips: merged.slips.as_ref().map(hlog::encode),
-            per_request: merged.per_request.iter().map(|tally| hlog::encode(&tally.latency)).collect(),
-            connects: Some(hlog::encode(&merged.connects)),
+            total: histogram_codec::encode(&merged.total.latency),
+            uncorrected: merged.uncorrected.as_ref().map(histogram_codec::encode),
+            corrected: merged.corrected.as_ref().map(histogram_codec::encode),
+            slips: merged.slips.as_ref().map(histogram_codec::encode),
+            per_request: merged.per_request.iter().map(|tally| histogram_codec::encode(&tally.latency)).collect(),
+            connects: Some(histogram_codec::encode(&merged.connects)),
         }
     }
 }
@@ -283,7 +223,7 @@ pub struct BenchResult {
     /// A rate ladder or capacity search: its warm-up until steady, the check after its last step, and whether the
     /// target changed under its steps (None when the rule was off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steadiness: Option<super::steady::Steadiness>,
+    pub steadiness: Option<super::outcomes::Steadiness>,
     /// Wall-clock time of the run's start instant (microseconds since the Unix epoch): the origin of the series, the
     /// interval log and the slow requests' times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -354,10 +294,6 @@ fn slow_tail(store: &SlowRequests) -> SlowRequests {
 
 fn status_map(codes: &[u64]) -> BTreeMap<String, u64> {
     codes.iter().enumerate().filter(|(_, count)| **count > 0).map(|(code, count)| (code.to_string(), *count)).collect()
-}
-
-fn ms(micros: u64) -> f64 {
-    micros as f64 / 1000.0
 }
 
 /// How well the generator kept the open model's schedule: its slips and its busiest thread's CPU.
@@ -495,7 +431,7 @@ impl BenchResult {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::load::recorder::{Failure, LeftWaiting};
+    use crate::load::record::recorder::{Failure, LeftWaiting};
 
     /// The result of a one-second run of one request name that recorded what `recorder` holds.
     pub(crate) fn result_of(recorder: &Recorder) -> BenchResult {
