@@ -32,7 +32,10 @@ use crate::load::ladder_printout::{self, StepProgress};
 use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
-use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting, threads_or_pinned};
+use crate::load::settings::{
+    BODY, CONNECTIONS, DURATION, HEADERS, METHOD, MIX, OK_STATUS, RATE, REQUESTS, Setting, THREADS, TIMEOUT, URL,
+};
+use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, threads_or_pinned};
 use crate::load::start_at;
 use crate::load::status::OkStatus;
 use crate::load::threshold::Threshold;
@@ -49,47 +52,36 @@ const DEFAULT_METHOD: &str = "GET";
     after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json\n  jload bench --capacity 'p99<=10ms' 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench --rates 1000..32000:6 --step 10s 'http://127.0.0.1:8088/random_get?keyRange=100000'"
 )]
 pub struct BenchArgs {
-    /// Target URL (http:// or https://). May contain {rand:LO..HI} and {seq} placeholders. Optional with --mix.
+    #[arg(help = URL.help)]
     pub url: Option<String>,
-    /// Concurrent connections (like wrk -c / ab -c).
-    #[arg(short = 'c', long, default_value_t = DEFAULT_CONNECTIONS)]
+    #[arg(short = CONNECTIONS.short, long = CONNECTIONS.long, help = CONNECTIONS.help, default_value_t = DEFAULT_CONNECTIONS)]
     pub connections: usize,
-    /// Worker threads, each with its own event loop [default: number of cores].
-    #[arg(short = 't', long)]
+    #[arg(short = THREADS.short, long = THREADS.long, help = THREADS.help)]
     pub threads: Option<usize>,
     /// Pin the worker threads to these CPUs, written like taskset's list ("1", "2-3,6"); the threads default to
     /// one per CPU of the list. Keeps the generator off the CPUs of a JVM on the same machine.
     #[arg(long, value_name = "CPUS")]
     pub cpus: Option<String>,
-    /// Total requests to send, then stop (like ab -n).
-    #[arg(short = 'n', long)]
+    #[arg(short = REQUESTS.short, long = REQUESTS.long, help = REQUESTS.help)]
     pub requests: Option<u64>,
-    /// How long to run: 10s, 2m, 1h, 500ms (like wrk -d). Without -n or -d: 10s.
-    #[arg(short = 'd', long)]
+    #[arg(short = DURATION.short, long = DURATION.long, help = DURATION.help)]
     pub duration: Option<String>,
-    /// Open model: requests per second in total, on an even schedule; latency is corrected for coordinated omission.
-    #[arg(short = 'R', long)]
+    #[arg(short = RATE.short, long = RATE.long, help = RATE.help)]
     pub rate: Option<f64>,
-    /// Per-request timeout (like ab -s): the connection is closed, the request counted as a timeout [default: 5s].
-    #[arg(long)]
+    #[arg(long = TIMEOUT.long, help = TIMEOUT.help)]
     pub timeout: Option<String>,
-    /// HTTP method.
-    #[arg(short = 'm', long, default_value = DEFAULT_METHOD)]
+    #[arg(short = METHOD.short, long = METHOD.long, help = METHOD.help, default_value = DEFAULT_METHOD)]
     pub method: String,
-    /// Extra request header "Name: value" (repeatable). May contain placeholders.
-    #[arg(short = 'H', long = "header")]
+    #[arg(short = HEADERS.short, long = HEADERS.long, help = HEADERS.help)]
     pub headers: Vec<String>,
-    /// Request body. May contain placeholders.
-    #[arg(long, conflicts_with_all = ["body_file"])]
+    #[arg(long = BODY.long, help = BODY.help, conflicts_with_all = ["body_file"])]
     pub body: Option<String>,
     /// Request body read from a file (sent as is, no placeholders).
     #[arg(long)]
     pub body_file: Option<PathBuf>,
-    /// A TOML file of weighted requests ([[request]] name, weight, method, url, headers, body).
-    #[arg(long, conflicts_with_all = ["body", "body_file"])]
+    #[arg(long = MIX.long, help = MIX.help, conflicts_with_all = ["body", "body_file"])]
     pub mix: Option<PathBuf>,
-    /// Status codes that count as success, e.g. 200-299,404 when a 404 is a normal answer [default: 200-399].
-    #[arg(long, value_name = "CODES")]
+    #[arg(long = OK_STATUS.long, help = OK_STATUS.help, value_name = "CODES")]
     pub ok_status: Option<String>,
     /// Write the full result as JSON to this file (schema: docs/bench.md).
     #[arg(long)]
@@ -325,7 +317,7 @@ pub fn load_spec(args: &BenchArgs, cpus: Option<&CpuSet>) -> anyhow::Result<Load
         ),
         None => None,
     };
-    let duration = args.duration.as_deref().map(|text| parse_duration("-d/--duration", text)).transpose()?;
+    let duration = args.duration.as_deref().map(|text| parse_duration(DURATION.flag_name, text)).transpose()?;
     let input = LoadInput {
         url: args.url.clone(),
         mix: args.mix.clone(),
@@ -339,13 +331,13 @@ pub fn load_spec(args: &BenchArgs, cpus: Option<&CpuSet>) -> anyhow::Result<Load
         requests: args.requests,
         duration: if duration.is_none() && args.requests.is_none() { Some(DEFAULT_DURATION) } else { duration },
         rate: args.rate,
-        timeout: args.timeout.as_deref().map(|text| parse_duration("--timeout", text)).transpose()?,
+        timeout: args.timeout.as_deref().map(|text| parse_duration(TIMEOUT.flag_name, text)).transpose()?,
         ok_status: args.ok_status.as_deref().map(OkStatus::parse).transpose()?,
         protocol: args.protocol.options()?,
     };
-    let spec = input.into_spec().map_err(|err| bad_input(err.describe(flag_name)))?;
+    let spec = input.into_spec().map_err(|err| bad_input(err.describe(Setting::flag_name)))?;
     match args.share {
-        Some((index, count)) => spec.share(count, index).map_err(|err| bad_input(err.describe(flag_name))),
+        Some((index, count)) => spec.share(count, index).map_err(|err| bad_input(err.describe(Setting::flag_name))),
         None => Ok(spec),
     }
 }
@@ -363,7 +355,7 @@ fn load_hosts(hosts: &[String], spec: &LoadSpec) -> anyhow::Result<Option<LoadHo
             request.url
         )));
     }
-    spec.share(hosts.len(), 0).map_err(|err| bad_input(format!("--hosts: {}", err.describe(flag_name))))?;
+    spec.share(hosts.len(), 0).map_err(|err| bad_input(format!("--hosts: {}", err.describe(Setting::flag_name))))?;
     LoadHosts::connect(hosts).map(Some).map_err(|err| bad_input(format!("--hosts: {err:#}")))
 }
 
@@ -373,23 +365,6 @@ fn parse_share(text: &str) -> Result<(usize, usize), String> {
     match numbers {
         Some((index, count)) if index < count => Ok((index, count)),
         _ => Err(format!("give INDEX/COUNT with INDEX from 0 to COUNT-1 (0/3, 1/3, 2/3), not '{text}'")),
-    }
-}
-
-/// A load setting as the flag that sets it.
-fn flag_name(setting: Setting) -> &'static str {
-    match setting {
-        Setting::Url => "a URL (http://127.0.0.1:8088/path)",
-        Setting::Mix => "--mix FILE",
-        Setting::Method => "-m",
-        Setting::Headers => "-H",
-        Setting::Body => "--body/--body-file",
-        Setting::Connections => "-c/--connections",
-        Setting::Threads => "-t/--threads",
-        Setting::Requests => "-n/--requests",
-        Setting::Duration => "-d/--duration",
-        Setting::Rate => "-R/--rate",
-        Setting::Timeout => "--timeout",
     }
 }
 

@@ -5,6 +5,7 @@ use super::BenchArgs;
 use crate::error::bad_input;
 use crate::load::capacity::{self, DEFAULT_PRECISION};
 use crate::load::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
+use crate::load::settings::{DURATION, RATE, REQUESTS};
 use crate::load::steady::{self, SteadyRule};
 use crate::units::parse_duration;
 
@@ -40,9 +41,9 @@ pub fn ladder_setup(args: &BenchArgs) -> anyhow::Result<Option<LadderSetup>> {
         return Err(bad_input("give --rates (a fixed ladder) or --capacity (a search), not both"));
     }
     let single_run = [
-        ("-R/--rate", args.rate.is_some(), "each step runs at its own rate"),
-        ("-n/--requests", args.requests.is_some(), "each step lasts --step-warmup + --step"),
-        ("-d/--duration", args.duration.is_some(), "each step lasts --step-warmup + --step"),
+        (RATE.flag_name, args.rate.is_some(), "each step runs at its own rate"),
+        (REQUESTS.flag_name, args.requests.is_some(), "each step lasts --step-warmup + --step"),
+        (DURATION.flag_name, args.duration.is_some(), "each step lasts --step-warmup + --step"),
         ("--hlog", args.hlog.is_some(), "each step is a run of its own; --json holds every step"),
         ("--start-at", args.start_at.is_some(), "it starts several runs, one after the other"),
     ];

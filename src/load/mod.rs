@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod recorder;
 pub mod request;
 pub mod result;
+pub mod settings;
 pub mod slow;
 pub mod socket;
 pub mod spec;

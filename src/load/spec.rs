@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::mix::load_mix;
 use super::protocol::ProtocolOptions;
 use super::request::{RequestSet, RequestSpec};
+pub use super::settings::Setting;
 use super::status::OkStatus;
 
 /// Concurrent connections when none are given (bench `-c`, a phase's `connections`).
@@ -77,41 +78,6 @@ pub struct LoadSpec {
     /// HTTP version, HTTP/2 streams, TLS settings.
     #[serde(default)]
     pub protocol: ProtocolOptions,
-}
-
-/// A setting of a load run, for naming it in errors (each front end has its own name for it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Setting {
-    Url,
-    Mix,
-    Method,
-    Headers,
-    Body,
-    Connections,
-    Threads,
-    Requests,
-    Duration,
-    Rate,
-    Timeout,
-}
-
-impl Setting {
-    /// The setting's name as a plan phase key (the neutral name).
-    pub fn key(self) -> &'static str {
-        match self {
-            Setting::Url => "url",
-            Setting::Mix => "mix",
-            Setting::Method => "method",
-            Setting::Headers => "headers",
-            Setting::Body => "body",
-            Setting::Connections => "connections",
-            Setting::Threads => "threads",
-            Setting::Requests => "requests",
-            Setting::Duration => "duration",
-            Setting::Rate => "rate",
-            Setting::Timeout => "timeout",
-        }
-    }
 }
 
 /// What is wrong with a [`LoadInput`].

@@ -10,6 +10,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use serde::{Deserialize, Serialize};
 
+use super::settings::Setting;
 use crate::error::bad_input;
 
 /// ALPN identifiers.
@@ -100,13 +101,15 @@ pub fn explain(err: &rustls::Error) -> String {
 }
 
 impl TlsOptions {
-    /// Read `--cacert`, `--cert` and `--key` files into the options; a missing or unreadable file is bad input.
-    pub fn from_files(
+    /// Read the CA bundle, client certificate and key files into the options (through
+    /// [`super::protocol::ProtocolInput::into_options`], for every front end), each named by `name` as the front end
+    /// calls it; a missing or unreadable file is bad input.
+    pub(super) fn from_files(
         insecure: bool,
         ca_file: Option<&std::path::Path>,
         cert_file: Option<&std::path::Path>,
         key_file: Option<&std::path::Path>,
-        names: [&str; 3],
+        name: impl Fn(Setting) -> &'static str,
     ) -> anyhow::Result<TlsOptions> {
         let read = |path: Option<&std::path::Path>, name: &str| {
             path.map(|path| {
@@ -117,14 +120,15 @@ impl TlsOptions {
         };
         let options = TlsOptions {
             insecure,
-            ca_pem: read(ca_file, names[0])?,
-            client_cert_pem: read(cert_file, names[1])?,
-            client_key_pem: read(key_file, names[2])?.map(PrivateKeyPem::new),
+            ca_pem: read(ca_file, name(Setting::CaCert))?,
+            client_cert_pem: read(cert_file, name(Setting::Cert))?,
+            client_key_pem: read(key_file, name(Setting::Key))?.map(PrivateKeyPem::new),
         };
         if options.client_cert_pem.is_some() != options.client_key_pem.is_some() {
             return Err(bad_input(format!(
                 "{} and {} go together: give the client certificate and its private key",
-                names[1], names[2]
+                name(Setting::Cert),
+                name(Setting::Key)
             )));
         }
         options.client_config(&[ALPN_HTTP1]).map_err(|err| bad_input(err.to_string()))?;

@@ -11,10 +11,9 @@ use super::PlanBase;
 use super::phase_ladder::{PhaseLadder, parse_ladder};
 use super::schema::PhaseFile;
 use crate::cpuset::CpuSet;
-use crate::load::protocol::{HttpVersion, ProtocolOptions};
+use crate::load::protocol::{HttpVersion, ProtocolError, ProtocolInput, ProtocolOptions};
 use crate::load::spec::{LoadInput, LoadSpec, Setting, threads_or_pinned};
 use crate::load::status::OkStatus;
-use crate::load::tls::TlsOptions;
 use crate::tomlfile::Source;
 
 /// One phase of the load.
@@ -135,7 +134,8 @@ fn load_input(source: Source<'_>, base: &PlanBase, phase: &PhaseFile, name: &str
     })
 }
 
-/// The phase's `http`, `streams`, `insecure`, `cacert`, `cert` and `key`, checked at their keys.
+/// The phase's `http`, `streams`, `insecure`, `cacert`, `cert` and `key`, checked at their keys through the same
+/// [`ProtocolInput::into_options`] as `jload bench`'s flags; a TLS file's error points at the first file key given.
 fn protocol_options(
     source: Source<'_>,
     base: &PlanBase,
@@ -150,21 +150,21 @@ fn protocol_options(
         None => HttpVersion::default(),
     };
     let file = |key: &Option<Spanned<String>>| key.as_ref().map(|path| base.plan_dir.join(path.get_ref()));
-    let (cacert, cert, key) = (file(&phase.cacert), file(&phase.cert), file(&phase.key));
-    let first_file_key = [&phase.cacert, &phase.cert, &phase.key].into_iter().flatten().next().map(Spanned::span);
-    let tls = TlsOptions::from_files(
-        phase.insecure,
-        cacert.as_deref(),
-        cert.as_deref(),
-        key.as_deref(),
-        ["cacert", "cert", "key"],
-    )
-    .map_err(|err| at(first_file_key, err.to_string()))?;
-    let options = ProtocolOptions { http, streams: value(&phase.streams).unwrap_or(1), tls };
-    options
-        .check(["streams", "http = \"2\""])
-        .map_err(|err| at(phase.streams.as_ref().map(Spanned::span), err.to_string()))?;
-    Ok(options)
+    let input = ProtocolInput {
+        http,
+        streams: value(&phase.streams),
+        insecure: phase.insecure,
+        cacert: file(&phase.cacert),
+        cert: file(&phase.cert),
+        key: file(&phase.key),
+    };
+    input.into_options(Setting::key, "http = \"2\"").map_err(|err| match err {
+        ProtocolError::Tls(err) => {
+            let first_file_key = [&phase.cacert, &phase.cert, &phase.key].into_iter().flatten().next();
+            at(first_file_key.map(Spanned::span), err.to_string())
+        }
+        ProtocolError::Streams(err) => at(phase.streams.as_ref().map(Spanned::span), err.to_string()),
+    })
 }
 
 fn value<T: Copy>(spanned: &Option<Spanned<T>>) -> Option<T> {
@@ -180,7 +180,7 @@ fn span_of(phase: &PhaseFile, setting: Setting) -> Option<Range<usize>> {
         Setting::Duration => phase.duration.as_ref().map(Spanned::span),
         Setting::Rate => phase.rate.as_ref().map(Spanned::span),
         Setting::Timeout => phase.timeout.as_ref().map(Spanned::span),
-        Setting::Url | Setting::Mix | Setting::Method | Setting::Headers | Setting::Body => None,
+        _ => None,
     }
 }
 

@@ -1,0 +1,36 @@
+//! The settings' definitions against what is built from them elsewhere: the names are unique, each error name
+//! names its flag, `jload bench`'s clap flags carry the table's names and help, the plan schema knows each key, and
+//! the docs' tables list each flag and key.
+
+use super::*;
+
+#[test]
+fn every_setting_has_one_definition_with_its_own_key_and_flag() {
+    for (index, def) in SETTINGS.iter().enumerate() {
+        assert!(std::ptr::eq(def.setting.def(), &SETTINGS[index]), "{:?} is defined once", def.setting);
+        for other in &SETTINGS[index + 1..] {
+            assert_ne!(def.key, other.key);
+            assert!(def.long.is_none() || def.long != other.long, "--{:?} twice", def.long);
+            assert!(def.short.is_none() || def.short != other.short, "-{:?} twice", def.short);
+        }
+    }
+}
+
+#[test]
+fn a_settings_name_in_bench_errors_names_its_flag() {
+    for def in SETTINGS.iter().filter(|def| def.long.is_some()) {
+        let long = format!("--{}", def.long.unwrap());
+        let short = def.short.map(|short| format!("-{short}"));
+        let names_it = def.flag_name.split(['/', ' ']).any(|word| word == long || Some(word) == short.as_deref());
+        assert!(names_it, "{:?}: '{}' names neither {long} nor {short:?}", def.setting, def.flag_name);
+    }
+    assert_eq!(Setting::Connections.flag_name(), "-c/--connections");
+    assert_eq!(Setting::OkStatus.key(), "ok_status");
+}
+
+#[test]
+fn the_help_lines_are_in_clap_form_one_line_without_a_final_period() {
+    for def in &SETTINGS {
+        assert!(!def.help.ends_with('.') && !def.help.contains('\n') && !def.help.contains("  "), "{:?}", def.setting);
+    }
+}
