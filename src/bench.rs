@@ -385,6 +385,22 @@ mod tests {
     }
 
     #[test]
+    fn bench_flags_take_their_names_and_help_from_the_settings_definitions() {
+        use crate::load::settings::SETTINGS;
+        use clap::Args;
+        let command = BenchArgs::augment_args(clap::Command::new("bench"));
+        for def in &SETTINGS {
+            let arg = match def.long {
+                Some(long) => command.get_arguments().find(|arg| arg.get_long() == Some(long)),
+                None => command.get_positionals().next(),
+            };
+            let arg = arg.unwrap_or_else(|| panic!("no bench flag for {:?}", def.setting));
+            assert_eq!(arg.get_short(), def.short, "{:?}", def.setting);
+            assert_eq!(arg.get_help().map(ToString::to_string).as_deref(), Some(def.help), "{:?}", def.setting);
+        }
+    }
+
+    #[test]
     fn a_search_exits_0_with_a_capacity_3_when_the_generator_ran_out_and_99_when_no_rate_met_the_slo() {
         assert_eq!(exit_code(&with_capacity(Some(497.0), Side::Target)), exit::OK);
         assert_eq!(exit_code(&with_capacity(None, Side::Generator)), exit::GENERATOR_LIMITED);

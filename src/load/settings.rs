@@ -191,7 +191,7 @@ pub const KEY: SettingDef = SettingDef {
 };
 
 /// Every load setting, once.
-pub const SETTINGS: [SettingDef; 18] = [
+pub static SETTINGS: [SettingDef; 18] = [
     URL,
     MIX,
     METHOD,

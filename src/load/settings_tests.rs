@@ -34,3 +34,43 @@ fn the_help_lines_are_in_clap_form_one_line_without_a_final_period() {
         assert!(!def.help.ends_with('.') && !def.help.contains('\n') && !def.help.contains("  "), "{:?}", def.setting);
     }
 }
+
+/// The first cell of each row of docs/bench.md's table of flags, e.g. "`-c, --connections N`".
+fn bench_doc_flag_cells() -> Vec<String> {
+    let doc = std::fs::read_to_string("docs/bench.md").unwrap();
+    let table = doc.split("| flag | meaning | like |").nth(1).expect("docs/bench.md has its table of flags");
+    let rows = table.lines().skip(2).take_while(|line| line.starts_with('|'));
+    rows.map(|row| row.split('|').nth(1).unwrap().trim().to_string()).collect()
+}
+
+#[test]
+fn docs_bench_lists_every_flag_with_its_short_name() {
+    let cells = bench_doc_flag_cells();
+    for def in SETTINGS.iter().filter(|def| def.long.is_some()) {
+        let long = format!("--{}", def.long.unwrap());
+        let written = match def.short {
+            Some(short) => format!("`-{short}, {long}"),
+            None => format!("`{long}"),
+        };
+        let listed = cells.iter().any(|cell| {
+            cell.match_indices(&written).any(|(at, _)| {
+                let after = cell[at + written.len()..].chars().next();
+                after.is_none_or(|next| !(next.is_ascii_alphanumeric() || next == '-'))
+            })
+        });
+        assert!(listed, "docs/bench.md's table of flags has no row for {written}`");
+    }
+}
+
+#[test]
+fn docs_plan_shows_every_key_in_its_commented_plan() {
+    let doc = std::fs::read_to_string("docs/plan.md").unwrap();
+    let plan = doc.split("## A complete plan, commented").nth(1).unwrap().split("\n## ").next().unwrap();
+    for def in &SETTINGS {
+        let shown = plan.lines().any(|line| {
+            let line = line.trim_start_matches(['#', ' ']);
+            line.starts_with(&format!("{} = ", def.key)) || line.contains(&format!(", {} = ", def.key))
+        });
+        assert!(shown, "docs/plan.md's commented plan does not show `{} = …`", def.key);
+    }
+}

@@ -227,6 +227,17 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_phase_schema_has_a_key_for_every_load_setting() {
+        let err = toml::from_str::<super::PhaseFile>("no_such_key = 1").unwrap_err();
+        let message = err.message().to_string();
+        let (_, expected) = message.split_once("expected one of").expect("serde lists the phase's keys");
+        let keys: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        for def in &crate::load::settings::SETTINGS {
+            assert!(keys.contains(&def.key), "[[phase]] has no key `{}` (it has {keys:?})", def.key);
+        }
+    }
+
     fn threads_with_load(load: &str, threads: &str) -> usize {
         let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
         let text = format!(
