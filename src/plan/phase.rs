@@ -2,10 +2,11 @@
 //! `LoadSpec` as `jload bench` flags ([`LoadInput::into_spec`]), and its ladder when it has one
 //! ([`super::phase_ladder`]), with errors naming the plan file, line and key.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
 use super::PlanBase;
 use super::phase_ladder::{PhaseLadder, parse_ladder};
@@ -70,8 +71,10 @@ pub(super) fn parse_phases(
     }
     let mut parsed = Vec::new();
     let mut names = HashSet::new();
-    for phase in phases.get_ref() {
-        let checked = parse_phase(source, base, phase, plan_slo, load_cpus)?;
+    let key_spans = phase_key_spans(source.text);
+    for (index, phase) in phases.get_ref().iter().enumerate() {
+        let spans = key_spans.get(index).cloned().unwrap_or_default();
+        let checked = parse_phase(source, base, phase, &spans, plan_slo, load_cpus)?;
         if !names.insert(checked.name.clone()) {
             return Err(source.error_at(phase.name.span(), format!("duplicate phase name '{}'", checked.name)));
         }
@@ -80,10 +83,12 @@ pub(super) fn parse_phases(
     Ok(parsed)
 }
 
+/// One phase, checked; `key_spans` says where it writes each key (see [`phase_key_spans`]).
 fn parse_phase(
     source: Source<'_>,
     base: &PlanBase,
     phase: &PhaseFile,
+    key_spans: &HashMap<String, Range<usize>>,
     plan_slo: &[String],
     load_cpus: Option<&CpuSet>,
 ) -> anyhow::Result<Phase> {
@@ -101,7 +106,10 @@ fn parse_phase(
         input.duration = Some(ladder.timing.measure);
     }
     let load = input.into_spec().map_err(|err| {
-        let span = err.setting().and_then(|setting| span_of(phase, setting)).unwrap_or_else(|| phase.name.span());
+        // A mix file's error names its own file and line; the plan's line is then the phase's.
+        let setting = err.setting().filter(|setting| *setting != Setting::Mix);
+        let span = setting.and_then(|setting| key_spans.get(setting.key()).cloned());
+        let span = span.unwrap_or_else(|| phase.name.span());
         source.error_at(span, format!("phase '{name}': {err}"))
     })?;
     Ok(Phase { name, measure: phase.measure, load, ladder })
@@ -171,17 +179,18 @@ fn value<T: Copy>(spanned: &Option<Spanned<T>>) -> Option<T> {
     spanned.as_ref().map(|spanned| *spanned.get_ref())
 }
 
-/// Where a setting is written in the phase, when it is.
-fn span_of(phase: &PhaseFile, setting: Setting) -> Option<Range<usize>> {
-    match setting {
-        Setting::Connections => phase.connections.as_ref().map(Spanned::span),
-        Setting::Threads => phase.threads.as_ref().map(Spanned::span),
-        Setting::Requests => phase.requests.as_ref().map(Spanned::span),
-        Setting::Duration => phase.duration.as_ref().map(Spanned::span),
-        Setting::Rate => phase.rate.as_ref().map(Spanned::span),
-        Setting::Timeout => phase.timeout.as_ref().map(Spanned::span),
-        _ => None,
-    }
+/// Where each `[[phase]]` writes each of its keys' values, by key, in the order of the phases: read from the document
+/// itself, so that an error about a setting finds its line by the setting's one key ([`Setting::key`]).
+fn phase_key_spans(text: &str) -> Vec<HashMap<String, Range<usize>>> {
+    let Ok(document) = DeTable::parse(text) else { return Vec::new() };
+    let phases = document.get_ref().iter().find(|(key, _)| key.get_ref() == "phase");
+    let Some((_, phases)) = phases else { return Vec::new() };
+    let DeValue::Array(phases) = phases.get_ref() else { return Vec::new() };
+    let keys = |phase: &Spanned<DeValue<'_>>| match phase.get_ref() {
+        DeValue::Table(table) => table.iter().map(|(key, value)| (key.get_ref().to_string(), value.span())).collect(),
+        _ => HashMap::new(),
+    };
+    phases.iter().map(keys).collect()
 }
 
 #[cfg(test)]
