@@ -1,7 +1,7 @@
 //! The fully resolved description of one load run as the engine takes it ([`LoadSpec`]), and the one road to it from
 //! what a user wrote (`jload bench` flags or a plan phase, both as a [`LoadInput`]): the "URL or mix" rule, the load
 //! limits, the defaults, and `{port}` filling. Errors are typed ([`LoadError`]) so each front end can name a setting
-//! in its own terms: a flag for `bench`, a key with file and line for a plan.
+//! in its own terms: a flag for `bench`, a key with file and line for a plan (both names from [`super::settings`]).
 
 use crate::cpuset::CpuSet;
 use std::fmt;
