@@ -33,7 +33,8 @@ use crate::load::printout;
 use crate::load::request::parse_url;
 use crate::load::result::BenchResult;
 use crate::load::settings::{
-    BODY, CONNECTIONS, DURATION, HEADERS, METHOD, MIX, OK_STATUS, RATE, REQUESTS, Setting, THREADS, TIMEOUT, URL,
+    BODY, CAPACITY, CONNECTIONS, DURATION, HEADERS, MAX_RATE, METHOD, MIN_REQUESTS, MIX, OK_STATUS, PRECISION, RATE,
+    RATES, REQUESTS, START_RATE, STEADY_MAX, STEADY_TOLERANCE, STEP, STEP_WARMUP, Setting, THREADS, TIMEOUT, URL,
 };
 use crate::load::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, threads_or_pinned};
 use crate::load::start_at;
@@ -44,6 +45,8 @@ use crate::units::parse_duration;
 
 /// How long a run lasts when neither -n nor -d is given (like wrk).
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+/// The heading of the rate ladder's and capacity search's flags in `--help`.
+const LADDER_HEADING: &str = "Rate ladder and capacity search";
 /// The method of a URL's requests when -m is not given.
 const DEFAULT_METHOD: &str = "GET";
 
@@ -54,7 +57,8 @@ const DEFAULT_METHOD: &str = "GET";
 pub struct BenchArgs {
     #[arg(help = URL.help)]
     pub url: Option<String>,
-    #[arg(short = CONNECTIONS.short, long = CONNECTIONS.long, help = CONNECTIONS.help, default_value_t = DEFAULT_CONNECTIONS)]
+    #[arg(short = CONNECTIONS.short, long = CONNECTIONS.long, help = CONNECTIONS.help)]
+    #[arg(default_value_t = DEFAULT_CONNECTIONS)]
     pub connections: usize,
     #[arg(short = THREADS.short, long = THREADS.long, help = THREADS.help)]
     pub threads: Option<usize>,
@@ -118,37 +122,26 @@ pub struct BenchArgs {
     /// How often to sample the JVM with --jvm.
     #[arg(long, default_value = "1s")]
     pub jvm_interval: String,
-    /// Rate ladder: one open-model step per rate, listed (2000,4000,8000) or geometric (1000..40000:8 is 8 steps).
-    #[arg(long, value_name = "RATES", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = RATES.long, help = RATES.help, value_name = "RATES", help_heading = LADDER_HEADING)]
     pub rates: Option<String>,
-    /// Capacity search: the highest rate whose step meets these SLO rules (repeatable or comma-separated, e.g.
-    /// p99<=10ms); errors<=0.1% is added unless a rule bounds errors.
-    #[arg(long, value_name = "SLO", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = CAPACITY.long, help = CAPACITY.help, value_name = "SLO", help_heading = LADDER_HEADING)]
     pub capacity: Vec<String>,
-    /// Capacity search: stop when the lowest failing rate is within this of the highest passing one [default: 5%].
-    #[arg(long, help_heading = "Rate ladder and capacity search")]
+    #[arg(long = PRECISION.long, help = PRECISION.help, help_heading = LADDER_HEADING)]
     pub precision: Option<String>,
-    /// Load before each step's measured window, at the step's rate, not recorded [default: 2s].
-    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEP_WARMUP.long, help = STEP_WARMUP.help, value_name = "DURATION", help_heading = LADDER_HEADING)]
     pub step_warmup: Option<String>,
-    /// Each step's measured window, extended to hold --min-requests [default: 5s].
-    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEP.long, help = STEP.help, value_name = "DURATION", help_heading = LADDER_HEADING)]
     pub step: Option<String>,
-    /// At least this many requests in each step's measured window [default: 2000].
-    #[arg(long, value_name = "N", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = MIN_REQUESTS.long, help = MIN_REQUESTS.help, value_name = "N", help_heading = LADDER_HEADING)]
     pub min_requests: Option<u64>,
-    /// Capacity search: never try above this rate.
-    #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = MAX_RATE.long, help = MAX_RATE.help, value_name = "RATE", help_heading = LADDER_HEADING)]
     pub max_rate: Option<f64>,
-    /// Capacity search: the first rate tried [default: a quarter of the warm-up's closed-model throughput].
-    #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = START_RATE.long, help = START_RATE.help, value_name = "RATE", help_heading = LADDER_HEADING)]
     pub start_rate: Option<f64>,
-    /// Before the first step, warm up in the closed model until 1 s windows agree, for at most this long; after the
-    /// last, check the target did not change under the steps (0s: neither) [default: 60s].
-    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEADY_MAX.long, help = STEADY_MAX.help, value_name = "DURATION", help_heading = LADDER_HEADING)]
     pub steady_max: Option<String>,
-    /// The warm-up is steady when its last 3 windows' throughputs agree within this share [default: 20%].
-    #[arg(long, value_name = "SHARE", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEADY_TOLERANCE.long, help = STEADY_TOLERANCE.help, help_heading = LADDER_HEADING)]
+    #[arg(value_name = "SHARE")]
     pub steady_tolerance: Option<String>,
     #[command(flatten)]
     pub protocol: protocol_flags::ProtocolFlags,

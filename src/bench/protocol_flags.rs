@@ -14,7 +14,8 @@ pub struct ProtocolFlags {
     /// Speak HTTP/2: negotiated by ALPN over https://, prior knowledge (h2c) over http:// (same as --http 2).
     #[arg(long, conflicts_with = "http", help_heading = "Protocol")]
     pub http2: bool,
-    #[arg(long = HTTP.long, help = HTTP.help, value_name = "VERSION", value_parser = HttpVersion::parse, help_heading = "Protocol")]
+    #[arg(long = HTTP.long, help = HTTP.help, help_heading = "Protocol")]
+    #[arg(value_name = "VERSION", value_parser = HttpVersion::parse)]
     pub http: Option<HttpVersion>,
     #[arg(long = STREAMS.long, help = STREAMS.help, value_name = "N", help_heading = "Protocol")]
     pub streams: Option<usize>,

@@ -25,6 +25,16 @@ pub enum Setting {
     CaCert,
     Cert,
     Key,
+    Rates,
+    Capacity,
+    Precision,
+    StepWarmup,
+    Step,
+    MinRequests,
+    MaxRate,
+    StartRate,
+    SteadyMax,
+    SteadyTolerance,
 }
 
 /// One load setting as every front end and the docs name it.
@@ -33,6 +43,8 @@ pub struct SettingDef {
     pub setting: Setting,
     /// The key in a plan's `[[phase]]`, and the setting's neutral name in errors.
     pub key: &'static str,
+    /// The phase key whose inline table holds the key, for a part of one (`capacity = { precision = "5%" }`).
+    pub within: Option<&'static str>,
     /// `jload bench`'s long flag, without `--` (None: the URL, given as an argument).
     pub long: Option<&'static str>,
     /// `jload bench`'s short flag.
@@ -46,6 +58,7 @@ pub struct SettingDef {
 pub const URL: SettingDef = SettingDef {
     setting: Setting::Url,
     key: "url",
+    within: None,
     long: None,
     short: None,
     flag_name: "a URL (http://127.0.0.1:8088/path)",
@@ -54,6 +67,7 @@ pub const URL: SettingDef = SettingDef {
 pub const MIX: SettingDef = SettingDef {
     setting: Setting::Mix,
     key: "mix",
+    within: None,
     long: Some("mix"),
     short: None,
     flag_name: "--mix FILE",
@@ -62,6 +76,7 @@ pub const MIX: SettingDef = SettingDef {
 pub const METHOD: SettingDef = SettingDef {
     setting: Setting::Method,
     key: "method",
+    within: None,
     long: Some("method"),
     short: Some('m'),
     flag_name: "-m",
@@ -70,6 +85,7 @@ pub const METHOD: SettingDef = SettingDef {
 pub const HEADERS: SettingDef = SettingDef {
     setting: Setting::Headers,
     key: "headers",
+    within: None,
     long: Some("header"),
     short: Some('H'),
     flag_name: "-H",
@@ -78,6 +94,7 @@ pub const HEADERS: SettingDef = SettingDef {
 pub const BODY: SettingDef = SettingDef {
     setting: Setting::Body,
     key: "body",
+    within: None,
     long: Some("body"),
     short: None,
     flag_name: "--body/--body-file",
@@ -86,6 +103,7 @@ pub const BODY: SettingDef = SettingDef {
 pub const CONNECTIONS: SettingDef = SettingDef {
     setting: Setting::Connections,
     key: "connections",
+    within: None,
     long: Some("connections"),
     short: Some('c'),
     flag_name: "-c/--connections",
@@ -94,6 +112,7 @@ pub const CONNECTIONS: SettingDef = SettingDef {
 pub const THREADS: SettingDef = SettingDef {
     setting: Setting::Threads,
     key: "threads",
+    within: None,
     long: Some("threads"),
     short: Some('t'),
     flag_name: "-t/--threads",
@@ -102,6 +121,7 @@ pub const THREADS: SettingDef = SettingDef {
 pub const REQUESTS: SettingDef = SettingDef {
     setting: Setting::Requests,
     key: "requests",
+    within: None,
     long: Some("requests"),
     short: Some('n'),
     flag_name: "-n/--requests",
@@ -110,6 +130,7 @@ pub const REQUESTS: SettingDef = SettingDef {
 pub const DURATION: SettingDef = SettingDef {
     setting: Setting::Duration,
     key: "duration",
+    within: None,
     long: Some("duration"),
     short: Some('d'),
     flag_name: "-d/--duration",
@@ -118,6 +139,7 @@ pub const DURATION: SettingDef = SettingDef {
 pub const RATE: SettingDef = SettingDef {
     setting: Setting::Rate,
     key: "rate",
+    within: None,
     long: Some("rate"),
     short: Some('R'),
     flag_name: "-R/--rate",
@@ -127,6 +149,7 @@ pub const RATE: SettingDef = SettingDef {
 pub const TIMEOUT: SettingDef = SettingDef {
     setting: Setting::Timeout,
     key: "timeout",
+    within: None,
     long: Some("timeout"),
     short: None,
     flag_name: "--timeout",
@@ -135,6 +158,7 @@ pub const TIMEOUT: SettingDef = SettingDef {
 pub const OK_STATUS: SettingDef = SettingDef {
     setting: Setting::OkStatus,
     key: "ok_status",
+    within: None,
     long: Some("ok-status"),
     short: None,
     flag_name: "--ok-status",
@@ -143,6 +167,7 @@ pub const OK_STATUS: SettingDef = SettingDef {
 pub const HTTP: SettingDef = SettingDef {
     setting: Setting::Http,
     key: "http",
+    within: None,
     long: Some("http"),
     short: None,
     flag_name: "--http",
@@ -152,6 +177,7 @@ pub const HTTP: SettingDef = SettingDef {
 pub const STREAMS: SettingDef = SettingDef {
     setting: Setting::Streams,
     key: "streams",
+    within: None,
     long: Some("streams"),
     short: None,
     flag_name: "--streams",
@@ -160,6 +186,7 @@ pub const STREAMS: SettingDef = SettingDef {
 pub const INSECURE: SettingDef = SettingDef {
     setting: Setting::Insecure,
     key: "insecure",
+    within: None,
     long: Some("insecure"),
     short: Some('k'),
     flag_name: "-k/--insecure",
@@ -168,6 +195,7 @@ pub const INSECURE: SettingDef = SettingDef {
 pub const CA_CERT: SettingDef = SettingDef {
     setting: Setting::CaCert,
     key: "cacert",
+    within: None,
     long: Some("cacert"),
     short: None,
     flag_name: "--cacert",
@@ -176,6 +204,7 @@ pub const CA_CERT: SettingDef = SettingDef {
 pub const CERT: SettingDef = SettingDef {
     setting: Setting::Cert,
     key: "cert",
+    within: None,
     long: Some("cert"),
     short: None,
     flag_name: "--cert",
@@ -184,14 +213,109 @@ pub const CERT: SettingDef = SettingDef {
 pub const KEY: SettingDef = SettingDef {
     setting: Setting::Key,
     key: "key",
+    within: None,
     long: Some("key"),
     short: None,
     flag_name: "--key",
     help: "The client certificate's private key (PEM)",
 };
 
+// The rate ladder and the capacity search.
+pub const RATES: SettingDef = SettingDef {
+    setting: Setting::Rates,
+    key: "rates",
+    within: None,
+    long: Some("rates"),
+    short: None,
+    flag_name: "--rates",
+    help: "Rate ladder: one open-model step per rate, listed (2000,4000,8000) or geometric (1000..40000:8 is 8 steps)",
+};
+pub const CAPACITY: SettingDef = SettingDef {
+    setting: Setting::Capacity,
+    key: "capacity",
+    within: None,
+    long: Some("capacity"),
+    short: None,
+    flag_name: "--capacity",
+    help: "Capacity search: the highest rate whose step meets these SLO rules (repeatable or comma-separated, e.g. \
+           p99<=10ms); errors<=0.1% is added unless a rule bounds errors",
+};
+pub const PRECISION: SettingDef = SettingDef {
+    setting: Setting::Precision,
+    key: "precision",
+    within: Some("capacity"),
+    long: Some("precision"),
+    short: None,
+    flag_name: "--precision",
+    help: "Capacity search: stop when the lowest failing rate is within this of the highest passing one [default: 5%]",
+};
+pub const STEP_WARMUP: SettingDef = SettingDef {
+    setting: Setting::StepWarmup,
+    key: "step_warmup",
+    within: None,
+    long: Some("step-warmup"),
+    short: None,
+    flag_name: "--step-warmup",
+    help: "Load before each step's measured window, at the step's rate, not recorded [default: 2s]",
+};
+pub const STEP: SettingDef = SettingDef {
+    setting: Setting::Step,
+    key: "step",
+    within: None,
+    long: Some("step"),
+    short: None,
+    flag_name: "--step",
+    help: "Each step's measured window, extended to hold --min-requests [default: 5s]",
+};
+pub const MIN_REQUESTS: SettingDef = SettingDef {
+    setting: Setting::MinRequests,
+    key: "min_requests",
+    within: None,
+    long: Some("min-requests"),
+    short: None,
+    flag_name: "--min-requests",
+    help: "At least this many requests in each step's measured window [default: 2000]",
+};
+pub const MAX_RATE: SettingDef = SettingDef {
+    setting: Setting::MaxRate,
+    key: "max_rate",
+    within: Some("capacity"),
+    long: Some("max-rate"),
+    short: None,
+    flag_name: "--max-rate",
+    help: "Capacity search: never try above this rate",
+};
+pub const START_RATE: SettingDef = SettingDef {
+    setting: Setting::StartRate,
+    key: "start_rate",
+    within: Some("capacity"),
+    long: Some("start-rate"),
+    short: None,
+    flag_name: "--start-rate",
+    help: "Capacity search: the first rate tried [default: a quarter of the warm-up's closed-model throughput]",
+};
+pub const STEADY_MAX: SettingDef = SettingDef {
+    setting: Setting::SteadyMax,
+    key: "steady_max",
+    within: None,
+    long: Some("steady-max"),
+    short: None,
+    flag_name: "--steady-max",
+    help: "Before the first step, warm up in the closed model until 1 s windows agree, for at most this long; after \
+           the last, check the target did not change under the steps (0s: neither) [default: 60s]",
+};
+pub const STEADY_TOLERANCE: SettingDef = SettingDef {
+    setting: Setting::SteadyTolerance,
+    key: "steady_tolerance",
+    within: None,
+    long: Some("steady-tolerance"),
+    short: None,
+    flag_name: "--steady-tolerance",
+    help: "The warm-up is steady when its last 3 windows' throughputs agree within this share [default: 20%]",
+};
+
 /// Every load setting, once.
-pub static SETTINGS: [SettingDef; 18] = [
+pub static SETTINGS: [SettingDef; 28] = [
     URL,
     MIX,
     METHOD,
@@ -210,6 +334,16 @@ pub static SETTINGS: [SettingDef; 18] = [
     CA_CERT,
     CERT,
     KEY,
+    RATES,
+    CAPACITY,
+    PRECISION,
+    STEP_WARMUP,
+    STEP,
+    MIN_REQUESTS,
+    MAX_RATE,
+    START_RATE,
+    STEADY_MAX,
+    STEADY_TOLERANCE,
 ];
 
 impl Setting {
