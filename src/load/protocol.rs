@@ -202,3 +202,7 @@ fn negotiate_alpn(
     let _ = tcp.read(&mut [0u8; 1]);
     Ok(chosen)
 }
+
+#[cfg(test)]
+#[path = "protocol_tests.rs"]
+mod tests;

@@ -148,12 +148,14 @@ impl TlsOptions {
         };
         let mut config = match (&self.client_cert_pem, &self.client_key_pem) {
             (Some(cert), Some(key)) => {
-                let chain = certificates(cert, "--cert")?;
-                let key = PrivateKeyDer::from_pem_slice(key.expose().as_bytes())
-                    .map_err(|err| anyhow::anyhow!("--key holds no usable PEM private key ({err})"))?;
-                builder
-                    .with_client_auth_cert(chain, key)
-                    .map_err(|err| anyhow::anyhow!("--cert and --key do not make a client certificate: {err}"))?
+                let chain = certificates(cert, Setting::Cert.flag_name())?;
+                let key = PrivateKeyDer::from_pem_slice(key.expose().as_bytes()).map_err(|err| {
+                    anyhow::anyhow!("{} holds no usable PEM private key ({err})", Setting::Key.flag_name())
+                })?;
+                builder.with_client_auth_cert(chain, key).map_err(|err| {
+                    let (cert, key) = (Setting::Cert.flag_name(), Setting::Key.flag_name());
+                    anyhow::anyhow!("{cert} and {key} do not make a client certificate: {err}")
+                })?
             }
             _ => builder.with_no_client_auth(),
         };
@@ -166,10 +168,10 @@ impl TlsOptions {
         let mut roots = RootCertStore::empty();
         match &self.ca_pem {
             Some(pem) => {
-                for certificate in certificates(pem, "--cacert")? {
-                    roots
-                        .add(certificate)
-                        .map_err(|err| anyhow::anyhow!("--cacert: a certificate is unusable ({err})"))?;
+                for certificate in certificates(pem, Setting::CaCert.flag_name())? {
+                    roots.add(certificate).map_err(|err| {
+                        anyhow::anyhow!("{}: a certificate is unusable ({err})", Setting::CaCert.flag_name())
+                    })?;
                 }
             }
             None => {
