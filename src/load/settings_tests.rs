@@ -1,6 +1,7 @@
 //! The settings' definitions against what is built from them elsewhere: the names are unique, each error name
-//! names its flag, `jload bench`'s clap flags carry the table's names and help, the plan schema knows each key, and
-//! the docs' tables list each flag and key.
+//! names its flag, and the docs' tables list each flag and key. (That `jload bench`'s clap flags carry the table's
+//! names and help is tested in `bench`, and that the plan schema knows each key in `plan::phase`: `load` imports
+//! neither.)
 
 use super::*;
 
