@@ -226,6 +226,13 @@ mod tests {
     }
 
     #[test]
+    fn a_load_error_in_a_later_phase_points_at_that_phases_key() {
+        let second = "[[phase]]\nname = \"two\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\nthreads = 0\n";
+        let err = parse(&format!("url = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nthreads = 2\n{second}"));
+        assert_eq!(err.unwrap_err().to_string(), "p.toml: line 14: phase 'two': threads must be at least 1");
+    }
+
+    #[test]
     fn an_error_about_no_one_key_points_at_the_phase_name() {
         let err = parse("duration = \"1s\"\n").unwrap_err();
         assert_eq!(err.to_string(), "p.toml: line 6: phase 'get': nothing to send: give url or mix");
