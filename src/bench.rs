@@ -30,7 +30,11 @@ use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
 use crate::load::generator::{Generator, LocalEngine};
 use crate::load::input::request::parse_url;
-use crate::load::input::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, Setting, threads_or_pinned};
+use crate::load::input::settings::{
+    BODY, CAPACITY, CONNECTIONS, DURATION, HEADERS, MAX_RATE, METHOD, MIN_REQUESTS, MIX, OK_STATUS, PRECISION, RATE,
+    RATES, REQUESTS, START_RATE, STEADY_MAX, STEADY_TOLERANCE, STEP, STEP_WARMUP, Setting, THREADS, TIMEOUT, URL,
+};
+use crate::load::input::spec::{DEFAULT_CONNECTIONS, LoadInput, LoadSpec, threads_or_pinned};
 use crate::load::input::status::OkStatus;
 use crate::load::printout;
 use crate::load::record::outcomes::Side;
@@ -42,6 +46,8 @@ use crate::units::parse_duration;
 
 /// How long a run lasts when neither -n nor -d is given (like wrk).
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+/// The heading of the rate ladder's and capacity search's flags in `--help`.
+const LADDER_HEADING: &str = "Rate ladder and capacity search";
 /// The method of a URL's requests when -m is not given.
 const DEFAULT_METHOD: &str = "GET";
 
@@ -50,47 +56,37 @@ const DEFAULT_METHOD: &str = "GET";
     after_help = "Examples:\n  jload bench -c 50 -d 30s 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench -R 2000 -d 1m --threshold 'p99<50ms' 'http://127.0.0.1:8088/get?key={rand:1..9999999}'\n  jload bench --mix mixes/kv.toml -d 20s --json out.json\n  jload bench --capacity 'p99<=10ms' 'http://127.0.0.1:8088/random_get?keyRange=100000'\n  jload bench --rates 1000..32000:6 --step 10s 'http://127.0.0.1:8088/random_get?keyRange=100000'"
 )]
 pub struct BenchArgs {
-    /// Target URL (http:// or https://). May contain {rand:LO..HI} and {seq} placeholders. Optional with --mix.
+    #[arg(help = URL.help)]
     pub url: Option<String>,
-    /// Concurrent connections (like wrk -c / ab -c).
-    #[arg(short = 'c', long, default_value_t = DEFAULT_CONNECTIONS)]
+    #[arg(short = CONNECTIONS.short, long = CONNECTIONS.long, help = CONNECTIONS.help)]
+    #[arg(default_value_t = DEFAULT_CONNECTIONS)]
     pub connections: usize,
-    /// Worker threads, each with its own event loop [default: number of cores].
-    #[arg(short = 't', long)]
+    #[arg(short = THREADS.short, long = THREADS.long, help = THREADS.help)]
     pub threads: Option<usize>,
     /// Pin the worker threads to these CPUs, written like taskset's list ("1", "2-3,6"); the threads default to
     /// one per CPU of the list. Keeps the generator off the CPUs of a JVM on the same machine.
     #[arg(long, value_name = "CPUS")]
     pub cpus: Option<String>,
-    /// Total requests to send, then stop (like ab -n).
-    #[arg(short = 'n', long)]
+    #[arg(short = REQUESTS.short, long = REQUESTS.long, help = REQUESTS.help)]
     pub requests: Option<u64>,
-    /// How long to run: 10s, 2m, 1h, 500ms (like wrk -d). Without -n or -d: 10s.
-    #[arg(short = 'd', long)]
+    #[arg(short = DURATION.short, long = DURATION.long, help = DURATION.help)]
     pub duration: Option<String>,
-    /// Open model: requests per second in total, on an even schedule; latency is corrected for coordinated omission.
-    #[arg(short = 'R', long)]
+    #[arg(short = RATE.short, long = RATE.long, help = RATE.help)]
     pub rate: Option<f64>,
-    /// Per-request timeout (like ab -s): the connection is closed, the request counted as a timeout [default: 5s].
-    #[arg(long)]
+    #[arg(long = TIMEOUT.long, help = TIMEOUT.help)]
     pub timeout: Option<String>,
-    /// HTTP method.
-    #[arg(short = 'm', long, default_value = DEFAULT_METHOD)]
+    #[arg(short = METHOD.short, long = METHOD.long, help = METHOD.help, default_value = DEFAULT_METHOD)]
     pub method: String,
-    /// Extra request header "Name: value" (repeatable). May contain placeholders.
-    #[arg(short = 'H', long = "header")]
+    #[arg(short = HEADERS.short, long = HEADERS.long, help = HEADERS.help)]
     pub headers: Vec<String>,
-    /// Request body. May contain placeholders.
-    #[arg(long, conflicts_with_all = ["body_file"])]
+    #[arg(long = BODY.long, help = BODY.help, conflicts_with_all = ["body_file"])]
     pub body: Option<String>,
     /// Request body read from a file (sent as is, no placeholders).
     #[arg(long)]
     pub body_file: Option<PathBuf>,
-    /// A TOML file of weighted requests ([[request]] name, weight, method, url, headers, body).
-    #[arg(long, conflicts_with_all = ["body", "body_file"])]
+    #[arg(long = MIX.long, help = MIX.help, conflicts_with_all = ["body", "body_file"])]
     pub mix: Option<PathBuf>,
-    /// Status codes that count as success, e.g. 200-299,404 when a 404 is a normal answer [default: 200-399].
-    #[arg(long, value_name = "CODES")]
+    #[arg(long = OK_STATUS.long, help = OK_STATUS.help, value_name = "CODES")]
     pub ok_status: Option<String>,
     /// Write the full result as JSON to this file (schema: docs/bench.md).
     #[arg(long)]
@@ -127,37 +123,26 @@ pub struct BenchArgs {
     /// How often to sample the JVM with --jvm.
     #[arg(long, default_value = "1s")]
     pub jvm_interval: String,
-    /// Rate ladder: one open-model step per rate, listed (2000,4000,8000) or geometric (1000..40000:8 is 8 steps).
-    #[arg(long, value_name = "RATES", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = RATES.long, help = RATES.help, value_name = "RATES", help_heading = LADDER_HEADING)]
     pub rates: Option<String>,
-    /// Capacity search: the highest rate whose step meets these SLO rules (repeatable or comma-separated, e.g.
-    /// p99<=10ms); errors<=0.1% is added unless a rule bounds errors.
-    #[arg(long, value_name = "SLO", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = CAPACITY.long, help = CAPACITY.help, value_name = "SLO", help_heading = LADDER_HEADING)]
     pub capacity: Vec<String>,
-    /// Capacity search: stop when the lowest failing rate is within this of the highest passing one [default: 5%].
-    #[arg(long, help_heading = "Rate ladder and capacity search")]
+    #[arg(long = PRECISION.long, help = PRECISION.help, help_heading = LADDER_HEADING)]
     pub precision: Option<String>,
-    /// Load before each step's measured window, at the step's rate, not recorded [default: 2s].
-    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEP_WARMUP.long, help = STEP_WARMUP.help, value_name = "DURATION", help_heading = LADDER_HEADING)]
     pub step_warmup: Option<String>,
-    /// Each step's measured window, extended to hold --min-requests [default: 5s].
-    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEP.long, help = STEP.help, value_name = "DURATION", help_heading = LADDER_HEADING)]
     pub step: Option<String>,
-    /// At least this many requests in each step's measured window [default: 2000].
-    #[arg(long, value_name = "N", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = MIN_REQUESTS.long, help = MIN_REQUESTS.help, value_name = "N", help_heading = LADDER_HEADING)]
     pub min_requests: Option<u64>,
-    /// Capacity search: never try above this rate.
-    #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = MAX_RATE.long, help = MAX_RATE.help, value_name = "RATE", help_heading = LADDER_HEADING)]
     pub max_rate: Option<f64>,
-    /// Capacity search: the first rate tried [default: a quarter of the warm-up's closed-model throughput].
-    #[arg(long, value_name = "RATE", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = START_RATE.long, help = START_RATE.help, value_name = "RATE", help_heading = LADDER_HEADING)]
     pub start_rate: Option<f64>,
-    /// Before the first step, warm up in the closed model until 1 s windows agree, for at most this long; after the
-    /// last, check the target did not change under the steps (0s: neither) [default: 60s].
-    #[arg(long, value_name = "DURATION", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEADY_MAX.long, help = STEADY_MAX.help, value_name = "DURATION", help_heading = LADDER_HEADING)]
     pub steady_max: Option<String>,
-    /// The warm-up is steady when its last 3 windows' throughputs agree within this share [default: 20%].
-    #[arg(long, value_name = "SHARE", help_heading = "Rate ladder and capacity search")]
+    #[arg(long = STEADY_TOLERANCE.long, help = STEADY_TOLERANCE.help, help_heading = LADDER_HEADING)]
+    #[arg(value_name = "SHARE")]
     pub steady_tolerance: Option<String>,
     #[command(flatten)]
     pub protocol: protocol_flags::ProtocolFlags,
@@ -326,7 +311,7 @@ pub fn load_spec(args: &BenchArgs, cpus: Option<&CpuSet>) -> anyhow::Result<Load
         ),
         None => None,
     };
-    let duration = args.duration.as_deref().map(|text| parse_duration("-d/--duration", text)).transpose()?;
+    let duration = args.duration.as_deref().map(|text| parse_duration(DURATION.flag_name, text)).transpose()?;
     let input = LoadInput {
         url: args.url.clone(),
         mix: args.mix.clone(),
@@ -340,13 +325,13 @@ pub fn load_spec(args: &BenchArgs, cpus: Option<&CpuSet>) -> anyhow::Result<Load
         requests: args.requests,
         duration: if duration.is_none() && args.requests.is_none() { Some(DEFAULT_DURATION) } else { duration },
         rate: args.rate,
-        timeout: args.timeout.as_deref().map(|text| parse_duration("--timeout", text)).transpose()?,
+        timeout: args.timeout.as_deref().map(|text| parse_duration(TIMEOUT.flag_name, text)).transpose()?,
         ok_status: args.ok_status.as_deref().map(OkStatus::parse).transpose()?,
         protocol: args.protocol.options()?,
     };
-    let spec = input.into_spec().map_err(|err| bad_input(err.describe(flag_name)))?;
+    let spec = input.into_spec().map_err(|err| bad_input(err.describe(Setting::flag_name)))?;
     match args.share {
-        Some((index, count)) => spec.share(count, index).map_err(|err| bad_input(err.describe(flag_name))),
+        Some((index, count)) => spec.share(count, index).map_err(|err| bad_input(err.describe(Setting::flag_name))),
         None => Ok(spec),
     }
 }
@@ -364,7 +349,7 @@ fn load_hosts(hosts: &[String], spec: &LoadSpec) -> anyhow::Result<Option<LoadHo
             request.url
         )));
     }
-    spec.share(hosts.len(), 0).map_err(|err| bad_input(format!("--hosts: {}", err.describe(flag_name))))?;
+    spec.share(hosts.len(), 0).map_err(|err| bad_input(format!("--hosts: {}", err.describe(Setting::flag_name))))?;
     LoadHosts::connect(hosts).map(Some).map_err(|err| bad_input(format!("--hosts: {err:#}")))
 }
 
@@ -374,23 +359,6 @@ fn parse_share(text: &str) -> Result<(usize, usize), String> {
     match numbers {
         Some((index, count)) if index < count => Ok((index, count)),
         _ => Err(format!("give INDEX/COUNT with INDEX from 0 to COUNT-1 (0/3, 1/3, 2/3), not '{text}'")),
-    }
-}
-
-/// A load setting as the flag that sets it.
-fn flag_name(setting: Setting) -> &'static str {
-    match setting {
-        Setting::Url => "a URL (http://127.0.0.1:8088/path)",
-        Setting::Mix => "--mix FILE",
-        Setting::Method => "-m",
-        Setting::Headers => "-H",
-        Setting::Body => "--body/--body-file",
-        Setting::Connections => "-c/--connections",
-        Setting::Threads => "-t/--threads",
-        Setting::Requests => "-n/--requests",
-        Setting::Duration => "-d/--duration",
-        Setting::Rate => "-R/--rate",
-        Setting::Timeout => "--timeout",
     }
 }
 
@@ -408,6 +376,22 @@ mod tests {
     fn with_capacity(rps: Option<f64>, limited_by: Side) -> BenchResult {
         let capacity = Capacity { rps, slo: String::new(), limited_by, bounds: [None, None], verdict: String::new() };
         BenchResult { capacity: Some(capacity), ..fixture() }
+    }
+
+    #[test]
+    fn bench_flags_take_their_names_and_help_from_the_settings_definitions() {
+        use crate::load::settings::SETTINGS;
+        use clap::Args;
+        let command = BenchArgs::augment_args(clap::Command::new("bench"));
+        for def in &SETTINGS {
+            let arg = match def.long {
+                Some(long) => command.get_arguments().find(|arg| arg.get_long() == Some(long)),
+                None => command.get_positionals().next(),
+            };
+            let arg = arg.unwrap_or_else(|| panic!("no bench flag for {:?}", def.setting));
+            assert_eq!(arg.get_short(), def.short, "{:?}", def.setting);
+            assert_eq!(arg.get_help().map(ToString::to_string).as_deref(), Some(def.help), "{:?}", def.setting);
+        }
     }
 
     #[test]

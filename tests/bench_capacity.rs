@@ -118,12 +118,14 @@ fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe()
 
 #[test]
 fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
-    let (code, result) =
-        on_known_server(&["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120", "--steady-max", "0s"], |result| {
+    let (code, result) = on_known_server(
+        &["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120", "--steady-max", "0s"],
+        |result| {
             result["steps"]
                 .as_array()
                 .is_some_and(|steps| steps.iter().take(2).any(|step| step["limited_by"]["side"] == "generator"))
-        });
+        },
+    );
     assert_eq!(code, 0);
     assert!(result.get("capacity").is_none(), "a fixed ladder claims no capacity");
     let steps = result["steps"].as_array().unwrap();

@@ -3,6 +3,10 @@
 
 use super::BenchArgs;
 use crate::error::bad_input;
+use crate::load::input::settings::{
+    CAPACITY, DURATION, MAX_RATE, MIN_REQUESTS, PRECISION, RATE, RATES, REQUESTS, START_RATE, STEADY_MAX,
+    STEADY_TOLERANCE, STEP, STEP_WARMUP,
+};
 use crate::load::search::capacity::{self, DEFAULT_PRECISION};
 use crate::load::search::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
 use crate::load::search::steady::{self, SteadyRule};
@@ -18,16 +22,16 @@ pub struct LadderSetup {
 pub fn ladder_setup(args: &BenchArgs) -> anyhow::Result<Option<LadderSetup>> {
     let search = !args.capacity.is_empty();
     let step_flags = [
-        ("--step-warmup", args.step_warmup.is_some()),
-        ("--step", args.step.is_some()),
-        ("--min-requests", args.min_requests.is_some()),
-        ("--steady-max", args.steady_max.is_some()),
-        ("--steady-tolerance", args.steady_tolerance.is_some()),
+        (STEP_WARMUP.flag_name, args.step_warmup.is_some()),
+        (STEP.flag_name, args.step.is_some()),
+        (MIN_REQUESTS.flag_name, args.min_requests.is_some()),
+        (STEADY_MAX.flag_name, args.steady_max.is_some()),
+        (STEADY_TOLERANCE.flag_name, args.steady_tolerance.is_some()),
     ];
     let search_flags = [
-        ("--precision", args.precision.is_some()),
-        ("--max-rate", args.max_rate.is_some()),
-        ("--start-rate", args.start_rate.is_some()),
+        (PRECISION.flag_name, args.precision.is_some()),
+        (MAX_RATE.flag_name, args.max_rate.is_some()),
+        (START_RATE.flag_name, args.start_rate.is_some()),
     ];
     if args.rates.is_none() && !search {
         return match step_flags.iter().chain(&search_flags).find(|(_, given)| *given) {
@@ -35,14 +39,14 @@ pub fn ladder_setup(args: &BenchArgs) -> anyhow::Result<Option<LadderSetup>> {
             None => Ok(None),
         };
     }
-    let ladder = if search { "--capacity" } else { "--rates" };
+    let ladder = if search { CAPACITY.flag_name } else { RATES.flag_name };
     if args.rates.is_some() && search {
         return Err(bad_input("give --rates (a fixed ladder) or --capacity (a search), not both"));
     }
     let single_run = [
-        ("-R/--rate", args.rate.is_some(), "each step runs at its own rate"),
-        ("-n/--requests", args.requests.is_some(), "each step lasts --step-warmup + --step"),
-        ("-d/--duration", args.duration.is_some(), "each step lasts --step-warmup + --step"),
+        (RATE.flag_name, args.rate.is_some(), "each step runs at its own rate"),
+        (REQUESTS.flag_name, args.requests.is_some(), "each step lasts --step-warmup + --step"),
+        (DURATION.flag_name, args.duration.is_some(), "each step lasts --step-warmup + --step"),
         ("--hlog", args.hlog.is_some(), "each step is a run of its own; --json holds every step"),
         ("--start-at", args.start_at.is_some(), "it starts several runs, one after the other"),
     ];
@@ -67,11 +71,11 @@ fn step_timing(args: &BenchArgs) -> anyhow::Result<StepTiming> {
         None => Ok(default),
     };
     let timing = StepTiming {
-        warmup: duration("--step-warmup", &args.step_warmup, default.warmup)?,
-        measure: duration("--step", &args.step, default.measure)?,
+        warmup: duration(STEP_WARMUP.flag_name, &args.step_warmup, default.warmup)?,
+        measure: duration(STEP.flag_name, &args.step, default.measure)?,
         min_requests: args.min_requests.unwrap_or(default.min_requests),
         steady: SteadyRule {
-            max: duration("--steady-max", &args.steady_max, default.steady.max)?,
+            max: duration(STEADY_MAX.flag_name, &args.steady_max, default.steady.max)?,
             tolerance: match &args.steady_tolerance {
                 Some(text) => steady::parse_tolerance(text).ok_or_else(|| {
                     bad_input(format!("--steady-tolerance '{text}': give a share above 0 and at most 100 %, like 10%"))
@@ -89,7 +93,7 @@ fn step_timing(args: &BenchArgs) -> anyhow::Result<StepTiming> {
 fn capacity_goal(args: &BenchArgs) -> anyhow::Result<CapacityGoal> {
     let slo = capacity::slo_rules(&args.capacity).map_err(|err| bad_input(format!("--capacity: {err}")))?;
     let precision = args.precision.as_deref().map(parse_precision).transpose()?.unwrap_or(DEFAULT_PRECISION);
-    for (flag, rate) in [("--max-rate", args.max_rate), ("--start-rate", args.start_rate)] {
+    for (flag, rate) in [(MAX_RATE.flag_name, args.max_rate), (START_RATE.flag_name, args.start_rate)] {
         if let Some(rate) = rate
             && !(rate.is_finite() && rate > 0.0)
         {

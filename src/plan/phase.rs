@@ -2,17 +2,17 @@
 //! `LoadSpec` as `jload bench` flags ([`LoadInput::into_spec`]), and its ladder when it has one
 //! ([`super::phase_ladder`]), with errors naming the plan file, line and key.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
 use super::PlanBase;
 use super::phase_ladder::{PhaseLadder, parse_ladder};
 use super::schema::PhaseFile;
 use crate::cpuset::CpuSet;
-use crate::load::connections::tls::TlsOptions;
-use crate::load::input::protocol::{HttpVersion, ProtocolOptions};
+use crate::load::input::protocol::{HttpVersion, ProtocolError, ProtocolInput, ProtocolOptions};
 use crate::load::input::spec::{LoadInput, LoadSpec, Setting, threads_or_pinned};
 use crate::load::input::status::OkStatus;
 use crate::tomlfile::Source;
@@ -71,8 +71,10 @@ pub(super) fn parse_phases(
     }
     let mut parsed = Vec::new();
     let mut names = HashSet::new();
-    for phase in phases.get_ref() {
-        let checked = parse_phase(source, base, phase, plan_slo, load_cpus)?;
+    let key_spans = phase_key_spans(source.text);
+    for (index, phase) in phases.get_ref().iter().enumerate() {
+        let spans = key_spans.get(index).cloned().unwrap_or_default();
+        let checked = parse_phase(source, base, phase, &spans, plan_slo, load_cpus)?;
         if !names.insert(checked.name.clone()) {
             return Err(source.error_at(phase.name.span(), format!("duplicate phase name '{}'", checked.name)));
         }
@@ -81,10 +83,12 @@ pub(super) fn parse_phases(
     Ok(parsed)
 }
 
+/// One phase, checked; `key_spans` says where it writes each key (see [`phase_key_spans`]).
 fn parse_phase(
     source: Source<'_>,
     base: &PlanBase,
     phase: &PhaseFile,
+    key_spans: &HashMap<String, Range<usize>>,
     plan_slo: &[String],
     load_cpus: Option<&CpuSet>,
 ) -> anyhow::Result<Phase> {
@@ -102,7 +106,10 @@ fn parse_phase(
         input.duration = Some(ladder.timing.measure);
     }
     let load = input.into_spec().map_err(|err| {
-        let span = err.setting().and_then(|setting| span_of(phase, setting)).unwrap_or_else(|| phase.name.span());
+        // A mix file's error names its own file and line; the plan's line is then the phase's.
+        let setting = err.setting().filter(|setting| *setting != Setting::Mix);
+        let span = setting.and_then(|setting| key_spans.get(setting.key()).cloned());
+        let span = span.unwrap_or_else(|| phase.name.span());
         source.error_at(span, format!("phase '{name}': {err}"))
     })?;
     Ok(Phase { name, measure: phase.measure, load, ladder })
@@ -135,7 +142,8 @@ fn load_input(source: Source<'_>, base: &PlanBase, phase: &PhaseFile, name: &str
     })
 }
 
-/// The phase's `http`, `streams`, `insecure`, `cacert`, `cert` and `key`, checked at their keys.
+/// The phase's `http`, `streams`, `insecure`, `cacert`, `cert` and `key`, checked at their keys through the same
+/// [`ProtocolInput::into_options`] as `jload bench`'s flags; a TLS file's error points at the first file key given.
 fn protocol_options(
     source: Source<'_>,
     base: &PlanBase,
@@ -150,38 +158,39 @@ fn protocol_options(
         None => HttpVersion::default(),
     };
     let file = |key: &Option<Spanned<String>>| key.as_ref().map(|path| base.plan_dir.join(path.get_ref()));
-    let (cacert, cert, key) = (file(&phase.cacert), file(&phase.cert), file(&phase.key));
-    let first_file_key = [&phase.cacert, &phase.cert, &phase.key].into_iter().flatten().next().map(Spanned::span);
-    let tls = TlsOptions::from_files(
-        phase.insecure,
-        cacert.as_deref(),
-        cert.as_deref(),
-        key.as_deref(),
-        ["cacert", "cert", "key"],
-    )
-    .map_err(|err| at(first_file_key, err.to_string()))?;
-    let options = ProtocolOptions { http, streams: value(&phase.streams).unwrap_or(1), tls };
-    options
-        .check(["streams", "http = \"2\""])
-        .map_err(|err| at(phase.streams.as_ref().map(Spanned::span), err.to_string()))?;
-    Ok(options)
+    let input = ProtocolInput {
+        http,
+        streams: value(&phase.streams),
+        insecure: phase.insecure,
+        cacert: file(&phase.cacert),
+        cert: file(&phase.cert),
+        key: file(&phase.key),
+    };
+    input.into_options(Setting::key, "http = \"2\"").map_err(|err| match err {
+        ProtocolError::Tls(err) => {
+            let first_file_key = [&phase.cacert, &phase.cert, &phase.key].into_iter().flatten().next();
+            at(first_file_key.map(Spanned::span), err.to_string())
+        }
+        ProtocolError::Streams(err) => at(phase.streams.as_ref().map(Spanned::span), err.to_string()),
+    })
 }
 
 fn value<T: Copy>(spanned: &Option<Spanned<T>>) -> Option<T> {
     spanned.as_ref().map(|spanned| *spanned.get_ref())
 }
 
-/// Where a setting is written in the phase, when it is.
-fn span_of(phase: &PhaseFile, setting: Setting) -> Option<Range<usize>> {
-    match setting {
-        Setting::Connections => phase.connections.as_ref().map(Spanned::span),
-        Setting::Threads => phase.threads.as_ref().map(Spanned::span),
-        Setting::Requests => phase.requests.as_ref().map(Spanned::span),
-        Setting::Duration => phase.duration.as_ref().map(Spanned::span),
-        Setting::Rate => phase.rate.as_ref().map(Spanned::span),
-        Setting::Timeout => phase.timeout.as_ref().map(Spanned::span),
-        Setting::Url | Setting::Mix | Setting::Method | Setting::Headers | Setting::Body => None,
-    }
+/// Where each `[[phase]]` writes each of its keys' values, by key, in the order of the phases: read from the document
+/// itself, so that an error about a setting finds its line by the setting's one key ([`Setting::key`]).
+fn phase_key_spans(text: &str) -> Vec<HashMap<String, Range<usize>>> {
+    let Ok(document) = DeTable::parse(text) else { return Vec::new() };
+    let phases = document.get_ref().iter().find(|(key, _)| key.get_ref() == "phase");
+    let Some((_, phases)) = phases else { return Vec::new() };
+    let DeValue::Array(phases) = phases.get_ref() else { return Vec::new() };
+    let keys = |phase: &Spanned<DeValue<'_>>| match phase.get_ref() {
+        DeValue::Table(table) => table.iter().map(|(key, value)| (key.get_ref().to_string(), value.span())).collect(),
+        _ => HashMap::new(),
+    };
+    phases.iter().map(keys).collect()
 }
 
 #[cfg(test)]
@@ -217,6 +226,13 @@ mod tests {
     }
 
     #[test]
+    fn a_load_error_in_a_later_phase_points_at_that_phases_key() {
+        let second = "[[phase]]\nname = \"two\"\nurl = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\nthreads = 0\n";
+        let err = parse(&format!("url = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\nthreads = 2\n{second}"));
+        assert_eq!(err.unwrap_err().to_string(), "p.toml: line 14: phase 'two': threads must be at least 1");
+    }
+
+    #[test]
     fn an_error_about_no_one_key_points_at_the_phase_name() {
         let err = parse("duration = \"1s\"\n").unwrap_err();
         assert_eq!(err.to_string(), "p.toml: line 6: phase 'get': nothing to send: give url or mix");
@@ -225,6 +241,32 @@ mod tests {
             err.to_string(),
             "p.toml: line 6: phase 'get': headers does not apply with mix: each [[request]] in the mix file sets its own"
         );
+    }
+
+    /// The keys serde knows for `T`, from its error for an unknown one.
+    fn schema_keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
+        let message = toml::from_str::<T>("no_such_key = 1").err().expect("an unknown key is refused").to_string();
+        let (_, expected) = message.split_once("expected one of").expect("serde lists the keys");
+        expected.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_phase_schema_has_a_key_for_every_load_setting() {
+        let phase_keys = schema_keys::<super::PhaseFile>();
+        let capacity_keys = schema_keys::<crate::plan::schema::CapacityGoalFile>();
+        for def in &crate::load::settings::SETTINGS {
+            let keys = match def.within {
+                None => &phase_keys,
+                Some("capacity") => &capacity_keys,
+                Some(other) => panic!("{other} = {{ … }} is no table of a phase"),
+            };
+            assert!(
+                keys.iter().any(|key| key == def.key),
+                "no key `{}` in {:?} (it has {keys:?})",
+                def.key,
+                def.within
+            );
+        }
     }
 
     fn threads_with_load(load: &str, threads: &str) -> usize {

@@ -10,6 +10,10 @@ use toml::Spanned;
 
 use super::schema::{CapacityFile, CapacityGoalFile, PhaseFile, RatesFile, SloRulesFile};
 use crate::load::figures::threshold::Threshold;
+use crate::load::input::settings::{
+    CAPACITY, DURATION, MAX_RATE, MIN_REQUESTS, RATES, REQUESTS, START_RATE, STEADY_MAX, STEADY_TOLERANCE, STEP,
+    STEP_WARMUP,
+};
 use crate::load::search::capacity::{self, DEFAULT_PRECISION};
 use crate::load::search::ladder::{CapacityGoal, LadderPlan, Rates, StepTiming};
 use crate::load::search::steady::{self, SteadyRule};
@@ -88,9 +92,9 @@ pub(super) fn parse_ladder(
                 "rates and capacity do not go together: give a list of rates, or a capacity search".to_string(),
             ));
         }
-        (Some(rates), None) => ("rates", rates.span(), checked_rates(rates.get_ref()).map(LadderPlan::Rates)),
+        (Some(rates), None) => (RATES.key, rates.span(), checked_rates(rates.get_ref()).map(LadderPlan::Rates)),
         (None, Some(capacity)) => {
-            ("capacity", capacity.span(), capacity_goal(capacity.get_ref(), plan_slo).map(LadderPlan::Capacity))
+            (CAPACITY.key, capacity.span(), capacity_goal(capacity.get_ref(), plan_slo).map(LadderPlan::Capacity))
         }
         (None, None) => {
             return refuse_step_keys_alone(phase).map_err(|(span, message)| at(span, message)).map(|_| None);
@@ -111,11 +115,11 @@ pub(super) fn parse_ladder(
 /// Step timing keys belong to a ladder; alone they would silently do nothing.
 fn refuse_step_keys_alone(phase: &PhaseFile) -> Result<(), (Range<usize>, String)> {
     let given = [
-        ("step_warmup", phase.step_warmup.as_ref().map(Spanned::span)),
-        ("step", phase.step.as_ref().map(Spanned::span)),
-        ("min_requests", phase.min_requests.as_ref().map(Spanned::span)),
-        ("steady_max", phase.steady_max.as_ref().map(Spanned::span)),
-        ("steady_tolerance", phase.steady_tolerance.as_ref().map(Spanned::span)),
+        (STEP_WARMUP.key, phase.step_warmup.as_ref().map(Spanned::span)),
+        (STEP.key, phase.step.as_ref().map(Spanned::span)),
+        (MIN_REQUESTS.key, phase.min_requests.as_ref().map(Spanned::span)),
+        (STEADY_MAX.key, phase.steady_max.as_ref().map(Spanned::span)),
+        (STEADY_TOLERANCE.key, phase.steady_tolerance.as_ref().map(Spanned::span)),
     ];
     match given.into_iter().find_map(|(key, span)| span.map(|span| (key, span))) {
         Some((key, span)) => {
@@ -131,8 +135,8 @@ fn refuse_with_ladder(phase: &PhaseFile, key: &str) -> Result<(), (Range<usize>,
         return Err((rate.span(), format!("rate does not go with {key}: a ladder sets each step's rate")));
     }
     let length_keys = [
-        ("requests", phase.requests.as_ref().map(Spanned::span)),
-        ("duration", phase.duration.as_ref().map(Spanned::span)),
+        (REQUESTS.key, phase.requests.as_ref().map(Spanned::span)),
+        (DURATION.key, phase.duration.as_ref().map(Spanned::span)),
     ];
     match length_keys.into_iter().find_map(|(length, span)| span.map(|span| (length, span))) {
         Some((length, span)) => Err((
@@ -225,7 +229,7 @@ fn capacity_goal(capacity: &CapacityFile, plan_slo: &[String]) -> Result<Capacit
         }
         _ => Ok(rate),
     };
-    let (start_rps, max_rps) = (rate("start_rate", goal.start_rate)?, rate("max_rate", goal.max_rate)?);
+    let (start_rps, max_rps) = (rate(START_RATE.key, goal.start_rate)?, rate(MAX_RATE.key, goal.max_rate)?);
     if let (Some(start), Some(max)) = (start_rps, max_rps)
         && max <= start
     {

@@ -11,6 +11,7 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use serde::{Deserialize, Serialize};
 
 use crate::error::bad_input;
+use crate::load::input::settings::Setting;
 
 /// ALPN identifiers.
 pub const ALPN_HTTP1: &[u8] = b"http/1.1";
@@ -100,13 +101,15 @@ pub fn explain(err: &rustls::Error) -> String {
 }
 
 impl TlsOptions {
-    /// Read `--cacert`, `--cert` and `--key` files into the options; a missing or unreadable file is bad input.
-    pub fn from_files(
+    /// Read the CA bundle, client certificate and key files into the options (through
+    /// [`crate::load::input::protocol::ProtocolInput::into_options`], for every front end), each named by `name` as the front end
+    /// calls it; a missing or unreadable file is bad input.
+    pub(in crate::load) fn from_files(
         insecure: bool,
         ca_file: Option<&std::path::Path>,
         cert_file: Option<&std::path::Path>,
         key_file: Option<&std::path::Path>,
-        names: [&str; 3],
+        name: impl Fn(Setting) -> &'static str,
     ) -> anyhow::Result<TlsOptions> {
         let read = |path: Option<&std::path::Path>, name: &str| {
             path.map(|path| {
@@ -117,14 +120,15 @@ impl TlsOptions {
         };
         let options = TlsOptions {
             insecure,
-            ca_pem: read(ca_file, names[0])?,
-            client_cert_pem: read(cert_file, names[1])?,
-            client_key_pem: read(key_file, names[2])?.map(PrivateKeyPem::new),
+            ca_pem: read(ca_file, name(Setting::CaCert))?,
+            client_cert_pem: read(cert_file, name(Setting::Cert))?,
+            client_key_pem: read(key_file, name(Setting::Key))?.map(PrivateKeyPem::new),
         };
         if options.client_cert_pem.is_some() != options.client_key_pem.is_some() {
             return Err(bad_input(format!(
                 "{} and {} go together: give the client certificate and its private key",
-                names[1], names[2]
+                name(Setting::Cert),
+                name(Setting::Key)
             )));
         }
         options.client_config(&[ALPN_HTTP1]).map_err(|err| bad_input(err.to_string()))?;
@@ -144,12 +148,14 @@ impl TlsOptions {
         };
         let mut config = match (&self.client_cert_pem, &self.client_key_pem) {
             (Some(cert), Some(key)) => {
-                let chain = certificates(cert, "--cert")?;
-                let key = PrivateKeyDer::from_pem_slice(key.expose().as_bytes())
-                    .map_err(|err| anyhow::anyhow!("--key holds no usable PEM private key ({err})"))?;
-                builder
-                    .with_client_auth_cert(chain, key)
-                    .map_err(|err| anyhow::anyhow!("--cert and --key do not make a client certificate: {err}"))?
+                let chain = certificates(cert, Setting::Cert.flag_name())?;
+                let key = PrivateKeyDer::from_pem_slice(key.expose().as_bytes()).map_err(|err| {
+                    anyhow::anyhow!("{} holds no usable PEM private key ({err})", Setting::Key.flag_name())
+                })?;
+                builder.with_client_auth_cert(chain, key).map_err(|err| {
+                    let (cert, key) = (Setting::Cert.flag_name(), Setting::Key.flag_name());
+                    anyhow::anyhow!("{cert} and {key} do not make a client certificate: {err}")
+                })?
             }
             _ => builder.with_no_client_auth(),
         };
@@ -162,10 +168,10 @@ impl TlsOptions {
         let mut roots = RootCertStore::empty();
         match &self.ca_pem {
             Some(pem) => {
-                for certificate in certificates(pem, "--cacert")? {
-                    roots
-                        .add(certificate)
-                        .map_err(|err| anyhow::anyhow!("--cacert: a certificate is unusable ({err})"))?;
+                for certificate in certificates(pem, Setting::CaCert.flag_name())? {
+                    roots.add(certificate).map_err(|err| {
+                        anyhow::anyhow!("{}: a certificate is unusable ({err})", Setting::CaCert.flag_name())
+                    })?;
                 }
             }
             None => {

@@ -5,6 +5,7 @@
 pub mod mix;
 pub mod protocol;
 pub mod request;
+pub mod settings;
 pub mod spec;
 pub mod status;
 pub mod template;

@@ -4,6 +4,7 @@
 
 use std::io::Read;
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::load::connections::h2::Scheme;
 
 use super::request::Endpoint;
+use super::settings::Setting;
 use crate::error::bad_input;
 use crate::load::connections::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, explain, server_name};
 use crate::load::connections::transport::Security;
@@ -43,6 +45,58 @@ impl HttpVersion {
     }
 }
 
+/// The protocol settings as a front end read them, the TLS files not yet read: `jload bench`'s flags and a plan
+/// phase's keys both fill it, and [`ProtocolInput::into_options`] is the one road from them to [`ProtocolOptions`].
+#[derive(Debug, Clone, Default)]
+pub struct ProtocolInput {
+    pub http: HttpVersion,
+    /// Default: 1.
+    pub streams: Option<usize>,
+    pub insecure: bool,
+    /// The CA bundle, client certificate and its key, resolved against the front end's folder.
+    pub cacert: Option<PathBuf>,
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+}
+
+/// Why the protocol settings were refused: a TLS file (unreadable, not PEM, a certificate without its key), or the
+/// streams against the HTTP version.
+#[derive(Debug)]
+pub enum ProtocolError {
+    Tls(anyhow::Error),
+    Streams(anyhow::Error),
+}
+
+impl ProtocolError {
+    pub fn into_error(self) -> anyhow::Error {
+        match self {
+            ProtocolError::Tls(err) | ProtocolError::Streams(err) => err,
+        }
+    }
+}
+
+impl ProtocolInput {
+    /// The checked options with the TLS files read into them (built once, here, for every front end); `name` calls
+    /// each setting as the front end does, `add_http2` is how it asks for HTTP/2.
+    pub fn into_options(
+        self,
+        name: impl Fn(Setting) -> &'static str,
+        add_http2: &str,
+    ) -> Result<ProtocolOptions, ProtocolError> {
+        let tls = TlsOptions::from_files(
+            self.insecure,
+            self.cacert.as_deref(),
+            self.cert.as_deref(),
+            self.key.as_deref(),
+            &name,
+        )
+        .map_err(ProtocolError::Tls)?;
+        let options = ProtocolOptions { http: self.http, streams: self.streams.unwrap_or(1), tls };
+        options.check(name, add_http2).map_err(ProtocolError::Streams)?;
+        Ok(options)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProtocolOptions {
@@ -66,15 +120,17 @@ impl Default for ProtocolOptions {
 }
 
 impl ProtocolOptions {
-    /// The settings that make no sense together, named with the front end's `names` of (streams, http version).
-    pub fn check(&self, names: [&str; 2]) -> anyhow::Result<()> {
+    /// The settings that make no sense together, each named by `name` as the front end calls it; `add_http2` is how
+    /// it asks for HTTP/2.
+    pub fn check(&self, name: impl Fn(Setting) -> &'static str, add_http2: &str) -> anyhow::Result<()> {
+        let streams = name(Setting::Streams);
         if self.streams == 0 {
-            return Err(bad_input(format!("{} must be at least 1", names[0])));
+            return Err(bad_input(format!("{streams} must be at least 1")));
         }
         if self.streams > 1 && self.http == HttpVersion::Http1 {
             return Err(bad_input(format!(
-                "{} {} needs HTTP/2 (an HTTP/1.1 connection carries one request at a time): add {}",
-                names[0], self.streams, names[1]
+                "{streams} {} needs HTTP/2 (an HTTP/1.1 connection carries one request at a time): add {add_http2}",
+                self.streams
             )));
         }
         Ok(())
@@ -146,3 +202,7 @@ fn negotiate_alpn(
     let _ = tcp.read(&mut [0u8; 1]);
     Ok(chosen)
 }
+
+#[cfg(test)]
+#[path = "protocol_tests.rs"]
+mod tests;

@@ -1,7 +1,7 @@
 //! The fully resolved description of one load run as the engine takes it ([`LoadSpec`]), and the one road to it from
 //! what a user wrote (`jload bench` flags or a plan phase, both as a [`LoadInput`]): the "URL or mix" rule, the load
 //! limits, the defaults, and `{port}` filling. Errors are typed ([`LoadError`]) so each front end can name a setting
-//! in its own terms: a flag for `bench`, a key with file and line for a plan.
+//! in its own terms: a flag for `bench`, a key with file and line for a plan (both names from [`super::settings`]).
 
 use crate::cpuset::CpuSet;
 use std::fmt;
@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::mix::load_mix;
 use super::protocol::ProtocolOptions;
 use super::request::{RequestSet, RequestSpec};
+pub use super::settings::Setting;
 use super::status::OkStatus;
 
 /// Concurrent connections when none are given (bench `-c`, a phase's `connections`).
@@ -77,41 +78,6 @@ pub struct LoadSpec {
     /// HTTP version, HTTP/2 streams, TLS settings.
     #[serde(default)]
     pub protocol: ProtocolOptions,
-}
-
-/// A setting of a load run, for naming it in errors (each front end has its own name for it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Setting {
-    Url,
-    Mix,
-    Method,
-    Headers,
-    Body,
-    Connections,
-    Threads,
-    Requests,
-    Duration,
-    Rate,
-    Timeout,
-}
-
-impl Setting {
-    /// The setting's name as a plan phase key (the neutral name).
-    pub fn key(self) -> &'static str {
-        match self {
-            Setting::Url => "url",
-            Setting::Mix => "mix",
-            Setting::Method => "method",
-            Setting::Headers => "headers",
-            Setting::Body => "body",
-            Setting::Connections => "connections",
-            Setting::Threads => "threads",
-            Setting::Requests => "requests",
-            Setting::Duration => "duration",
-            Setting::Rate => "rate",
-            Setting::Timeout => "timeout",
-        }
-    }
 }
 
 /// What is wrong with a [`LoadInput`].
