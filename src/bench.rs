@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn bench_flags_take_their_names_and_help_from_the_settings_definitions() {
-        use crate::load::settings::SETTINGS;
+        use crate::load::input::settings::SETTINGS;
         use clap::Args;
         let command = BenchArgs::augment_args(clap::Command::new("bench"));
         for def in &SETTINGS {

@@ -254,7 +254,7 @@ mod tests {
     fn the_phase_schema_has_a_key_for_every_load_setting() {
         let phase_keys = schema_keys::<super::PhaseFile>();
         let capacity_keys = schema_keys::<crate::plan::schema::CapacityGoalFile>();
-        for def in &crate::load::settings::SETTINGS {
+        for def in &crate::load::input::settings::SETTINGS {
             let keys = match def.within {
                 None => &phase_keys,
                 Some("capacity") => &capacity_keys,
