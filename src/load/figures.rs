@@ -1,8 +1,9 @@
 //! The figures of a bench result, one definition each: the names a `--threshold` rule or a plan's `[slo]` key uses for
 //! it, its unit, which way is better, how to read it from a [`BenchResult`], and the key, label and format reports show
-//! it with. Thresholds parse and judge through this list; the report's metric registry takes its bench figures from it
-//! and adds the JVM's.
+//! it with, and which outputs show it (its views: `figure_views.rs`). Thresholds parse and judge through this list;
+//! the report's metric registry takes its bench figures from it and adds the JVM's.
 
+pub use super::figure_views::{Judged, ReportRow, TerminalRow, View};
 use super::printout::format_ms;
 use super::result::BenchResult;
 use serde::Serialize;
@@ -115,8 +116,8 @@ pub struct Figure {
     /// Row label in reports.
     pub label: &'static str,
     pub format: Format,
-    /// Whether the reports show it (p95 is judged by rules but not shown in the report tables).
-    pub reported: bool,
+    /// The outputs that show it; none for a figure only rules judge (`requests`, `connect_p99`).
+    pub shown: &'static [View],
     /// The names a threshold rule or `[slo]` key may call it by, lower case; none when rules cannot name it.
     pub names: &'static [&'static str],
     pub unit: Unit,
@@ -125,15 +126,27 @@ pub struct Figure {
     pub read: fn(&BenchResult) -> Option<f64>,
 }
 
+impl Figure {
+    /// Whether a report shows it (its tables, report.json, the end-of-run table, compare or the grids).
+    pub fn reported(&self) -> bool {
+        !self.shown.is_empty()
+    }
+}
+
 const fn latency(
     key: &'static str,
     label: &'static str,
-    reported: bool,
+    shown: &'static [View],
     names: &'static [&'static str],
     read: fn(&BenchResult) -> Option<f64>,
 ) -> Figure {
-    Figure { key, label, format: Format::Ms, reported, names, unit: Unit::Latency, better: Better::Lower, read }
+    Figure { key, label, format: Format::Ms, shown, names, unit: Unit::Latency, better: Better::Lower, read }
 }
+
+const CONTEXT: View = View::Compare(Judged::Context);
+const JUDGED: View = View::Compare(Judged::Yes);
+const LATENCY_ROW: View = View::Report(ReportRow::Latency);
+const MEAN_MEDIAN_ROW: View = View::Report(ReportRow::MeanMedian);
 
 /// Every bench figure, in the order reports list them.
 pub const FIGURES: &[Figure] = &[
@@ -141,30 +154,44 @@ pub const FIGURES: &[Figure] = &[
         key: "rps",
         label: "req/s",
         format: Format::Count,
-        reported: true,
+        shown: &[View::Report(ReportRow::Rps), View::Terminal(TerminalRow::Rps), JUDGED, View::Grid],
         names: &["rps"],
         unit: Unit::Rate,
         better: Better::Higher,
         read: |result| Some(result.rps),
     },
-    latency("min_ms", "min", true, &["min"], |result| Some(result.latency_ms.min)),
-    latency("mean_ms", "mean", true, &["mean", "avg"], |result| Some(result.latency_ms.mean)),
-    latency("p50_ms", "median", true, &["p50", "median"], |result| Some(result.latency_ms.p50)),
-    latency("p90_ms", "P90", true, &["p90"], |result| Some(result.latency_ms.p90)),
-    latency("p95_ms", "P95", false, &["p95"], |result| Some(result.latency_ms.p95)),
-    latency("p99_ms", "P99", true, &["p99"], |result| Some(result.latency_ms.p99)),
-    latency("p999_ms", "P99.9", true, &["p999", "p99.9"], |result| Some(result.latency_ms.p999)),
-    latency("max_ms", "max", true, &["max"], |result| Some(result.latency_ms.max)),
-    latency("stdev_ms", "stdev", true, &["stdev"], |result| Some(result.latency_ms.stdev)),
+    latency("min_ms", "min", &[LATENCY_ROW], &["min"], |result| Some(result.latency_ms.min)),
+    latency("mean_ms", "mean", &[MEAN_MEDIAN_ROW], &["mean", "avg"], |result| Some(result.latency_ms.mean)),
+    latency(
+        "p50_ms",
+        "median",
+        &[MEAN_MEDIAN_ROW, View::Terminal(TerminalRow::P50), JUDGED],
+        &["p50", "median"],
+        |result| Some(result.latency_ms.p50),
+    ),
+    latency("p90_ms", "P90", &[LATENCY_ROW, CONTEXT], &["p90"], |result| Some(result.latency_ms.p90)),
+    latency("p95_ms", "P95", &[], &["p95"], |result| Some(result.latency_ms.p95)),
+    latency(
+        "p99_ms",
+        "P99",
+        &[View::Report(ReportRow::P99), LATENCY_ROW, View::Terminal(TerminalRow::P99), JUDGED, View::Grid],
+        &["p99"],
+        |result| Some(result.latency_ms.p99),
+    ),
+    latency("p999_ms", "P99.9", &[LATENCY_ROW, JUDGED], &["p999", "p99.9"], |result| Some(result.latency_ms.p999)),
+    latency("max_ms", "max", &[LATENCY_ROW, View::Terminal(TerminalRow::Max), CONTEXT], &["max"], |result| {
+        Some(result.latency_ms.max)
+    }),
+    latency("stdev_ms", "stdev", &[View::Report(ReportRow::Stdev)], &["stdev"], |result| Some(result.latency_ms.stdev)),
     // Setting a connection up (TCP connect and TLS handshake), apart from any request: a rule on TLS handshakes.
-    latency("connect_p99_ms", "connect P99", false, &["connect_p99"], |result| {
+    latency("connect_p99_ms", "connect P99", &[], &["connect_p99"], |result| {
         result.connection_setup.as_ref().filter(|setup| setup.connections > 0).map(|setup| setup.time_ms.p99)
     }),
     Figure {
         key: "errors",
         label: "errors",
         format: Format::Count,
-        reported: true,
+        shown: &[View::Report(ReportRow::ErrorTimeout), View::Terminal(TerminalRow::Errors)],
         names: &["errors"],
         unit: Unit::Count,
         better: Better::Lower,
@@ -174,7 +201,7 @@ pub const FIGURES: &[Figure] = &[
         key: "timeouts",
         label: "timeouts",
         format: Format::Count,
-        reported: true,
+        shown: &[View::Report(ReportRow::ErrorTimeout)],
         names: &[],
         unit: Unit::Count,
         better: Better::Lower,
@@ -184,7 +211,7 @@ pub const FIGURES: &[Figure] = &[
         key: "error_pct",
         label: "errors %",
         format: Format::Percent,
-        reported: true,
+        shown: &[JUDGED],
         names: &["errors"],
         unit: Unit::Share,
         better: Better::Lower,
@@ -194,7 +221,7 @@ pub const FIGURES: &[Figure] = &[
         key: "requests",
         label: "requests",
         format: Format::Count,
-        reported: false,
+        shown: &[],
         names: &["requests"],
         unit: Unit::Count,
         better: Better::Higher,

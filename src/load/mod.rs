@@ -4,6 +4,7 @@
 pub mod capacity;
 pub mod conn;
 pub mod engine;
+pub mod figure_views;
 pub mod figures;
 pub mod generator;
 pub mod h2;
