@@ -170,7 +170,7 @@ pub const FIGURES: &[Figure] = &[
         |result| Some(result.latency_ms.p50),
     ),
     latency("p90_ms", "P90", &[LATENCY_ROW, CONTEXT], &["p90"], |result| Some(result.latency_ms.p90)),
-    latency("p95_ms", "P95", &[], &["p95"], |result| Some(result.latency_ms.p95)),
+    latency("p95_ms", "P95", &[LATENCY_ROW, CONTEXT], &["p95"], |result| Some(result.latency_ms.p95)),
     latency(
         "p99_ms",
         "P99",
