@@ -15,6 +15,17 @@ pub enum View {
     Compare(Judged),
     /// The grids of a sweep over two or more axes (a phase shows those of its kind: `report/grid.rs`).
     Grid,
+    /// A latency column of `jload bench`'s printout (corrected and uncorrected).
+    Printout,
+    /// A latency column of a rate ladder's or capacity search's step table (`ladder_printout.rs`).
+    Steps,
+}
+
+impl View {
+    /// Whether it is an output of a report (results directory → tables, report.json, compare), not a printout.
+    pub fn is_report(self) -> bool {
+        !matches!(self, View::Printout | View::Steps)
+    }
 }
 
 /// Whether `jload compare` judges a figure (a significant worsening beyond the threshold is a regression) or shows it

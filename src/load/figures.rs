@@ -5,7 +5,7 @@
 
 pub use super::figure_views::{Judged, ReportRow, TerminalRow, View};
 use super::printout::format_ms;
-use super::result::BenchResult;
+use super::result::{BenchResult, LatencySummary};
 use serde::Serialize;
 
 /// Which way is better for a figure.
@@ -122,33 +122,72 @@ pub struct Figure {
     pub names: &'static [&'static str],
     pub unit: Unit,
     pub better: Better,
-    /// None when the run has no such figure (no error share without attempts).
-    pub read: fn(&BenchResult) -> Option<f64>,
+    /// Where its value comes from.
+    pub source: Source,
+}
+
+/// Where a figure's value comes from.
+#[derive(Debug)]
+pub enum Source {
+    /// A figure of the run's latency summary, which the printouts read from every summary they show (each step's,
+    /// corrected and uncorrected) under its column header.
+    Latency(Percentile),
+    /// Anything else of the result; None when the run has no such figure (no error share without attempts).
+    Result(fn(&BenchResult) -> Option<f64>),
+}
+
+/// A figure of a latency summary: its column header in the printouts and how to read it.
+#[derive(Debug)]
+pub struct Percentile {
+    pub header: &'static str,
+    pub of: fn(&LatencySummary) -> f64,
 }
 
 impl Figure {
+    /// Its value in a result; None when the run has no such figure.
+    pub fn read(&self, result: &BenchResult) -> Option<f64> {
+        match &self.source {
+            Source::Latency(percentile) => Some((percentile.of)(&result.latency_ms)),
+            Source::Result(read) => read(result),
+        }
+    }
+
     /// Whether a report shows it (its tables, report.json, the end-of-run table, compare or the grids).
     pub fn reported(&self) -> bool {
-        !self.shown.is_empty()
+        self.shown.iter().any(|view| view.is_report())
     }
 }
 
+/// The latency columns `view` shows (the bench printout's latency line, the ladder printout's steps), in the
+/// registry's order.
+pub fn percentiles(view: View) -> impl Iterator<Item = &'static Percentile> {
+    FIGURES.iter().filter(move |figure| figure.shown.contains(&view)).filter_map(|figure| match &figure.source {
+        Source::Latency(percentile) => Some(percentile),
+        Source::Result(_) => None,
+    })
+}
+
+/// A figure of the latency summary, its column `header` in the printouts.
 const fn latency(
     key: &'static str,
     label: &'static str,
+    header: &'static str,
     shown: &'static [View],
     names: &'static [&'static str],
-    read: fn(&BenchResult) -> Option<f64>,
+    of: fn(&LatencySummary) -> f64,
 ) -> Figure {
-    Figure { key, label, format: Format::Ms, shown, names, unit: Unit::Latency, better: Better::Lower, read }
+    let source = Source::Latency(Percentile { header, of });
+    Figure { key, label, format: Format::Ms, shown, names, unit: Unit::Latency, better: Better::Lower, source }
 }
 
 const CONTEXT: View = View::Compare(Judged::Context);
 const JUDGED: View = View::Compare(Judged::Yes);
 const LATENCY_ROW: View = View::Report(ReportRow::Latency);
 const MEAN_MEDIAN_ROW: View = View::Report(ReportRow::MeanMedian);
+const PRINTOUT: View = View::Printout;
+const STEPS: View = View::Steps;
 
-/// Every bench figure, in the order reports list them.
+/// Every bench figure, in the order reports and printouts list them.
 pub const FIGURES: &[Figure] = &[
     Figure {
         key: "rps",
@@ -158,35 +197,63 @@ pub const FIGURES: &[Figure] = &[
         names: &["rps"],
         unit: Unit::Rate,
         better: Better::Higher,
-        read: |result| Some(result.rps),
+        source: Source::Result(|result| Some(result.rps)),
     },
-    latency("min_ms", "min", &[LATENCY_ROW], &["min"], |result| Some(result.latency_ms.min)),
-    latency("mean_ms", "mean", &[MEAN_MEDIAN_ROW], &["mean", "avg"], |result| Some(result.latency_ms.mean)),
+    latency("min_ms", "min", "min", &[LATENCY_ROW, PRINTOUT], &["min"], |latency| latency.min),
+    latency("mean_ms", "mean", "mean", &[MEAN_MEDIAN_ROW, PRINTOUT], &["mean", "avg"], |latency| latency.mean),
+    latency("stdev_ms", "stdev", "stdev", &[View::Report(ReportRow::Stdev), PRINTOUT], &["stdev"], |latency| {
+        latency.stdev
+    }),
     latency(
         "p50_ms",
         "median",
-        &[MEAN_MEDIAN_ROW, View::Terminal(TerminalRow::P50), JUDGED],
+        "p50",
+        &[MEAN_MEDIAN_ROW, View::Terminal(TerminalRow::P50), JUDGED, PRINTOUT, STEPS],
         &["p50", "median"],
-        |result| Some(result.latency_ms.p50),
+        |latency| latency.p50,
     ),
-    latency("p90_ms", "P90", &[LATENCY_ROW, CONTEXT], &["p90"], |result| Some(result.latency_ms.p90)),
-    latency("p95_ms", "P95", &[LATENCY_ROW, CONTEXT], &["p95"], |result| Some(result.latency_ms.p95)),
+    latency("p90_ms", "P90", "p90", &[LATENCY_ROW, CONTEXT, PRINTOUT, STEPS], &["p90"], |latency| latency.p90),
+    latency("p95_ms", "P95", "p95", &[LATENCY_ROW, CONTEXT, PRINTOUT], &["p95"], |latency| latency.p95),
     latency(
         "p99_ms",
         "P99",
-        &[View::Report(ReportRow::P99), LATENCY_ROW, View::Terminal(TerminalRow::P99), JUDGED, View::Grid],
+        "p99",
+        &[
+            View::Report(ReportRow::P99),
+            LATENCY_ROW,
+            View::Terminal(TerminalRow::P99),
+            JUDGED,
+            View::Grid,
+            PRINTOUT,
+            STEPS,
+        ],
         &["p99"],
-        |result| Some(result.latency_ms.p99),
+        |latency| latency.p99,
     ),
-    latency("p999_ms", "P99.9", &[LATENCY_ROW, JUDGED], &["p999", "p99.9"], |result| Some(result.latency_ms.p999)),
-    latency("max_ms", "max", &[LATENCY_ROW, View::Terminal(TerminalRow::Max), CONTEXT], &["max"], |result| {
-        Some(result.latency_ms.max)
+    latency("p999_ms", "P99.9", "p99.9", &[LATENCY_ROW, JUDGED, PRINTOUT, STEPS], &["p999", "p99.9"], |latency| {
+        latency.p999
     }),
-    latency("stdev_ms", "stdev", &[View::Report(ReportRow::Stdev)], &["stdev"], |result| Some(result.latency_ms.stdev)),
+    latency(
+        "max_ms",
+        "max",
+        "max",
+        &[LATENCY_ROW, View::Terminal(TerminalRow::Max), CONTEXT, PRINTOUT, STEPS],
+        &["max"],
+        |latency| latency.max,
+    ),
     // Setting a connection up (TCP connect and TLS handshake), apart from any request: a rule on TLS handshakes.
-    latency("connect_p99_ms", "connect P99", &[], &["connect_p99"], |result| {
-        result.connection_setup.as_ref().filter(|setup| setup.connections > 0).map(|setup| setup.time_ms.p99)
-    }),
+    Figure {
+        key: "connect_p99_ms",
+        label: "connect P99",
+        format: Format::Ms,
+        shown: &[],
+        names: &["connect_p99"],
+        unit: Unit::Latency,
+        better: Better::Lower,
+        source: Source::Result(|result| {
+            result.connection_setup.as_ref().filter(|setup| setup.connections > 0).map(|setup| setup.time_ms.p99)
+        }),
+    },
     Figure {
         key: "errors",
         label: "errors",
@@ -195,7 +262,7 @@ pub const FIGURES: &[Figure] = &[
         names: &["errors"],
         unit: Unit::Count,
         better: Better::Lower,
-        read: |result| Some(result.errors.total as f64),
+        source: Source::Result(|result| Some(result.errors.total as f64)),
     },
     Figure {
         key: "timeouts",
@@ -205,7 +272,7 @@ pub const FIGURES: &[Figure] = &[
         names: &[],
         unit: Unit::Count,
         better: Better::Lower,
-        read: |result| Some(result.errors.classes.timeout as f64),
+        source: Source::Result(|result| Some(result.errors.classes.timeout as f64)),
     },
     Figure {
         key: "error_pct",
@@ -215,7 +282,7 @@ pub const FIGURES: &[Figure] = &[
         names: &["errors"],
         unit: Unit::Share,
         better: Better::Lower,
-        read: BenchResult::error_pct,
+        source: Source::Result(BenchResult::error_pct),
     },
     Figure {
         key: "requests",
@@ -225,7 +292,7 @@ pub const FIGURES: &[Figure] = &[
         names: &["requests"],
         unit: Unit::Count,
         better: Better::Higher,
-        read: |result| Some(result.requests as f64),
+        source: Source::Result(|result| Some(result.requests as f64)),
     },
 ];
 

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::figures::{View, percentiles};
 use super::recorder::SLIP_TOLERANCE_US;
 use super::result::{BenchResult, LatencySummary};
 use super::steady::Trend;
@@ -14,25 +15,18 @@ use crate::text_table::{self, Column};
 /// The busiest generator thread's CPU is shown from this share of a core up (below it the generator had room to spare).
 const SHOW_CPU_FROM_PCT: f64 = 50.0;
 
-const LATENCY_HEADER: &str = "min      mean     stdev    p50      p90      p95      p99      p99.9    max";
+/// The latency line's header: the registry's printout columns (`figures::percentiles`), as wide as their values.
+fn latency_header() -> String {
+    latency_columns(percentiles(View::Printout).map(|percentile| percentile.header.to_string()))
+}
 
 fn latency_row(latency: &LatencySummary) -> String {
-    [
-        latency.min,
-        latency.mean,
-        latency.stdev,
-        latency.p50,
-        latency.p90,
-        latency.p95,
-        latency.p99,
-        latency.p999,
-        latency.max,
-    ]
-    .iter()
-    .map(|value| format!("{:<8} ", format_ms(*value)))
-    .collect::<String>()
-    .trim_end()
-    .to_string()
+    latency_columns(percentiles(View::Printout).map(|percentile| format_ms((percentile.of)(latency))))
+}
+
+/// Latency columns eight characters wide, a space apart.
+fn latency_columns(cells: impl Iterator<Item = String>) -> String {
+    cells.map(|cell| format!("{cell:<8} ")).collect::<String>().trim_end().to_string()
 }
 
 /// Milliseconds with three significant decimals at most.
@@ -109,7 +103,7 @@ fn run_lines(out: &mut String, result: &BenchResult) {
 /// Latency percentiles, corrected and uncorrected side by side (both models; one unlabelled row for a closed-model
 /// record written before the correction).
 fn latency_lines(out: &mut String, result: &BenchResult) {
-    let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
+    let _ = writeln!(out, "  Latency (ms)  {}", latency_header());
     match (result.corrected_latency(), result.uncorrected_latency()) {
         (Some(corrected), Some(uncorrected)) => {
             let _ = writeln!(out, "  corrected     {}", latency_row(corrected));
@@ -415,6 +409,26 @@ mod tests {
             .take(2)
             .map(str::to_string)
             .collect()
+    }
+
+    #[test]
+    fn the_latency_line_shows_the_registrys_printout_columns_in_wrks_layout() {
+        let latency = LatencySummary {
+            min: 0.012,
+            mean: 0.5,
+            stdev: 1.25,
+            p50: 0.4,
+            p90: 0.9,
+            p95: 1.5,
+            p99: 12.345,
+            p999: 123.4,
+            max: 1234.5,
+        };
+        assert_eq!(latency_header(), "min      mean     stdev    p50      p90      p95      p99      p99.9    max");
+        assert_eq!(
+            latency_row(&latency),
+            "0.012    0.500    1.250    0.400    0.900    1.500    12.35    123.4    1234"
+        );
     }
 
     #[test]

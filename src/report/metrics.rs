@@ -67,13 +67,12 @@ impl Metric {
 
     /// A bench figure as the report shows it, read from the repeat's bench result.
     fn bench(figure: &'static Figure) -> Metric {
-        let read = figure.read;
         Metric {
             key: figure.key,
             label: figure.label,
             format: figure.format,
             better: Some(figure.better),
-            read: Box::new(move |figures| read(&figures.record.bench)),
+            read: Box::new(move |figures| figure.read(&figures.record.bench)),
             shown: figure.shown,
         }
     }
@@ -224,7 +223,7 @@ mod tests {
         for figure in FIGURES.iter().filter(|figure| figure.reported()) {
             let shown = metric(figure.key);
             assert_eq!((shown.label, shown.format, shown.better), (figure.label, figure.format, Some(figure.better)));
-            assert_eq!((shown.read)(&figures), (figure.read)(&bench), "{}", figure.key);
+            assert_eq!((shown.read)(&figures), figure.read(&bench), "{}", figure.key);
         }
     }
 
