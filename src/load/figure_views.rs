@@ -19,12 +19,15 @@ pub enum View {
     Printout,
     /// A latency column of a rate ladder's or capacity search's step table (`ladder_printout.rs`).
     Steps,
+    /// A latency column of the printout's per-request table (a mix) and per-host table (a merged result), and of the
+    /// per-host figures a merged result keeps (`result::HostFigures`).
+    PerRequest,
 }
 
 impl View {
     /// Whether it is an output of a report (results directory → tables, report.json, compare), not a printout.
     pub fn is_report(self) -> bool {
-        !matches!(self, View::Printout | View::Steps)
+        !matches!(self, View::Printout | View::Steps | View::PerRequest)
     }
 }
 

@@ -158,11 +158,16 @@ impl Figure {
     }
 }
 
-/// The latency columns `view` shows (the bench printout's latency line, the ladder printout's steps), in the
-/// registry's order.
+/// The latency columns `view` shows (the bench printout's latency line, the ladder printout's steps, the per-request
+/// and per-host tables), in the registry's order.
 pub fn percentiles(view: View) -> impl Iterator<Item = &'static Percentile> {
+    latency_figures(view).map(|(_, percentile)| percentile)
+}
+
+/// The latency figures `view` shows with their percentile, in the registry's order.
+pub fn latency_figures(view: View) -> impl Iterator<Item = (&'static Figure, &'static Percentile)> {
     FIGURES.iter().filter(move |figure| figure.shown.contains(&view)).filter_map(|figure| match &figure.source {
-        Source::Latency(percentile) => Some(percentile),
+        Source::Latency(percentile) => Some((figure, percentile)),
         Source::Result(_) => None,
     })
 }
@@ -186,6 +191,7 @@ const LATENCY_ROW: View = View::Report(ReportRow::Latency);
 const MEAN_MEDIAN_ROW: View = View::Report(ReportRow::MeanMedian);
 const PRINTOUT: View = View::Printout;
 const STEPS: View = View::Steps;
+const PER_REQUEST: View = View::PerRequest;
 
 /// Every bench figure, in the order reports and printouts list them.
 pub const FIGURES: &[Figure] = &[
@@ -208,7 +214,7 @@ pub const FIGURES: &[Figure] = &[
         "p50_ms",
         "median",
         "p50",
-        &[MEAN_MEDIAN_ROW, View::Terminal(TerminalRow::P50), JUDGED, PRINTOUT, STEPS],
+        &[MEAN_MEDIAN_ROW, View::Terminal(TerminalRow::P50), JUDGED, PRINTOUT, STEPS, PER_REQUEST],
         &["p50", "median"],
         |latency| latency.p50,
     ),
@@ -226,6 +232,7 @@ pub const FIGURES: &[Figure] = &[
             View::Grid,
             PRINTOUT,
             STEPS,
+            PER_REQUEST,
         ],
         &["p99"],
         |latency| latency.p99,
@@ -237,7 +244,7 @@ pub const FIGURES: &[Figure] = &[
         "max_ms",
         "max",
         "max",
-        &[LATENCY_ROW, View::Terminal(TerminalRow::Max), CONTEXT, PRINTOUT, STEPS],
+        &[LATENCY_ROW, View::Terminal(TerminalRow::Max), CONTEXT, PRINTOUT, STEPS, PER_REQUEST],
         &["max"],
         |latency| latency.max,
     ),

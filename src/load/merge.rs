@@ -6,8 +6,10 @@
 
 use anyhow::Context;
 
+use super::figures::{View, latency_figures};
 use super::hlog;
 use super::limit::limited_by;
+use super::named_figures::NamedFigures;
 use super::recorder::{IntervalCounts, Recorder, Tally, Waiting};
 use super::result::{BenchResult, ErrorSummary, HostFigures, RunFacts, SeriesRow};
 use super::slow::SlowRequests;
@@ -211,9 +213,11 @@ fn host_figures(label: &str, part: &BenchResult) -> HostFigures {
         label: label.to_string(),
         requests: part.requests,
         rps: part.rps,
-        p50_ms: part.latency_ms.p50,
-        p99_ms: part.latency_ms.p99,
-        max_ms: part.latency_ms.max,
+        latency: NamedFigures(
+            latency_figures(View::PerRequest)
+                .map(|(figure, percentile)| (figure.key.to_string(), (percentile.of)(&part.latency_ms)))
+                .collect(),
+        ),
         errors: part.errors.total,
         busiest_thread_cpu_pct: part.generator.map(|generator| generator.busiest_thread_cpu_pct),
         limited_by: part.limited_by.clone(),

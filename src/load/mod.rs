@@ -17,6 +17,7 @@ pub mod limit;
 pub mod limits;
 pub mod merge;
 pub mod mix;
+pub mod named_figures;
 pub mod pause_correction;
 pub mod printout;
 pub mod probe;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::hlog;
 use super::ladder::{Capacity, Limit, Step};
+use super::named_figures::NamedFigures;
 use super::recorder::{ErrorCounts, IntervalCounts, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
 use super::transport::Negotiated;
@@ -170,9 +171,10 @@ pub struct HostFigures {
     pub label: String,
     pub requests: u64,
     pub rps: f64,
-    pub p50_ms: f64,
-    pub p99_ms: f64,
-    pub max_ms: f64,
+    /// Its latency figures, fields of the JSON beside the others (`p50_ms`, `p99_ms`, `max_ms`: the registry's
+    /// per-request columns, `figures::latency_figures(View::PerRequest)`).
+    #[serde(flatten)]
+    pub latency: NamedFigures,
     pub errors: u64,
     /// Open model: the CPU of its busiest worker thread, in percent of one core.
     pub busiest_thread_cpu_pct: Option<f64>,
