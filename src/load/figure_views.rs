@@ -15,6 +15,8 @@ pub enum View {
     Compare(Judged),
     /// The grids of a sweep over two or more axes (a phase shows those of its kind: `report/grid.rs`).
     Grid,
+    /// A column, per connection count, of the table of the connection counts a plan swept (`report/connections.rs`).
+    Connections,
     /// A latency column of `jload bench`'s printout (corrected and uncorrected).
     Printout,
     /// A latency column of a rate ladder's or capacity search's step table (`ladder_printout.rs`).

@@ -4,12 +4,15 @@
 //! this comparison gives each count its own phase (docs/plan.md, "Connection counts side by side").
 
 use super::equal_load::PhaseKind;
-use super::metrics::{Format, metric};
+use super::metrics::{Format, metric, shown_in};
 use super::model::{Analysis, ConnectionSweep, PhaseAnalysis, SweepPhase};
 use super::tables::{Entry, Layout, Row, Table, mark_of};
+use crate::load::figures::View;
 
-/// The figures of each count, in this order.
-const KEYS: [&str; 3] = ["rps", "p99_ms", "errors"];
+/// The figures of each count: those the registry shows in this table, in its order.
+fn keys() -> Vec<&'static str> {
+    shown_in(View::Connections).map(|metric| metric.key).collect()
+}
 
 /// The sweeps among `phases`: measured closed-model phases grouped by what they load, each group with two or more
 /// connection counts (the first phase of a count when two share it). In the order of their first phase.
@@ -54,10 +57,11 @@ impl ConnectionSweep {
     pub fn table(&self, analysis: &Analysis) -> Table {
         let phases: Vec<Option<&PhaseAnalysis>> =
             self.phases.iter().map(|member| analysis.phases.iter().find(|phase| phase.name == member.name)).collect();
+        let keys = keys();
         let columns = self
             .phases
             .iter()
-            .flat_map(|member| KEYS.map(|key| format!("{} at {}", column_label(key), member.connections)))
+            .flat_map(|member| keys.iter().map(|key| format!("{} at {}", column_label(key), member.connections)))
             .collect();
         let rows = analysis
             .cells
@@ -69,7 +73,7 @@ impl ConnectionSweep {
                     .iter()
                     .flat_map(|phase| {
                         let cell = phase.and_then(|phase| phase.cells.get(index));
-                        KEYS.map(|key| match cell.and_then(|cell| Some((cell, cell.figure(key)?))) {
+                        keys.iter().map(move |&key| match cell.and_then(|cell| Some((cell, cell.figure(key)?))) {
                             Some((cell, estimate)) => Entry {
                                 text: metric(key).format.show(estimate.median),
                                 value: Some(estimate.median),
