@@ -337,6 +337,19 @@ mod tests {
     }
 
     #[test]
+    fn a_figure_in_a_printout_is_a_latency_the_printout_can_read_from_each_summary() {
+        for figure in FIGURES {
+            let printed = figure.shown.iter().any(|view| !view.is_report());
+            let latency = matches!(figure.source, Source::Latency(_));
+            assert!(!printed || latency, "{} is shown in a printout but read from the whole result", figure.key);
+        }
+        let headers = |view| percentiles(view).map(|percentile| percentile.header).collect::<Vec<_>>();
+        assert_eq!(headers(View::Printout), ["min", "mean", "stdev", "p50", "p90", "p95", "p99", "p99.9", "max"]);
+        assert_eq!(headers(View::Steps), ["p50", "p90", "p99", "p99.9", "max"]);
+        assert_eq!(headers(View::PerRequest), ["p50", "p99", "max"]);
+    }
+
+    #[test]
     fn keys_are_unique_and_names_lower_case() {
         let mut keys: Vec<&str> = FIGURES.iter().map(|figure| figure.key).collect();
         keys.sort();

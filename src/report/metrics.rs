@@ -228,6 +228,34 @@ mod tests {
     }
 
     #[test]
+    fn every_view_a_figure_lists_is_an_output_that_shows_it() {
+        use crate::load::figures::{ReportRow, TerminalRow};
+        for metric in METRICS.iter() {
+            for view in metric.shown {
+                match *view {
+                    View::Report(row) => assert!(ReportRow::ALL.contains(&row), "{}: {row:?}", metric.key),
+                    View::Terminal(row) => assert!(TerminalRow::ALL.contains(&row), "{}: {row:?}", metric.key),
+                    _ => {}
+                }
+                assert!(shown_in(*view).any(|shown| shown.key == metric.key), "{}: {view:?}", metric.key);
+            }
+        }
+        // Each row of the tables shows a figure (a row no figure lists is left out, but none is meant to be).
+        for row in ReportRow::ALL {
+            assert!(shown_in(View::Report(row)).next().is_some(), "{row:?}");
+        }
+        for row in TerminalRow::ALL {
+            assert!(shown_in(View::Terminal(row)).next().is_some(), "{row:?}");
+        }
+        let keys = |view| shown_in(view).map(|metric| metric.key).collect::<Vec<_>>();
+        assert_eq!(
+            keys(View::Report(ReportRow::Latency)),
+            ["min_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms"]
+        );
+        assert_eq!(keys(View::Grid), [CAPACITY, "rps", "p99_ms", "gc_wait_pct"]);
+    }
+
+    #[test]
     fn docs_report_md_lists_every_metric_key_in_the_registrys_order() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report.md");
         let doc = std::fs::read_to_string(path).unwrap().replace('\n', " ");
