@@ -106,6 +106,7 @@ fn capacity_metric() -> Metric {
 const CONTEXT: View = View::Compare(Judged::Context);
 const YGC: &[View] = &[View::Report(ReportRow::Ygc), View::Terminal(TerminalRow::Ygc)];
 const FGC: &[View] = &[View::Report(ReportRow::Fgc), View::Terminal(TerminalRow::Fgc)];
+// Concurrent cycles: G1 and ZGC count them; Serial, Parallel and (JDK 17) Shenandoah have no counter (`-`).
 const CGC: &[View] = &[View::Report(ReportRow::Cgc), View::Terminal(TerminalRow::Cgc)];
 const PAUSE: &[View] = &[View::Report(ReportRow::GcPause), View::Terminal(TerminalRow::GcPause)];
 const LONGEST_PAUSE: &[View] = &[View::Report(ReportRow::LongestPause), CONTEXT];

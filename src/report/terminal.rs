@@ -11,7 +11,7 @@ use crate::load::ladder::Side;
 use crate::results::Status;
 use crate::text_table::{self, Column};
 
-/// The rows of the end-of-run table that some figure of the registry lists: the label and the keys of the figures it
+/// The rows of the end-of-run table that some figure of the registry lists, each with the keys of the figures it
 /// shows, `/`-joined (`YGC/YGCT`), in the registry's order.
 fn rows() -> Vec<(TerminalRow, Vec<&'static str>)> {
     TerminalRow::ALL
