@@ -45,7 +45,7 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         "|metrics \\\\ heap|tiny|-Xmx64m|-Xmx256m|".to_string(),
         format!("|req/s|crashed during fill: {oom}|19730 ≈ (0–52418)|50511 ★ (12753–74095)|"),
         "|P99 (ms)|/|11.96 ≈ (1.900–18.42)|4.049 ★ (3.074–5.529)|".to_string(),
-        "|RT (min/P90/P99/P99.9/max) (ms)|/|0.024/0.706/11.96/36.32/103.0|0.023/0.438/4.049/12.22/44.48|".to_string(),
+        "|RT (min/P90/P95/P99/P99.9/max) (ms)|/|0.024/0.706/2.051/11.96/36.32/103.0|0.023/0.438/0.896/4.049/12.22/44.48|".to_string(),
         "|RT (mean/median) (ms)|/|0.806/0.295|0.316/0.136|".to_string(),
         "|error/timeout|/|0/0|0/0|".to_string(),
         "|YGC/YGCT (s)|/|41/0.418|13/0.127|".to_string(),
@@ -99,8 +99,8 @@ fn table_cells_agree_with_the_per_repeat_phase_files() {
         .collect();
     let figure = |pick: &dyn Fn(&Value) -> f64| median(reps.iter().map(pick).collect());
     let latency = |key: &'static str| move |rep: &Value| rep["latency_ms"][key].as_f64().unwrap();
-    let expected_rt = ["min", "p90", "p99", "p999", "max"].map(|key| ms(figure(&latency(key)))).join("/");
-    let set_rt = markdown.lines().find(|line| line.starts_with("|RT (min/P90/P99/P99.9/max)")).unwrap();
+    let expected_rt = ["min", "p90", "p95", "p99", "p999", "max"].map(|key| ms(figure(&latency(key)))).join("/");
+    let set_rt = markdown.lines().find(|line| line.starts_with("|RT (min/P90/P95/P99/P99.9/max)")).unwrap();
     assert_eq!(set_rt.split('|').nth(3).unwrap(), expected_rt);
     // req/s: median, and the t interval mean ± 4.303 · s/√3 (t table, 2 degrees of freedom).
     let rps: Vec<f64> = reps.iter().map(|rep| rep["rps"].as_f64().unwrap()).collect();
@@ -109,6 +109,45 @@ fn table_cells_agree_with_the_per_repeat_phase_files() {
     let half = 4.302653 * sd / 3f64.sqrt();
     let expected = format!("{:.0} ≈ ({:.0}–{:.0})", median(rps.clone()), (mean - half).max(0.0), mean + half);
     assert_eq!(line_starting(&markdown, "|req/s|").split('|').nth(3).unwrap(), expected);
+}
+
+#[test]
+fn p95_reaches_every_output_from_its_one_registry_entry() {
+    // P95 is shown by its views in load/figures.rs alone: the report's RT row (report.md, report.html), report.json
+    // and compare (for context, never judged), each with the median of the repeats' own p95.
+    let dir = copy_of("sweep");
+    let markdown = report(&dir);
+    let cell = "heap=-Xmx64m,gc=G1";
+    let p95s: Vec<f64> = (1..=3)
+        .map(|rep| read_json(&fixture("sweep").join(format!("cells/{cell}/rep-{rep}/set.json"))))
+        .map(|record| record["latency_ms"]["p95"].as_f64().unwrap())
+        .collect();
+    let p95 = ms(median(p95s.clone()));
+    let set_rt = markdown.lines().find(|line| line.starts_with("|RT (min/P90/P95/P99/P99.9/max) (ms)|")).unwrap();
+    assert_eq!(set_rt.split('|').nth(3).unwrap().split('/').nth(2), Some(p95.as_str()), "{set_rt}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<th>RT (min/P90/P95/P99/P99.9/max) (ms)</th>"));
+    assert!(html.contains(&format!("; P95: {p95} over 3 repeat(s), 95 % CI ")), "report.html's P95 of {cell}");
+    let json = read_json(&dir.join("report.json"));
+    let set = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "set").unwrap();
+    let figures = &set["cells"].as_array().unwrap().iter().find(|entry| entry["cell"] == cell).unwrap()["figures"];
+    assert_eq!(figures["p95_ms"]["median"].as_f64(), Some(median(p95s.clone())));
+    assert_eq!(figures["p95_ms"]["values"], serde_json::json!(p95s));
+
+    let sweep = path("sweep");
+    let (a, b) = (format!("{sweep}:{cell}"), format!("{sweep}:heap=-Xmx256m,gc=G1"));
+    let (code, stdout, stderr) = compare(&[&a, &b]);
+    assert_eq!(code, 0, "{stderr}");
+    let line = verdict_of(&stdout, "P95 (ms)");
+    assert!(line.contains(&format!("{p95} (n=3)")), "{line}");
+    assert!(line.ends_with(char::is_numeric), "P95 is shown for context, without a verdict: {line}");
+    assert!(!stdout.contains("judged: req/s, median, P95"), "{stdout}");
+    let (_, stdout, _) = compare(&[&a, &b, "--json"]);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let lines = json["phases"][0]["lines"].as_array().unwrap();
+    let keys: Vec<&str> = lines.iter().map(|line| line["metric"].as_str().unwrap()).collect();
+    assert_eq!(&keys[..5], ["rps", "p50_ms", "p90_ms", "p95_ms", "p99_ms"], "beside P90 and P99");
+    assert_eq!(lines[3]["verdict"], "shown");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use super::figures::threshold::Threshold;
+use super::figures::{View, latency_figures, percentiles};
 use super::format::{format_ms, grouped};
 use super::record::recorder::SLIP_TOLERANCE_US;
 use super::record::result::BenchResult;
@@ -16,25 +17,18 @@ use crate::text_table::{self, Column};
 /// The busiest generator thread's CPU is shown from this share of a core up (below it the generator had room to spare).
 const SHOW_CPU_FROM_PCT: f64 = 50.0;
 
-const LATENCY_HEADER: &str = "min      mean     stdev    p50      p90      p95      p99      p99.9    max";
+/// The latency line's header: the registry's printout columns (`figures::percentiles`), as wide as their values.
+fn latency_header() -> String {
+    latency_columns(percentiles(View::Printout).map(|percentile| percentile.header.to_string()))
+}
 
 fn latency_row(latency: &LatencySummary) -> String {
-    [
-        latency.min,
-        latency.mean,
-        latency.stdev,
-        latency.p50,
-        latency.p90,
-        latency.p95,
-        latency.p99,
-        latency.p999,
-        latency.max,
-    ]
-    .iter()
-    .map(|value| format!("{:<8} ", format_ms(*value)))
-    .collect::<String>()
-    .trim_end()
-    .to_string()
+    latency_columns(percentiles(View::Printout).map(|percentile| format_ms((percentile.of)(latency))))
+}
+
+/// Latency columns eight characters wide, a space apart.
+fn latency_columns(cells: impl Iterator<Item = String>) -> String {
+    cells.map(|cell| format!("{cell:<8} ")).collect::<String>().trim_end().to_string()
 }
 
 /// The summary of `result` as printed after a run, one line per figure.
@@ -85,7 +79,7 @@ fn run_lines(out: &mut String, result: &BenchResult) {
 /// Latency percentiles, corrected and uncorrected side by side (both models; one unlabelled row for a closed-model
 /// record written before the correction).
 fn latency_lines(out: &mut String, result: &BenchResult) {
-    let _ = writeln!(out, "  Latency (ms)  {LATENCY_HEADER}");
+    let _ = writeln!(out, "  Latency (ms)  {}", latency_header());
     match (result.corrected_latency(), result.uncorrected_latency()) {
         (Some(corrected), Some(uncorrected)) => {
             let _ = writeln!(out, "  corrected     {}", latency_row(corrected));
@@ -214,29 +208,34 @@ fn error_lines(out: &mut String, result: &BenchResult) {
     }
 }
 
-/// The columns of the per-request table of a mix: name, requests, req/s, p50, p99, max, errors.
-const PER_REQUEST_COLUMNS: [Column; 7] = [
-    Column::left(4),
-    Column::right(10).after(2),
-    Column::right(10).after(2),
-    Column::right(8).after(2),
-    Column::right(8).after(2),
-    Column::right(8).after(2),
-    Column::right(8).after(2),
-];
+/// The columns of the per-request table of a mix: name, requests, req/s, the registry's per-request latencies
+/// (`figures::latency_figures`), errors.
+fn per_request_columns() -> Vec<Column> {
+    let latencies = latency_figures(View::PerRequest).map(|_| Column::right(8).after(2));
+    [Column::left(4), Column::right(10).after(2), Column::right(10).after(2)]
+        .into_iter()
+        .chain(latencies)
+        .chain([Column::right(8).after(2)])
+        .collect()
+}
+
+/// The header of a per-request or per-host table: `first`, requests, req/s, the latencies, errors, then `last`.
+fn per_request_header(first: &'static str, last: &[&'static str]) -> Vec<&'static str> {
+    let latencies = percentiles(View::PerRequest).map(|percentile| percentile.header);
+    [first, "requests", "req/s"].into_iter().chain(latencies).chain(["errors"]).chain(last.iter().copied()).collect()
+}
 
 /// One row per request of a mix.
 fn per_request_table(out: &mut String, result: &BenchResult) {
     if result.per_request.is_empty() {
         return;
     }
-    let header = ["name", "requests", "req/s", "p50", "p99", "max", "errors"];
+    let header = per_request_header("name", &[]);
     let rows = result.per_request.iter().map(|request| {
-        let latency = &request.latency_ms;
-        let figures = [latency.p50, latency.p99, latency.max];
+        let figures = percentiles(View::PerRequest).map(|percentile| Some((percentile.of)(&request.latency_ms)));
         figure_cells(&request.name, request.requests, request.rps, figures, request.errors.total)
     });
-    labelled_table(out, "Per request", &PER_REQUEST_COLUMNS, &header, rows);
+    labelled_table(out, "Per request", &per_request_columns(), &header, rows);
 }
 
 /// One row per load generator of a merged result (see `super::record::merge`): its own figures, its busiest thread's
@@ -245,9 +244,9 @@ fn per_host_table(out: &mut String, result: &BenchResult) {
     if result.hosts.is_empty() {
         return;
     }
-    let header = ["host", "requests", "req/s", "p50", "p99", "max", "errors", "cpu %", "limited by"];
+    let header = per_request_header("host", &["cpu %", "limited by"]);
     let rows = result.hosts.iter().map(|host| {
-        let figures = [host.p50_ms, host.p99_ms, host.max_ms];
+        let figures = latency_figures(View::PerRequest).map(|(figure, _)| host.latency.get(figure.key));
         let mut cells = figure_cells(&host.label, host.requests, host.rps, figures, host.errors);
         cells.push(host.busiest_thread_cpu_pct.map_or("-".to_string(), |cpu| format!("{cpu:.0}")));
         cells.push(host.limited_by.as_ref().map_or("-".to_string(), |limit| limit.side.name().to_string()));
@@ -255,14 +254,21 @@ fn per_host_table(out: &mut String, result: &BenchResult) {
     });
     // The per-request table's columns, then the busiest thread's CPU and whose limit it was.
     let columns: Vec<Column> =
-        PER_REQUEST_COLUMNS.into_iter().chain([Column::right(6).after(2), Column::left(0).after(2)]).collect();
+        per_request_columns().into_iter().chain([Column::right(6).after(2), Column::left(0).after(2)]).collect();
     labelled_table(out, "Per host", &columns, &header, rows);
 }
 
-/// The cells of a row of a per-request or per-host table: name, requests, req/s, p50, p99 and max in ms, errors.
-fn figure_cells(name: &str, requests: u64, rps: f64, [p50, p99, max]: [f64; 3], errors: u64) -> Vec<String> {
+/// The cells of a row of a per-request or per-host table: name, requests, req/s, the latencies in ms (`-` for one a
+/// record lacks), errors.
+fn figure_cells(
+    name: &str,
+    requests: u64,
+    rps: f64,
+    latencies: impl Iterator<Item = Option<f64>>,
+    errors: u64,
+) -> Vec<String> {
     let mut cells = vec![name.to_string(), grouped(requests), format!("{rps:.1}")];
-    cells.extend([p50, p99, max].map(format_ms));
+    cells.extend(latencies.map(|ms| ms.map_or("-".to_string(), format_ms)));
     cells.push(errors.to_string());
     cells
 }
@@ -299,6 +305,7 @@ fn threshold_lines(out: &mut String, result: &BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::record::named_figures::NamedFigures;
     use crate::load::record::outcomes::{Limit, Side};
     use crate::load::record::result::{GeneratorHealth, HostFigures, RequestResult};
     use crate::load::record::summary::ErrorSummary;
@@ -346,9 +353,7 @@ mod tests {
             label: label.to_string(),
             requests,
             rps: requests as f64 / 10.0,
-            p50_ms: 0.5,
-            p99_ms: 12.345,
-            max_ms: 40.0,
+            latency: NamedFigures(vec![("p50_ms".into(), 0.5), ("p99_ms".into(), 12.345), ("max_ms".into(), 40.0)]),
             errors: 2,
             busiest_thread_cpu_pct: cpu,
             limited_by,
@@ -392,6 +397,26 @@ mod tests {
             .take(2)
             .map(str::to_string)
             .collect()
+    }
+
+    #[test]
+    fn the_latency_line_shows_the_registrys_printout_columns_in_wrks_layout() {
+        let latency = LatencySummary {
+            min: 0.012,
+            mean: 0.5,
+            stdev: 1.25,
+            p50: 0.4,
+            p90: 0.9,
+            p95: 1.5,
+            p99: 12.345,
+            p999: 123.4,
+            max: 1234.5,
+        };
+        assert_eq!(latency_header(), "min      mean     stdev    p50      p90      p95      p99      p99.9    max");
+        assert_eq!(
+            latency_row(&latency),
+            "0.012    0.500    1.250    0.400    0.900    1.500    12.35    123.4    1234"
+        );
     }
 
     #[test]

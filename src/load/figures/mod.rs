@@ -1,14 +1,18 @@
 //! The figures of a bench result, one definition each: the names a `--threshold` rule or a plan's `[slo]` key uses for
 //! it, its unit, which way is better, how to read it from a [`BenchResult`], and the key, label and format reports show
-//! it with. Thresholds parse and judge through this list; the report's metric registry takes its bench figures from it
-//! and adds the JVM's.
+//! it with, and which outputs show it (its views: `views.rs`). Thresholds parse and judge through this list; the
+//! report's metric registry takes its bench figures from it and adds the JVM's.
 //!
 //! Beside the registry: the thresholds judged through it (`threshold.rs`).
 
 pub mod threshold;
+pub mod views;
+
+pub use views::{Judged, ReportRow, TerminalRow, View};
 
 use super::format::format_ms;
 use super::record::result::BenchResult;
+use super::record::summary::LatencySummary;
 use serde::Serialize;
 
 /// Which way is better for a figure.
@@ -119,90 +123,191 @@ pub struct Figure {
     /// Row label in reports.
     pub label: &'static str,
     pub format: Format,
-    /// Whether the reports show it (p95 is judged by rules but not shown in the report tables).
-    pub reported: bool,
+    /// The outputs that show it; none for a figure only rules judge (`requests`, `connect_p99`).
+    pub shown: &'static [View],
     /// The names a threshold rule or `[slo]` key may call it by, lower case; none when rules cannot name it.
     pub names: &'static [&'static str],
     pub unit: Unit,
     pub better: Better,
-    /// None when the run has no such figure (no error share without attempts).
-    pub read: fn(&BenchResult) -> Option<f64>,
+    /// Where its value comes from.
+    pub source: Source,
 }
 
+/// Where a figure's value comes from.
+#[derive(Debug)]
+pub enum Source {
+    /// A figure of the run's latency summary, which the printouts read from every summary they show (each step's,
+    /// corrected and uncorrected) under its column header.
+    Latency(Percentile),
+    /// Anything else of the result; None when the run has no such figure (no error share without attempts).
+    Result(fn(&BenchResult) -> Option<f64>),
+}
+
+/// A figure of a latency summary: its column header in the printouts and how to read it.
+#[derive(Debug)]
+pub struct Percentile {
+    pub header: &'static str,
+    pub of: fn(&LatencySummary) -> f64,
+}
+
+impl Figure {
+    /// Its value in a result; None when the run has no such figure.
+    pub fn read(&self, result: &BenchResult) -> Option<f64> {
+        match &self.source {
+            Source::Latency(percentile) => Some((percentile.of)(&result.latency_ms)),
+            Source::Result(read) => read(result),
+        }
+    }
+
+    /// Whether a report shows it (its tables, report.json, the end-of-run table, compare or the grids).
+    pub fn reported(&self) -> bool {
+        self.shown.iter().any(|view| view.is_report())
+    }
+}
+
+/// The latency columns `view` shows (the bench printout's latency line, the ladder printout's steps, the per-request
+/// and per-host tables), in the registry's order.
+pub fn percentiles(view: View) -> impl Iterator<Item = &'static Percentile> {
+    latency_figures(view).map(|(_, percentile)| percentile)
+}
+
+/// The latency figures `view` shows with their percentile, in the registry's order.
+pub fn latency_figures(view: View) -> impl Iterator<Item = (&'static Figure, &'static Percentile)> {
+    FIGURES.iter().filter(move |figure| figure.shown.contains(&view)).filter_map(|figure| match &figure.source {
+        Source::Latency(percentile) => Some((figure, percentile)),
+        Source::Result(_) => None,
+    })
+}
+
+/// A figure of the latency summary, its column `header` in the printouts.
 const fn latency(
     key: &'static str,
     label: &'static str,
-    reported: bool,
+    header: &'static str,
+    shown: &'static [View],
     names: &'static [&'static str],
-    read: fn(&BenchResult) -> Option<f64>,
+    of: fn(&LatencySummary) -> f64,
 ) -> Figure {
-    Figure { key, label, format: Format::Ms, reported, names, unit: Unit::Latency, better: Better::Lower, read }
+    let source = Source::Latency(Percentile { header, of });
+    Figure { key, label, format: Format::Ms, shown, names, unit: Unit::Latency, better: Better::Lower, source }
 }
 
-/// Every bench figure, in the order reports list them.
+const CONTEXT: View = View::Compare(Judged::Context);
+const JUDGED: View = View::Compare(Judged::Yes);
+const LATENCY_ROW: View = View::Report(ReportRow::Latency);
+const MEAN_MEDIAN_ROW: View = View::Report(ReportRow::MeanMedian);
+const PRINTOUT: View = View::Printout;
+const STEPS: View = View::Steps;
+const PER_REQUEST: View = View::PerRequest;
+
+/// Every bench figure, in the order reports and printouts list them.
 pub const FIGURES: &[Figure] = &[
     Figure {
         key: "rps",
         label: "req/s",
         format: Format::Count,
-        reported: true,
+        shown: &[View::Report(ReportRow::Rps), View::Terminal(TerminalRow::Rps), JUDGED, View::Grid, View::Connections],
         names: &["rps"],
         unit: Unit::Rate,
         better: Better::Higher,
-        read: |result| Some(result.rps),
+        source: Source::Result(|result| Some(result.rps)),
     },
-    latency("min_ms", "min", true, &["min"], |result| Some(result.latency_ms.min)),
-    latency("mean_ms", "mean", true, &["mean", "avg"], |result| Some(result.latency_ms.mean)),
-    latency("p50_ms", "median", true, &["p50", "median"], |result| Some(result.latency_ms.p50)),
-    latency("p90_ms", "P90", true, &["p90"], |result| Some(result.latency_ms.p90)),
-    latency("p95_ms", "P95", false, &["p95"], |result| Some(result.latency_ms.p95)),
-    latency("p99_ms", "P99", true, &["p99"], |result| Some(result.latency_ms.p99)),
-    latency("p999_ms", "P99.9", true, &["p999", "p99.9"], |result| Some(result.latency_ms.p999)),
-    latency("max_ms", "max", true, &["max"], |result| Some(result.latency_ms.max)),
-    latency("stdev_ms", "stdev", true, &["stdev"], |result| Some(result.latency_ms.stdev)),
-    // Setting a connection up (TCP connect and TLS handshake), apart from any request: a rule on TLS handshakes.
-    latency("connect_p99_ms", "connect P99", false, &["connect_p99"], |result| {
-        result.connection_setup.as_ref().filter(|setup| setup.connections > 0).map(|setup| setup.time_ms.p99)
+    latency("min_ms", "min", "min", &[LATENCY_ROW, PRINTOUT], &["min"], |latency| latency.min),
+    latency("mean_ms", "mean", "mean", &[MEAN_MEDIAN_ROW, PRINTOUT], &["mean", "avg"], |latency| latency.mean),
+    latency("stdev_ms", "stdev", "stdev", &[View::Report(ReportRow::Stdev), PRINTOUT], &["stdev"], |latency| {
+        latency.stdev
     }),
+    latency(
+        "p50_ms",
+        "median",
+        "p50",
+        &[MEAN_MEDIAN_ROW, View::Terminal(TerminalRow::P50), JUDGED, PRINTOUT, STEPS, PER_REQUEST],
+        &["p50", "median"],
+        |latency| latency.p50,
+    ),
+    latency("p90_ms", "P90", "p90", &[LATENCY_ROW, CONTEXT, PRINTOUT, STEPS], &["p90"], |latency| latency.p90),
+    latency("p95_ms", "P95", "p95", &[LATENCY_ROW, CONTEXT, PRINTOUT], &["p95"], |latency| latency.p95),
+    latency(
+        "p99_ms",
+        "P99",
+        "p99",
+        &[
+            View::Report(ReportRow::P99),
+            LATENCY_ROW,
+            View::Terminal(TerminalRow::P99),
+            JUDGED,
+            View::Grid,
+            View::Connections,
+            PRINTOUT,
+            STEPS,
+            PER_REQUEST,
+        ],
+        &["p99"],
+        |latency| latency.p99,
+    ),
+    latency("p999_ms", "P99.9", "p99.9", &[LATENCY_ROW, JUDGED, PRINTOUT, STEPS], &["p999", "p99.9"], |latency| {
+        latency.p999
+    }),
+    latency(
+        "max_ms",
+        "max",
+        "max",
+        &[LATENCY_ROW, View::Terminal(TerminalRow::Max), CONTEXT, PRINTOUT, STEPS, PER_REQUEST],
+        &["max"],
+        |latency| latency.max,
+    ),
+    // Setting a connection up (TCP connect and TLS handshake), apart from any request: a rule on TLS handshakes.
+    Figure {
+        key: "connect_p99_ms",
+        label: "connect P99",
+        format: Format::Ms,
+        shown: &[],
+        names: &["connect_p99"],
+        unit: Unit::Latency,
+        better: Better::Lower,
+        source: Source::Result(|result| {
+            result.connection_setup.as_ref().filter(|setup| setup.connections > 0).map(|setup| setup.time_ms.p99)
+        }),
+    },
     Figure {
         key: "errors",
         label: "errors",
         format: Format::Count,
-        reported: true,
+        shown: &[View::Report(ReportRow::ErrorTimeout), View::Terminal(TerminalRow::Errors), View::Connections],
         names: &["errors"],
         unit: Unit::Count,
         better: Better::Lower,
-        read: |result| Some(result.errors.total as f64),
+        source: Source::Result(|result| Some(result.errors.total as f64)),
     },
     Figure {
         key: "timeouts",
         label: "timeouts",
         format: Format::Count,
-        reported: true,
+        shown: &[View::Report(ReportRow::ErrorTimeout)],
         names: &[],
         unit: Unit::Count,
         better: Better::Lower,
-        read: |result| Some(result.errors.classes.timeout as f64),
+        source: Source::Result(|result| Some(result.errors.classes.timeout as f64)),
     },
     Figure {
         key: "error_pct",
         label: "errors %",
         format: Format::Percent,
-        reported: true,
+        shown: &[JUDGED],
         names: &["errors"],
         unit: Unit::Share,
         better: Better::Lower,
-        read: BenchResult::error_pct,
+        source: Source::Result(BenchResult::error_pct),
     },
     Figure {
         key: "requests",
         label: "requests",
         format: Format::Count,
-        reported: false,
+        shown: &[],
         names: &["requests"],
         unit: Unit::Count,
         better: Better::Higher,
-        read: |result| Some(result.requests as f64),
+        source: Source::Result(|result| Some(result.requests as f64)),
     },
 ];
 
@@ -236,6 +341,19 @@ mod tests {
         assert_eq!(for_rule("p99", true).map(|figure| figure.key), Some("p99_ms"));
         assert!(for_rule("p98", false).is_none());
         assert!(for_rule("timeouts", false).is_none());
+    }
+
+    #[test]
+    fn a_figure_in_a_printout_is_a_latency_the_printout_can_read_from_each_summary() {
+        for figure in FIGURES {
+            let printed = figure.shown.iter().any(|view| !view.is_report());
+            let latency = matches!(figure.source, Source::Latency(_));
+            assert!(!printed || latency, "{} is shown in a printout but read from the whole result", figure.key);
+        }
+        let headers = |view| percentiles(view).map(|percentile| percentile.header).collect::<Vec<_>>();
+        assert_eq!(headers(View::Printout), ["min", "mean", "stdev", "p50", "p90", "p95", "p99", "p99.9", "max"]);
+        assert_eq!(headers(View::Steps), ["p50", "p90", "p99", "p99.9", "max"]);
+        assert_eq!(headers(View::PerRequest), ["p50", "p99", "max"]);
     }
 
     #[test]

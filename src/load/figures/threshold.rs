@@ -57,7 +57,7 @@ impl Threshold {
 
     /// Whether the rule holds; a rule on a figure the run does not have fails.
     pub fn judge(&self, result: &BenchResult) -> ThresholdOutcome {
-        let actual = (self.figure.read)(result);
+        let actual = self.figure.read(result);
         let passed = actual.is_some_and(|actual| match self.comparison {
             Comparison::Less => actual < self.value,
             Comparison::LessOrEqual => actual <= self.value,
@@ -174,7 +174,7 @@ mod tests {
                 let bound = if figure.unit == figures::Unit::Share { "1%" } else { "1" };
                 let rule = Threshold::slo_rule(name, bound).unwrap_or_else(|err| panic!("{name}: {err}"));
                 assert_eq!(rule.figure.key, figure.key, "{name}");
-                assert_eq!(rule.judge(&result).actual, (figure.read)(&result), "{name}");
+                assert_eq!(rule.judge(&result).actual, figure.read(&result), "{name}");
             }
             if let Some(name) = figure.names.first() {
                 let words: Vec<&str> = SLO_HELP.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();

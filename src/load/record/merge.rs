@@ -8,11 +8,13 @@ use anyhow::Context;
 
 use super::histogram_codec;
 use super::limit::limited_by;
+use super::named_figures::NamedFigures;
 use super::recorder::{IntervalCounts, Recorder, Tally, Waiting};
 use super::result::{BenchResult, HostFigures, RunFacts, SeriesRow};
 use super::slow::SlowRequests;
 use super::summary::ErrorSummary;
 use crate::error::bad_input;
+use crate::load::figures::{View, latency_figures};
 
 /// Merge the results of generators that ran the same load at the same time; each comes with a label (its host or
 /// file) that errors and the per-host figures name. The series is laid on the wall clock: each part's rows shift by
@@ -214,9 +216,11 @@ fn host_figures(label: &str, part: &BenchResult) -> HostFigures {
         label: label.to_string(),
         requests: part.requests,
         rps: part.rps,
-        p50_ms: part.latency_ms.p50,
-        p99_ms: part.latency_ms.p99,
-        max_ms: part.latency_ms.max,
+        latency: NamedFigures(
+            latency_figures(View::PerRequest)
+                .map(|(figure, percentile)| (figure.key.to_string(), (percentile.of)(&part.latency_ms)))
+                .collect(),
+        ),
         errors: part.errors.total,
         busiest_thread_cpu_pct: part.generator.map(|generator| generator.busiest_thread_cpu_pct),
         limited_by: part.limited_by.clone(),

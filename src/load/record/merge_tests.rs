@@ -65,6 +65,24 @@ fn counts_add_and_the_percentiles_are_those_of_every_request_together() {
 }
 
 #[test]
+fn a_hosts_figures_are_its_own_latencies_as_fields_of_its_json_and_read_back() {
+    let first = part(T, &[&[1_000, 2_000], &[3_000]], None, 2, 1);
+    let merged = merge(&labelled(vec![first.clone(), part(T, &[&[10_000]], None, 1, 1)])).unwrap();
+    let host = &merged.hosts[0];
+    let own = |key: &str| host.latency.get(key);
+    let expected = (Some(first.latency_ms.p50), Some(first.latency_ms.p99), Some(first.latency_ms.max));
+    assert_eq!((own("p50_ms"), own("p99_ms"), own("max_ms")), expected);
+    assert_eq!(own("p95_ms"), None, "only the per-request view's figures are kept");
+    // The record's JSON as before the figures came from the registry: the three fields between rps and errors.
+    let json = serde_json::to_string(host).unwrap();
+    let [p50, p99, max] = [expected.0, expected.1, expected.2].map(|ms| ms.unwrap());
+    let fields = format!(r#""rps":{},"p50_ms":{p50:?},"p99_ms":{p99:?},"max_ms":{max:?},"errors":0,"#, host.rps);
+    assert!(json.contains(&fields), "{json}");
+    let back: crate::load::record::result::HostFigures = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, host);
+}
+
+#[test]
 fn a_part_that_started_2_s_later_lands_2_rows_later_and_the_run_spans_both() {
     let first = part(T, &[&[1_000], &[1_000], &[1_000]], None, 1, 1);
     // 2.4 s later: rounded to the nearest second.

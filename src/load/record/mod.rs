@@ -8,6 +8,7 @@ pub mod histogram_codec;
 pub mod hlog;
 pub mod limit;
 pub mod merge;
+pub mod named_figures;
 pub mod outcomes;
 pub mod pause_correction;
 pub mod recorder;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::histogram_codec;
+use super::named_figures::NamedFigures;
 use super::outcomes::{Capacity, Limit, Step};
 use super::recorder::{IntervalCounts, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
@@ -110,9 +111,10 @@ pub struct HostFigures {
     pub label: String,
     pub requests: u64,
     pub rps: f64,
-    pub p50_ms: f64,
-    pub p99_ms: f64,
-    pub max_ms: f64,
+    /// Its latency figures, fields of the JSON beside the others (`p50_ms`, `p99_ms`, `max_ms`: the registry's
+    /// per-request columns, `figures::latency_figures(View::PerRequest)`).
+    #[serde(flatten)]
+    pub latency: NamedFigures,
     pub errors: u64,
     /// Open model: the CPU of its busiest worker thread, in percent of one core.
     pub busiest_thread_cpu_pct: Option<f64>,

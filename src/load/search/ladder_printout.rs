@@ -5,24 +5,22 @@
 use std::fmt::Write;
 
 use super::ladder::{StepObserver, StepTiming};
+use crate::load::figures::{Percentile, View, percentiles};
 use crate::load::format::{format_ms, format_rate, grouped};
 use crate::load::record::outcomes::{Capacity, Step};
 use crate::load::record::result::BenchResult;
 use crate::text_table::{self, Column};
 
-/// requested, achieved, p50, p90, p99, p99.9, max, errors, limited by, SLO.
-const STEP_COLUMNS: [Column; 10] = [
-    Column::right(9),
-    Column::right(10).after(2),
-    Column::right(8).after(2),
-    Column::right(8),
-    Column::right(8),
-    Column::right(8),
-    Column::right(8),
-    Column::right(7).after(2),
-    Column::left(10).after(2),
-    Column::left(3).after(2),
-];
+/// The step table's columns: requested and achieved rate, the registry's step latencies (`figures::percentiles`),
+/// errors, whose limit, SLO.
+fn step_columns(latencies: usize) -> Vec<Column> {
+    let latency = (0..latencies).map(|index| if index == 0 { Column::right(8).after(2) } else { Column::right(8) });
+    [Column::right(9), Column::right(10).after(2)]
+        .into_iter()
+        .chain(latency)
+        .chain([Column::right(7).after(2), Column::left(10).after(2), Column::left(3).after(2)])
+        .collect()
+}
 
 /// The steps, the limits that stopped them and the capacity; `ended` says why a fixed ladder stopped early.
 pub fn render(result: &BenchResult, ended: Option<&str>) -> String {
@@ -51,24 +49,25 @@ pub fn render(result: &BenchResult, ended: Option<&str>) -> String {
 }
 
 fn step_table(out: &mut String, steps: &[Step]) {
-    let header = ["requested", "achieved", "p50", "p90", "p99", "p99.9", "max", "errors", "limited by", "SLO"];
+    let latencies: Vec<&Percentile> = percentiles(View::Steps).collect();
+    let header: Vec<String> = ["requested", "achieved"]
+        .into_iter()
+        .chain(latencies.iter().map(|percentile| percentile.header))
+        .chain(["errors", "limited by", "SLO"])
+        .map(str::to_string)
+        .collect();
     let rows = steps.iter().map(|step| {
-        let latency = &step.latency_ms;
-        vec![
-            format_rate(step.requested_rps),
-            format!("{:.1}", step.achieved_rps),
-            format_ms(latency.p50),
-            format_ms(latency.p90),
-            format_ms(latency.p99),
-            format_ms(latency.p999),
-            format_ms(latency.max),
+        let mut row = vec![format_rate(step.requested_rps), format!("{:.1}", step.achieved_rps)];
+        row.extend(latencies.iter().map(|percentile| format_ms((percentile.of)(&step.latency_ms))));
+        row.extend([
             step.error_pct.map_or("-".to_string(), |share| format!("{share:.2}%")),
             step.limited_by.as_ref().map_or("", |limit| limit.side.name()).to_string(),
             slo_mark(step.meets_slo).to_string(),
-        ]
+        ]);
+        row
     });
-    let table: Vec<Vec<String>> = std::iter::once(header.map(str::to_string).to_vec()).chain(rows).collect();
-    for line in text_table::render(&STEP_COLUMNS, &table) {
+    let table: Vec<Vec<String>> = std::iter::once(header).chain(rows).collect();
+    for line in text_table::render(&step_columns(latencies.len()), &table) {
         let _ = writeln!(out, "  {}", line.trim_end());
     }
 }

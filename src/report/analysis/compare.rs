@@ -12,26 +12,20 @@ use serde::Serialize;
 
 use super::capacity::{CellCapacity, cell_capacity};
 use super::curves::cell_curve;
-use super::metrics::{CAPACITY, RepFigures, metric};
+use super::metrics::{CAPACITY, METRICS, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
+use crate::load::figures::{Judged, View};
 use crate::load::record::outcomes::Side;
 use crate::results::{Results, ResultsDir};
 
-/// The figures shown, in order; `true` for the judged ones.
-const ROWS: &[(&str, bool)] = &[
-    (CAPACITY, true),
-    ("rps", true),
-    ("p50_ms", true),
-    ("p90_ms", false),
-    ("p99_ms", true),
-    ("p999_ms", true),
-    ("max_ms", false),
-    ("error_pct", true),
-    ("gc_pct", false),
-    ("longest_pause_ms", false),
-    ("rss_peak_mb", false),
-];
+/// The figures compared, in the registry's order, with `true` for the judged ones.
+fn rows() -> impl Iterator<Item = (&'static str, bool)> {
+    METRICS.iter().filter_map(|metric| {
+        let judged = metric.shown_in(View::Compare(Judged::Yes));
+        (judged || metric.shown_in(View::Compare(Judged::Context))).then_some((metric.key, judged))
+    })
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -371,13 +365,12 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
             if !measured || !b.summary.phases.iter().any(|(name, measured)| name == phase && *measured) {
                 continue;
             }
-            let lines = ROWS
-                .iter()
-                .filter_map(|(key, judged)| match *key {
+            let lines = rows()
+                .filter_map(|(key, judged)| match key {
                     CAPACITY => capacity_line([(&a, &a_id), (&b, &b_id)], phase, threshold),
                     _ => Some(line(
                         key,
-                        *judged,
+                        judged,
                         estimate(&a, &a_id, phase, key),
                         estimate(&b, &b_id, phase, key),
                         threshold,
@@ -464,10 +457,7 @@ pub fn render(comparison: &Comparison) -> String {
 /// The judged figures' labels, capacity only when a side searched for it.
 fn judged_labels(comparison: &Comparison) -> Vec<&'static str> {
     let searched = comparison.phases.iter().flat_map(|phase| &phase.lines).any(|line| line.metric == CAPACITY);
-    ROWS.iter()
-        .filter(|(key, judged)| *judged && (*key != CAPACITY || searched))
-        .map(|(key, _)| metric(key).label)
-        .collect()
+    rows().filter(|(key, judged)| *judged && (*key != CAPACITY || searched)).map(|(key, _)| metric(key).label).collect()
 }
 
 /// A step's figure: its P99, or the rate it achieved.

@@ -1,12 +1,13 @@
 //! The figures a report shows, one definition each: how to read it from one repeat's phase record, its unit and
 //! format, and which way is better. Tables, statistics, compare and report.json all go through this list. The bench
 //! figures come from the load engine's registry (`load::figures`, which thresholds and `[slo]` judge through); the
-//! JVM's figures are defined here.
+//! capacity a search found and the JVM's figures are defined here. Each lists the outputs that show it (its views), and
+//! each output asks this list which figures it shows (`shown_in`).
 
 use std::sync::LazyLock;
 
 pub use crate::load::figures::Format;
-use crate::load::figures::{FIGURES, Figure};
+use crate::load::figures::{FIGURES, Figure, Judged, ReportRow, TerminalRow, View};
 use crate::load::record::outcomes::Side;
 use crate::results::PhaseRecord;
 
@@ -35,6 +36,8 @@ pub struct Metric {
     /// None for figures that are neither good nor bad in themselves (collection counts, allocation rate).
     pub better: Option<Better>,
     pub read: Reader,
+    /// The outputs that show it.
+    pub shown: &'static [View],
 }
 
 /// A JVM figure of the window beside the repeat's headline figures: a ladder phase's headline step's (a capacity
@@ -51,29 +54,40 @@ impl Metric {
         label: &'static str,
         format: Format,
         better: Option<Better>,
+        shown: &'static [View],
         read: fn(&RepFigures) -> Option<f64>,
     ) -> Metric {
-        Metric { key, label, format, better, read: Box::new(read) }
+        Metric { key, label, format, better, read: Box::new(read), shown }
+    }
+
+    /// Whether `output` shows it.
+    pub fn shown_in(&self, output: View) -> bool {
+        self.shown.contains(&output)
     }
 
     /// A bench figure as the report shows it, read from the repeat's bench result.
     fn bench(figure: &'static Figure) -> Metric {
-        let read = figure.read;
         Metric {
             key: figure.key,
             label: figure.label,
             format: figure.format,
             better: Some(figure.better),
-            read: Box::new(move |figures| read(&figures.record.bench)),
+            read: Box::new(move |figures| figure.read(&figures.record.bench)),
+            shown: figure.shown,
         }
     }
 }
 
-/// Every figure a report shows: the reported bench figures, the capacity a search found, then the JVM's.
+/// Every figure a report shows: the capacity a search found, the reported bench figures, then the JVM's.
 pub static METRICS: LazyLock<Vec<Metric>> = LazyLock::new(|| {
-    let bench = FIGURES.iter().filter(|figure| figure.reported).map(Metric::bench);
-    bench.chain(std::iter::once(capacity_metric())).chain(jvm_metrics()).collect()
+    let bench = FIGURES.iter().filter(|figure| figure.reported()).map(Metric::bench);
+    std::iter::once(capacity_metric()).chain(bench).chain(jvm_metrics()).collect()
 });
+
+/// The figures `output` shows, in the registry's order.
+pub fn shown_in(output: View) -> impl Iterator<Item = &'static Metric> {
+    METRICS.iter().filter(move |metric| metric.shown_in(output))
+}
 
 /// Key of the capacity a search found: the highest rate that met the SLO.
 pub const CAPACITY: &str = "capacity_rps";
@@ -82,42 +96,75 @@ pub const CAPACITY: &str = "capacity_rps";
 /// A cell's figure over its repeats follows the cell's rule in `capacity.rs` (no figure when any repeat was
 /// generator-limited).
 fn capacity_metric() -> Metric {
-    Metric::new(CAPACITY, "capacity (req/s)", Format::Count, Some(Better::Higher), |f| {
+    const SHOWN: &[View] = &[View::Terminal(TerminalRow::Capacity), View::Compare(Judged::Yes), View::Grid];
+    Metric::new(CAPACITY, "capacity (req/s)", Format::Count, Some(Better::Higher), SHOWN, |f| {
         let capacity = f.record.bench.capacity.as_ref()?;
         if capacity.limited_by == Side::Target { capacity.rps } else { None }
     })
 }
 
+const CONTEXT: View = View::Compare(Judged::Context);
+const YGC: &[View] = &[View::Report(ReportRow::Ygc), View::Terminal(TerminalRow::Ygc)];
+const FGC: &[View] = &[View::Report(ReportRow::Fgc), View::Terminal(TerminalRow::Fgc)];
+// Concurrent cycles: G1 and ZGC count them; Serial, Parallel and (JDK 17) Shenandoah have no counter (`-`).
+const CGC: &[View] = &[View::Report(ReportRow::Cgc), View::Terminal(TerminalRow::Cgc)];
+const PAUSE: &[View] = &[View::Report(ReportRow::GcPause), View::Terminal(TerminalRow::GcPause)];
+const LONGEST_PAUSE: &[View] = &[View::Report(ReportRow::LongestPause), CONTEXT];
+const STALLED: &[View] = &[View::Report(ReportRow::StalledThreads)];
+const LONGEST_STALL: &[View] = &[View::Report(ReportRow::LongestStall)];
+
 /// The figures of the JVM under load, from the phase's JVM window (a ladder's headline step's) and its GC log.
 fn jvm_metrics() -> Vec<Metric> {
     vec![
-        Metric::new("ygc", "YGC", Format::Count, None, |f| jvm(f, |j| j.collections.ygc.map(|v| v as f64))),
-        Metric::new("ygct_s", "YGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.ygct_s)),
-        Metric::new("fgc", "FGC", Format::Count, None, |f| jvm(f, |j| j.collections.fgc.map(|v| v as f64))),
-        Metric::new("fgct_s", "FGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.fgct_s)),
-        Metric::new("cgc", "CGC", Format::Count, None, |f| jvm(f, |j| j.collections.cgc.map(|v| v as f64))),
-        Metric::new("cgct_s", "CGCT", Format::Seconds, None, |f| jvm(f, |j| j.collections.cgct_s)),
-        Metric::new("gc_pct", "GC time %", Format::Percent, LOWER, |f| jvm(f, |j| j.gc_time_pct)),
+        Metric::new("ygc", "YGC", Format::Count, None, YGC, |f| jvm(f, |j| j.collections.ygc.map(|v| v as f64))),
+        Metric::new("ygct_s", "YGCT", Format::Seconds, None, YGC, |f| jvm(f, |j| j.collections.ygct_s)),
+        Metric::new("fgc", "FGC", Format::Count, None, FGC, |f| jvm(f, |j| j.collections.fgc.map(|v| v as f64))),
+        Metric::new("fgct_s", "FGCT", Format::Seconds, None, FGC, |f| jvm(f, |j| j.collections.fgct_s)),
+        Metric::new("cgc", "CGC", Format::Count, None, CGC, |f| jvm(f, |j| j.collections.cgc.map(|v| v as f64))),
+        Metric::new("cgct_s", "CGCT", Format::Seconds, None, CGC, |f| jvm(f, |j| j.collections.cgct_s)),
+        Metric::new("gc_pct", "GC time %", Format::Percent, LOWER, &[View::Report(ReportRow::GcTime), CONTEXT], |f| {
+            jvm(f, |j| j.gc_time_pct)
+        }),
         // jstat's GCT counts ZGC's and Shenandoah's concurrent cycles too; this is the stop-the-world share.
-        Metric::new("pause_pct", "GC pause %", Format::Percent, LOWER, |f| jvm(f, |j| j.paused_pct())),
-        Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, |f| {
+        Metric::new("pause_pct", "GC pause %", Format::Percent, LOWER, PAUSE, |f| jvm(f, |j| j.paused_pct())),
+        Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, LONGEST_PAUSE, |f| {
             jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms))
         }),
         // Threads waiting for the collector outside pauses (ZGC allocation stalls, Shenandoah allocation failures):
         // the share of the phase during which at least one was (at most 100 %), and how many were, on average.
-        Metric::new("stall_pct", "GC stall %", Format::Percent, LOWER, |f| jvm(f, |j| j.stalled_pct())),
-        Metric::new("stalled_threads", "GC-stalled threads (mean)", Format::Percent, LOWER, |f| {
+        Metric::new("stall_pct", "GC stall %", Format::Percent, LOWER, &[View::Report(ReportRow::GcStall)], |f| {
+            jvm(f, |j| j.stalled_pct())
+        }),
+        Metric::new("stalled_threads", "GC-stalled threads (mean)", Format::Percent, LOWER, STALLED, |f| {
             jvm(f, |j| j.stalled_threads())
         }),
-        Metric::new("longest_stall_ms", "longest GC stall", Format::Ms, LOWER, |f| {
+        Metric::new("longest_stall_ms", "longest GC stall", Format::Ms, LOWER, LONGEST_STALL, |f| {
             jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.stall_max_ms))
         }),
         // The grids' GC figure: the share of the phase the application waited for the collector, paused or with a
         // thread stalled (their union: at most 100 %).
-        Metric::new("gc_wait_pct", "GC pause+stall %", Format::Percent, LOWER, |f| jvm(f, |j| j.gc_wait_pct())),
-        Metric::new("safepoint_pct", "safepoint %", Format::Percent, LOWER, |f| jvm(f, |j| j.safepoint_pct())),
-        Metric::new("alloc_mb_s", "allocation rate", Format::Rate, None, |f| f.alloc_mb_s),
-        Metric::new("rss_peak_mb", "RSS peak", Format::Megabytes, LOWER, |f| jvm(f, |j| Some(j.rss_mb.max))),
+        Metric::new("gc_wait_pct", "GC pause+stall %", Format::Percent, LOWER, &[View::Grid], |f| {
+            jvm(f, |j| j.gc_wait_pct())
+        }),
+        Metric::new(
+            "safepoint_pct",
+            "safepoint %",
+            Format::Percent,
+            LOWER,
+            &[View::Report(ReportRow::Safepoint)],
+            |f| jvm(f, |j| j.safepoint_pct()),
+        ),
+        Metric::new("alloc_mb_s", "allocation rate", Format::Rate, None, &[View::Report(ReportRow::Allocation)], |f| {
+            f.alloc_mb_s
+        }),
+        Metric::new(
+            "rss_peak_mb",
+            "RSS peak",
+            Format::Megabytes,
+            LOWER,
+            &[View::Report(ReportRow::RssPeak), CONTEXT],
+            |f| jvm(f, |j| Some(j.rss_mb.max)),
+        ),
     ]
 }
 
@@ -172,13 +219,41 @@ mod tests {
         };
         let figures = RepFigures { rep: 1, record: &record, alloc_mb_s: None };
         let bench_metrics: Vec<&str> = METRICS.iter().filter(|m| (m.read)(&figures).is_some()).map(|m| m.key).collect();
-        let reported: Vec<&str> = FIGURES.iter().filter(|figure| figure.reported).map(|figure| figure.key).collect();
+        let reported: Vec<&str> = FIGURES.iter().filter(|figure| figure.reported()).map(|figure| figure.key).collect();
         assert_eq!(bench_metrics, reported);
-        for figure in FIGURES.iter().filter(|figure| figure.reported) {
+        for figure in FIGURES.iter().filter(|figure| figure.reported()) {
             let shown = metric(figure.key);
             assert_eq!((shown.label, shown.format, shown.better), (figure.label, figure.format, Some(figure.better)));
-            assert_eq!((shown.read)(&figures), (figure.read)(&bench), "{}", figure.key);
+            assert_eq!((shown.read)(&figures), figure.read(&bench), "{}", figure.key);
         }
+    }
+
+    #[test]
+    fn every_view_a_figure_lists_is_an_output_that_shows_it() {
+        use crate::load::figures::{ReportRow, TerminalRow};
+        for metric in METRICS.iter() {
+            for view in metric.shown {
+                match *view {
+                    View::Report(row) => assert!(ReportRow::ALL.contains(&row), "{}: {row:?}", metric.key),
+                    View::Terminal(row) => assert!(TerminalRow::ALL.contains(&row), "{}: {row:?}", metric.key),
+                    _ => {}
+                }
+                assert!(shown_in(*view).any(|shown| shown.key == metric.key), "{}: {view:?}", metric.key);
+            }
+        }
+        // Each row of the tables shows a figure (a row no figure lists is left out, but none is meant to be).
+        for row in ReportRow::ALL {
+            assert!(shown_in(View::Report(row)).next().is_some(), "{row:?}");
+        }
+        for row in TerminalRow::ALL {
+            assert!(shown_in(View::Terminal(row)).next().is_some(), "{row:?}");
+        }
+        let keys = |view| shown_in(view).map(|metric| metric.key).collect::<Vec<_>>();
+        assert_eq!(
+            keys(View::Report(ReportRow::Latency)),
+            ["min_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms"]
+        );
+        assert_eq!(keys(View::Grid), [CAPACITY, "rps", "p99_ms", "gc_wait_pct"]);
     }
 
     #[test]
@@ -191,7 +266,7 @@ mod tests {
         let keys: Vec<&str> = METRICS.iter().map(|metric| metric.key).collect();
         assert_eq!(
             listed, keys,
-            "docs/report.md's \"Metric keys:\" against report/analysis/metrics.rs and load/figures.rs"
+            "docs/report.md's \"Metric keys:\" against report/analysis/metrics.rs and load/figures/mod.rs"
         );
     }
 }

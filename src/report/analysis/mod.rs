@@ -9,7 +9,8 @@
 //! repeat's server explains a cell's spread). `compare` is the analysis of two runs side by side, with its text.
 //!
 //! The boundary, enforced by the compiler: every module here is private; this file re-exports the model — its types,
-//! and the registry's `metric`, `Format` and `CAPACITY` that say how a figure is labelled and formatted — to the rest
+//! and the registry's `metric`, `Metric`, `Format`, `CAPACITY`, `HEADLINE`, `shown_in` and `ranked_headlines` that say
+//! how a figure is labelled and formatted, which outputs show it and which headlines a phase ranks on — to the rest
 //! of `report`, and nothing else. A renderer that reaches for an analysis helper does not compile; what it needs is
 //! computed into the model, or is a pure formatter (`report::words`, or the renderer's own).
 
@@ -38,7 +39,7 @@ pub(in crate::report) use cell_attribution::{CellAttribution, Combined};
 pub(in crate::report) use compare::{compare, parse_threshold, render as render_comparison};
 pub(in crate::report) use curves::CurvePoint;
 pub(in crate::report) use equal_load::PhaseKind;
-pub(in crate::report) use metrics::{CAPACITY, Format, metric};
+pub(in crate::report) use metrics::{CAPACITY, Format, HEADLINE, Metric, metric, ranked_headlines, shown_in};
 pub(in crate::report) use model::{
     Analysis, AxisInfo, CellInfo, CellPhase, ConnectionSweep, Kind, PhaseAnalysis, PhaseSpan, StepSpan,
 };

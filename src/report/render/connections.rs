@@ -2,10 +2,13 @@
 //! cell with its req/s, P99 and errors at each count.
 
 use super::tables::{Entry, Layout, Row, Table, mark_of};
-use crate::report::analysis::{Analysis, ConnectionSweep, Format, PhaseAnalysis, metric};
+use crate::load::figures::View;
+use crate::report::analysis::{Analysis, ConnectionSweep, Format, PhaseAnalysis, metric, shown_in};
 
-/// The figures of each count, in this order.
-const KEYS: [&str; 3] = ["rps", "p99_ms", "errors"];
+/// The figures of each count: those the registry shows in this table, in its order.
+fn keys() -> Vec<&'static str> {
+    shown_in(View::Connections).map(|metric| metric.key).collect()
+}
 
 impl ConnectionSweep {
     /// `c50 · c255 · c1000`: its phases' names.
@@ -30,10 +33,11 @@ impl ConnectionSweep {
     pub fn table(&self, analysis: &Analysis) -> Table {
         let phases: Vec<Option<&PhaseAnalysis>> =
             self.phases.iter().map(|member| analysis.phases.iter().find(|phase| phase.name == member.name)).collect();
+        let keys = keys();
         let columns = self
             .phases
             .iter()
-            .flat_map(|member| KEYS.map(|key| format!("{} at {}", column_label(key), member.connections)))
+            .flat_map(|member| keys.iter().map(|key| format!("{} at {}", column_label(key), member.connections)))
             .collect();
         let rows = analysis
             .cells
@@ -45,7 +49,7 @@ impl ConnectionSweep {
                     .iter()
                     .flat_map(|phase| {
                         let cell = phase.and_then(|phase| phase.cells.get(index));
-                        KEYS.map(|key| match cell.and_then(|cell| Some((cell, cell.figure(key)?))) {
+                        keys.iter().map(move |&key| match cell.and_then(|cell| Some((cell, cell.figure(key)?))) {
                             Some((cell, estimate)) => Entry {
                                 text: metric(key).format.show(estimate.median),
                                 value: Some(estimate.median),

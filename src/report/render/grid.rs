@@ -4,16 +4,20 @@
 //! there is one grid per combination of the others.
 
 use super::tables::{Entry, Layout, Row, Table, mark_of};
-use crate::report::analysis::{Analysis, AxisInfo, Better, CAPACITY, CellInfo, PhaseAnalysis, PhaseKind, metric};
+use crate::load::figures::View;
+use crate::report::analysis::{
+    Analysis, AxisInfo, Better, CAPACITY, CellInfo, HEADLINE, PhaseAnalysis, metric, ranked_headlines, shown_in,
+};
 
-/// The figures shown as grids, in order (metric keys).
-pub const GRID_FIGURES: &[&str] = &["rps", "p99_ms", "gc_wait_pct"];
-
-/// A capacity phase's grids: capacity is the figure (its steps' req/s and P99 are at a different rate per cell).
-pub const CAPACITY_GRID_FIGURES: &[&str] = &[CAPACITY, "gc_wait_pct"];
-
-fn grid_figures(phase: &PhaseAnalysis) -> &'static [&'static str] {
-    if phase.kind == PhaseKind::Capacity { CAPACITY_GRID_FIGURES } else { GRID_FIGURES }
+/// The figures a phase shows as grids (metric keys), in the registry's order: those it lists for grids, less the
+/// headlines this kind of phase does not rank on (a capacity phase's figure is the capacity: its steps' req/s and P99
+/// are at a different rate per cell; other phases have no capacity).
+fn grid_figures(phase: &PhaseAnalysis) -> Vec<&'static str> {
+    let ranked: Vec<&str> = ranked_headlines(phase.kind).collect();
+    shown_in(View::Grid)
+        .map(|metric| metric.key)
+        .filter(|key| !HEADLINE.contains(key) || ranked.contains(key))
+        .collect()
 }
 
 /// Which axes a sweep's grids use.
@@ -116,7 +120,7 @@ fn cell_at<'a>(analysis: &'a Analysis, wanted: &[(&str, &str)]) -> Option<(usize
 pub fn phase_grids(analysis: &Analysis, axes: &GridAxes, phase: &PhaseAnalysis) -> Vec<Grid> {
     let mut grids = Vec::new();
     for slice in slices(analysis, &axes.split) {
-        for &figure in grid_figures(phase) {
+        for figure in grid_figures(phase) {
             let table = grid_table(analysis, axes, phase, &slice, figure);
             grids.push(Grid { phase: phase.name.clone(), figure, slice: slice.clone(), table });
         }

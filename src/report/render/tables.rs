@@ -5,10 +5,11 @@
 
 use crate::attribution::{TailRequest, TailShare};
 use crate::jvm::sampler::jstat_columns_note;
+use crate::load::figures::{ReportRow, View};
 use crate::load::format::format_ms;
 use crate::report::analysis::{
-    Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, CurvePoint, Format, PhaseAnalysis, Standing,
-    metric,
+    Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, CurvePoint, Format, Metric, PhaseAnalysis,
+    Standing, metric, shown_in,
 };
 use crate::report::words::{bound_ms, kind_words, overlap_share, percent, safepoint_share};
 
@@ -125,43 +126,26 @@ impl Table {
 
 /// A row of one or more metrics joined by `/`, as the seeds write `min/P90/P99/max`.
 struct RowSpec {
-    label: &'static str,
-    keys: &'static [&'static str],
+    label: String,
+    keys: Vec<&'static str>,
     headline: bool,
 }
 
-impl RowSpec {
-    const fn new(label: &'static str, keys: &'static [&'static str], headline: bool) -> RowSpec {
-        RowSpec { label, keys, headline }
-    }
+/// The rows of the report's tables among `rows` that some figure of the registry lists, each with those figures in
+/// the registry's order; `headlines` marks the headline rows as such (a measured phase's).
+fn row_specs(rows: &[ReportRow], headlines: bool) -> Vec<RowSpec> {
+    rows.iter()
+        .filter_map(|&row| {
+            let figures: Vec<&Metric> = shown_in(View::Report(row)).collect();
+            let labels: Vec<&str> = figures.iter().map(|figure| figure.label).collect();
+            (!figures.is_empty()).then(|| RowSpec {
+                label: row.label(&labels),
+                keys: figures.iter().map(|figure| figure.key).collect(),
+                headline: headlines && row.is_headline(),
+            })
+        })
+        .collect()
 }
-
-const PHASE_ROWS: &[RowSpec] = &[
-    RowSpec::new("req/s", &["rps"], true),
-    RowSpec::new("P99 (ms)", &["p99_ms"], true),
-    RowSpec::new("RT (min/P90/P99/P99.9/max) (ms)", &["min_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"], false),
-    RowSpec::new("RT (mean/median) (ms)", &["mean_ms", "p50_ms"], false),
-    RowSpec::new("stdev (ms)", &["stdev_ms"], false),
-    RowSpec::new("error/timeout", &["errors", "timeouts"], false),
-    RowSpec::new("YGC/YGCT (s)", &["ygc", "ygct_s"], false),
-    RowSpec::new("FGC/FGCT (s)", &["fgc", "fgct_s"], false),
-    RowSpec::new("CGC/CGCT (s)", &["cgc", "cgct_s"], false),
-    RowSpec::new("GC time %", &["gc_pct"], false),
-    RowSpec::new("GC pause %", &["pause_pct"], false),
-    RowSpec::new("GC stall %", &["stall_pct"], false),
-    RowSpec::new("GC-stalled threads (mean)", &["stalled_threads"], false),
-    RowSpec::new("safepoint %", &["safepoint_pct"], false),
-    RowSpec::new("longest GC pause (ms)", &["longest_pause_ms"], false),
-    RowSpec::new("longest GC stall (ms)", &["longest_stall_ms"], false),
-    RowSpec::new("allocation rate (MB/s)", &["alloc_mb_s"], false),
-    RowSpec::new("RSS peak (MB)", &["rss_peak_mb"], false),
-];
-
-const UNMEASURED_ROWS: &[RowSpec] = &[
-    RowSpec::new("req/s", &["rps"], false),
-    RowSpec::new("P99 (ms)", &["p99_ms"], false),
-    RowSpec::new("error/timeout", &["errors", "timeouts"], false),
-];
 
 fn corner(analysis: &Analysis) -> String {
     let varying: Vec<&str> = analysis.axes.iter().filter(|axis| axis.varies).map(|axis| axis.name.as_str()).collect();
@@ -274,7 +258,7 @@ fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &
 /// each cell's capacity and the steps that bound it.
 pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
     let mut rows = capacity_rows(analysis, phase);
-    rows.extend(self::rows(analysis, phase, PHASE_ROWS, "", rows.is_empty()));
+    rows.extend(self::rows(analysis, phase, &row_specs(&ReportRow::ALL, true), "", rows.is_empty()));
     if !analysis.slo.is_empty() {
         let entries = phase
             .cells
@@ -324,7 +308,7 @@ fn capacity_rows(analysis: &Analysis, phase: &PhaseAnalysis) -> Vec<Row> {
     }
     let show = |rps: f64| metric(CAPACITY).format.show(rps);
     let capacity = |cell: &CellPhase| match &cell.capacity {
-        Some(capacity) if capacity.rps.is_some() => figures_entry(analysis, cell, &CAPACITY_ROW),
+        Some(capacity) if capacity.rps.is_some() => figures_entry(analysis, cell, &capacity_row()),
         Some(capacity) => Entry {
             text: capacity.describe(show),
             problem: true,
@@ -350,7 +334,10 @@ fn capacity_rows(analysis: &Analysis, phase: &PhaseAnalysis) -> Vec<Row> {
     ]
 }
 
-const CAPACITY_ROW: RowSpec = RowSpec::new("capacity (req/s)", &[CAPACITY], true);
+/// The capacity's row of a capacity phase's table (the registry's capacity figure, above the others).
+fn capacity_row() -> RowSpec {
+    RowSpec { label: metric(CAPACITY).label.to_string(), keys: vec![CAPACITY], headline: true }
+}
 
 /// Latency against throughput over a ladder's or a search's steps: one row per requested rate, per cell the P99 and
 /// the rate achieved; ★/≈ among the cells that sustained the rate in every repeat, the others marked as short.
@@ -442,7 +429,10 @@ pub fn unmeasured_table(analysis: &Analysis) -> Option<Table> {
     }
     let rows = phases
         .iter()
-        .flat_map(|phase| rows(analysis, phase, UNMEASURED_ROWS, &format!("{}: ", phase.name), true))
+        .flat_map(|phase| {
+            let specs = row_specs(&ReportRow::UNMEASURED, false);
+            rows(analysis, phase, &specs, &format!("{}: ", phase.name), true)
+        })
         .collect();
     Some(Table::of_cells(analysis, rows, Vec::new()))
 }

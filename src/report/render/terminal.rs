@@ -3,26 +3,24 @@
 //! [`TERMINAL_COLUMNS`], else cells as rows; under each, whether its repeats' spread follows their servers (sweeps over
 //! several) and "is it the GC?" in one line per cell; then the connection counts a plan swept, side by side.
 
+use crate::load::figures::{TerminalRow, View};
 use crate::load::record::outcomes::Side;
-use crate::report::analysis::{Analysis, CAPACITY, CellAttribution, CellPhase, Combined, Kind, PhaseAnalysis, metric};
+use crate::report::analysis::{
+    Analysis, CAPACITY, CellAttribution, CellPhase, Combined, Kind, PhaseAnalysis, metric, shown_in,
+};
 use crate::report::words::kind_words;
 use crate::results::Status;
 use crate::text_table::{self, Column};
 
-/// A row: its label and the metric keys it shows, `/`-joined (`YGC/YGCT`).
-const ROWS: &[(&str, &[&str])] = &[
-    ("capacity", &[CAPACITY]),
-    ("req/s", &["rps"]),
-    ("p50 ms", &["p50_ms"]),
-    ("p99 ms", &["p99_ms"]),
-    ("max ms", &["max_ms"]),
-    ("errors", &["errors"]),
-    ("YGC/YGCT s", &["ygc", "ygct_s"]),
-    ("FGC/FGCT s", &["fgc", "fgct_s"]),
-    // Concurrent cycles: G1 and ZGC count them; Serial, Parallel and (JDK 17) Shenandoah have no counter (`-`).
-    ("CGC/CGCT s", &["cgc", "cgct_s"]),
-    ("GC pause %", &["pause_pct"]),
-];
+/// The rows of the end-of-run table that some figure of the registry lists, each with the keys of the figures it
+/// shows, `/`-joined (`YGC/YGCT`), in the registry's order.
+fn rows() -> Vec<(TerminalRow, Vec<&'static str>)> {
+    TerminalRow::ALL
+        .into_iter()
+        .map(|row| (row, shown_in(View::Terminal(row)).map(|metric| metric.key).collect::<Vec<_>>()))
+        .filter(|(_, keys)| !keys.is_empty())
+        .collect()
+}
 
 /// The row's value for one cell: each figure's median in its metric's format; `-` when one is missing; a capacity
 /// search that claimed none says why; a P99 measured short of the requested rate says `short`.
@@ -55,16 +53,16 @@ pub fn phase_tables(analysis: &Analysis) -> String {
             vec![std::iter::once(phase.name.clone()).chain(labels.iter().cloned()).collect()];
         let statuses = analysis.cells.iter().map(|cell| cell.status.name().to_string());
         table.push(std::iter::once("status".to_string()).chain(statuses).collect());
-        for (name, keys) in ROWS {
-            let mut row = vec![name.to_string()];
+        for (name, keys) in rows() {
+            let mut row = vec![name.label().to_string()];
             for (info, cell) in analysis.cells.iter().zip(&phase.cells) {
                 row.push(match info.status {
                     Status::Crashed | Status::Failed if cell.reps.is_empty() => info.status.name().to_string(),
-                    _ => value(cell, keys),
+                    _ => value(cell, &keys),
                 });
             }
-            let empty = phase.cells.iter().all(|cell| value(cell, keys) == "-");
-            if !(OPTIONAL_ROWS.contains(name) && empty) {
+            let empty = phase.cells.iter().all(|cell| value(cell, &keys) == "-");
+            if !(name.is_optional() && empty) {
                 table.push(row);
             }
         }
@@ -154,10 +152,6 @@ const CONTINUATION: &str = "      ";
 fn gc_line(combined: &Combined) -> String {
     format!("{}: {}", kind_words(combined.verdict.kind), combined.verdict.summary)
 }
-
-/// Rows shown only when some cell has a value (no collector of the run counts concurrent cycles: no CGC row; no
-/// capacity search: no capacity row).
-const OPTIONAL_ROWS: &[&str] = &["capacity", "CGC/CGCT s"];
 
 /// The terminal's width the tables keep to, whatever the number of cells.
 pub const TERMINAL_COLUMNS: usize = 120;
