@@ -1,7 +1,7 @@
-//! Which outputs show a figure, and where: the views a figure of the registries (`figures/mod.rs` for a bench
-//! result's, `report/analysis/metrics.rs` for the capacity and the JVM's) lists in its `shown`, and the rows of the tables that
-//! group several figures. Every output shows the registry's figures that list it, in the registry's order, so showing
-//! a figure somewhere is a view in its one entry. A leaf: it names outputs, it does not render them.
+//! Which outputs show a figure, and where: the views a figure of the registries (`figures/mod.rs` for a bench result's,
+//! `report/analysis/metrics.rs` for the capacity and the JVM's) lists in its `shown`, and the rows of the tables that
+//! group several figures. Every output shows the registry's figures that list it, in the registry's order, so showing a
+//! figure somewhere is a view in its one entry. A leaf: it names outputs, it does not render them.
 
 /// An output that shows figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
