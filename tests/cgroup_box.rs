@@ -211,6 +211,29 @@ fn removing_a_box_kills_the_whole_tree_still_running_in_it_and_removes_every_fol
 }
 
 #[test]
+fn a_cgroup_a_process_of_the_box_made_below_it_is_emptied_and_removed_with_the_box() {
+    let cgroups = cgroups();
+    let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(64 * MIB), cpus_quota: None }).unwrap();
+    let mut command = Command::new("sh");
+    command
+        .args(["-c", "mkdir \"$BOX/inner\" && echo $$ > \"$BOX/inner/cgroup.procs\" && echo moved && exec sleep 300"])
+        .env("BOX", cell_box.memory_dir().unwrap());
+    cell_box.enter_before_exec(&mut command);
+    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
+    let mut moved = [0u8; 6];
+    child.stdout.take().unwrap().read_exact(&mut moved).unwrap();
+    assert_eq!(&moved, b"moved\n");
+    let inner = cell_box.memory_dir().unwrap().join("inner");
+    assert_eq!(std::fs::read_to_string(inner.join("cgroup.procs")).unwrap().trim(), child.id().to_string());
+    assert_eq!(cell_box.pids().unwrap(), vec![child.id()], "the box counts the process below it");
+    let dirs = cell_box.dirs().to_vec();
+    cell_box.remove().unwrap();
+    assert_eq!(wait_within(&mut child, Duration::from_secs(5)).signal(), Some(libc::SIGKILL));
+    assert!(!inner.exists());
+    assert_gone(&dirs);
+}
+
+#[test]
 fn dropping_a_box_removes_it_too() {
     let cgroups = cgroups();
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(64 * MIB), cpus_quota: None }).unwrap();

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::files::{empty_and_remove, enter_calling_process, io_error, make_dir, pids_in, write_value};
+use super::files::{empty_and_remove, enter_calling_process, io_error, make_dir, pids_in_subtree, write_value};
 use super::{BoxSample, CgroupError, Cgroups, Limits, PARENT, Version, v1, v2};
 
 /// How long removing a box may wait for its processes to die and its folders to be let go.
@@ -88,6 +88,10 @@ impl CellBox {
                 }
                 if let Some(base) = cgroups.cpu_base() {
                     made.cpu_dir = Some(made.make_folder(base, &[])?);
+                }
+                if made.dirs.is_empty() {
+                    // Neither controller is usable: a box would hold nothing.
+                    cgroups.require(&Limits::default())?;
                 }
             }
             Version::V2 => {
@@ -201,11 +205,11 @@ impl CellBox {
         Ok(())
     }
 
-    /// The processes in the box, each once.
+    /// The processes in the box (and in any cgroup its processes made below it), each once.
     pub fn pids(&self) -> Result<Vec<u32>, CgroupError> {
         let mut pids = Vec::new();
         for dir in &self.dirs {
-            pids.extend(pids_in(dir)?.into_iter().filter_map(|pid| u32::try_from(pid).ok()));
+            pids.extend(pids_in_subtree(dir)?.into_iter().filter_map(|pid| u32::try_from(pid).ok()));
         }
         pids.sort_unstable();
         pids.dedup();
@@ -227,7 +231,7 @@ impl CellBox {
     }
 
     /// Kill whatever is left in the box (SIGKILL; v2 also `cgroup.kill`), wait until it is empty and remove its
-    /// folders, within [`REMOVE_TIMEOUT`]; then the `jload` folder too when no other box is in it.
+    /// folders (and any cgroup its processes made below them), within [`REMOVE_TIMEOUT`]; then the `jload` folder too when no other box is in it.
     pub fn remove(mut self) -> Result<(), CgroupError> {
         self.remove_now()
     }

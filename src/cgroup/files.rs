@@ -1,11 +1,11 @@
 //! The file operations both cgroup versions share: a number or a `key value` table read from a cgroup file, a value
-//! written to one, the processes of a cgroup listed, killed and waited for, and its folder removed — each error
-//! naming the file.
+//! written to one, the processes of a cgroup (and of the cgroups below it) listed, killed and waited for, and its
+//! folders removed — each error naming the file.
 
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -55,13 +55,37 @@ pub fn pids_in(dir: &Path) -> Result<Vec<i32>, CgroupError> {
     }
 }
 
-/// SIGKILL every process in the cgroups until none is left (a process forking while it is killed leaves a child
-/// that the next round finds), then remove their folders; both bounded by `deadline`. Folders already gone are fine.
+/// A cgroup folder and every cgroup below it (a process of a box may make its own), the deepest first.
+pub fn subtree_deepest_first(dir: &Path) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                folders.extend(subtree_deepest_first(&entry.path()));
+            }
+        }
+    }
+    folders.push(dir.to_path_buf());
+    folders
+}
+
+/// The processes in a cgroup and every cgroup below it.
+pub fn pids_in_subtree(dir: &Path) -> Result<Vec<i32>, CgroupError> {
+    let mut pids = Vec::new();
+    for folder in subtree_deepest_first(dir) {
+        pids.extend(pids_in(&folder)?);
+    }
+    Ok(pids)
+}
+
+/// SIGKILL every process in the cgroups and below them until none is left (a process forking while it is killed
+/// leaves a child that the next round finds), then remove their folders, the deepest first; both bounded by
+/// `deadline`. Folders already gone are fine.
 pub fn empty_and_remove(dirs: &[&Path], deadline: Instant) -> Result<(), CgroupError> {
     loop {
         let mut left = 0;
         for dir in dirs {
-            for pid in pids_in(dir)? {
+            for pid in pids_in_subtree(dir)? {
                 left += 1;
                 // SAFETY: kill(2) with a pid read from the cgroup; a pid that has exited meanwhile is ESRCH.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -79,7 +103,9 @@ pub fn empty_and_remove(dirs: &[&Path], deadline: Instant) -> Result<(), CgroupE
         thread::sleep(Duration::from_millis(10));
     }
     for dir in dirs {
-        remove_dir(dir, deadline)?;
+        for folder in subtree_deepest_first(dir) {
+            remove_dir(&folder, deadline)?;
+        }
     }
     Ok(())
 }
