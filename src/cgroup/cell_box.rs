@@ -261,10 +261,10 @@ impl CellBox {
 
 impl Drop for CellBox {
     fn drop(&mut self) {
-        if !self.removed {
-            if let Err(err) = self.remove_now() {
-                eprintln!("warning: cgroup box {} left behind: {err}", self.name.as_str());
-            }
+        if !self.removed
+            && let Err(err) = self.remove_now()
+        {
+            eprintln!("warning: cgroup box {} left behind: {err}", self.name.as_str());
         }
     }
 }

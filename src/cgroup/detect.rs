@@ -192,9 +192,9 @@ impl Mount {
     /// it (a container sees its cgroup as the mount's root); the mount point itself when the folder is not there.
     fn own_folder(&self, path: Option<&str>) -> PathBuf {
         let Some(path) = path else { return self.point.clone() };
-        let relative = path.strip_prefix(self.root.as_str()).unwrap_or(path).trim_start_matches('/');
+        let relative = path.strip_prefix(self.root.as_str()).unwrap_or(path).trim_matches('/');
         let folder = self.point.join(relative);
-        if folder.is_dir() { folder } else { self.point.clone() }
+        if !relative.is_empty() && folder.is_dir() { folder } else { self.point.clone() }
     }
 }
 
@@ -266,7 +266,7 @@ mod tests {
         // "/" exists in every hierarchy; a cgroup this machine lacks falls back to the mount point.
         let cgroups = Cgroups::from_proc(HYBRID, "4:memory:/\n1:cpu:/no-such-cgroup-here\n0::/\n");
         assert_eq!(cgroups.version(), Version::V1);
-        assert_eq!(cgroups.memory_base(), Some(Path::new("/sys/fs/cgroup/memory")));
+        assert_eq!(cgroups.memory_base().unwrap().as_os_str(), "/sys/fs/cgroup/memory");
         assert_eq!(cgroups.cpu_base(), Some(Path::new("/sys/fs/cgroup/cpu")));
         assert_eq!(cgroups.unified_base(), None);
     }
