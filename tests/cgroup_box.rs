@@ -1,9 +1,10 @@
 //! Boxes on this machine's real cgroups, with real processes: a shell started in a box is in it and its limit reads
 //! back; a real JVM (JDK 17 and Temurin 25) in a 400 MiB / 0.5-CPU box sees the limit and one processor; a process
-//! allocating past its limit (python3, and a JVM's direct buffers) is killed by the kernel and the box counts it; a spinning process under a 0.2 quota is
-//! throttled; a box removed with its processes still running kills them and leaves no folder; stale boxes of a dead
-//! jload are removed and live ones kept; and the v2 box on the real cgroup2 hierarchy (whose memory and cpu
-//! controllers this kernel binds to v1 — see docs/containers.md).
+//! allocating past its limit (python3, and a JVM's direct buffers) is killed by the kernel and the box counts it;
+//! spinning processes under a 0.2 quota are throttled; a running process is entered by pid; a box removed with its
+//! processes still running kills them and leaves no folder; stale boxes of a dead jload are removed and live ones
+//! kept; and the v2 box on the real cgroup2 hierarchy (whose memory and cpu controllers this kernel binds to v1 — see
+//! docs/containers.md).
 //!
 //! Every box is a `CellBox`, whose drop removes it, so a failing assertion leaves no cgroup behind.
 
@@ -280,6 +281,27 @@ fn a_cgroup_a_process_of_the_box_made_below_it_is_emptied_and_removed_with_the_b
     cell_box.remove().unwrap();
     assert_eq!(wait_within(&mut child, Duration::from_secs(5)).signal(), Some(libc::SIGKILL));
     assert!(!inner.exists());
+    assert_gone(&dirs);
+}
+
+#[test]
+fn a_running_process_entered_by_pid_is_in_the_box_nested_under_the_cgroup_this_test_runs_in() {
+    let cgroups = cgroups();
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap();
+    let own_memory = own.lines().find_map(|line| line.strip_prefix(&format!("{}:memory:", line.split(':').next()?)));
+    let own_memory = own_memory.expect("a v1 memory line").trim_start_matches('/');
+    assert_eq!(cgroups.memory_base().unwrap(), Path::new("/sys/fs/cgroup/memory").join(own_memory));
+    let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(64 * MIB), cpus_quota: None }).unwrap();
+    let mut child = Command::new("sleep").arg("300").spawn().unwrap();
+    cell_box.enter(child.id()).unwrap();
+    let cgroup = std::fs::read_to_string(format!("/proc/{}/cgroup", child.id())).unwrap();
+    let memory_line = cgroup.lines().find(|line| line.contains(":memory:")).unwrap();
+    let expected = if own_memory.is_empty() { String::new() } else { format!("/{own_memory}") };
+    assert_eq!(memory_line.split(':').nth(2).unwrap(), format!("{expected}/jload/{}", cell_box.name().as_str()));
+    assert_eq!(cell_box.pids().unwrap(), vec![child.id()]);
+    let dirs = cell_box.dirs().to_vec();
+    cell_box.remove().unwrap();
+    assert_eq!(wait_within(&mut child, Duration::from_secs(5)).signal(), Some(libc::SIGKILL));
     assert_gone(&dirs);
 }
 
