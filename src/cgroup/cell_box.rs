@@ -121,7 +121,7 @@ impl CellBox {
             }
             match make_dir(&parent) {
                 Ok(()) => {}
-                Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+                Err(err) if err.kind() == io::ErrorKind::NotFound && base.is_dir() => continue,
                 Err(err) => return Err(io_error("make", &parent, err)),
             }
             if !controllers.is_empty() {
