@@ -4,6 +4,7 @@
 pub mod atomic_file;
 pub mod attribution;
 pub mod bench;
+pub mod cgroup;
 pub mod cpuset;
 pub mod error;
 pub mod intervals;
