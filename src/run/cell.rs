@@ -569,54 +569,9 @@ fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Resu
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{join_options, step_line};
-    use crate::load::record::outcomes::{Limit, Side, Step};
-    use crate::load::record::summary::{ErrorSummary, LatencySummary};
-
-    #[test]
-    fn a_ladder_step_is_one_progress_line_with_its_verdict_and_limit() {
-        let mut step = Step {
-            requested_rps: 4000.0,
-            achieved_rps: 3998.4,
-            duration_s: 5.0,
-            requests: 19992,
-            latency_ms: LatencySummary { p99: 4.126, ..LatencySummary::default() },
-            errors: ErrorSummary::default(),
-            error_pct: Some(0.0),
-            never_sent: 0,
-            unfinished: 0,
-            limited_by: None,
-            meets_slo: Some(true),
-        };
-        assert_eq!(step_line(&step), "4000 req/s: 3998 achieved, p99 4.13 ms, SLO met");
-        step.meets_slo = None;
-        step.limited_by = Some(Limit { side: Side::Target, reason: "3100 req/s achieved of 4000 requested".into() });
-        assert_eq!(
-            step_line(&step),
-            "4000 req/s: 3998 achieved, p99 4.13 ms; limited by the target: 3100 req/s achieved of 4000 requested"
-        );
-    }
-
-    #[test]
-    fn options_are_quoted_only_where_a_shell_or_hotspot_would_split_them() {
-        let options: Vec<String> = [
-            "-Xmx64m",
-            "-Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags",
-            "-Dgreeting=hello world",
-            "-Dq=it's",
-        ]
-        .map(String::from)
-        .to_vec();
-        assert_eq!(
-            join_options(&options),
-            "-Xmx64m -Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags \
-             '-Dgreeting=hello world' '-Dq=it'\\''s'"
-        );
-        assert_eq!(shell_words::split(&join_options(&options)).unwrap(), options, "a shell's eval gets them back");
-    }
-}
-
 #[path = "cell_ready.rs"]
 mod ready;
+
+#[cfg(test)]
+#[path = "cell_tests.rs"]
+mod tests;

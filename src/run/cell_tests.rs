@@ -1,8 +1,11 @@
-//! Unit tests of `cell`: how a cell's JVM options and command line are assembled, and that the JVM accepts them.
+//! Unit tests of `cell`: how a cell's JVM options and command line are assembled and quoted, that the JVM accepts
+//! them, and the progress line of a ladder step.
 
 use std::path::Path;
 
-use super::cell::{Placement, command_line, jvm_options};
+use super::{Placement, command_line, join_options, jvm_options, step_line};
+use crate::load::record::outcomes::{Limit, Side, Step};
+use crate::load::record::summary::{ErrorSummary, LatencySummary};
 use crate::plan::Plan;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::cells;
@@ -79,4 +82,46 @@ fn the_complete_option_set_of_a_cell_passes_the_jvm_and_a_folder_with_a_colon_do
 /// A local start on `port` with folder `dir`.
 fn at<'a>(port: &'a str, dir: &'a Path) -> Placement<'a> {
     Placement { host: "127.0.0.1", port, dir }
+}
+
+#[test]
+fn a_ladder_step_is_one_progress_line_with_its_verdict_and_limit() {
+    let mut step = Step {
+        requested_rps: 4000.0,
+        achieved_rps: 3998.4,
+        duration_s: 5.0,
+        requests: 19992,
+        latency_ms: LatencySummary { p99: 4.126, ..LatencySummary::default() },
+        errors: ErrorSummary::default(),
+        error_pct: Some(0.0),
+        never_sent: 0,
+        unfinished: 0,
+        limited_by: None,
+        meets_slo: Some(true),
+    };
+    assert_eq!(step_line(&step), "4000 req/s: 3998 achieved, p99 4.13 ms, SLO met");
+    step.meets_slo = None;
+    step.limited_by = Some(Limit { side: Side::Target, reason: "3100 req/s achieved of 4000 requested".into() });
+    assert_eq!(
+        step_line(&step),
+        "4000 req/s: 3998 achieved, p99 4.13 ms; limited by the target: 3100 req/s achieved of 4000 requested"
+    );
+}
+
+#[test]
+fn options_are_quoted_only_where_a_shell_or_hotspot_would_split_them() {
+    let options: Vec<String> = [
+        "-Xmx64m",
+        "-Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags",
+        "-Dgreeting=hello world",
+        "-Dq=it's",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_eq!(
+        join_options(&options),
+        "-Xmx64m -Xlog:gc*,safepoint:file=/r/cells/gc=G1/rep-1/gc.log:time,uptime,level,tags \
+         '-Dgreeting=hello world' '-Dq=it'\\''s'"
+    );
+    assert_eq!(shell_words::split(&join_options(&options)).unwrap(), options, "a shell's eval gets them back");
 }

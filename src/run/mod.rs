@@ -14,8 +14,6 @@ macro_rules! say {
 }
 
 pub mod cell;
-#[cfg(test)]
-mod cell_tests;
 pub mod cli;
 pub mod crash;
 pub mod runner;

@@ -391,3 +391,7 @@ fn blame_clause(figure: &FigureHostEffect, label: &dyn Fn(&str) -> String) -> Op
 fn side_word(factor: f64) -> &'static str {
     if factor < 1.0 { "lower" } else { "higher" }
 }
+
+#[cfg(test)]
+#[path = "host_effect_tests.rs"]
+mod tests;

@@ -3,8 +3,8 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::host_effect::{FigureHostEffect, MIN_HOST_EFFECT, figure_effect};
-use super::host_fit::Observation;
+use super::{FigureHostEffect, MIN_HOST_EFFECT, figure_effect};
+use crate::report::analysis::host_fit::Observation;
 
 const CELLS: [(&str, f64); 4] = [("a", 1000.0), ("b", 2000.0), ("c", 5000.0), ("d", 20000.0)];
 const HOSTS: [&str; 3] = ["s1", "s2", "s3"];

@@ -22,8 +22,6 @@ mod connections;
 mod curves;
 mod equal_load;
 mod host_effect;
-#[cfg(test)]
-mod host_effect_tests;
 mod host_fit;
 mod metrics;
 mod model;
