@@ -35,4 +35,5 @@ pub mod threshold;
 pub mod timer;
 pub mod tls;
 pub mod transport;
+pub mod wire;
 pub mod worker;
