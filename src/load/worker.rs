@@ -84,8 +84,9 @@ pub(crate) trait Wire: Sized {
     /// An event on `token` during the run. `peer_closed`: the event carries the peer's close (with edge triggering
     /// it is announced only this once).
     fn on_event(worker: &mut Worker<'_, Self>, token: usize, writable: bool, peer_closed: bool);
-    /// Write (or go on writing) lane `lane`'s request, set up in its [`Conn`] by `send` or `resend`.
-    fn write(worker: &mut Worker<'_, Self>, lane: usize, now: Instant);
+    /// Send lane `lane`'s request from its start: the one its [`Conn`] names (`request`, rendered into `scratch`
+    /// when dynamic), new or sent again (`resent`).
+    fn send(worker: &mut Worker<'_, Self>, lane: usize, now: Instant);
     /// Lane `lane` goes on after a failure, or after a response that closed its connection.
     fn lane_goes_on(worker: &mut Worker<'_, Self>, lane: usize, now: Instant);
     /// Lane `lane`'s request timed out (already recorded): what it held on the wire is dropped and the lane goes on.
@@ -361,12 +362,10 @@ impl<P: Wire> Worker<'_, P> {
         conn.request = request;
         conn.intended = intended;
         conn.sent = now;
-        conn.write_offset = 0;
         conn.next_slot += 1;
         conn.resent = false;
-        conn.parser.reset(set.requests[request].is_head);
         set.render_if_dynamic(request, &mut self.rng, &mut conn.scratch);
-        P::write(self, index, now);
+        P::send(self, index, now);
     }
 
     /// Write the request in flight again, unchanged, on the new connection. Its latency still counts from its first
@@ -375,10 +374,8 @@ impl<P: Wire> Worker<'_, P> {
         let conn = &mut self.conns[index];
         conn.resend_when_connected = false;
         conn.resent = true;
-        conn.write_offset = 0;
-        conn.parser.reset(self.shared.set.requests[conn.request].is_head);
         self.recorder.resent += 1;
-        P::write(self, index, now);
+        P::send(self, index, now);
     }
 
     /// The response to lane `index`'s request is complete: recorded, and the lane goes on — on a new connection when

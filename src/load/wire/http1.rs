@@ -34,26 +34,19 @@ impl Wire for Http1 {
         let now = Instant::now();
         match worker.conns[lane].state {
             State::Connecting(_) | State::Handshaking(_) => worker.complete_connect(lane, now, true),
-            State::Writing if writable => Self::write(worker, lane, now),
+            State::Writing if writable => worker.continue_write(lane, now),
             State::Writing | State::Reading => worker.read(lane, peer_closed),
             State::Idle => worker.read_while_idle(lane),
             State::Backoff(_) | State::Done => {}
         }
     }
 
-    fn write(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
+    /// From its first byte, its response parsed afresh.
+    fn send(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
         let conn = &mut worker.conns[lane];
-        // The rendered bytes live in the connection; lend them out while it writes (no copy, no allocation).
-        let scratch = std::mem::take(&mut conn.scratch);
-        let bytes = worker.shared.set.request_bytes(conn.request, &scratch);
-        let written = conn.write_request(worker.poll.registry(), Token(lane), bytes, &mut worker.recorder.bytes_sent);
-        conn.scratch = scratch;
-        if let Err(err) = written {
-            match peer_close(&err) {
-                Some(how) => worker.closed_by_peer(lane, how, Failure::Write, now),
-                None => worker.fail(lane, Failure::Write, now),
-            }
-        }
+        conn.write_offset = 0;
+        conn.parser.reset(worker.shared.set.requests[conn.request].is_head);
+        worker.continue_write(lane, now);
     }
 
     /// On a new connection.
@@ -81,6 +74,22 @@ impl Wire for Http1 {
 }
 
 impl Worker<'_, Http1> {
+    /// Write what the socket takes of the lane's request, from `write_offset` on.
+    fn continue_write(&mut self, index: usize, now: Instant) {
+        let conn = &mut self.conns[index];
+        // The rendered bytes live in the connection; lend them out while it writes (no copy, no allocation).
+        let scratch = std::mem::take(&mut conn.scratch);
+        let bytes = self.shared.set.request_bytes(conn.request, &scratch);
+        let written = conn.write_request(self.poll.registry(), Token(index), bytes, &mut self.recorder.bytes_sent);
+        conn.scratch = scratch;
+        if let Err(err) = written {
+            match peer_close(&err) {
+                Some(how) => self.closed_by_peer(index, how, Failure::Write, now),
+                None => self.fail(index, Failure::Write, now),
+            }
+        }
+    }
+
     /// An event on a connection being set up: the TCP connect's completion, or the TLS handshake's next step. Once
     /// the connection is ready, its setup time is recorded and (`running`) its next request goes out.
     fn complete_connect(&mut self, index: usize, now: Instant, running: bool) {

@@ -51,7 +51,8 @@ impl Wire for Http2 {
         worker.on_link_event(token);
     }
 
-    fn write(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
+    /// As a new stream (the lane's [`Conn`](crate::load::conn::Conn) keeps no wire state of its own).
+    fn send(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
         worker.start_stream(lane, now);
     }
 

@@ -8,7 +8,7 @@ mod http2;
 use std::sync::mpsc::Sender;
 
 use super::h2::Scheme;
-use super::protocol::ProtocolOptions;
+use super::protocol::{HttpVersion, ProtocolOptions};
 use super::recorder::Recorder;
 use super::request::Endpoint;
 use super::worker::{Assignment, Shared, WorkerMessage, run_worker};
@@ -22,11 +22,12 @@ pub enum WireKind {
 }
 
 impl WireKind {
-    /// What the (resolved) protocol options ask for on `endpoint`.
+    /// What the protocol options ask for on `endpoint`.
     pub fn of(protocol: &ProtocolOptions, endpoint: &Endpoint) -> WireKind {
-        match protocol.http2_scheme(endpoint) {
-            Some(scheme) => WireKind::Http2(scheme),
-            None => WireKind::Http1,
+        match protocol.http {
+            HttpVersion::Http2 => WireKind::Http2(if endpoint.tls { Scheme::Https } else { Scheme::Http }),
+            // `auto` is settled by one handshake before the run (`ProtocolOptions::resolved`).
+            HttpVersion::Http1 | HttpVersion::Auto => WireKind::Http1,
         }
     }
 
