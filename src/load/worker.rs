@@ -2,7 +2,7 @@
 //! the next request when the previous answer is complete) or the open model (send at intended times), enforcing
 //! timeouts, reporting each second's measurements to the aggregator, and at the end accounting for every request
 //! that fell due but did not complete. The worker drives lanes (request slots) and knows no wire protocol: the
-//! protocol is the type parameter `P` of [`Worker`], a [`Wire`] (HTTP/1.1 and HTTP/2 in [`super::wire`]) that owns
+//! protocol is the type parameter `P` of `Worker`, a `Wire` (HTTP/1.1 and HTTP/2 in [`super::wire`]) that owns
 //! the connections under the lanes — opening them, writing requests, reading responses — and hands each lane's
 //! outcome back to the worker's lane operations (`complete`, `fail`, `start_next`, …).
 

@@ -1,6 +1,6 @@
-//! The wire protocols a worker can drive, each a [`Wire`](super::worker::Wire) in its own module — HTTP/1.1
-//! ([`http1`]) and HTTP/2 ([`http2`]) — and the one place that picks the protocol of a run ([`WireKind`]) and starts a
-//! worker over it. The worker itself names no protocol.
+//! The wire protocols a worker can drive, each a `Wire` (see `super::worker`) in its own module — HTTP/1.1
+//! (`http1.rs`) and HTTP/2 (`http2.rs`) — and the one place that picks the protocol of a run ([`WireKind`]) and
+//! starts a worker over it. The worker itself names no protocol.
 
 mod http1;
 mod http2;
@@ -40,7 +40,7 @@ impl WireKind {
         }
     }
 
-    /// Run one worker over this protocol to the end of the load (see [`run_worker`]).
+    /// Run one worker over this protocol to the end of the load (see `super::worker::run_worker`).
     pub fn run_worker(
         self,
         shared: &Shared,
