@@ -1,6 +1,7 @@
-//! HTTP/1.1 on the wire: one lane per connection, the lane's [`Conn`](crate::load::conn::Conn) owning its socket, one request in flight on it
-//! at a time. The connection's set-up (TCP connect, TLS handshake) is timed per lane; a failure or a closing response
-//! replaces the connection; a request the server closed under before reading it goes out again on the next one.
+//! HTTP/1.1 on the wire: one lane per connection, the lane's [`Conn`](crate::load::conn::Conn) owning its socket,
+//! one request in flight on it at a time. The connection's set-up (TCP connect, TLS handshake) is timed per lane; a
+//! failure or a closing response replaces the connection; a request the server closed under before reading it goes
+//! out again on the next one.
 
 use std::cmp::Reverse;
 use std::time::Instant;
