@@ -1,7 +1,8 @@
 //! `jload bench` over HTTPS against real servers on 127.0.0.1: nginx with certificates made in the test (a CA's,
 //! an expired one, a server that asks for a client certificate, one that allows no cipher rustls speaks), nginx's
-//! plain port taken for TLS, and a rustls server that speaks garbage once the handshake is done. Counts are checked
-//! at the server (nginx's access log) as well as in jload's result.
+//! plain port taken for TLS, a rustls server that speaks garbage once the handshake is done, and a listener that
+//! never answers a handshake (timed per connection: each HTTP/1.1 lane's, once per HTTP/2 connection). Counts are
+//! checked at the server (nginx's access log) as well as in jload's result.
 
 mod common;
 
@@ -160,6 +161,43 @@ fn https_to_a_plain_http_port_is_a_handshake_error() {
     assert_eq!(code, 1);
     assert!(count(&result, "/errors/tls_handshake") >= 1, "{result}");
     assert_eq!(count(&result, "/errors/total"), count(&result, "/errors/tls_handshake"));
+}
+
+/// A TCP listener that accepts every connection and never sends a byte: a TLS handshake with it waits for the
+/// timeout. Its port.
+fn silent_listener() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.extend(stream.ok());
+        }
+    });
+    port
+}
+
+#[test]
+fn a_handshake_that_never_completes_fails_each_http1_connection_at_the_timeout() {
+    let url = format!("https://127.0.0.1:{}/", silent_listener());
+    let (code, result, _) = bench_json(&["-n", "2", "-c", "2", "-t", "1", "-k", "--timeout", "1s", &url]);
+    assert_eq!(code, 1, "{result}");
+    // An HTTP/1.1 lane owns its connection: each of the two timed out and was counted, its request given up.
+    let counts =
+        (count(&result, "/requests"), count(&result, "/errors/tls_handshake"), count(&result, "/errors/total"));
+    assert_eq!(counts, (0, 2, 2), "{result}");
+}
+
+#[test]
+fn a_handshake_that_never_completes_fails_an_http2_connection_once_for_all_its_streams() {
+    let url = format!("https://127.0.0.1:{}/", silent_listener());
+    let args = ["-n", "4", "-c", "1", "-t", "1", "--http2", "--streams", "4", "-k", "--timeout", "1s", &url];
+    let (code, result, _) = bench_json(&args);
+    assert_eq!(code, 1, "{result}");
+    // The four lanes wait for one connection, timed and counted once; each gives up its request.
+    let counts =
+        (count(&result, "/requests"), count(&result, "/errors/tls_handshake"), count(&result, "/errors/total"));
+    assert_eq!(counts, (0, 1, 1), "{result}");
 }
 
 #[test]

@@ -12,7 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::connections::limits::ensure_open_files;
 use super::connections::start_at;
-use super::connections::worker::{Assignment, Shared, WorkerMessage, run_worker};
+use super::connections::wire::WireKind;
+use super::connections::worker::{Assignment, Shared, WorkerMessage};
 use super::input::request::RequestSet;
 use super::input::spec::{LoadSpec, even_share};
 use super::record::hlog::HlogFile;
@@ -54,11 +55,10 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
     let request_names = set.requests.iter().map(|request| request.name.clone()).collect();
     let protocol = spec.protocol.resolved(&set.endpoint, spec.timeout)?;
     let security = protocol.security(&set.endpoint)?;
-    let http2 = protocol.http2_scheme(&set.endpoint);
-    let lanes_per_connection = if http2.is_some() { protocol.streams } else { 1 };
+    let wire = WireKind::of(&protocol, &set.endpoint);
+    let lanes_per_connection = wire.lanes_per_connection(protocol.streams);
     let shared = Shared {
         security,
-        http2,
         lanes_per_connection,
         total_lanes: spec.connections * lanes_per_connection,
         set,
@@ -98,7 +98,7 @@ pub fn run(spec: &LoadSpec, options: &RunOptions) -> anyhow::Result<BenchResult>
                     if pinned.is_err() {
                         shared.stop.store(true, Ordering::Relaxed);
                     }
-                    let recorder = run_worker(shared, assignment, sender);
+                    let recorder = wire.run_worker(shared, assignment, sender);
                     pinned
                         .map_err(|err| std::io::Error::new(err.kind(), format!("cannot pin a load worker: {err}")))?;
                     recorder

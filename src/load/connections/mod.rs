@@ -16,4 +16,5 @@ pub mod start_at;
 pub mod timer;
 pub mod tls;
 pub mod transport;
+pub mod wire;
 pub mod worker;

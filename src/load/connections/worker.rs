@@ -1,7 +1,10 @@
 //! One worker thread: its own epoll loop owning a share of the connections, driving them in the closed model (send
 //! the next request when the previous answer is complete) or the open model (send at intended times), enforcing
 //! timeouts, reporting each second's measurements to the aggregator, and at the end accounting for every request
-//! that fell due but did not complete.
+//! that fell due but did not complete. The worker drives lanes (request slots) and knows no wire protocol: the
+//! protocol is the type parameter `P` of `Worker`, a `Wire` (HTTP/1.1 and HTTP/2 in [`super::wire`]) that owns
+//! the connections under the lanes — opening them, writing requests, reading responses — and hands each lane's
+//! outcome back to the worker's lane operations (`complete`, `fail`, `start_next`, …).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,11 +15,8 @@ use std::time::{Duration, Instant};
 
 use mio::{Events, Poll, Token};
 
-use super::conn::{Conn, PeerClose, ReadOutcome, State, peer_close};
-use super::h2::{Event, Scheme};
-use super::h2_link::H2Link;
+use super::conn::{Conn, State};
 use super::timer::DeadlineTimer;
-use super::tls::TlsFailure;
 use super::transport::Security;
 use crate::load::input::request::RequestSet;
 use crate::load::input::status::OkStatus;
@@ -34,10 +34,8 @@ pub struct Shared {
     pub set: RequestSet,
     /// Plain TCP or TLS, with the configuration every connection shares.
     pub security: Security,
-    /// HTTP/2 (with the `:scheme` its requests name) or, None, HTTP/1.1.
-    pub http2: Option<Scheme>,
-    /// Lanes — request slots, each with one request in flight at most — per connection: HTTP/2's streams; 1 for
-    /// HTTP/1.1.
+    /// Lanes — request slots, each with one request in flight at most — per connection, as the wire protocol has
+    /// them (see `super::wire::WireKind::lanes_per_connection`).
     pub lanes_per_connection: usize,
     /// Lanes of the whole run (all workers): the open model's schedule is spread over them.
     pub total_lanes: usize,
@@ -73,25 +71,51 @@ pub struct Assignment {
     pub quota: Option<u64>,
 }
 
-struct Worker<'a> {
-    shared: &'a Shared,
+/// The wire protocol a worker drives: the seam between the lanes (what the worker schedules, times and records) and
+/// the connections under them, like wrk's table of socket functions. A protocol owns its connections (in its own
+/// state, `Worker::wire`, and for HTTP/1.1 the socket of each lane) and implements the operations below; it calls
+/// back the worker's lane operations (`complete`, `fail`, `start_next`, `resend`, `give_up_request`, `set_up_done`,
+/// …). Calls are static (the worker is generic over the protocol): no dispatch per event, no allocation.
+pub(crate) trait Wire: Sized {
+    /// Open (or join) the connection lane `lane` sends on; a lane whose connection is not up waits for it.
+    fn open(worker: &mut Worker<'_, Self>, lane: usize, now: Instant);
+    /// An event on `token` before the run's clock starts, while connections are being set up.
+    fn on_set_up_event(worker: &mut Worker<'_, Self>, token: usize, now: Instant);
+    /// An event on `token` during the run. `peer_closed`: the event carries the peer's close (with edge triggering
+    /// it is announced only this once).
+    fn on_event(worker: &mut Worker<'_, Self>, token: usize, writable: bool, peer_closed: bool);
+    /// Send lane `lane`'s request from its start: the one its [`Conn`] names (`request`, rendered into `scratch`
+    /// when dynamic), new or sent again (`resent`).
+    fn send(worker: &mut Worker<'_, Self>, lane: usize, now: Instant);
+    /// Lane `lane` goes on after a failure, or after a response that closed its connection.
+    fn lane_goes_on(worker: &mut Worker<'_, Self>, lane: usize, now: Instant);
+    /// Lane `lane`'s request timed out (already recorded): what it held on the wire is dropped and the lane goes on.
+    fn abandon(worker: &mut Worker<'_, Self>, lane: usize, now: Instant);
+    /// The connect-timeout rule for a lane whose set-up (`state`, Connecting or Handshaking) lasted the whole
+    /// timeout: the failure to count for it, or None when the lane waits for a connection that `scan` times.
+    fn lane_set_up_expired(state: State) -> Option<Failure>;
+    /// The protocol's part of the periodic scan, before the lanes': its own connections' timeouts.
+    fn scan(worker: &mut Worker<'_, Self>, now: Instant);
+    /// Close what the protocol holds beside the lanes, at the end of the run.
+    fn close(worker: &mut Worker<'_, Self>);
+}
+
+/// One worker thread's state. Its fields are the protocols' too (see [`Wire`]).
+pub(crate) struct Worker<'a, P> {
+    pub(crate) shared: &'a Shared,
     assignment: Assignment,
-    poll: Poll,
+    pub(crate) poll: Poll,
     timer: DeadlineTimer,
-    /// Its lanes: with HTTP/1.1 one per connection (each owns its socket), with HTTP/2 `lanes_per_connection` per
-    /// connection of `links`, lanes `k·n .. (k+1)·n` sharing link k.
-    conns: Vec<Conn>,
-    /// HTTP/2 only: its connections.
-    links: Vec<H2Link>,
-    /// HTTP/2: the stream events of the connection being read (a buffer kept between reads).
-    stream_events: Vec<Event>,
-    /// HTTP/2: the link whose events are being handled, which writes what they queued once, at the end.
-    flush_deferred_for: Option<usize>,
-    recorder: Recorder,
+    /// Its lanes, `lanes_per_connection` per connection, lanes `k·n .. (k+1)·n` sharing connection k (with HTTP/1.1
+    /// one per connection, each owning its socket).
+    pub(crate) conns: Vec<Conn>,
+    /// The wire protocol's own state (its connections, when they are not the lanes').
+    pub(crate) wire: P,
+    pub(crate) recorder: Recorder,
     rng: fastrand::Rng,
-    read_buffer: Vec<u8>,
+    pub(crate) read_buffer: Vec<u8>,
     /// Open model: idle connections by their next intended send time.
-    schedule: BinaryHeap<Reverse<(Instant, usize)>>,
+    pub(crate) schedule: BinaryHeap<Reverse<(Instant, usize)>>,
     quota_left: Option<u64>,
     start: Instant,
     /// The end of a run with a duration: no request due at or after it is sent.
@@ -107,11 +131,12 @@ struct Worker<'a> {
     refused_since_progress: u64,
 }
 
-/// Run one worker to the end of the load; returns everything it recorded.
-pub fn run_worker(
+/// Run one worker to the end of the load over the wire protocol `wire`; returns everything it recorded.
+pub(crate) fn run_worker<P: Wire>(
     shared: &Shared,
     assignment: Assignment,
     messages: Sender<WorkerMessage>,
+    wire: P,
 ) -> std::io::Result<Recorder> {
     let poll = Poll::new()?;
     let timer = DeadlineTimer::new(poll.registry(), TIMER_TOKEN)?;
@@ -121,17 +146,7 @@ pub fn run_worker(
         poll,
         timer,
         conns: (0..assignment.connections * shared.lanes_per_connection).map(|_| Conn::new(now)).collect(),
-        links: match shared.http2 {
-            Some(scheme) => (0..assignment.connections)
-                .map(|link| {
-                    let lanes = shared.lanes_per_connection;
-                    H2Link::new(link * lanes..(link + 1) * lanes, scheme)
-                })
-                .collect(),
-            None => Vec::new(),
-        },
-        stream_events: Vec::new(),
-        flush_deferred_for: None,
+        wire,
         recorder: Recorder::new(shared.set.requests.len(), shared.rate.is_some()),
         rng: fastrand::Rng::new(),
         read_buffer: vec![0; READ_BUFFER_BYTES],
@@ -161,12 +176,12 @@ pub fn run_worker(
     Ok(worker.recorder)
 }
 
-impl Worker<'_> {
+impl<P: Wire> Worker<'_, P> {
     /// Open every connection and wait (bounded by the timeout) for the handshakes, before the clock starts.
     fn connect_all(&mut self) {
         let now = Instant::now();
         for index in 0..self.conns.len() {
-            self.open(index, now);
+            P::open(self, index, now);
         }
         let give_up = now + self.shared.timeout;
         let mut events = Events::with_capacity(1024);
@@ -179,12 +194,7 @@ impl Worker<'_> {
                 break;
             }
             for event in events.iter() {
-                let token = event.token().0;
-                if self.shared.http2.is_some() {
-                    self.on_link_setup_event(token, Instant::now(), false);
-                } else if token < self.conns.len() && self.conns[token].setting_up() {
-                    self.complete_connect(token, Instant::now(), false);
-                }
+                P::on_set_up_event(self, event.token().0, Instant::now());
             }
         }
     }
@@ -252,7 +262,7 @@ impl Worker<'_> {
             for event in events.iter() {
                 match event.token() {
                     TIMER_TOKEN => self.timer.acknowledge(),
-                    Token(index) => self.on_event(index, event.is_writable(), event.is_read_closed()),
+                    Token(index) => P::on_event(self, index, event.is_writable(), event.is_read_closed()),
                 }
             }
         }
@@ -263,9 +273,7 @@ impl Worker<'_> {
         for conn in &mut self.conns {
             conn.close(self.poll.registry());
         }
-        for link in &mut self.links {
-            link.close(self.poll.registry());
-        }
+        P::close(self);
         Ok(end)
     }
 
@@ -312,23 +320,8 @@ impl Worker<'_> {
         self.conns.iter().all(|conn| conn.state == State::Done)
     }
 
-    /// `peer_closed`: the event carries the peer's close (with edge triggering it is announced only this once).
-    fn on_event(&mut self, index: usize, writable: bool, peer_closed: bool) {
-        if self.shared.http2.is_some() {
-            return self.on_link_event(index);
-        }
-        let now = Instant::now();
-        match self.conns[index].state {
-            State::Connecting(_) | State::Handshaking(_) => self.complete_connect(index, now, true),
-            State::Writing if writable => self.continue_write(index, now),
-            State::Writing | State::Reading => self.read(index, peer_closed),
-            State::Idle => self.read_while_idle(index),
-            State::Backoff(_) | State::Done => {}
-        }
-    }
-
     /// A connected, idle connection: send its next request now or schedule it.
-    fn start_next(&mut self, index: usize, now: Instant) {
+    pub(crate) fn start_next(&mut self, index: usize, now: Instant) {
         if self.shared.rate.is_some() {
             match self.next_send_time(index) {
                 None => self.retire(index),
@@ -369,59 +362,25 @@ impl Worker<'_> {
         conn.request = request;
         conn.intended = intended;
         conn.sent = now;
-        conn.write_offset = 0;
         conn.next_slot += 1;
         conn.resent = false;
-        conn.parser.reset(set.requests[request].is_head);
         set.render_if_dynamic(request, &mut self.rng, &mut conn.scratch);
-        self.continue_write(index, now);
+        P::send(self, index, now);
     }
 
     /// Write the request in flight again, unchanged, on the new connection. Its latency still counts from its first
     /// send (or its due time): the client waited all along.
-    fn resend(&mut self, index: usize, now: Instant) {
+    pub(crate) fn resend(&mut self, index: usize, now: Instant) {
         let conn = &mut self.conns[index];
         conn.resend_when_connected = false;
         conn.resent = true;
-        conn.write_offset = 0;
-        conn.parser.reset(self.shared.set.requests[conn.request].is_head);
         self.recorder.resent += 1;
-        self.continue_write(index, now);
-    }
-
-    fn continue_write(&mut self, index: usize, now: Instant) {
-        if self.shared.http2.is_some() {
-            return self.start_stream(index, now);
-        }
-        let conn = &mut self.conns[index];
-        // The rendered bytes live in the connection; lend them out while it writes (no copy, no allocation).
-        let scratch = std::mem::take(&mut conn.scratch);
-        let bytes = self.shared.set.request_bytes(conn.request, &scratch);
-        let written = conn.write_request(self.poll.registry(), Token(index), bytes, &mut self.recorder.bytes_sent);
-        conn.scratch = scratch;
-        if let Err(err) = written {
-            match peer_close(&err) {
-                Some(how) => self.closed_by_peer(index, how, Failure::Write, now),
-                None => self.fail(index, Failure::Write, now),
-            }
-        }
-    }
-
-    fn read(&mut self, index: usize, peer_closed: bool) {
-        let outcome =
-            self.conns[index].read_response(&mut self.read_buffer, &mut self.recorder.bytes_received, peer_closed);
-        let now = Instant::now();
-        match outcome {
-            ReadOutcome::Pending => {}
-            ReadOutcome::Complete { status, close } => self.complete(index, status, close || peer_closed, now),
-            ReadOutcome::Closed(how) => self.closed_by_peer(index, how, Failure::Read, now),
-            ReadOutcome::Failed => self.fail(index, Failure::Read, now),
-        }
+        P::send(self, index, now);
     }
 
     /// The response to lane `index`'s request is complete: recorded, and the lane goes on — on a new connection when
     /// the server closes this one (`closing`), announced or not.
-    fn complete(&mut self, index: usize, status: u16, closing: bool, now: Instant) {
+    pub(crate) fn complete(&mut self, index: usize, status: u16, closing: bool, now: Instant) {
         self.last_progress = now;
         self.refused_since_progress = 0;
         let conn = &self.conns[index];
@@ -433,43 +392,17 @@ impl Worker<'_> {
         self.recorder.pause_corrected_response(uncorrected, conn.recent_service.expected_interval_us());
         self.conns[index].recent_service.observe(uncorrected);
         if closing {
-            self.reconnect(index, now);
+            P::lane_goes_on(self, index, now);
         } else {
             self.conns[index].state = State::Idle;
             self.start_next(index, now);
         }
     }
 
-    /// The peer closed the connection under the request in flight. If it had closed before reading the request (the
-    /// close came with or right after the previous response), the request was never processed: send it again on a
-    /// new connection. Otherwise the server dropped a request it had read: a failure of this class.
-    fn closed_by_peer(&mut self, index: usize, how: PeerClose, failure: Failure, now: Instant) {
-        if self.conns[index].unanswered_because_closed(how) {
-            self.conns[index].resend_when_connected = true;
-            self.reconnect(index, now);
-        } else {
-            self.fail(index, failure, now);
-        }
-    }
-
-    /// Data or a close on a connection with no request in flight: the server ended an idle keep-alive connection.
-    fn read_while_idle(&mut self, index: usize) {
-        let conn = &mut self.conns[index];
-        conn.parser.reset(false);
-        if let ReadOutcome::Pending =
-            conn.read_response(&mut self.read_buffer, &mut self.recorder.bytes_received, false)
-        {
-            return;
-        }
-        // Its scheduled send (if any) is re-planned from `next_slot` once the new connection is up.
-        self.schedule.retain(|&Reverse((_, queued))| queued != index);
-        self.reconnect(index, Instant::now());
-    }
-
     /// A request failed after it was sent: count it, drop the connection, open a new one.
-    fn fail(&mut self, index: usize, failure: Failure, now: Instant) {
+    pub(crate) fn fail(&mut self, index: usize, failure: Failure, now: Instant) {
         self.recorder.failure(self.conns[index].request, failure);
-        self.reconnect(index, now);
+        P::lane_goes_on(self, index, now);
     }
 
     /// A request unanswered for the whole timeout: an error, recorded with the wait it had when the timeout expired
@@ -482,36 +415,21 @@ impl Worker<'_> {
         let expired = conn.sent + self.shared.timeout;
         let timeout = micros(self.shared.timeout);
         self.recorder.slow.offer(SlowRequest::finished(conn.request, self.start, expired, latency, timeout, true));
-        if self.shared.http2.is_some() {
-            // The stream is abandoned; the connection carries the lane's next request.
-            self.abandon_stream(index, now);
-        } else {
-            self.reconnect(index, now);
-        }
-    }
-
-    /// Lane `index` goes on after a failure, or after a response that closed its connection: over HTTP/1.1 on a new
-    /// connection, over HTTP/2 on its connection as it is.
-    fn reconnect(&mut self, index: usize, now: Instant) {
-        if self.shared.http2.is_some() {
-            return self.lane_goes_on(index, now);
-        }
-        self.recorder.reconnects += 1;
-        self.open(index, now);
+        P::abandon(self, index, now);
     }
 
     /// Periodic check: timed-out requests and connects, and connections due to retry after a refused connect.
     fn scan(&mut self, now: Instant) {
-        self.scan_links(now);
+        P::scan(self, now);
         let timeout = self.shared.timeout;
         for index in 0..self.conns.len() {
             match self.conns[index].state {
-                // HTTP/2 lanes wait for their connection, whose set-up is timed in `scan_links`.
-                State::Connecting(since) if self.shared.http2.is_none() && now.duration_since(since) >= timeout => {
-                    self.connect_failed(index, Failure::Connect, now)
-                }
-                State::Handshaking(since) if now.duration_since(since) >= timeout => {
-                    self.connect_failed(index, Failure::Tls(TlsFailure::Handshake), now)
+                state @ (State::Connecting(since) | State::Handshaking(since))
+                    if now.duration_since(since) >= timeout =>
+                {
+                    if let Some(failure) = P::lane_set_up_expired(state) {
+                        self.connect_failed(index, failure, now)
+                    }
                 }
                 State::Writing | State::Reading if now.duration_since(self.conns[index].sent) >= timeout => {
                     self.time_out(index, now)
@@ -524,7 +442,7 @@ impl Worker<'_> {
                     } else {
                         self.quota_left != Some(0)
                     };
-                    if has_work { self.open(index, now) } else { self.conns[index].state = State::Done }
+                    if has_work { P::open(self, index, now) } else { self.conns[index].state = State::Done }
                 }
                 _ => {}
             }
@@ -533,13 +451,11 @@ impl Worker<'_> {
 }
 
 /// A duration in whole microseconds, the unit of every histogram.
-fn micros(duration: Duration) -> u64 {
+pub(crate) fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
 }
 
 #[path = "worker_connect.rs"]
 mod connect;
-#[path = "worker_h2.rs"]
-mod h2_lanes;
 #[path = "worker_schedule.rs"]
 mod schedule;

@@ -5,10 +5,10 @@
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
-use super::{Worker, micros};
+use super::{Wire, Worker, micros};
 use crate::load::connections::conn::State;
 
-impl Worker<'_> {
+impl<P: Wire> Worker<'_, P> {
     /// Open model: send every scheduled request whose time has come on its idle connection, measuring how late the
     /// generator itself is (its slip: the connection was free, so any delay is this loop's).
     pub(super) fn send_what_is_due(&mut self) {

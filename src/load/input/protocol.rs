@@ -12,8 +12,6 @@ use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection};
 use serde::{Deserialize, Serialize};
 
-use crate::load::connections::h2::Scheme;
-
 use super::request::Endpoint;
 use super::settings::Setting;
 use crate::error::bad_input;
@@ -150,11 +148,6 @@ impl ProtocolOptions {
         })?;
         let http = if chosen.as_deref() == Some(ALPN_H2) { HttpVersion::Http2 } else { HttpVersion::Http1 };
         Ok(ProtocolOptions { http, ..self.clone() })
-    }
-
-    /// HTTP/2's `:scheme` for `endpoint` when the connections speak HTTP/2; None for HTTP/1.1.
-    pub fn http2_scheme(&self, endpoint: &Endpoint) -> Option<Scheme> {
-        (self.http == HttpVersion::Http2).then_some(if endpoint.tls { Scheme::Https } else { Scheme::Http })
     }
 
     /// How the connections to `endpoint` are secured: plain TCP for `http://`, else TLS with this load's settings

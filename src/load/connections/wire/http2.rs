@@ -1,32 +1,99 @@
-//! The worker's HTTP/2 side: lanes (request slots) share a connection, `--streams` of them each. A lane is driven
-//! exactly as an HTTP/1.1 connection is — schedule, quota, latency, timeouts, accounting at the end — except that
-//! its request goes out as a stream of its link's session, and the events of a link's socket are the link's, which
-//! hands each stream's outcome to its lane. Connection failures are counted once per link, not per lane.
+//! HTTP/2 on the wire: lanes (request slots) share a connection, `--streams` of them each. A lane is driven by the
+//! worker exactly as an HTTP/1.1 connection is — schedule, quota, latency, timeouts, accounting at the end — except
+//! that its request goes out as a stream of its link's session, and the events of a link's socket are the link's,
+//! which hands each stream's outcome to its lane. Connection set-ups are timed and failures counted once per link,
+//! not per lane; a timed-out request resets its stream and the lane goes on on the same connection.
 
 use std::time::Instant;
 
 use mio::Token;
 
-use super::Worker;
 use crate::load::connections::conn::State;
-use crate::load::connections::h2::{Event, StartError, error_code};
-use crate::load::connections::h2_link::{LinkState, Received};
+use crate::load::connections::h2::{Event, Scheme, StartError, error_code};
+use crate::load::connections::h2_link::{H2Link, LinkState, Received};
 use crate::load::connections::socket::Setup;
 use crate::load::connections::tls::TlsFailure;
+use crate::load::connections::worker::{Wire, Worker};
 use crate::load::record::recorder::Failure;
 
-impl Worker<'_> {
+/// HTTP/2: a worker's connections, each carrying its lanes' requests as streams.
+pub(crate) struct Http2 {
+    links: Vec<H2Link>,
+    /// The stream events of the connection being read (a buffer kept between reads).
+    stream_events: Vec<Event>,
+    /// The link whose events are being handled, which writes what they queued once, at the end.
+    flush_deferred_for: Option<usize>,
+}
+
+impl Http2 {
+    /// `connections` connections of `lanes_per_connection` lanes each, lanes `k·n .. (k+1)·n` sharing link k; their
+    /// requests name `scheme`.
+    pub(crate) fn new(connections: usize, lanes_per_connection: usize, scheme: Scheme) -> Http2 {
+        let lanes = lanes_per_connection;
+        Http2 {
+            links: (0..connections).map(|link| H2Link::new(link * lanes..(link + 1) * lanes, scheme)).collect(),
+            stream_events: Vec::new(),
+            flush_deferred_for: None,
+        }
+    }
+}
+
+impl Wire for Http2 {
+    fn open(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
+        worker.open_lane(lane, now);
+    }
+
+    fn on_set_up_event(worker: &mut Worker<'_, Self>, token: usize, now: Instant) {
+        worker.on_link_setup_event(token, now, false);
+    }
+
+    fn on_event(worker: &mut Worker<'_, Self>, token: usize, _writable: bool, _peer_closed: bool) {
+        worker.on_link_event(token);
+    }
+
+    /// As a new stream (the lane's [`Conn`](crate::load::connections::conn::Conn) keeps no wire state of its own).
+    fn send(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
+        worker.start_stream(lane, now);
+    }
+
+    /// On its connection as it is, once that takes requests.
+    fn lane_goes_on(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
+        worker.lane_goes_on_link(lane, now);
+    }
+
+    /// The stream is abandoned; the connection carries the lane's next request.
+    fn abandon(worker: &mut Worker<'_, Self>, lane: usize, now: Instant) {
+        worker.abandon_stream(lane, now);
+    }
+
+    /// Lanes wait for their link, whose set-up `scan` times (lanes are never Handshaking themselves).
+    fn lane_set_up_expired(_: State) -> Option<Failure> {
+        None
+    }
+
+    fn scan(worker: &mut Worker<'_, Self>, now: Instant) {
+        worker.scan_links(now);
+    }
+
+    fn close(worker: &mut Worker<'_, Self>) {
+        for link in &mut worker.wire.links {
+            link.close(worker.poll.registry());
+        }
+    }
+}
+
+impl Worker<'_, Http2> {
     fn link_of(&self, lane: usize) -> usize {
         lane / self.shared.lanes_per_connection
     }
 
     /// Lane `lane` needs its connection: connect it when it is down, else wait for it or go on on it.
-    pub(super) fn open_lane(&mut self, lane: usize, now: Instant) {
+    fn open_lane(&mut self, lane: usize, now: Instant) {
         let link = self.link_of(lane);
-        if self.links[link].state == LinkState::Down {
+        if self.wire.links[link].state == LinkState::Down {
             self.connect_link(link, now);
         }
-        match self.links[link].state {
+        match self.wire.links[link].state {
             LinkState::Down => {} // the connect failed at once: the lane backs off
             LinkState::Connecting(since) | LinkState::Handshaking(since) => {
                 self.conns[lane].state = State::Connecting(since)
@@ -39,10 +106,10 @@ impl Worker<'_> {
     fn connect_link(&mut self, link: usize, now: Instant) {
         let addr = self.shared.set.endpoint.addr;
         let registry = self.poll.registry();
-        if self.links[link].connect(registry, Token(link), addr, &self.shared.security, now).is_err() {
+        if self.wire.links[link].connect(registry, Token(link), addr, &self.shared.security, now).is_err() {
             return self.link_set_up_failed(link, Failure::Connect, now);
         }
-        let lanes = self.links[link].lanes.clone();
+        let lanes = self.wire.links[link].lanes.clone();
         // Their scheduled sends (if any) are planned again from `next_slot` once the connection is up.
         self.schedule.retain(|&std::cmp::Reverse((_, queued))| !lanes.contains(&queued));
         for lane in lanes {
@@ -53,17 +120,17 @@ impl Worker<'_> {
     }
 
     /// An event on a link being set up (during the connect phase before the start, `running` false).
-    pub(super) fn on_link_setup_event(&mut self, link: usize, now: Instant, running: bool) {
-        let Some(started) = self.links.get(link).and_then(|link| link.setting_up_since()) else { return };
-        let connecting = matches!(self.links[link].state, LinkState::Connecting(_));
-        match self.links[link].set_up(self.poll.registry(), Token(link), &mut self.recorder.bytes_sent) {
+    fn on_link_setup_event(&mut self, link: usize, now: Instant, running: bool) {
+        let Some(started) = self.wire.links.get(link).and_then(|link| link.setting_up_since()) else { return };
+        let connecting = matches!(self.wire.links[link].state, LinkState::Connecting(_));
+        match self.wire.links[link].set_up(self.poll.registry(), Token(link), &mut self.recorder.bytes_sent) {
             Ok(Setup::Handshaking) => {}
             Ok(Setup::Ready) => {
                 let first = self.recorder.negotiated.is_none();
-                let transport = self.links[link].socket.transport.as_ref().filter(|_| first);
+                let transport = self.wire.links[link].socket.transport.as_ref().filter(|_| first);
                 let negotiated = transport.and_then(|transport| transport.negotiated());
                 self.set_up_done(started, negotiated, now);
-                for lane in self.links[link].lanes.clone() {
+                for lane in self.wire.links[link].lanes.clone() {
                     if self.conns[lane].setting_up() {
                         self.conns[lane].state = State::Idle;
                         if running {
@@ -84,9 +151,9 @@ impl Worker<'_> {
     /// waiting for a stream, the request it was about to send).
     fn link_set_up_failed(&mut self, link: usize, failure: Failure, now: Instant) {
         self.count_failed_connection(failure);
-        self.links[link].close(self.poll.registry());
-        self.links[link].waiting.clear();
-        for lane in self.links[link].lanes.clone() {
+        self.wire.links[link].close(self.poll.registry());
+        self.wire.links[link].waiting.clear();
+        for lane in self.wire.links[link].lanes.clone() {
             match self.conns[lane].state {
                 State::Done => continue,
                 State::Writing => self.conns[lane].resend_when_connected = true,
@@ -108,9 +175,9 @@ impl Worker<'_> {
 
     /// Lane `lane` goes on after its request failed or completed with a close: on its connection when that still
     /// takes requests, else once it is replaced.
-    pub(super) fn lane_goes_on(&mut self, lane: usize, now: Instant) {
+    fn lane_goes_on_link(&mut self, lane: usize, now: Instant) {
         let link = self.link_of(lane);
-        if self.links[link].state == LinkState::Up && !self.links[link].session.is_going_away() {
+        if self.wire.links[link].state == LinkState::Up && !self.wire.links[link].session.is_going_away() {
             self.lane_ready(lane, now);
         } else {
             self.conns[lane].state = State::Connecting(now);
@@ -118,24 +185,24 @@ impl Worker<'_> {
     }
 
     /// Send lane `lane`'s request as a new stream; without a free stream it waits for one (its latency runs).
-    pub(super) fn start_stream(&mut self, lane: usize, now: Instant) {
+    fn start_stream(&mut self, lane: usize, now: Instant) {
         let link = self.link_of(lane);
         let conn = &mut self.conns[lane];
         let scratch = std::mem::take(&mut conn.scratch);
         let bytes = self.shared.set.request_bytes(conn.request, &scratch);
-        let started = self.links[link].session.start_request(lane, bytes);
+        let started = self.wire.links[link].session.start_request(lane, bytes);
         self.conns[lane].scratch = scratch;
         match started {
             Ok(_) => {
                 self.conns[lane].state = State::Reading;
-                if self.flush_deferred_for != Some(link) {
+                if self.wire.flush_deferred_for != Some(link) {
                     self.flush_link(link, now);
                 }
             }
             Err(StartError::NoStreamSlot | StartError::GoingAway | StartError::StreamIdsExhausted) => {
                 self.conns[lane].state = State::Writing;
-                if !self.links[link].waiting.contains(&lane) {
-                    self.links[link].waiting.push_back(lane);
+                if !self.wire.links[link].waiting.contains(&lane) {
+                    self.wire.links[link].waiting.push_back(lane);
                 }
             }
             Err(StartError::Unparsable(_)) => self.fail(lane, Failure::Write, now),
@@ -144,7 +211,7 @@ impl Worker<'_> {
 
     /// Write what link `link`'s session queued; a socket that fails loses the link.
     fn flush_link(&mut self, link: usize, now: Instant) {
-        let flushed = self.links[link].flush(self.poll.registry(), Token(link), &mut self.recorder.bytes_sent);
+        let flushed = self.wire.links[link].flush(self.poll.registry(), Token(link), &mut self.recorder.bytes_sent);
         if flushed.is_err() {
             self.link_lost(link, now);
         }
@@ -152,32 +219,33 @@ impl Worker<'_> {
 
     /// Readable or writable: read what came (each stream's outcome to its lane), start the lanes waiting for a
     /// stream, write what all that queued, and replace the connection once it has gone away.
-    pub(super) fn on_link_event(&mut self, link: usize) {
+    fn on_link_event(&mut self, link: usize) {
         let now = Instant::now();
-        match self.links.get(link).map(|link| link.state) {
+        match self.wire.links.get(link).map(|link| link.state) {
             Some(LinkState::Connecting(_) | LinkState::Handshaking(_)) => {
                 return self.on_link_setup_event(link, now, true);
             }
             Some(LinkState::Up) => {}
             Some(LinkState::Down) | None => return,
         }
-        let mut events = std::mem::take(&mut self.stream_events);
-        let received = self.links[link].receive(&mut self.read_buffer, &mut self.recorder.bytes_received, &mut events);
+        let mut events = std::mem::take(&mut self.wire.stream_events);
+        let received =
+            self.wire.links[link].receive(&mut self.read_buffer, &mut self.recorder.bytes_received, &mut events);
         let now = Instant::now();
-        self.flush_deferred_for = Some(link);
+        self.wire.flush_deferred_for = Some(link);
         for event in events.drain(..) {
             self.on_stream_event(link, event, now);
         }
-        self.stream_events = events;
+        self.wire.stream_events = events;
         self.start_waiting_lanes(link, now);
-        self.flush_deferred_for = None;
+        self.wire.flush_deferred_for = None;
         if !matches!(received, Received::Drained) {
             return self.link_lost(link, now);
         }
-        if self.links[link].state == LinkState::Up {
+        if self.wire.links[link].state == LinkState::Up {
             self.flush_link(link, now);
         }
-        if self.links[link].state == LinkState::Up && self.links[link].session.finished() {
+        if self.wire.links[link].state == LinkState::Up && self.wire.links[link].session.finished() {
             self.replace_link(link, now);
         }
     }
@@ -198,15 +266,15 @@ impl Worker<'_> {
                 let conn = &mut self.conns[lane];
                 conn.resend_when_connected = true;
                 conn.state = State::Connecting(now);
-                self.links[link].waiting.retain(|&waiting| waiting != lane);
+                self.wire.links[link].waiting.retain(|&waiting| waiting != lane);
             }
         }
     }
 
     /// Lanes waiting for a stream start, oldest first, as far as the session has streams free.
     fn start_waiting_lanes(&mut self, link: usize, now: Instant) {
-        while self.links[link].session.can_start() {
-            let Some(lane) = self.links[link].waiting.pop_front() else { break };
+        while self.wire.links[link].session.can_start() {
+            let Some(lane) = self.wire.links[link].waiting.pop_front() else { break };
             if self.conns[lane].state == State::Writing {
                 self.start_stream(lane, now);
             }
@@ -214,24 +282,24 @@ impl Worker<'_> {
     }
 
     /// A lane's request timed out: its stream is reset, and the lane sends its next request on the connection.
-    pub(super) fn abandon_stream(&mut self, lane: usize, now: Instant) {
+    fn abandon_stream(&mut self, lane: usize, now: Instant) {
         let link = self.link_of(lane);
-        self.links[link].waiting.retain(|&waiting| waiting != lane);
-        if self.links[link].session.cancel(lane) {
+        self.wire.links[link].waiting.retain(|&waiting| waiting != lane);
+        if self.wire.links[link].session.cancel(lane) {
             self.flush_link(link, now);
         }
         // A connection going away may have waited for this stream alone.
-        if self.links[link].state == LinkState::Up && self.links[link].session.finished() {
+        if self.wire.links[link].state == LinkState::Up && self.wire.links[link].session.finished() {
             self.replace_link(link, now);
         }
-        self.lane_goes_on(lane, now);
+        self.lane_goes_on_link(lane, now);
     }
 
     /// The connection broke (closed by the server, a socket or TLS error, an HTTP/2 protocol error): each request
     /// in flight on it fails; those waiting for a stream wait for one of the new connection.
     fn link_lost(&mut self, link: usize, now: Instant) {
-        self.links[link].close(self.poll.registry());
-        for lane in self.links[link].lanes.clone() {
+        self.wire.links[link].close(self.poll.registry());
+        for lane in self.wire.links[link].lanes.clone() {
             if self.conns[lane].state == State::Reading {
                 self.recorder.failure(self.conns[lane].request, Failure::Read);
             }
@@ -242,16 +310,16 @@ impl Worker<'_> {
     /// Connect link `link` again (after GOAWAY, or after it broke).
     fn replace_link(&mut self, link: usize, now: Instant) {
         self.recorder.reconnects += 1;
-        self.links[link].close(self.poll.registry());
+        self.wire.links[link].close(self.poll.registry());
         self.connect_link(link, now);
     }
 
     /// Links whose set-up outlasted the timeout fail (counted once each).
-    pub(super) fn scan_links(&mut self, now: Instant) {
-        for link in 0..self.links.len() {
-            let Some(since) = self.links[link].setting_up_since() else { continue };
+    fn scan_links(&mut self, now: Instant) {
+        for link in 0..self.wire.links.len() {
+            let Some(since) = self.wire.links[link].setting_up_since() else { continue };
             if now.duration_since(since) >= self.shared.timeout {
-                let failure = match self.links[link].state {
+                let failure = match self.wire.links[link].state {
                     LinkState::Connecting(_) => Failure::Connect,
                     _ => Failure::Tls(TlsFailure::Handshake),
                 };
