@@ -304,7 +304,7 @@ fn closed_model_corrected_latency_matches_raw_without_pauses() {
     // The body of the distribution; its last percent is the machine's own scheduling noise, corrected like any wait.
     // The median moves by at most 5 %. On a 2-core machine loaded by other work a thread can be held up for tens of
     // milliseconds, each such hold-up a real wait the correction fills in, so the mean and p90 may move more (they
-    // did, by 6-10 % at load average 10-12); by more than a quarter only if the correction added waits where none were.
+    // did, past 5 %, at load average 10-12); by more than a quarter only if the correction added waits where none were.
     for (percentile, allowed) in [("p50", 1.05), ("p90", 1.25), ("mean", 1.25)] {
         let (raw, corrected) = (p(&result, "latency_ms", percentile), p(&result, "latency_corrected_ms", percentile));
         assert!(corrected >= raw, "{percentile}: correction only adds waits: raw {raw}, corrected {corrected}");
