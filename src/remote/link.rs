@@ -20,6 +20,8 @@ struct Heard {
     exited: Option<(ExitInfo, Option<String>)>,
     /// Why the connection is gone (None while it works).
     lost: Option<String>,
+    /// The agent said its last word (`Stopped`, after which it ends): the end of its output is no lost connection.
+    finished: bool,
 }
 
 pub struct AgentLink {
@@ -63,13 +65,16 @@ impl AgentLink {
                             heard.lock().expect("heard").exited = Some((exit, daemon_note));
                         }
                         Ok(event) => {
+                            if matches!(event, Event::Stopped { .. }) {
+                                heard.lock().expect("heard").finished = true;
+                            }
                             let _ = sender.send(event);
                         }
                         Err(_) => {} // not ours (a login banner or a shell's greeting)
                     }
                 }
-                if closing.load(Ordering::Relaxed) {
-                    return; // jload closed it
+                if closing.load(Ordering::Relaxed) || heard.lock().expect("heard").finished {
+                    return; // jload closed it, or the agent ended after its last word
                 }
                 std::thread::sleep(Duration::from_millis(50)); // let stderr's last line arrive
                 let said = last_words.lock().expect("stderr").clone();
