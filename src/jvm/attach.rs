@@ -7,8 +7,9 @@
 //! from the host like one beside jload. When the socket is absent the JVM has not started its attach listener yet:
 //! jload creates `.attach_pid<nspid>` in the JVM's working directory (else its /tmp), sends SIGQUIT, polls for the
 //! socket (SIGQUIT once more at half the timeout, as the JDK does) and removes the file. A SIGQUIT kills a process
-//! that does not handle it, so no signal is sent unless the process maps libjvm.so, handles SIGQUIT (not -Xrs, not
-//! still starting) and was not started with `-XX:+DisableAttachMechanism`.
+//! that does not handle it, so no signal is sent unless the process maps libjvm.so, handles SIGQUIT (not still
+//! starting; a JVM with -Xrs handles none but opens its socket at start) and was not started with
+//! `-XX:+DisableAttachMechanism`.
 //!
 //! One operation per connection, protocol version 1: `1\0` `<operation>\0` and three arguments, each NUL-terminated
 //! (`jcmd\0<command>\0\0\0`); the reply is the status code on the first line (`0` is success) and then the text.
@@ -52,7 +53,8 @@ pub enum AttachError {
     AttachDisabled {
         pid: u32,
     },
-    /// The JVM does not handle SIGQUIT (started with -Xrs, or still starting): the signal would kill it.
+    /// The JVM does not handle SIGQUIT (still starting; with -Xrs it has none, but opens its socket at start): the
+    /// signal would kill it.
     SigquitNotHandled {
         pid: u32,
     },
@@ -91,8 +93,8 @@ impl fmt::Display for AttachError {
             }
             AttachError::SigquitNotHandled { pid } => write!(
                 f,
-                "JVM {pid} does not handle SIGQUIT (started with -Xrs, or still starting): not signalling it, \
-                 the signal would kill it"
+                "JVM {pid} does not handle SIGQUIT (yet: still starting?) and has no attach socket: not signalling \
+                 it, the signal would kill it"
             ),
             AttachError::Timeout { pid, waited, what } => {
                 write!(f, "JVM {pid} {what} within {:.1} s", waited.as_secs_f64())
@@ -300,7 +302,7 @@ fn sigquit(pid: u32) -> Result<(), AttachError> {
 }
 
 /// Whether the process catches SIGQUIT (/proc/<pid>/status SigCgt): HotSpot does once its signal handlers are
-/// installed, unless started with -Xrs.
+/// installed, unless started with -Xrs (it then opens its attach socket at start instead).
 fn handles_sigquit(pid: u32) -> bool {
     let Ok(id) = i32::try_from(pid) else { return false };
     let Some(status) = ::procfs::process::Process::new(id).ok().and_then(|p| p.status().ok()) else { return false };
@@ -396,6 +398,12 @@ mod tests {
         assert!(!attach_disabled(&options(&["-XX:+DisableAttachMechanism", "-XX:-DisableAttachMechanism"])));
         assert!(attach_disabled(&options(&["-XX:-DisableAttachMechanism", "-XX:+DisableAttachMechanism"])));
         assert!(!attach_disabled(&options(&["-XX:+DisableAttachMechanismX"])));
+    }
+
+    #[test]
+    fn a_process_without_a_sigquit_handler_reads_as_not_handling_it() {
+        // The test binary installs no SIGQUIT handler: the signal would kill it.
+        assert!(!handles_sigquit(std::process::id()));
     }
 
     #[test]
