@@ -4,7 +4,7 @@
 //! and categories, figures within a tolerance, as they move between two reads); the first attach starts the JVM's
 //! listener (`.attach_pid` and SIGQUIT, no thread dump, the file removed) and the second reuses its socket; a JVM in
 //! its own mount and pid namespace is reached through /proc/<pid>/root; and the refusals, each without a signal: a
-//! process that is no JVM (it stays alive), a JVM with `-XX:+DisableAttachMechanism`; a JVM with `-Xrs`
+//! process that is no JVM (it stays alive), a JVM with `-XX:+DisableAttachMechanism`, a socket others may use; a JVM with `-Xrs`
 //! (no SIGQUIT handler) is reached through the socket it opened at start; a JVM without NMT
 //! gives the "not enabled" error.
 //!
@@ -186,6 +186,28 @@ fn jdk17_attach_returns_jcmds_text_first_time_and_second_time() {
 #[test]
 fn jdk25_attach_returns_jcmds_text_first_time_and_second_time() {
     attaches_like_jcmd(&jdk25());
+}
+
+#[test]
+fn a_socket_open_to_others_is_refused_before_connecting() {
+    use std::os::unix::fs::PermissionsExt;
+    let jvm = TestJvm::start(&jdk25(), &[]);
+    let path = PathBuf::from(format!("/tmp/.java_pid{}", jvm.pid));
+    let planted = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let err = AttachedJvm::attach(jvm.pid, ATTACH_TIMEOUT).unwrap_err();
+    let _ = std::fs::remove_file(&path);
+    drop(planted);
+    assert!(matches!(err, AttachError::InsecureSocket { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "attach socket /proc/{0}/root/tmp/.java_pid{0} is not secure: it should only be readable and writable by \
+             its owner but has 0666 access",
+            jvm.pid
+        )
+    );
+    assert!(!jvm.printed_a_thread_dump(), "a socket was there: no signal");
 }
 
 #[test]
