@@ -3,10 +3,11 @@
 //! command is `jcmd`'s (byte for byte for `VM.version` and `VM.flags`; for `VM.native_memory summary` the same lines
 //! and categories, figures within a tolerance, as they move between two reads); the first attach starts the JVM's
 //! listener (`.attach_pid` and SIGQUIT, no thread dump, the file removed) and the second reuses its socket; a JVM in
-//! its own mount and pid namespace is reached through /proc/<pid>/root; and the refusals, each without a signal: a
-//! process that is no JVM (it stays alive), a JVM with `-XX:+DisableAttachMechanism`, a socket others may use; a JVM with `-Xrs`
-//! (no SIGQUIT handler) is reached through the socket it opened at start; a JVM without NMT
-//! gives the "not enabled" error.
+//! its own mount and pid namespace is reached through /proc/<pid>/root; a JVM with `-Xrs` (no SIGQUIT handler) through
+//! the socket it opened at start. The refusals, each without a signal: a process that is no JVM (it stays alive), a
+//! JVM with `-XX:+DisableAttachMechanism` (on its command line or in a flags file), a socket others may use. A JVM
+//! whose disabled attach jload cannot see times out, its trigger file removed; a JVM without NMT gives the "not
+//! enabled" error.
 //!
 //! JDK homes: JLOAD_TEST_JDK17 and JLOAD_TEST_JDK25 (defaults: the Debian JDK 17 and Temurin 25 paths).
 
@@ -261,6 +262,40 @@ fn a_jvm_with_attach_disabled_is_refused_without_a_signal() {
     thread::sleep(Duration::from_millis(500));
     assert!(!jvm.printed_a_thread_dump(), "it was sent SIGQUIT");
     assert!(!jvm.cwd.join(format!(".attach_pid{}", jvm.pid)).exists());
+    assert!(jvm.alive());
+}
+
+#[test]
+fn attach_disabled_in_a_flags_file_is_seen_in_perfdata() {
+    let flags = common::tempdir();
+    std::fs::write(flags.join("flags"), "+DisableAttachMechanism\n").unwrap();
+    let jvm = TestJvm::start(&jdk17(), &[&format!("-XX:Flags={}", flags.join("flags").display())]);
+    let err = AttachedJvm::attach(jvm.pid, ATTACH_TIMEOUT).unwrap_err();
+    assert!(matches!(err, AttachError::AttachDisabled { .. }), "{err}");
+    thread::sleep(Duration::from_millis(500));
+    assert!(!jvm.printed_a_thread_dump(), "it was sent SIGQUIT");
+}
+
+#[test]
+fn a_jvm_that_never_opens_its_socket_times_out_and_the_trigger_file_is_removed() {
+    // Attach disabled where jload cannot see it (a flags file, and no PerfData): the SIGQUIT is sent, taken for a
+    // thread dump request, and no socket comes.
+    let flags = common::tempdir();
+    std::fs::write(flags.join("flags"), "+DisableAttachMechanism\n").unwrap();
+    let flags_option = format!("-XX:Flags={}", flags.join("flags").display());
+    let jvm = TestJvm::start(&jdk17(), &[&flags_option, "-XX:-UsePerfData"]);
+    let timeout = Duration::from_secs(2);
+    let err = AttachedJvm::attach(jvm.pid, timeout).unwrap_err();
+    assert!(matches!(err, AttachError::Timeout { .. }), "{err}");
+    let message = err.to_string();
+    let prefix = format!("JVM {} did not open its attach socket after SIGQUIT within ", jvm.pid);
+    assert!(message.starts_with(&prefix) && message.ends_with(" s"), "{message}");
+    assert!(!jvm.cwd.join(format!(".attach_pid{}", jvm.pid)).exists(), "trigger file left behind");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !jvm.printed_a_thread_dump() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(50));
+    }
+    assert!(jvm.printed_a_thread_dump(), "the SIGQUIT did not reach the JVM");
     assert!(jvm.alive());
 }
 

@@ -309,14 +309,16 @@ fn handles_sigquit(pid: u32) -> bool {
     status.sigcgt & (1 << (libc::SIGQUIT - 1)) != 0
 }
 
-/// The JVM's options in the order HotSpot read them: PerfData's `java.rt.vmArgs` (JAVA_TOOL_OPTIONS, the command
-/// line, _JAVA_OPTIONS), else the environment's options and then the command line.
+/// The JVM's options in the order HotSpot read them: from PerfData, the flags of its `-XX:Flags=` file
+/// (`java.rt.vmFlags`, written `+Name`) and then `java.rt.vmArgs` (JAVA_TOOL_OPTIONS, the command line,
+/// _JAVA_OPTIONS); without PerfData, the environment's options and then the command line.
 fn jvm_options(pid: u32) -> Vec<String> {
-    let from_perfdata = perfdata_file::find_perfdata(pid)
-        .and_then(|path| PerfData::open(&path, Duration::ZERO).ok())
-        .and_then(|perfdata| perfdata.snapshot().string_named("java.rt.vmArgs"));
-    if let Some(arguments) = from_perfdata {
-        return arguments.split_whitespace().map(str::to_owned).collect();
+    let perfdata = perfdata_file::find_perfdata(pid).and_then(|path| PerfData::open(&path, Duration::ZERO).ok());
+    if let Some(snapshot) = perfdata.as_ref().map(PerfData::snapshot) {
+        let file_flags = snapshot.string_named("java.rt.vmFlags").unwrap_or_default();
+        let arguments = snapshot.string_named("java.rt.vmArgs").unwrap_or_default();
+        let file_options = file_flags.split_whitespace().map(|flag| format!("-XX:{flag}"));
+        return file_options.chain(arguments.split_whitespace().map(str::to_owned)).collect();
     }
     let mut options = procfs::environment_jvm_options(pid);
     options.extend(procfs::cmdline(pid).unwrap_or_default());
@@ -353,7 +355,7 @@ fn check_socket(socket: &Path) -> Result<(), AttachError> {
     if uid != 0 && metadata.gid() != gid {
         return insecure(format!("its group should be the current group ({gid}) but is {}", metadata.gid()));
     }
-    let group_or_other = u32::from(libc::S_IRGRP | libc::S_IWGRP | libc::S_IROTH | libc::S_IWOTH);
+    let group_or_other = libc::S_IRGRP | libc::S_IWGRP | libc::S_IROTH | libc::S_IWOTH;
     if metadata.mode() & group_or_other != 0 {
         return insecure(format!(
             "it should only be readable and writable by its owner but has 0{:03o} access",
