@@ -34,6 +34,7 @@ stop_jvm() {
     for _ in $(seq 50); do kill -0 "$jvm_pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$jvm_pid" 2>/dev/null || true
     wait "$jvm_pid" 2>/dev/null || true
+    rm -f "/tmp/.java_pid$jvm_pid" # left behind only when it had to be killed
     jvm_pid=
 }
 cleanup() { stop_jvm; rm -rf "$work"; }

@@ -46,8 +46,9 @@ fn alloc_source() -> PathBuf {
     common::repo().join("tests/java/Alloc.java")
 }
 
-/// A running Alloc.java JVM in its own scratch working directory, killed when dropped (SIGTERM, SIGKILL after 5 s);
-/// it keeps every line the JVM printed on stdout (a thread dump would show there).
+/// A running Alloc.java JVM in its own scratch working directory, killed when dropped (SIGTERM, SIGKILL after 5 s,
+/// and the attach socket it may leave removed); it keeps every line the JVM printed on stdout (a thread dump would
+/// show there).
 struct TestJvm {
     child: Child,
     /// The JVM's pid (not the wrapper's when started through `unshare`).
@@ -101,6 +102,8 @@ impl Drop for TestJvm {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A JVM killed without its shutdown (SIGKILL, or SIGTERM under -Xrs) leaves its socket behind.
+        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.pid));
     }
 }
 
