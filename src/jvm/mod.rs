@@ -1,13 +1,16 @@
 //! JVM telemetry without spawning a JDK tool: the hsperfdata reader and sampler (`jload gcstat`, `jload jps`),
 //! target resolution (pid, `port:N`, name), /proc figures, GC-log analysis (`jload gclog`), and watching a JVM
-//! over a window of time. It knows nothing about HTTP.
+//! over a window of time, and HotSpot's attach protocol with the native memory summary it reads. It knows nothing
+//! about HTTP.
 
+pub mod attach;
 pub mod cli;
 pub mod clock;
 pub mod discovery;
 pub mod gclog;
 pub mod gcstat_csv;
 pub mod gcutil;
+pub mod nmt;
 pub mod perfdata;
 pub mod perfdata_file;
 pub mod procfs;
