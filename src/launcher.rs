@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::{BoxSample, CellBox, Cgroups, Limits};
 use crate::cpuset::CpuSet;
 use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::watch::JvmWatch;
@@ -47,6 +48,9 @@ pub struct LaunchSpec {
     /// the start is refused while one is in use, and their listeners must be the target's own.
     #[serde(default)]
     pub ports: Vec<u16>,
+    /// The box the target's whole tree runs in (a fresh cgroup per start, removed with the target); none unset.
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 /// How long a start waits for a port in use to be let go (a previous cell's process still exiting) before refusing.
@@ -157,6 +161,8 @@ pub struct RunningTarget {
     exit: Option<ExitInfo>,
     marker: String,
     port: u16,
+    /// The target's cgroup box; dropped (emptied and removed) after the target, with the `RunningTarget`.
+    cell_box: Option<CellBox>,
 }
 
 impl RunningTarget {
@@ -188,6 +194,16 @@ impl RunningTarget {
         if let Some(cpus) = &spec.cpus {
             cpus.apply_to(&mut command)?;
         }
+        // Made before the spawn, so a failed spawn drops (removes) it again.
+        let cell_box = if spec.limits == Limits::default() {
+            None
+        } else {
+            let cell_box = Cgroups::detect()
+                .and_then(|cgroups| CellBox::create(&cgroups, &spec.limits))
+                .map_err(|err| anyhow::anyhow!("cannot make the target's cgroup box: {err}"))?;
+            cell_box.enter_before_exec(&mut command);
+            Some(cell_box)
+        };
         let child = command.spawn().map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
         Ok(RunningTarget {
             pid: child.id(),
@@ -196,7 +212,13 @@ impl RunningTarget {
             exit: None,
             marker: spec.marker.clone(),
             port: spec.port,
+            cell_box,
         })
+    }
+
+    /// The box's figures now (memory, OOM kills, CPU throttling); None without a box or when it cannot be read.
+    pub fn box_sample(&self) -> Option<BoxSample> {
+        self.cell_box.as_ref().and_then(|cell_box| cell_box.sample().ok())
     }
 
     /// The exit, if the process has ended.
@@ -381,6 +403,7 @@ mod tests {
             port: free_port().unwrap(),
             ports,
             cpus: None,
+            limits: Limits::default(),
         }
     }
 
@@ -433,6 +456,7 @@ mod tests {
             port: free_port().unwrap(),
             ports: Vec::new(),
             cpus: Some(CpuSet::parse(&cpu.to_string()).unwrap()),
+            limits: Limits::default(),
         };
         let mut target = RunningTarget::start(&spec).unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod clock;
 pub mod discovery;
+pub mod gc_init;
 pub mod gclog;
 pub mod gcstat_csv;
 pub mod gcutil;

@@ -4,6 +4,7 @@
 pub mod estimate;
 pub mod folder;
 pub mod jdks;
+pub mod limits;
 pub mod matrix;
 pub mod phase;
 pub mod phase_ladder;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use toml::Spanned;
 
+use crate::cgroup::Limits;
 use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
@@ -49,6 +51,9 @@ pub struct Target {
     /// CPUs the target is pinned to (on its server when remote).
     #[serde(default)]
     pub cpus: Option<CpuSet>,
+    /// The box every cell's target runs in unless its axis values say otherwise (docs/containers.md).
+    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    pub limits: Limits,
 }
 
 /// `[load]`: where the load comes from.
@@ -68,6 +73,9 @@ pub struct AxisValue {
     pub jvm: Vec<String>,
     pub jdk: Option<String>,
     pub env: BTreeMap<String, String>,
+    /// The box limits this value sets (over `[target]`'s).
+    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    pub limits: Limits,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -177,6 +185,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     let run = parse_run(source, &file.run, &axes)?;
     let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
+    limits::refuse_remote_box(&plan).map_err(|message| source.error_at(file.target.command.span(), message))?;
     refuse_unshareable_phases(&plan).map_err(|message| source.error_at(file.phase.span(), message))?;
     Ok(plan)
 }
@@ -225,6 +234,7 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         workdir,
         exit_on_oom: target.exit_on_oom,
         cpus: cpu_set(source, &target.cpus, "target.cpus", hosts.is_empty())?,
+        limits: limits::target_limits(source, target)?,
         hosts,
     })
 }
@@ -379,13 +389,15 @@ fn axis_values(
     for value in values {
         let checked = match value.get_ref() {
             AxisValueFile::Option(option) => {
-                AxisValue { label: option.clone(), jvm: vec![option.clone()], jdk: None, env: BTreeMap::new() }
+                let (jvm, env, limits) = (vec![option.clone()], BTreeMap::new(), Limits::default());
+                AxisValue { label: option.clone(), jvm, jdk: None, env, limits }
             }
             AxisValueFile::Table(table) => AxisValue {
                 label: table.label.clone(),
                 jvm: table.jvm.clone(),
                 jdk: resolve_jdk(&table.jdk, base),
                 env: table.env.clone(),
+                limits: limits::axis_value_limits(source, value.span(), axis_name, table)?,
             },
         };
         if checked.label.trim().is_empty() {

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::{CellBox, Cgroups, Limits};
 use crate::cpuset::CpuSet;
 
 /// The `-jar` file of the target's command (`command` words as written, before `{…}` are filled in) where it will
@@ -59,6 +60,13 @@ pub fn check(java: &Path, options: &[String]) -> Preflight {
 /// As [`check`], the JVM started on `cpus` as the cell's target will be (`[target] cpus`): the JVM sizes its GC and
 /// compiler threads by the CPUs it may use, so the effective flags must come from a JVM pinned alike.
 pub fn check_pinned(java: &Path, options: &[String], cpus: Option<&CpuSet>) -> Preflight {
+    check_boxed(java, options, cpus, &Limits::default())
+}
+
+/// As [`check_pinned`], the JVM started in a cgroup box of its own with the cell's `limits` (docs/containers.md), as
+/// its target will be: the JVM's container support sizes its heap, collector and threads by the box, so the flags
+/// reported are those of the box. The box is removed when the JVM has ended.
+pub fn check_boxed(java: &Path, options: &[String], cpus: Option<&CpuSet>, limits: &Limits) -> Preflight {
     let mut command = Command::new(java);
     command.args(options).arg("-XX:+PrintFlagsFinal").arg("-version");
     if let Some(cpus) = cpus
@@ -66,6 +74,17 @@ pub fn check_pinned(java: &Path, options: &[String], cpus: Option<&CpuSet>) -> P
     {
         return Preflight::Invalid(format!("cannot pin {} to CPUs {cpus}: {err}", java.display()));
     }
+    let _cell_box = if *limits == Limits::default() {
+        None
+    } else {
+        match Cgroups::detect().and_then(|cgroups| CellBox::create(&cgroups, limits)) {
+            Ok(cell_box) => {
+                cell_box.enter_before_exec(&mut command);
+                Some(cell_box)
+            }
+            Err(err) => return Preflight::Invalid(format!("cannot make a cgroup box for the preflight: {err}")),
+        }
+    };
     match command.output() {
         Ok(output) => judge(&output),
         Err(err) => Preflight::Invalid(format!("cannot run {}: {err}", java.display())),

@@ -7,13 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::cell_box::memory_kill_cause;
 use super::crash::{Ending, Evidence};
 use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
 use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::gclog;
 use crate::jvm::window::{JvmWindow, WindowPauses};
+use crate::jvm::{gc_init, gclog};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
@@ -25,6 +26,7 @@ use crate::load::record::result::BenchResult;
 use crate::load::record::slow::SlowRequests;
 use crate::load::search::ladder::{LadderPlan, StepObserver, run_ladder};
 use crate::plan::jdks::Jdk;
+use crate::plan::limits::unlimited;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan};
@@ -190,6 +192,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     meta.pid = Some(target.lock().expect("target").pid());
     wait_until_ready(run, &target, &evidence, (&target_dir, &dir), &launch, &mut meta);
     let mut clocks = JvmClocks::default();
+    meta.jvm_said = gc_init::read(&RepFiles::of(&dir).gc_log());
     if meta.ready_s.is_some() && meta.status != Status::Failed {
         clocks = drive_phases(run, &target, &dir, &launch, &mut meta)?;
     }
@@ -242,6 +245,7 @@ fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
         marker: target_dir.display().to_string(),
         port,
         cpus: run.plan.target.cpus.clone(),
+        limits: run.cell.limits,
     }
 }
 
@@ -254,6 +258,7 @@ fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
     meta.flags = run.flags.clone();
     meta.port = launch.port;
     meta.host = run.server.map(|server| server.destination().to_string());
+    meta.cell_box = Some(run.cell.limits).filter(|limits| !unlimited(limits));
     meta
 }
 
@@ -281,6 +286,9 @@ fn stop_and_judge(
     }
     if meta.ready_s.is_some() && meta.status != Status::Failed {
         (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
+        if let Some(cause) = memory_kill_cause(target.box_sample().as_ref(), &exit) {
+            (meta.status, meta.failure, meta.cause) = (Status::Crashed, Some(FailureKind::MemoryLimit), Some(cause));
+        }
     }
     if let Some(note) = files_note {
         meta.cause = Some(meta.cause.take().map_or(note.clone(), |cause| format!("{cause}; {note}")));
@@ -438,6 +446,7 @@ fn run_phase(
         step_jvm,
         slo_passed,
         gc_attribution: None,
+        cell_box: super::cell_box::phase_figures(target),
     })
 }
 

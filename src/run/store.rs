@@ -17,7 +17,9 @@ pub fn needs_run(meta: Option<&RepMeta>) -> bool {
     match meta.status {
         Status::Ok | Status::Crashed => false,
         Status::Incomplete => true,
-        Status::Failed => !matches!(meta.failure, Some(FailureKind::Rejected | FailureKind::StartupCrash)),
+        Status::Failed => {
+            !matches!(meta.failure, Some(FailureKind::Rejected | FailureKind::StartupCrash | FailureKind::MemoryLimit))
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::cgroup::BoxSample;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
@@ -135,6 +136,14 @@ impl TargetProcess {
                 let (watch, clock) = target.watch();
                 (watch.map(Watch::Remote), clock)
             }
+        }
+    }
+
+    /// The target's cgroup box now (see [`RunningTarget::box_sample`]); None on another server.
+    pub fn box_sample(&self) -> Option<BoxSample> {
+        match self {
+            TargetProcess::Local(target) => target.box_sample(),
+            TargetProcess::Remote(_) => None,
         }
     }
 

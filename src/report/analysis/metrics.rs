@@ -216,6 +216,7 @@ mod tests {
             step_jvm: Vec::new(),
             slo_passed: None,
             gc_attribution: None,
+            cell_box: None,
         };
         let figures = RepFigures { rep: 1, record: &record, alloc_mb_s: None };
         let bench_metrics: Vec<&str> = METRICS.iter().filter(|m| (m.read)(&figures).is_some()).map(|m| m.key).collect();
