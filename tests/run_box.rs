@@ -103,7 +103,7 @@ fn a_roomy_box_is_ok_with_its_figures_and_a_half_cpu_quota_makes_the_jvm_say_one
     assert!(figures["periods"].as_u64().unwrap() >= figures["throttled_periods"].as_u64().unwrap(), "{figures}");
     assert!(figures["throttled_ms"].as_f64().unwrap() > 0.0, "{figures}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    for row in ["|memory limit|", "|memory peak|", "|CPU throttled|"] {
+    for row in ["|memory limit (MB)|768|768|", "|memory peak (MB)|", "|CPU throttled %|-|"] {
         assert!(report.contains(row), "{row} in {report}");
     }
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
