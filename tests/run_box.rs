@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use common::{folder_of, jload, json, kv_jar, tempdir};
+use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -141,6 +141,42 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
     let cause = meta["cause"].as_str().unwrap();
     assert!(cause.starts_with("before it was ready: killed by the memory limit (200 MiB)"), "{cause}");
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn ctrl_c_removes_the_box_and_the_box_of_a_killed_jload_goes_at_the_next_start() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\n\
+        connections = 2\nduration = \"60s\"\n";
+    let plan = plan(&dir, "interrupted", "memory = \"512m\"", "", phases);
+    let out = dir.join("results");
+    let gcstat = out.join("cells/default/rep-1/gcstat.csv");
+    assert_eq!(interrupt_run_after(&plan, &out, &gcstat, "the phase's start"), Some(130));
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new(), "Ctrl-C removes the box");
+
+    let killed_out = dir.join("killed");
+    let mut jload_run = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", killed_out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = killed_out.join("cells/default/rep-1/gcstat.csv");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while !started.exists() {
+        assert!(std::time::Instant::now() < deadline, "the phase never started");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    jload_run.kill().unwrap();
+    jload_run.wait().unwrap();
+    let left = boxes_left_behind();
+    assert_eq!(left.len(), 2, "SIGKILL leaves its box in the memory and cpu hierarchies: {left:?}");
+    let (next, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(next.status.code(), Some(0), "{}", String::from_utf8_lossy(&next.stderr));
+    let said = String::from_utf8_lossy(&next.stderr);
+    assert!(said.contains("jload: removed cgroup box(es) left by a jload that was killed: "), "{said}");
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new(), "the next start removed it");
 }
 
 #[test]
