@@ -123,8 +123,8 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
     let phases = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
         url = \"http://127.0.0.1:{port}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nduration = \"30s\"\n\
         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 4\nduration = \"2s\"\n";
-    let plan = plan(&dir, "killed", "", axes, phases);
-    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"]);
+    let killed = plan(&dir, "killed", "", axes, phases);
+    let (output, _) = jload(&["run", killed.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_ne!(output.status.code(), Some(2), "{stderr}");
 
@@ -134,12 +134,34 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
     let cause = meta["cause"].as_str().unwrap();
     assert!(cause.starts_with("killed by the memory limit (200 MiB): peak "), "{cause}");
     assert_eq!(meta["exit"]["signal"], 9, "{meta}");
+    let fill = json(&rep_dir(&out, "store=heap").join("fill.json"));
+    assert_eq!(fill["box"]["memory_limit"], 200u64 << 20, "{}", fill["box"]);
+    assert_eq!(fill["box"]["oom_kills"], 1, "{}", fill["box"]);
+    assert!(
+        fill["jvm"]["samples"].as_u64().unwrap() >= 1,
+        "the phase it died in keeps its JVM figures: {}",
+        fill["jvm"]
+    );
 
     let meta = json(&rep_dir(&out, "store=slab").join("meta.json"));
     assert_eq!(meta["status"], "failed", "{meta}");
     assert_eq!(meta["failure"], "memory_limit", "a verdict on the configuration, kept by --resume: {meta}");
     let cause = meta["cause"].as_str().unwrap();
     assert!(cause.starts_with("before it was ready: killed by the memory limit (200 MiB)"), "{cause}");
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+
+    // A box the JVM cannot even start in: the preflight, run in the same box, says so.
+    let tiny = "[[axis]]\nname = \"box\"\nvalues = [{ label = \"tiny\", memory = \"32m\", \
+        jvm = [\"-Xms128m\", \"-XX:+AlwaysPreTouch\"] }]\n";
+    let tiny = plan(&dir, "tiny", "", tiny, SHORT_PHASES);
+    let (dry, _) = jload(&["run", tiny.to_str().unwrap(), "--dry-run"]);
+    let shown = String::from_utf8_lossy(&dry.stdout);
+    assert!(
+        shown.contains(
+            "INVALID: the JVM was killed by the memory limit (32 MiB) while starting; give the box more memory"
+        ),
+        "{shown}"
+    );
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
 }
 

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cgroup::{CellBox, Cgroups, Limits};
 use crate::cpuset::CpuSet;
+use crate::plan::limits::mebibytes;
 
 /// The `-jar` file of the target's command (`command` words as written, before `{…}` are filled in) where it will
 /// run: resolved against `workdir`. None when the command has no `-jar`, or its file is named through a placeholder.
@@ -74,7 +75,7 @@ pub fn check_boxed(java: &Path, options: &[String], cpus: Option<&CpuSet>, limit
     {
         return Preflight::Invalid(format!("cannot pin {} to CPUs {cpus}: {err}", java.display()));
     }
-    let _cell_box = if *limits == Limits::default() {
+    let cell_box = if *limits == Limits::default() {
         None
     } else {
         match Cgroups::detect().and_then(|cgroups| CellBox::create(&cgroups, limits)) {
@@ -85,9 +86,20 @@ pub fn check_boxed(java: &Path, options: &[String], cpus: Option<&CpuSet>, limit
             Err(err) => return Preflight::Invalid(format!("cannot make a cgroup box for the preflight: {err}")),
         }
     };
-    match command.output() {
-        Ok(output) => judge(&output),
-        Err(err) => Preflight::Invalid(format!("cannot run {}: {err}", java.display())),
+    let output = match command.output() {
+        Ok(output) => output,
+        Err(err) => return Preflight::Invalid(format!("cannot run {}: {err}", java.display())),
+    };
+    let killed = cell_box
+        .as_ref()
+        .and_then(|cell_box| cell_box.sample().ok()?.memory)
+        .filter(|memory| !output.status.success() && memory.oom_kills.is_some_and(|kills| kills > 0));
+    match killed {
+        Some(memory) => Preflight::Invalid(format!(
+            "the JVM was killed by the memory limit ({}) while starting; give the box more memory",
+            memory.limit.map_or("?".to_string(), mebibytes)
+        )),
+        None => judge(&output),
     }
 }
 

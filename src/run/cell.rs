@@ -432,7 +432,7 @@ fn run_phase(
     // A ladder's headline step may be one that ran before Ctrl-C or the target's death cut a later step short.
     bench.interrupted |= cut_short;
     let jvm = match (watch, start_mark) {
-        (Some(watch), Some(start)) => watch.mark().and_then(|end| watch.window(&start, &end)),
+        (Some(watch), Some(start)) => watch.end_mark(&start).and_then(|end| watch.window(&start, &end)),
         _ => None,
     };
     let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));

@@ -165,6 +165,17 @@ impl Watch {
         }
     }
 
+    /// The end of a window begun at `start` whose JVM may have died: a mark now, else (a local JVM) its last
+    /// periodic sample since `start`, so the phase it died in keeps its figures up to then.
+    pub fn end_mark(&self, start: &Mark) -> Option<Mark> {
+        match (self, start) {
+            (Watch::Local(watch), Mark::Local(start)) => {
+                watch.mark().or_else(|| watch.last_sample_after(start)).map(|sample| Mark::Local(Box::new(sample)))
+            }
+            _ => self.mark(),
+        }
+    }
+
     /// The window between two marks of this watch.
     pub fn window(&self, start: &Mark, end: &Mark) -> Option<JvmWindow> {
         match (self, start, end) {
