@@ -77,7 +77,11 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct AxisFile {
     pub name: Spanned<String>,
-    pub values: Spanned<Vec<Spanned<AxisValueFile>>>,
+    /// The values written out; or, in shorthand for a box axis, one of `memory` and `cpus_quota` (each value its own
+    /// label).
+    pub values: Option<Spanned<Vec<Spanned<AxisValueFile>>>>,
+    pub memory: Option<Spanned<Vec<String>>>,
+    pub cpus_quota: Option<Spanned<Vec<f64>>>,
 }
 
 /// An axis value: a bare option (`"-Xmx64m"`, its own label) or a table.
