@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::cgroup::{BoxSample, CellBox, Cgroups, Limits};
+use crate::cgroup::{BoxSample, CellBox, Cgroups, Limits, remove_stale};
 use crate::cpuset::CpuSet;
 use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::watch::JvmWatch;
@@ -104,6 +104,17 @@ fn short_command_line(pid: u32) -> String {
     }
     let line = words.join(" ");
     if line.chars().count() <= LIMIT { line } else { format!("{}…", line.chars().take(LIMIT).collect::<String>()) }
+}
+
+/// The cgroup boxes of jloads that were killed on this machine, removed (their names); none where cgroups cannot be
+/// read. Run before any target starts.
+pub fn remove_stale_boxes() -> Vec<String> {
+    Cgroups::detect().ok().and_then(|cgroups| remove_stale(&cgroups).ok()).unwrap_or_default()
+}
+
+/// Whether a box with `limits` can be made on this machine; else why not, in one line.
+pub fn check_box(limits: &Limits) -> Result<(), String> {
+    Cgroups::detect().and_then(|cgroups| cgroups.require(limits)).map_err(|err| err.to_string())
 }
 
 /// A start refused: a port the cell's URLs reach was already in use, and by whom.

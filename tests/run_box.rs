@@ -2,13 +2,15 @@
 //! kv-service JVM: a roomy box is ok and its phase records carry the box's figures; a half-CPU quota makes the JVM
 //! itself say 1 CPU and Serial (and the preflight agree) and shows throttling; a target pushed past its box is
 //! killed by the memory limit (after ready: crashed; the slab store's arena at start: failed), with its own failure
-//! kind; bad keys exit 2 with one line; no box is left behind by any run.
+//! kind, locally and on a target's own server (through its agent, real OpenSSH in network namespaces); bad keys exit
+//! 2 with one line; no box is left behind by any run.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use common::sshnet::SshNet;
 use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
@@ -162,6 +164,52 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
         ),
         "{shown}"
     );
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let net = SshNet::start(&["server"]);
+    // `ip netns exec` gives sshd a fresh /sys without cgroups: mount this machine's memory and cpu hierarchies there,
+    // as a server has them.
+    let mounted = net.ssh(
+        "server",
+        "mount -t tmpfs cgroups /sys/fs/cgroup && mkdir /sys/fs/cgroup/memory /sys/fs/cgroup/cpu && \
+         mount -t cgroup -o memory cgroup /sys/fs/cgroup/memory && mount -t cgroup -o cpu cgroup /sys/fs/cgroup/cpu",
+    );
+    assert!(mounted.status.success(), "{}", String::from_utf8_lossy(&mounted.stderr));
+    let dir = tempdir();
+    let out = dir.join("results");
+    let text = format!(
+        "name = \"remote-box\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\nmemory = \"200m\"\n\
+         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xmx1g\", \"-XX:+UseSerialGC\"]\n\
+         [[phase]]\nname = \"fill\"\nmeasure = false\n\
+         url = \"http://{{host}}:{{port}}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nduration = \"30s\"\n\
+         [run]\ncooldown = \"0s\"\nrepeats = 1\n",
+        server = net.destination("server"),
+        jar = kv_jar().display()
+    );
+    let plan = dir.join("remote-box.toml");
+    std::fs::write(&plan, text).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("JLOAD_SSH_COMMAND", net.ssh_command())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let rep = out.join("cells/default/rep-1");
+    assert!(rep.join("meta.json").is_file(), "{stderr}");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!((&meta["status"], &meta["failure"]), (&"crashed".into(), &"memory_limit".into()), "{stderr}\n{meta:#}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with("killed by the memory limit (200 MiB): peak "), "{cause}");
+    assert_eq!(meta["jvm_said"]["collector"], "Serial", "its GC log came home and was read: {meta}");
+    let fill = json(&rep.join("fill.json"));
+    assert_eq!((&fill["box"]["memory_limit"], &fill["box"]["oom_kills"]), (&(200u64 << 20).into(), &1.into()));
+    let left: Vec<_> = net.processes("server").into_iter().filter(|(_, name)| name == "java").collect();
+    assert_eq!(left, []);
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
 }
 

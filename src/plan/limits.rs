@@ -10,8 +10,8 @@ use crate::cgroup::Limits;
 use crate::tomlfile::Source;
 use crate::units::parse_size;
 
+use super::AxisValue;
 use super::schema::{AxisValueTable, TargetFile};
-use super::{AxisValue, Plan};
 
 /// `[target]`'s box.
 pub fn target_limits(source: Source<'_>, target: &TargetFile) -> anyhow::Result<Limits> {
@@ -29,19 +29,6 @@ pub fn target_limits(source: Source<'_>, target: &TargetFile) -> anyhow::Result<
         limits.cpus_quota = Some(*quota.get_ref());
     }
     Ok(limits)
-}
-
-/// A box is made on this machine only: a plan whose target runs on another server (`target.host`) and sets one is
-/// refused (the agent does not report the box's figures back yet).
-pub fn refuse_remote_box(plan: &Plan) -> Result<(), String> {
-    let boxed = !unlimited(&plan.target.limits)
-        || plan.axes.iter().flat_map(|axis| &axis.values).any(|value| !unlimited(&value.limits));
-    if boxed && !plan.target.hosts.is_empty() {
-        return Err("memory and cpus_quota box a target on this machine only; not yet with target.host or \
-                    target.hosts"
-            .to_string());
-    }
-    Ok(())
 }
 
 /// An axis value's box (its line is `span`).
@@ -196,6 +183,5 @@ mod tests {
             error("", "[[axis]]\nname = \"m\"\nvalues = [\"-Da\"]\nmemory = [\"1g\"]\n")
                 .ends_with("axis 'm': give one of values, memory = [\"384m\", …] or cpus_quota = [0.5, …]")
         );
-        assert!(error("memory = \"1g\"\nhost = \"u@s\"", "").contains("box a target on this machine only"));
     }
 }

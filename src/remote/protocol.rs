@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::BoxSample;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener, PortInUse};
@@ -31,6 +32,8 @@ pub enum Request {
     /// The processes listening on these ports there, each marked whether it is of the target's tree; answered by
     /// `Listeners`.
     Listeners { ports: Vec<u16> },
+    /// The target's cgroup box now (a launch with limits); answered by `BoxSampled`.
+    BoxSample,
     /// Nothing but "still here": an agent that hears nothing for [`SILENCE_LIMIT_S`] stops the target and exits.
     Heartbeat,
     /// Stop the target's whole tree (SIGTERM, SIGKILL after the grace); answered by `Stopped`, then the agent exits.
@@ -99,6 +102,10 @@ pub enum Event {
     },
     Listeners {
         ports: Vec<(u16, Vec<Listener>)>,
+    },
+    /// None: the target has no box, or it cannot be read.
+    BoxSampled {
+        sample: Option<BoxSample>,
     },
 }
 

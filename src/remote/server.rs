@@ -56,6 +56,17 @@ impl RemoteServer {
             .with_context(|| format!("jload agent env on {} printed {answer:?}", self.destination()))
     }
 
+    /// Remove the cgroup boxes a killed jload left there, and check a box (with a CPU quota: `quota`) can be made
+    /// there (`jload agent boxes`); else why not, in one line.
+    pub fn check_boxes(&self, quota: bool) -> anyhow::Result<()> {
+        let flag = if quota { " --quota" } else { "" };
+        let answer = self.ssh.run(&format!("{} agent boxes{flag}", shell_words::quote(&self.jload)))?;
+        match answer.trim() {
+            "ok" => Ok(()),
+            why => anyhow::bail!("{}: {why}", self.destination()),
+        }
+    }
+
     /// The JDKs installed there (`jload jdks --json`).
     pub fn jdks(&self) -> anyhow::Result<Vec<Jdk>> {
         let answer = self.ssh.run(&format!("{} jdks --json || true", shell_words::quote(&self.jload)))?;

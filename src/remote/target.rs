@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::link::AgentLink;
 use super::protocol::{Event, Request};
 use super::server::RemoteServer;
+use crate::cgroup::BoxSample;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener};
@@ -84,6 +85,15 @@ impl RemoteTarget {
         let request = Request::Listeners { ports: ports.to_vec() };
         match self.link.ask(&request, ANSWER_LIMIT, |event| matches!(event, Event::Listeners { .. })) {
             Some(Event::Listeners { ports }) => Some(ports),
+            _ => None,
+        }
+    }
+
+    /// The target's cgroup box there now (see [`crate::launcher::RunningTarget::box_sample`]); None: no box, or no
+    /// answer (the agent has ended after a stop).
+    pub fn box_sample(&self) -> Option<BoxSample> {
+        match self.link.ask(&Request::BoxSample, ANSWER_LIMIT, |event| matches!(event, Event::BoxSampled { .. })) {
+            Some(Event::BoxSampled { sample }) => sample,
             _ => None,
         }
     }

@@ -192,7 +192,6 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     meta.pid = Some(target.lock().expect("target").pid());
     wait_until_ready(run, &target, &evidence, (&target_dir, &dir), &launch, &mut meta);
     let mut clocks = JvmClocks::default();
-    meta.jvm_said = gc_init::read(&RepFiles::of(&dir).gc_log());
     if meta.ready_s.is_some() && meta.status != Status::Failed {
         clocks = drive_phases(run, &target, &dir, &launch, &mut meta)?;
     }
@@ -273,8 +272,11 @@ fn stop_and_judge(
 ) {
     let mut target = target.lock().expect("target");
     let left_behind = target.daemon_note();
+    // Before the stop: a remote target's box goes with its agent.
+    let box_at_end = target.box_sample();
     let exit = target.stop(run.plan.target.stop_timeout);
     let files_note = bring_files_home(run, target_dir, dir, true);
+    meta.jvm_said = gc_init::read(&RepFiles::of(dir).gc_log());
     meta.exit = Some(exit.clone());
     if let Some(lost) = target.lost().filter(|_| meta.status != Status::Failed) {
         let during = run.plan.phases.get(meta.phases.len());
@@ -286,7 +288,7 @@ fn stop_and_judge(
     }
     if meta.ready_s.is_some() && meta.status != Status::Failed {
         (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
-        if let Some(cause) = memory_kill_cause(target.box_sample().as_ref(), &exit) {
+        if let Some(cause) = memory_kill_cause(box_at_end.as_ref(), &exit) {
             (meta.status, meta.failure, meta.cause) = (Status::Crashed, Some(FailureKind::MemoryLimit), Some(cause));
         }
     }

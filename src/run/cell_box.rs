@@ -5,25 +5,32 @@
 use std::sync::Mutex;
 
 use super::target::TargetProcess;
-use crate::cgroup::{BoxSample, Cgroups, remove_stale};
+use crate::cgroup::BoxSample;
 use crate::error::bad_input;
+use crate::launcher::{check_box, remove_stale_boxes};
 use crate::plan::limits::{mebibytes, unlimited};
 use crate::plan::matrix::Cell;
+use crate::remote::server::RemoteServer;
 use crate::results::{BoxFigures, ExitInfo};
 
-/// Before anything starts, at every `jload run`: the boxes a killed jload left behind are removed, and where a cell
-/// has a box this machine must be able to make it — else one line naming what is missing (bad input, exit 2).
-pub fn check_boxes(cells: &[Cell]) -> anyhow::Result<()> {
-    let cgroups = Cgroups::detect();
-    if let Ok(cgroups) = &cgroups
-        && let Ok(removed) = remove_stale(cgroups)
-        && !removed.is_empty()
-    {
+/// Before anything starts, at every `jload run`: the boxes a killed jload left behind are removed (here, and on the
+/// target's servers), and where a cell has a box, its machine must be able to make it — else one line naming what is
+/// missing (bad input, exit 2).
+pub fn check_boxes(cells: &[Cell], servers: &[RemoteServer]) -> anyhow::Result<()> {
+    let removed = remove_stale_boxes();
+    if !removed.is_empty() {
         say!("jload: removed cgroup box(es) left by a jload that was killed: {}", removed.join(", "));
     }
-    for cell in cells.iter().filter(|cell| !unlimited(&cell.limits)) {
-        let cgroups = cgroups.as_ref().map_err(|err| bad_input(format!("cell '{}': {err}", cell.id)))?;
-        cgroups.require(&cell.limits).map_err(|err| bad_input(format!("cell '{}': {err}", cell.id)))?;
+    let boxed: Vec<&Cell> = cells.iter().filter(|cell| !unlimited(&cell.limits)).collect();
+    if servers.is_empty() {
+        for cell in &boxed {
+            check_box(&cell.limits).map_err(|err| bad_input(format!("cell '{}': {err}", cell.id)))?;
+        }
+    } else if !boxed.is_empty() {
+        let quota = boxed.iter().any(|cell| cell.limits.cpus_quota.is_some());
+        for server in servers {
+            server.check_boxes(quota).map_err(|err| bad_input(format!("target host {err:#}")))?;
+        }
     }
     Ok(())
 }

@@ -108,8 +108,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             return Err(bad_input(format!("--only '{only}' matches no cell")));
         }
     }
-    super::cell_box::check_boxes(&selected)?;
     let servers = connect_servers(&plan)?;
+    super::cell_box::check_boxes(&selected, &servers)?;
     let prepared = prepare(&plan, selected, servers.first())?;
     for warning in plan.cpu_overlap_warning().into_iter().chain(plan.fixed_port_warning()) {
         say!("jload: {warning}");

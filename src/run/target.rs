@@ -139,11 +139,11 @@ impl TargetProcess {
         }
     }
 
-    /// The target's cgroup box now (see [`RunningTarget::box_sample`]); None on another server.
+    /// The target's cgroup box now (see [`RunningTarget::box_sample`]), here or on its server (before it is stopped).
     pub fn box_sample(&self) -> Option<BoxSample> {
         match self {
             TargetProcess::Local(target) => target.box_sample(),
-            TargetProcess::Remote(_) => None,
+            TargetProcess::Remote(target) => target.box_sample(),
         }
     }
 
