@@ -171,12 +171,12 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
 fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let net = SshNet::start(&["server"]);
-    // `ip netns exec` gives sshd a fresh /sys without cgroups: mount this machine's memory and cpu hierarchies there,
-    // as a server has them.
+    // `ip netns exec` gives sshd a fresh /sys without cgroups: mount this machine's hierarchies there as a server has
+    // them (the JVM's container support wants cpuacct and cpuset besides memory and cpu).
     let mounted = net.ssh(
         "server",
-        "mount -t tmpfs cgroups /sys/fs/cgroup && mkdir /sys/fs/cgroup/memory /sys/fs/cgroup/cpu && \
-         mount -t cgroup -o memory cgroup /sys/fs/cgroup/memory && mount -t cgroup -o cpu cgroup /sys/fs/cgroup/cpu",
+        "mount -t tmpfs cgroups /sys/fs/cgroup && for c in memory cpu cpuacct cpuset; do mkdir /sys/fs/cgroup/$c && \
+         mount -t cgroup -o $c cgroup /sys/fs/cgroup/$c || exit 1; done",
     );
     assert!(mounted.status.success(), "{}", String::from_utf8_lossy(&mounted.stderr));
     let dir = tempdir();
@@ -205,7 +205,9 @@ fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
     assert_eq!((&meta["status"], &meta["failure"]), (&"crashed".into(), &"memory_limit".into()), "{stderr}\n{meta:#}");
     let cause = meta["cause"].as_str().unwrap();
     assert!(cause.starts_with("killed by the memory limit (200 MiB): peak "), "{cause}");
-    assert_eq!(meta["jvm_said"]["collector"], "Serial", "its GC log came home and was read: {meta}");
+    assert_eq!(meta["jvm_said"]["memory"], "200M", "the JVM there saw its box, and its GC log came home: {meta}");
+    let initial_heap = meta["flags"]["initial_heap_bytes"].as_u64().unwrap();
+    assert!(initial_heap < 16 << 20, "the preflight there ran in the box (1/64 of 200 MiB): {meta}");
     let fill = json(&rep.join("fill.json"));
     assert_eq!((&fill["box"]["memory_limit"], &fill["box"]["oom_kills"]), (&(200u64 << 20).into(), &1.into()));
     let left: Vec<_> = net.processes("server").into_iter().filter(|(_, name)| name == "java").collect();

@@ -24,6 +24,8 @@ pub enum AgentRole {
         #[arg(long)]
         quota: bool,
     },
+    /// Preflight options in a cgroup box here: a `BoxedPreflight` as JSON on standard input, the `Preflight` printed.
+    Preflight,
 }
 
 pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
@@ -39,6 +41,13 @@ pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
             crate::launcher::remove_stale_boxes();
             let limits = crate::cgroup::Limits { memory_bytes: Some(1 << 30), cpus_quota: quota.then_some(1.0) };
             println!("{}", crate::launcher::check_box(&limits).map_or_else(|err| err, |()| "ok".to_string()));
+            Ok(0)
+        }
+        AgentRole::Preflight => {
+            let job: super::protocol::BoxedPreflight = serde_json::from_reader(std::io::stdin().lock())?;
+            std::fs::create_dir_all(&job.scratch)?;
+            let outcome = crate::plan::preflight::check_boxed(&job.java, &job.options, job.cpus.as_ref(), &job.limits);
+            println!("{}", serde_json::to_string(&outcome)?);
             Ok(0)
         }
         AgentRole::Port => {

@@ -45,6 +45,17 @@ pub enum Request {
     EndLoad,
 }
 
+/// `jload agent preflight`'s question on its standard input: preflight these options in a cgroup box there (see
+/// [`crate::plan::preflight::check_boxed`]), made in `scratch`; answered with the `Preflight` as JSON on its output.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct BoxedPreflight {
+    pub java: std::path::PathBuf,
+    pub options: Vec<String>,
+    pub cpus: Option<crate::cpuset::CpuSet>,
+    pub limits: crate::cgroup::Limits,
+    pub scratch: std::path::PathBuf,
+}
+
 /// One load host's share of a run.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct LoadJob {

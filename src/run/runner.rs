@@ -63,7 +63,7 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>, server: Option<&RemoteServer>) -> 
             .entry(key)
             .or_insert_with(|| match server {
                 None => preflight::check_boxed(&jdk.java(), &options, plan.target.cpus.as_ref(), &cell.limits),
-                Some(server) => server.preflight(&jdk.java(), &options, plan.target.cpus.as_ref(), &dir),
+                Some(server) => server.preflight(&jdk.java(), &options, plan.target.cpus.as_ref(), &cell.limits, &dir),
             })
             .clone();
         prepared.push(PreparedCell { cell, jdk, preflight: outcome });
