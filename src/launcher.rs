@@ -452,6 +452,26 @@ mod tests {
     }
 
     #[test]
+    fn a_start_that_fails_removes_its_box_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = spec_in(dir.path(), "/nonexistent/java", &[], Vec::new());
+        spec.limits = Limits { memory_bytes: Some(64 << 20), cpus_quota: Some(0.5) };
+        let error = RunningTarget::start(&spec).err().unwrap().to_string();
+        assert!(error.starts_with("cannot start /nonexistent/java: "), "{error}");
+        let ours = format!("{}-", std::process::id());
+        for home in Cgroups::detect().unwrap().homes() {
+            let left: Vec<String> = std::fs::read_dir(&home)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.starts_with(&ours))
+                .collect();
+            assert_eq!(left, Vec::<String>::new(), "in {}", home.display());
+        }
+    }
+
+    #[test]
     fn a_target_started_with_cpus_runs_there_with_its_children_and_the_jvm_counts_only_them() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Pinned.java"), PINNED_JAVA).unwrap();

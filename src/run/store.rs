@@ -108,6 +108,8 @@ mod tests {
         assert!(!needs_run(Some(&meta(Status::Crashed, None))));
         assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::Rejected)))));
         assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::StartupCrash)))));
+        assert!(!needs_run(Some(&meta(Status::Crashed, Some(FailureKind::MemoryLimit)))), "killed by its box");
+        assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::MemoryLimit)))), "killed before ready");
     }
 
     fn reps(statuses: &[Status]) -> Vec<RepSummary> {
