@@ -116,14 +116,15 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let out = dir.join("results");
-    // The heap store given a heap far above its box, filled with 16 KB values well past 200 MiB; the slab store
+    // The heap store given a heap far above its box, filled with 16 KB values well past 200 MiB (at 1500 req/s, so it
+    // dies seconds into the phase, after a few of the watch's every-second samples); the slab store
     // reserving (and zeroing) a 256 MiB arena at start in the same box.
     let axes = "[[axis]]\nname = \"store\"\nvalues = [\
         { label = \"heap\", memory = \"200m\", jvm = [\"-Xmx1g\", \"-XX:+UseSerialGC\"] }, \
         { label = \"slab\", memory = \"200m\", jvm = [\"-Dkv.store=offheap\", \"-Dkv.offheap.capacity=256m\", \
           \"-XX:MaxDirectMemorySize=400m\", \"-Xmx64m\"] }]\n";
     let phases = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
-        url = \"http://127.0.0.1:{port}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nduration = \"30s\"\n\
+        url = \"http://127.0.0.1:{port}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nrate = 1500\nduration = \"30s\"\n\
         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 4\nduration = \"2s\"\n";
     let killed = plan(&dir, "killed", "", axes, phases);
     let (output, _) = jload(&["run", killed.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"]);
