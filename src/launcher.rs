@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::{BoxSample, CellBox, Cgroups, Limits, remove_stale};
 use crate::cpuset::CpuSet;
 use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::watch::JvmWatch;
@@ -47,6 +48,9 @@ pub struct LaunchSpec {
     /// the start is refused while one is in use, and their listeners must be the target's own.
     #[serde(default)]
     pub ports: Vec<u16>,
+    /// The box the target's whole tree runs in (a fresh cgroup per start, removed with the target); none unset.
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 /// How long a start waits for a port in use to be let go (a previous cell's process still exiting) before refusing.
@@ -100,6 +104,17 @@ fn short_command_line(pid: u32) -> String {
     }
     let line = words.join(" ");
     if line.chars().count() <= LIMIT { line } else { format!("{}…", line.chars().take(LIMIT).collect::<String>()) }
+}
+
+/// The cgroup boxes of jloads that were killed on this machine, removed (their names); none where cgroups cannot be
+/// read. Run before any target starts.
+pub fn remove_stale_boxes() -> Vec<String> {
+    Cgroups::detect().ok().and_then(|cgroups| remove_stale(&cgroups).ok()).unwrap_or_default()
+}
+
+/// Whether a box with `limits` can be made on this machine; else why not, in one line.
+pub fn check_box(limits: &Limits) -> Result<(), String> {
+    Cgroups::detect().and_then(|cgroups| cgroups.require(limits)).map_err(|err| err.to_string())
 }
 
 /// A start refused: a port the cell's URLs reach was already in use, and by whom.
@@ -157,6 +172,8 @@ pub struct RunningTarget {
     exit: Option<ExitInfo>,
     marker: String,
     port: u16,
+    /// The target's cgroup box; dropped (emptied and removed) after the target, with the `RunningTarget`.
+    cell_box: Option<CellBox>,
 }
 
 impl RunningTarget {
@@ -188,6 +205,16 @@ impl RunningTarget {
         if let Some(cpus) = &spec.cpus {
             cpus.apply_to(&mut command)?;
         }
+        // Made before the spawn, so a failed spawn drops (removes) it again.
+        let cell_box = if spec.limits == Limits::default() {
+            None
+        } else {
+            let cell_box = Cgroups::detect()
+                .and_then(|cgroups| CellBox::create(&cgroups, &spec.limits))
+                .map_err(|err| anyhow::anyhow!("cannot make the target's cgroup box: {err}"))?;
+            cell_box.enter_before_exec(&mut command);
+            Some(cell_box)
+        };
         let child = command.spawn().map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
         Ok(RunningTarget {
             pid: child.id(),
@@ -196,7 +223,13 @@ impl RunningTarget {
             exit: None,
             marker: spec.marker.clone(),
             port: spec.port,
+            cell_box,
         })
+    }
+
+    /// The box's figures now (memory, OOM kills, CPU throttling); None without a box or when it cannot be read.
+    pub fn box_sample(&self) -> Option<BoxSample> {
+        self.cell_box.as_ref().and_then(|cell_box| cell_box.sample().ok())
     }
 
     /// The exit, if the process has ended.
@@ -381,6 +414,7 @@ mod tests {
             port: free_port().unwrap(),
             ports,
             cpus: None,
+            limits: Limits::default(),
         }
     }
 
@@ -418,6 +452,26 @@ mod tests {
     }
 
     #[test]
+    fn a_start_that_fails_removes_its_box_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = spec_in(dir.path(), "/nonexistent/java", &[], Vec::new());
+        spec.limits = Limits { memory_bytes: Some(64 << 20), cpus_quota: Some(0.5) };
+        let error = RunningTarget::start(&spec).err().unwrap().to_string();
+        assert!(error.starts_with("cannot start /nonexistent/java: "), "{error}");
+        let ours = format!("{}-", std::process::id());
+        for home in Cgroups::detect().unwrap().homes() {
+            let left: Vec<String> = std::fs::read_dir(&home)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.starts_with(&ours))
+                .collect();
+            assert_eq!(left, Vec::<String>::new(), "in {}", home.display());
+        }
+    }
+
+    #[test]
     fn a_target_started_with_cpus_runs_there_with_its_children_and_the_jvm_counts_only_them() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Pinned.java"), PINNED_JAVA).unwrap();
@@ -433,6 +487,7 @@ mod tests {
             port: free_port().unwrap(),
             ports: Vec::new(),
             cpus: Some(CpuSet::parse(&cpu.to_string()).unwrap()),
+            limits: Limits::default(),
         };
         let mut target = RunningTarget::start(&spec).unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);

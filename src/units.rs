@@ -46,6 +46,22 @@ pub fn size_unit_bytes(unit: char) -> Option<f64> {
     Some(1024f64.powi(power))
 }
 
+/// Parse a size as the JVM writes one: a whole number of bytes, or of `k`, `m`, `g` or `t` (binary, either case;
+/// `512m`, `1.5g`). `what` names the key in the error.
+pub fn parse_size(what: &str, text: &str) -> anyhow::Result<u64> {
+    let trimmed = text.trim();
+    let (number, scale) = match trimmed.chars().last().and_then(size_unit_bytes) {
+        Some(scale) => (&trimmed[..trimmed.len() - 1], scale),
+        None => (trimmed, 1.0),
+    };
+    let bytes =
+        number.parse::<f64>().ok().filter(|value| value.is_finite() && *value >= 0.0).map(|value| value * scale);
+    match bytes {
+        Some(bytes) if !number.starts_with(['+', '-']) => Ok(bytes.round() as u64),
+        _ => Err(bad_input(format!("{what}: '{text}' is not a size; write it like 512m, 2g or 1.5g"))),
+    }
+}
+
 /// The first JVM-style size in a label (`-Xmx512m`, `je.maxOffHeapMemory=2g`, `64k`), in bytes. A size ends its word:
 /// `-Xmx64mb2` has none.
 pub fn first_jvm_size_bytes(label: &str) -> Option<f64> {
@@ -87,6 +103,18 @@ mod tests {
         assert!(err.starts_with("--timeout: 'ten' is not a duration"), "{err}");
         assert!(parse_duration("-d", "-1s").is_err());
         assert!(parse_duration("-d", "5x").is_err());
+    }
+
+    #[test]
+    fn sizes_as_the_jvm_writes_them() {
+        assert_eq!(parse_size("memory", "512m").unwrap(), 512 << 20);
+        assert_eq!(parse_size("memory", "1.5G").unwrap(), 3 << 29);
+        assert_eq!(parse_size("memory", "4096").unwrap(), 4096);
+        assert_eq!(parse_size("memory", "64k").unwrap(), 64 << 10);
+        for bad in ["lots", "512mb", "-1m", "", "m"] {
+            let err = parse_size("memory", bad).unwrap_err().to_string();
+            assert_eq!(err, format!("memory: '{bad}' is not a size; write it like 512m, 2g or 1.5g"));
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod attach;
 pub mod cli;
 pub mod clock;
 pub mod discovery;
+pub mod gc_init;
 pub mod gclog;
 pub mod gcstat_csv;
 pub mod gcutil;

@@ -79,6 +79,13 @@ impl JvmWatch {
         take_sample(&self.shared, false)
     }
 
+    /// The last sample the background thread took after `start` (for a window whose JVM died before its end mark);
+    /// None when it took none since.
+    pub fn last_sample_after(&self, start: &JvmSample) -> Option<JvmSample> {
+        let samples = self.shared.samples.lock().expect("samples lock");
+        samples.last().filter(|sample| sample.timestamp > start.timestamp).cloned()
+    }
+
     /// Summarise the window between two marks, with every sample taken in between.
     pub fn window(&self, start: &JvmSample, end: &JvmSample) -> JvmWindow {
         JvmWindow::between(start, end, &self.samples_between(start, end))

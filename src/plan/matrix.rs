@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Plan, folder};
+use super::{Plan, folder, limits};
+use crate::cgroup::Limits;
 use crate::error::bad_input;
 
 /// One JVM configuration to test.
@@ -20,6 +21,9 @@ pub struct Cell {
     /// The JDK an axis value asks for (overrides target.jdk).
     pub jdk: Option<String>,
     pub env: BTreeMap<String, String>,
+    /// The box the cell's target runs in: `[target]`'s limits, each replaced by an axis value's that sets it.
+    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    pub limits: Limits,
     /// Folder name under the results directory: the id made safe for file systems, JVM options and shells
     /// (see `plan::folder`); recorded in the results directory's `run.json`.
     pub dir: String,
@@ -33,6 +37,7 @@ pub fn cells(plan: &Plan) -> Vec<Cell> {
         jvm: Vec::new(),
         jdk: None,
         env: BTreeMap::new(),
+        limits: plan.target.limits,
         dir: String::new(),
     }];
     for axis in &plan.axes {
@@ -50,6 +55,7 @@ pub fn cells(plan: &Plan) -> Vec<Cell> {
                     extended.jdk = value.jdk.clone();
                 }
                 extended.env.extend(value.env.iter().map(|(key, val)| (key.clone(), val.clone())));
+                extended.limits = limits::merged(&extended.limits, &value.limits);
                 next.push(extended);
             }
         }

@@ -1,9 +1,11 @@
 //! Plans: a TOML file describing a control-variable experiment, checked completely before anything starts and
 //! turned into typed values (target, axes, phases, run settings, SLO) and the matrix of cells.
 
+mod axes;
 pub mod estimate;
 pub mod folder;
 pub mod jdks;
+pub mod limits;
 pub mod matrix;
 pub mod phase;
 pub mod phase_ladder;
@@ -19,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use toml::Spanned;
 
+use crate::cgroup::Limits;
 use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
@@ -26,7 +29,7 @@ use crate::load::input::spec::{Setting, fill_target};
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
 use phase::parse_phases;
-use schema::{AxisFile, AxisValueFile, LoadFile, PlanFile, RunFile, SloFile, TargetFile};
+use schema::{LoadFile, PlanFile, RunFile, SloFile, TargetFile};
 
 /// What jload starts for every cell.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -49,6 +52,9 @@ pub struct Target {
     /// CPUs the target is pinned to (on its server when remote).
     #[serde(default)]
     pub cpus: Option<CpuSet>,
+    /// The box every cell's target runs in unless its axis values say otherwise (docs/containers.md).
+    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    pub limits: Limits,
 }
 
 /// `[load]`: where the load comes from.
@@ -68,6 +74,9 @@ pub struct AxisValue {
     pub jvm: Vec<String>,
     pub jdk: Option<String>,
     pub env: BTreeMap<String, String>,
+    /// The box limits this value sets (over `[target]`'s).
+    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    pub limits: Limits,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -148,7 +157,7 @@ pub fn load_plan(path: &Path, base: &PlanBase) -> anyhow::Result<Plan> {
 }
 
 /// A JDK given as a path (not a major version) resolved against the plan's folder.
-fn resolve_jdk(jdk: &Option<String>, base: &PlanBase) -> Option<String> {
+pub(super) fn resolve_jdk(jdk: &Option<String>, base: &PlanBase) -> Option<String> {
     jdk.as_ref().map(|text| {
         let trimmed = text.trim();
         if trimmed.is_empty() || trimmed.chars().all(|c| c.is_ascii_digit()) {
@@ -165,7 +174,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     let source = Source { origin, text };
     let name = plan_name(source, &file.name)?;
     let target = parse_target(source, base, &file.target)?;
-    let axes = parse_axes(source, base, &file.axis)?;
+    let axes = axes::parse_axes(source, base, &file.axis)?;
     refuse_unused_options(&target, &axes).map_err(|message| source.error_at(file.target.command.span(), message))?;
     let slo = match &file.slo {
         Some(slo) => slo_expressions(source, slo)?,
@@ -225,6 +234,7 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         workdir,
         exit_on_oom: target.exit_on_oom,
         cpus: cpu_set(source, &target.cpus, "target.cpus", hosts.is_empty())?,
+        limits: limits::target_limits(source, target)?,
         hosts,
     })
 }
@@ -343,62 +353,6 @@ fn is_loopback_name(host: &str) -> bool {
     host == "localhost"
         || host.parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback())
         || host == "[::1]"
-}
-
-/// Check every axis: unique non-empty names, at least one value, unique labels.
-fn parse_axes(source: Source<'_>, base: &PlanBase, axes: &[AxisFile]) -> anyhow::Result<Vec<Axis>> {
-    let mut parsed = Vec::new();
-    let mut names = HashSet::new();
-    for axis in axes {
-        let name = axis.name.get_ref().trim().to_string();
-        if name.is_empty() || name.contains([',', '=']) {
-            return Err(
-                source.error_at(axis.name.span(), format!("axis name '{name}' must be non-empty without ',' or '='"))
-            );
-        }
-        if !names.insert(name.clone()) {
-            return Err(source.error_at(axis.name.span(), format!("duplicate axis name '{name}'")));
-        }
-        if axis.values.get_ref().is_empty() {
-            return Err(source.error_at(axis.values.span(), format!("axis '{name}' has no values; give at least one")));
-        }
-        let values = axis_values(source, base, &name, axis.values.get_ref())?;
-        parsed.push(Axis { name, values });
-    }
-    Ok(parsed)
-}
-
-fn axis_values(
-    source: Source<'_>,
-    base: &PlanBase,
-    axis_name: &str,
-    values: &[Spanned<AxisValueFile>],
-) -> anyhow::Result<Vec<AxisValue>> {
-    let mut labels = HashSet::new();
-    let mut parsed = Vec::new();
-    for value in values {
-        let checked = match value.get_ref() {
-            AxisValueFile::Option(option) => {
-                AxisValue { label: option.clone(), jvm: vec![option.clone()], jdk: None, env: BTreeMap::new() }
-            }
-            AxisValueFile::Table(table) => AxisValue {
-                label: table.label.clone(),
-                jvm: table.jvm.clone(),
-                jdk: resolve_jdk(&table.jdk, base),
-                env: table.env.clone(),
-            },
-        };
-        if checked.label.trim().is_empty() {
-            return Err(source.error_at(value.span(), format!("axis '{axis_name}': a label must not be empty")));
-        }
-        if !labels.insert(checked.label.clone()) {
-            return Err(
-                source.error_at(value.span(), format!("axis '{axis_name}': duplicate label '{}'", checked.label))
-            );
-        }
-        parsed.push(checked);
-    }
-    Ok(parsed)
 }
 
 fn parse_run(source: Source<'_>, run: &RunFile, axes: &[Axis]) -> anyhow::Result<RunSettings> {

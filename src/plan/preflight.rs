@@ -9,7 +9,9 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::{CellBox, Cgroups, Limits};
 use crate::cpuset::CpuSet;
+use crate::plan::limits::mebibytes;
 
 /// The `-jar` file of the target's command (`command` words as written, before `{…}` are filled in) where it will
 /// run: resolved against `workdir`. None when the command has no `-jar`, or its file is named through a placeholder.
@@ -59,6 +61,13 @@ pub fn check(java: &Path, options: &[String]) -> Preflight {
 /// As [`check`], the JVM started on `cpus` as the cell's target will be (`[target] cpus`): the JVM sizes its GC and
 /// compiler threads by the CPUs it may use, so the effective flags must come from a JVM pinned alike.
 pub fn check_pinned(java: &Path, options: &[String], cpus: Option<&CpuSet>) -> Preflight {
+    check_boxed(java, options, cpus, &Limits::default())
+}
+
+/// As [`check_pinned`], the JVM started in a cgroup box of its own with the cell's `limits` (docs/containers.md), as
+/// its target will be: the JVM's container support sizes its heap, collector and threads by the box, so the flags
+/// reported are those of the box. The box is removed when the JVM has ended.
+pub fn check_boxed(java: &Path, options: &[String], cpus: Option<&CpuSet>, limits: &Limits) -> Preflight {
     let mut command = Command::new(java);
     command.args(options).arg("-XX:+PrintFlagsFinal").arg("-version");
     if let Some(cpus) = cpus
@@ -66,9 +75,31 @@ pub fn check_pinned(java: &Path, options: &[String], cpus: Option<&CpuSet>) -> P
     {
         return Preflight::Invalid(format!("cannot pin {} to CPUs {cpus}: {err}", java.display()));
     }
-    match command.output() {
-        Ok(output) => judge(&output),
-        Err(err) => Preflight::Invalid(format!("cannot run {}: {err}", java.display())),
+    let cell_box = if *limits == Limits::default() {
+        None
+    } else {
+        match Cgroups::detect().and_then(|cgroups| CellBox::create(&cgroups, limits)) {
+            Ok(cell_box) => {
+                cell_box.enter_before_exec(&mut command);
+                Some(cell_box)
+            }
+            Err(err) => return Preflight::Invalid(format!("cannot make a cgroup box for the preflight: {err}")),
+        }
+    };
+    let output = match command.output() {
+        Ok(output) => output,
+        Err(err) => return Preflight::Invalid(format!("cannot run {}: {err}", java.display())),
+    };
+    let killed = cell_box
+        .as_ref()
+        .and_then(|cell_box| cell_box.sample().ok()?.memory)
+        .filter(|memory| !output.status.success() && memory.oom_kills.is_some_and(|kills| kills > 0));
+    match killed {
+        Some(memory) => Preflight::Invalid(format!(
+            "the JVM was killed by the memory limit ({}) while starting; give the box more memory",
+            memory.limit.map_or("?".to_string(), mebibytes)
+        )),
+        None => judge(&output),
     }
 }
 

@@ -60,6 +60,10 @@ pub struct TargetFile {
     pub hosts: Option<Spanned<Vec<String>>>,
     /// CPUs the target is pinned to, like taskset's list: `"0-1"`, `"0,2"` (on its server when remote).
     pub cpus: Option<Spanned<String>>,
+    /// The target's box (docs/containers.md): its memory limit, without swap (`"512m"`), and its CPU quota as a
+    /// number of CPUs (`1.5`); neither: no box.
+    pub memory: Option<Spanned<String>>,
+    pub cpus_quota: Option<Spanned<f64>>,
     /// Add -XX:+ExitOnOutOfMemoryError (default true).
     #[serde(default = "yes")]
     pub exit_on_oom: bool,
@@ -73,7 +77,11 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct AxisFile {
     pub name: Spanned<String>,
-    pub values: Spanned<Vec<Spanned<AxisValueFile>>>,
+    /// The values written out; or, in shorthand for a box axis, one of `memory` and `cpus_quota` (each value its own
+    /// label).
+    pub values: Option<Spanned<Vec<Spanned<AxisValueFile>>>>,
+    pub memory: Option<Spanned<Vec<String>>>,
+    pub cpus_quota: Option<Spanned<Vec<f64>>>,
 }
 
 /// An axis value: a bare option (`"-Xmx64m"`, its own label) or a table.
@@ -93,6 +101,10 @@ pub struct AxisValueTable {
     pub jdk: Option<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// The cell's box, over `[target]`'s: memory limit (`"384m"`) and CPU quota (`0.5`). Plain values, not spanned:
+    /// serde's untagged enum loses spans; errors name the axis value's line.
+    pub memory: Option<String>,
+    pub cpus_quota: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

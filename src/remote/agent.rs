@@ -115,6 +115,7 @@ impl Agent {
             Request::Listeners { ports } => Some(Event::Listeners {
                 ports: ports.into_iter().map(|port| (port, self.target.listeners(port))).collect(),
             }),
+            Request::BoxSample => Some(Event::BoxSampled { sample: self.target.box_sample() }),
             Request::Ping => Some(Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) }),
             Request::Heartbeat | Request::Start(_) | Request::Stop { .. } | Request::Load(_) | Request::EndLoad => None,
         }

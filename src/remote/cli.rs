@@ -18,6 +18,14 @@ pub enum AgentRole {
     Port,
     /// Print this machine's facts (as env.json records them) as JSON.
     Env,
+    /// Remove the cgroup boxes a killed jload left here, and print `ok` when a box (with a CPU quota: `--quota`) can
+    /// be made here, else why not in one line.
+    Boxes {
+        #[arg(long)]
+        quota: bool,
+    },
+    /// Preflight options in a cgroup box here: a `BoxedPreflight` as JSON on standard input, the `Preflight` printed.
+    Preflight,
 }
 
 pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
@@ -27,6 +35,19 @@ pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
         AgentRole::Env => {
             let installed = crate::plan::jdks::discover();
             println!("{}", serde_json::to_string(&crate::results::Env::of_this_machine(installed, 0))?);
+            Ok(0)
+        }
+        AgentRole::Boxes { quota } => {
+            crate::launcher::remove_stale_boxes();
+            let limits = crate::cgroup::Limits { memory_bytes: Some(1 << 30), cpus_quota: quota.then_some(1.0) };
+            println!("{}", crate::launcher::check_box(&limits).map_or_else(|err| err, |()| "ok".to_string()));
+            Ok(0)
+        }
+        AgentRole::Preflight => {
+            let job: super::protocol::BoxedPreflight = serde_json::from_reader(std::io::stdin().lock())?;
+            std::fs::create_dir_all(&job.scratch)?;
+            let outcome = crate::plan::preflight::check_boxed(&job.java, &job.options, job.cpus.as_ref(), &job.limits);
+            println!("{}", serde_json::to_string(&outcome)?);
             Ok(0)
         }
         AgentRole::Port => {

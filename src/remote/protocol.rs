@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::BoxSample;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener, PortInUse};
@@ -31,6 +32,8 @@ pub enum Request {
     /// The processes listening on these ports there, each marked whether it is of the target's tree; answered by
     /// `Listeners`.
     Listeners { ports: Vec<u16> },
+    /// The target's cgroup box now (a launch with limits); answered by `BoxSampled`.
+    BoxSample,
     /// Nothing but "still here": an agent that hears nothing for [`SILENCE_LIMIT_S`] stops the target and exits.
     Heartbeat,
     /// Stop the target's whole tree (SIGTERM, SIGKILL after the grace); answered by `Stopped`, then the agent exits.
@@ -40,6 +43,17 @@ pub enum Request {
     Load(LoadJob),
     /// A load host: end the running load now (Ctrl-C or the target's death on the controller's side).
     EndLoad,
+}
+
+/// `jload agent preflight`'s question on its standard input: preflight these options in a cgroup box there (see
+/// [`crate::plan::preflight::check_boxed`]), made in `scratch`; answered with the `Preflight` as JSON on its output.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct BoxedPreflight {
+    pub java: std::path::PathBuf,
+    pub options: Vec<String>,
+    pub cpus: Option<crate::cpuset::CpuSet>,
+    pub limits: crate::cgroup::Limits,
+    pub scratch: std::path::PathBuf,
 }
 
 /// One load host's share of a run.
@@ -99,6 +113,10 @@ pub enum Event {
     },
     Listeners {
         ports: Vec<(u16, Vec<Listener>)>,
+    },
+    /// None: the target has no box, or it cannot be read.
+    BoxSampled {
+        sample: Option<BoxSample>,
     },
 }
 

@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::install::ensure_jload;
+use super::protocol::BoxedPreflight;
 use super::ssh::{Ssh, quote_words};
+use crate::cgroup::Limits;
 use crate::cpuset::CpuSet;
 use crate::plan::jdks::Jdk;
 use crate::plan::preflight::{self, Preflight};
@@ -56,6 +58,17 @@ impl RemoteServer {
             .with_context(|| format!("jload agent env on {} printed {answer:?}", self.destination()))
     }
 
+    /// Remove the cgroup boxes a killed jload left there, and check a box (with a CPU quota: `quota`) can be made
+    /// there (`jload agent boxes`); else why not, in one line.
+    pub fn check_boxes(&self, quota: bool) -> anyhow::Result<()> {
+        let flag = if quota { " --quota" } else { "" };
+        let answer = self.ssh.run(&format!("{} agent boxes{flag}", shell_words::quote(&self.jload)))?;
+        match answer.trim() {
+            "ok" => Ok(()),
+            why => anyhow::bail!("{}: {why}", self.destination()),
+        }
+    }
+
     /// The JDKs installed there (`jload jdks --json`).
     pub fn jdks(&self) -> anyhow::Result<Vec<Jdk>> {
         let answer = self.ssh.run(&format!("{} jdks --json || true", shell_words::quote(&self.jload)))?;
@@ -63,9 +76,25 @@ impl RemoteServer {
             .with_context(|| format!("jload jdks on {} printed {answer:?}", self.destination()))
     }
 
-    /// Preflight the options with the JDK there, pinned to `cpus` as the target will be (taskset), writing into
-    /// `scratch` (made there first).
-    pub fn preflight(&self, java: &Path, options: &[String], cpus: Option<&CpuSet>, scratch: &Path) -> Preflight {
+    /// Preflight the options with the JDK there, pinned to `cpus` as the target will be (taskset) and in a cgroup box
+    /// with `limits` when it has one (`jload agent preflight`), writing into `scratch` (made there first).
+    pub fn preflight(
+        &self,
+        java: &Path,
+        options: &[String],
+        cpus: Option<&CpuSet>,
+        limits: &Limits,
+        scratch: &Path,
+    ) -> Preflight {
+        if *limits != Limits::default() {
+            return self.preflight_boxed(BoxedPreflight {
+                java: java.to_path_buf(),
+                options: options.to_vec(),
+                cpus: cpus.cloned(),
+                limits: *limits,
+                scratch: scratch.to_path_buf(),
+            });
+        }
         let java = java.display().to_string();
         let mut words = match cpus {
             Some(cpus) => vec!["taskset".to_string(), "-c".to_string(), cpus.to_string()],
@@ -79,6 +108,19 @@ impl RemoteServer {
         match self.ssh.command(&script).output() {
             Ok(output) => preflight::judge(&output),
             Err(err) => Preflight::Invalid(format!("cannot run {java} on {}: {err}", self.destination())),
+        }
+    }
+
+    fn preflight_boxed(&self, job: BoxedPreflight) -> Preflight {
+        let script = format!("{} agent preflight", shell_words::quote(&self.jload));
+        let answer = serde_json::to_vec(&job)
+            .map_err(anyhow::Error::from)
+            .and_then(|input| self.ssh.run_with_input(&script, &input));
+        match answer {
+            Ok(answer) => serde_json::from_str(&answer).unwrap_or_else(|err| {
+                Preflight::Invalid(format!("jload agent preflight on {} printed {answer:?}: {err}", self.destination()))
+            }),
+            Err(err) => Preflight::Invalid(format!("preflight on {}: {err:#}", self.destination())),
         }
     }
 

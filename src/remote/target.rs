@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::link::AgentLink;
 use super::protocol::{Event, Request};
 use super::server::RemoteServer;
+use crate::cgroup::BoxSample;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener};
@@ -21,6 +22,8 @@ pub struct RemoteTarget {
     pub pid: u32,
     pub started: Instant,
     stopped: Option<ExitInfo>,
+    /// Started in a cgroup box (the launch had limits): only then is the agent asked for its figures.
+    boxed: bool,
 }
 
 impl RemoteTarget {
@@ -31,7 +34,10 @@ impl RemoteTarget {
             matches!(event, Event::Started { .. } | Event::StartFailed { .. })
         });
         match answer {
-            Some(Event::Started { pid }) => Ok(RemoteTarget { link, pid, started, stopped: None }),
+            Some(Event::Started { pid }) => {
+                let boxed = spec.limits != crate::cgroup::Limits::default();
+                Ok(RemoteTarget { link, pid, started, stopped: None, boxed })
+            }
             Some(Event::StartFailed { port_in_use: Some(refused), .. }) => {
                 Err(anyhow::Error::new(refused).context(format!("on {}", server.destination())))
             }
@@ -84,6 +90,18 @@ impl RemoteTarget {
         let request = Request::Listeners { ports: ports.to_vec() };
         match self.link.ask(&request, ANSWER_LIMIT, |event| matches!(event, Event::Listeners { .. })) {
             Some(Event::Listeners { ports }) => Some(ports),
+            _ => None,
+        }
+    }
+
+    /// The target's cgroup box there now (see [`crate::launcher::RunningTarget::box_sample`]); None: no box, or no
+    /// answer (the agent has ended after a stop).
+    pub fn box_sample(&self) -> Option<BoxSample> {
+        if !self.boxed || self.link.lost().is_some() {
+            return None;
+        }
+        match self.link.ask(&Request::BoxSample, ANSWER_LIMIT, |event| matches!(event, Event::BoxSampled { .. })) {
+            Some(Event::BoxSampled { sample }) => sample,
             _ => None,
         }
     }

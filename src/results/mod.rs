@@ -13,6 +13,6 @@ pub use crate::jvm::gcstat_csv::HeapSample;
 pub use layout::{RepFiles, ResultsDir, read_json};
 pub use reading::Results;
 pub use records::{
-    CellSummary, Env, ExitInfo, FailureKind, PhaseRecord, RepMeta, RepSummary, RunRecord, SUMMARY_VERSION, Status,
-    Summary,
+    BoxFigures, CellSummary, Env, ExitInfo, FailureKind, PhaseRecord, RepMeta, RepSummary, RunRecord, SUMMARY_VERSION,
+    Status, Summary,
 };

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::attribution::GcAttribution;
+use crate::cgroup::Limits;
+use crate::jvm::gc_init::JvmSaid;
 use crate::jvm::window::JvmWindow;
 use crate::load::record::result::BenchResult;
 use crate::plan::PlanBase;
@@ -53,6 +55,9 @@ pub enum FailureKind {
     /// The environment: the command could not be started, the target exited before it was ready without a JVM
     /// crash (a missing file, a port in use), or it was not ready in time. `--resume` runs it again.
     Environment,
+    /// The kernel killed the target for its box's memory limit (SIGKILL while the box's OOM-kill count rose): a
+    /// verdict on the configuration in that box, kept — with status crashed once it was ready, failed before.
+    MemoryLimit,
 }
 
 /// `run.json`: what `--resume` needs to go on exactly as the first run started.
@@ -128,6 +133,44 @@ pub struct PhaseRecord {
     /// mapping; for a ladder phase, its headline step's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gc_attribution: Option<GcAttribution>,
+    /// The target's cgroup box at the phase's end (a plan with `memory` or `cpus_quota`; docs/containers.md).
+    #[serde(rename = "box", default, skip_serializing_if = "Option::is_none")]
+    pub cell_box: Option<BoxFigures>,
+}
+
+/// A target's box as a phase ended: its memory (bytes) since the box was made — fill and warm-up phases included —
+/// and its CPU quota and throttling, counted since the box was made too. Each figure is absent where the kernel
+/// does not keep it (a v2 hierarchy without the controller, `memory.peak` before Linux 5.19).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BoxFigures {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_usage: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_peak: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oom_kills: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anon: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus_quota: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periods: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_periods: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_ms: Option<f64>,
+}
+
+impl BoxFigures {
+    /// The share of CFS periods with runnable threads in which the quota held them back, in percent.
+    pub fn throttled_pct(&self) -> Option<f64> {
+        let periods = self.periods.filter(|&periods| periods > 0)?;
+        Some(100.0 * self.throttled_periods? as f64 / periods as f64)
+    }
 }
 
 impl PhaseRecord {
@@ -175,6 +218,12 @@ pub struct RepMeta {
     /// The server the target ran on (its ssh destination); None: this machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// The cgroup box the target ran in (a plan with `memory` or `cpus_quota`); None: no box.
+    #[serde(rename = "box", default, skip_serializing_if = "Option::is_none")]
+    pub cell_box: Option<Limits>,
+    /// What the running JVM itself said at start-up in its GC log (collector, CPUs and memory it sees, heap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jvm_said: Option<JvmSaid>,
 }
 
 impl RepMeta {
@@ -198,6 +247,8 @@ impl RepMeta {
             started_unix_s,
             finished_unix_s: None,
             host: None,
+            cell_box: None,
+            jvm_said: None,
         }
     }
 }

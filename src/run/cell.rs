@@ -7,13 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::cell_box::memory_kill_cause;
 use super::crash::{Ending, Evidence};
 use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
 use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::gclog;
 use crate::jvm::window::{JvmWindow, WindowPauses};
+use crate::jvm::{gc_init, gclog};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
@@ -25,6 +26,7 @@ use crate::load::record::result::BenchResult;
 use crate::load::record::slow::SlowRequests;
 use crate::load::search::ladder::{LadderPlan, StepObserver, run_ladder};
 use crate::plan::jdks::Jdk;
+use crate::plan::limits::unlimited;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan};
@@ -242,6 +244,7 @@ fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
         marker: target_dir.display().to_string(),
         port,
         cpus: run.plan.target.cpus.clone(),
+        limits: run.cell.limits,
     }
 }
 
@@ -254,6 +257,7 @@ fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
     meta.flags = run.flags.clone();
     meta.port = launch.port;
     meta.host = run.server.map(|server| server.destination().to_string());
+    meta.cell_box = Some(run.cell.limits).filter(|limits| !unlimited(limits));
     meta
 }
 
@@ -268,8 +272,11 @@ fn stop_and_judge(
 ) {
     let mut target = target.lock().expect("target");
     let left_behind = target.daemon_note();
+    // Before the stop: a remote target's box goes with its agent.
+    let box_at_end = target.box_sample();
     let exit = target.stop(run.plan.target.stop_timeout);
     let files_note = bring_files_home(run, target_dir, dir, true);
+    meta.jvm_said = gc_init::read(&RepFiles::of(dir).gc_log());
     meta.exit = Some(exit.clone());
     if let Some(lost) = target.lost().filter(|_| meta.status != Status::Failed) {
         let during = run.plan.phases.get(meta.phases.len());
@@ -281,6 +288,9 @@ fn stop_and_judge(
     }
     if meta.ready_s.is_some() && meta.status != Status::Failed {
         (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
+        if let Some(cause) = memory_kill_cause(box_at_end.as_ref(), &exit) {
+            (meta.status, meta.failure, meta.cause) = (Status::Crashed, Some(FailureKind::MemoryLimit), Some(cause));
+        }
     }
     if let Some(note) = files_note {
         meta.cause = Some(meta.cause.take().map_or(note.clone(), |cause| format!("{cause}; {note}")));
@@ -424,7 +434,7 @@ fn run_phase(
     // A ladder's headline step may be one that ran before Ctrl-C or the target's death cut a later step short.
     bench.interrupted |= cut_short;
     let jvm = match (watch, start_mark) {
-        (Some(watch), Some(start)) => watch.mark().and_then(|end| watch.window(&start, &end)),
+        (Some(watch), Some(start)) => watch.end_mark(&start).and_then(|end| watch.window(&start, &end)),
         _ => None,
     };
     let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
@@ -438,6 +448,7 @@ fn run_phase(
         step_jvm,
         slo_passed,
         gc_attribution: None,
+        cell_box: super::cell_box::phase_figures(target),
     })
 }
 

@@ -11,6 +11,7 @@ use crate::launcher::{LaunchSpec, Listener, PortInUse, Readiness};
 use crate::load::input::spec::fill_target;
 use crate::plan::Plan;
 use crate::results::{ExitInfo, FailureKind, RepMeta, Status};
+use crate::run::cell_box::memory_kill_cause;
 use crate::run::crash::Evidence;
 use crate::run::target::TargetProcess;
 
@@ -82,7 +83,11 @@ pub fn wait_until_ready(
             let daemonized = target.lock().expect("target").daemon_note();
             let crashed = daemonized.is_none() && evidence.cause().is_some();
             let kind = if crashed { FailureKind::StartupCrash } else { FailureKind::Environment };
-            failed(meta, kind, exited_early_cause(&exit, daemonized, evidence));
+            let box_sample = target.lock().expect("target").box_sample();
+            match memory_kill_cause(box_sample.as_ref(), &exit) {
+                Some(cause) => failed(meta, FailureKind::MemoryLimit, format!("before it was ready: {cause}")),
+                None => failed(meta, kind, exited_early_cause(&exit, daemonized, evidence)),
+            }
             meta.exit = Some(exit);
         }
         Readiness::Foreign { port, listeners } => {

@@ -109,6 +109,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         }
     }
     let servers = connect_servers(&plan)?;
+    super::cell_box::check_boxes(&selected, &servers)?;
     let prepared = prepare(&plan, selected, servers.first())?;
     for warning in plan.cpu_overlap_warning().into_iter().chain(plan.fixed_port_warning()) {
         say!("jload: {warning}");
@@ -281,6 +282,9 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
+        if let Some(text) = crate::plan::limits::describe(&item.cell.limits) {
+            println!("  box: {text} (a cgroup of its own per cell-repeat)");
+        }
         let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)
             .iter()
             .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))

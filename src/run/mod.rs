@@ -14,6 +14,7 @@ macro_rules! say {
 }
 
 pub mod cell;
+pub mod cell_box;
 pub mod cli;
 pub mod crash;
 pub mod runner;

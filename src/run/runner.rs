@@ -50,7 +50,7 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>, server: Option<&RemoteServer>) -> 
     };
     let scratch_dir = tempfile::Builder::new().prefix("jload-preflight-").tempdir()?;
     let scratch = ResultsDir::new(scratch_dir.path().to_path_buf());
-    let mut checked: BTreeMap<(PathBuf, Vec<String>), Preflight> = BTreeMap::new();
+    let mut checked: BTreeMap<(PathBuf, Vec<String>, String), Preflight> = BTreeMap::new();
     let mut prepared = Vec::new();
     for cell in cells {
         let jdk = jdks::choose(cell.jdk.as_deref().or(plan.target.jdk.as_deref()), &installed)?;
@@ -58,12 +58,12 @@ pub fn prepare(plan: &Plan, cells: Vec<Cell>, server: Option<&RemoteServer>) -> 
         std::fs::create_dir_all(&dir)?;
         let at = Placement { host: server.map_or(STAND_IN_HOST, |server| &server.address), port: "1", dir: &dir };
         let options = jvm_options(plan, &cell, &jdk, at);
-        let key = (jdk.home.clone(), options.clone());
+        let key = (jdk.home.clone(), options.clone(), format!("{:?}", cell.limits));
         let outcome = checked
             .entry(key)
             .or_insert_with(|| match server {
-                None => preflight::check_pinned(&jdk.java(), &options, plan.target.cpus.as_ref()),
-                Some(server) => server.preflight(&jdk.java(), &options, plan.target.cpus.as_ref(), &dir),
+                None => preflight::check_boxed(&jdk.java(), &options, plan.target.cpus.as_ref(), &cell.limits),
+                Some(server) => server.preflight(&jdk.java(), &options, plan.target.cpus.as_ref(), &cell.limits, &dir),
             })
             .clone();
         prepared.push(PreparedCell { cell, jdk, preflight: outcome });

@@ -17,7 +17,9 @@ pub fn needs_run(meta: Option<&RepMeta>) -> bool {
     match meta.status {
         Status::Ok | Status::Crashed => false,
         Status::Incomplete => true,
-        Status::Failed => !matches!(meta.failure, Some(FailureKind::Rejected | FailureKind::StartupCrash)),
+        Status::Failed => {
+            !matches!(meta.failure, Some(FailureKind::Rejected | FailureKind::StartupCrash | FailureKind::MemoryLimit))
+        }
     }
 }
 
@@ -106,6 +108,8 @@ mod tests {
         assert!(!needs_run(Some(&meta(Status::Crashed, None))));
         assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::Rejected)))));
         assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::StartupCrash)))));
+        assert!(!needs_run(Some(&meta(Status::Crashed, Some(FailureKind::MemoryLimit)))), "killed by its box");
+        assert!(!needs_run(Some(&meta(Status::Failed, Some(FailureKind::MemoryLimit)))), "killed before ready");
     }
 
     fn reps(statuses: &[Status]) -> Vec<RepSummary> {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::cgroup::BoxSample;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
@@ -138,6 +139,14 @@ impl TargetProcess {
         }
     }
 
+    /// The target's cgroup box now (see [`RunningTarget::box_sample`]), here or on its server (before it is stopped).
+    pub fn box_sample(&self) -> Option<BoxSample> {
+        match self {
+            TargetProcess::Local(target) => target.box_sample(),
+            TargetProcess::Remote(target) => target.box_sample(),
+        }
+    }
+
     /// Stop the whole tree (SIGTERM, SIGKILL after `grace`); how the started process ended.
     pub fn stop(&mut self, grace: Duration) -> ExitInfo {
         match self {
@@ -153,6 +162,17 @@ impl Watch {
         match self {
             Watch::Local(watch) => watch.mark().map(|sample| Mark::Local(Box::new(sample))),
             Watch::Remote(watch) => watch.mark().map(Mark::Remote),
+        }
+    }
+
+    /// The end of a window begun at `start` whose JVM may have died: a mark now, else (a local JVM) its last
+    /// periodic sample since `start`, so the phase it died in keeps its figures up to then.
+    pub fn end_mark(&self, start: &Mark) -> Option<Mark> {
+        match (self, start) {
+            (Watch::Local(watch), Mark::Local(start)) => {
+                watch.mark().or_else(|| watch.last_sample_after(start)).map(|sample| Mark::Local(Box::new(sample)))
+            }
+            _ => self.mark(),
         }
     }
 

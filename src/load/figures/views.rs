@@ -63,11 +63,14 @@ pub enum ReportRow {
     LongestStall,
     Allocation,
     RssPeak,
+    MemoryLimit,
+    MemoryPeak,
+    CpuThrottled,
 }
 
 impl ReportRow {
     /// Every row, in the tables' order.
-    pub const ALL: [ReportRow; 18] = [
+    pub const ALL: [ReportRow; 21] = [
         ReportRow::Rps,
         ReportRow::P99,
         ReportRow::Latency,
@@ -86,6 +89,9 @@ impl ReportRow {
         ReportRow::LongestStall,
         ReportRow::Allocation,
         ReportRow::RssPeak,
+        ReportRow::MemoryLimit,
+        ReportRow::MemoryPeak,
+        ReportRow::CpuThrottled,
     ];
 
     /// The rows of a phase that is not measured (fill, warm-up): throughput, P99 and errors only.
@@ -112,6 +118,9 @@ impl ReportRow {
             ReportRow::LongestStall => "longest GC stall (ms)",
             ReportRow::Allocation => "allocation rate (MB/s)",
             ReportRow::RssPeak => "RSS peak (MB)",
+            ReportRow::MemoryLimit => "memory limit (MB)",
+            ReportRow::MemoryPeak => "memory peak (MB)",
+            ReportRow::CpuThrottled => "CPU throttled %",
         };
         fixed.to_string()
     }
@@ -119,6 +128,12 @@ impl ReportRow {
     /// A headline row: the cells' confidence intervals and the best cell's mark are shown on it.
     pub fn is_headline(self) -> bool {
         matches!(self, ReportRow::Rps | ReportRow::P99)
+    }
+
+    /// A row shown only where some cell of the phase has its figures: the cgroup box's (a plan with `memory` or
+    /// `cpus_quota`), so reports of plans without a box stay as they were.
+    pub fn only_when_present(self) -> bool {
+        matches!(self, ReportRow::MemoryLimit | ReportRow::MemoryPeak | ReportRow::CpuThrottled)
     }
 }
 
@@ -183,7 +198,7 @@ mod tests {
     fn the_row_lists_hold_every_row_once_in_order() {
         assert!(ReportRow::ALL.windows(2).all(|pair| pair[0] < pair[1]));
         assert!(TerminalRow::ALL.windows(2).all(|pair| pair[0] < pair[1]));
-        assert_eq!(ReportRow::ALL.last(), Some(&ReportRow::RssPeak));
+        assert_eq!(ReportRow::ALL.last(), Some(&ReportRow::CpuThrottled));
         assert_eq!(TerminalRow::ALL.last(), Some(&TerminalRow::GcPause));
     }
 

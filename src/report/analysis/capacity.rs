@@ -100,6 +100,7 @@ pub(crate) mod tests {
             slo_passed: None,
             step_jvm: Vec::new(),
             gc_attribution: None,
+            cell_box: None,
         }
     }
 

@@ -165,7 +165,30 @@ fn jvm_metrics() -> Vec<Metric> {
             &[View::Report(ReportRow::RssPeak), CONTEXT],
             |f| jvm(f, |j| Some(j.rss_mb.max)),
         ),
+        // The target's cgroup box at the phase's end (docs/containers.md): its memory limit, its peak since it was
+        // made (fill and warm-up included), and the share of CFS periods in which the CPU quota held it back.
+        Metric::new("memory_limit_mb", "memory limit", Format::Megabytes, None, MEMORY_LIMIT, |f| {
+            cell_box(f, |b| b.memory_limit.map(mebibytes))
+        }),
+        Metric::new("memory_peak_mb", "memory peak", Format::Megabytes, LOWER, MEMORY_PEAK, |f| {
+            cell_box(f, |b| b.memory_peak.map(mebibytes))
+        }),
+        Metric::new("cpu_throttled_pct", "CPU throttled %", Format::Percent, LOWER, CPU_THROTTLED, |f| {
+            cell_box(f, |b| b.throttled_pct())
+        }),
     ]
+}
+
+const MEMORY_LIMIT: &[View] = &[View::Report(ReportRow::MemoryLimit)];
+const MEMORY_PEAK: &[View] = &[View::Report(ReportRow::MemoryPeak)];
+const CPU_THROTTLED: &[View] = &[View::Report(ReportRow::CpuThrottled)];
+
+fn cell_box(figures: &RepFigures, pick: impl Fn(&crate::results::BoxFigures) -> Option<f64>) -> Option<f64> {
+    figures.record.cell_box.as_ref().and_then(pick)
+}
+
+fn mebibytes(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1 << 20)
 }
 
 /// The metric with this key (a programming error when there is none).
@@ -216,6 +239,7 @@ mod tests {
             step_jvm: Vec::new(),
             slo_passed: None,
             gc_attribution: None,
+            cell_box: None,
         };
         let figures = RepFigures { rep: 1, record: &record, alloc_mb_s: None };
         let bench_metrics: Vec<&str> = METRICS.iter().filter(|m| (m.read)(&figures).is_some()).map(|m| m.key).collect();

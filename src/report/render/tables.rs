@@ -129,6 +129,8 @@ struct RowSpec {
     label: String,
     keys: Vec<&'static str>,
     headline: bool,
+    /// Shown only where a cell of the phase has one of its figures ([`ReportRow::only_when_present`]).
+    optional: bool,
 }
 
 /// The rows of the report's tables among `rows` that some figure of the registry lists, each with those figures in
@@ -142,6 +144,7 @@ fn row_specs(rows: &[ReportRow], headlines: bool) -> Vec<RowSpec> {
                 label: row.label(&labels),
                 keys: figures.iter().map(|figure| figure.key).collect(),
                 headline: headlines && row.is_headline(),
+                optional: row.only_when_present(),
             })
         })
         .collect()
@@ -234,8 +237,12 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
 
 /// The rows of `specs`; a cell without figures says why in the first of them when `says_why` (else `/`).
 fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str, says_why: bool) -> Vec<Row> {
+    let present = |spec: &&RowSpec| {
+        !spec.optional || phase.cells.iter().any(|cell| spec.keys.iter().any(|key| cell.figure(key).is_some()))
+    };
     specs
         .iter()
+        .filter(present)
         .enumerate()
         .map(|(index, spec)| Row {
             label: format!("{prefix}{}", spec.label),
@@ -336,7 +343,7 @@ fn capacity_rows(analysis: &Analysis, phase: &PhaseAnalysis) -> Vec<Row> {
 
 /// The capacity's row of a capacity phase's table (the registry's capacity figure, above the others).
 fn capacity_row() -> RowSpec {
-    RowSpec { label: metric(CAPACITY).label.to_string(), keys: vec![CAPACITY], headline: true }
+    RowSpec { label: metric(CAPACITY).label.to_string(), keys: vec![CAPACITY], headline: true, optional: false }
 }
 
 /// Latency against throughput over a ladder's or a search's steps: one row per requested rate, per cell the P99 and

@@ -1,0 +1,282 @@
+//! `jload run` with cells in a cgroup box (docs/containers.md), on this machine's real cgroups with the real
+//! kv-service JVM: a roomy box is ok and its phase records carry the box's figures; a half-CPU quota makes the JVM
+//! itself say 1 CPU and Serial (and the preflight agree) and shows throttling; a target pushed past its box is
+//! killed by the memory limit (after ready: crashed; the slab store's arena at start: failed), with its own failure
+//! kind, locally and on a target's own server (through its agent, real OpenSSH in network namespaces); bad keys exit
+//! 2 with one line; no box is left behind by any run.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use common::sshnet::SshNet;
+use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
+
+/// JVM-heavy tests run one at a time (the machine has 2 cores).
+static HEAVY: Mutex<()> = Mutex::new(());
+
+fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
+    let text = format!(
+        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
+         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
+         {target_extra}\n{axes}\n{phases}\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
+        jar = kv_jar().display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+    url = \"http://127.0.0.1:{port}/random_set?keyRange=2000&valueSize=500\"\nconnections = 4\nrequests = 2000\n\
+    [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 4\nduration = \"2s\"\n";
+
+/// Box folders (`jload/<pid>-<n>`) under this machine's memory and cpu hierarchies whose jload is gone: left behind.
+fn boxes_left_behind() -> Vec<PathBuf> {
+    let mut left = Vec::new();
+    for root in ["/sys/fs/cgroup/memory", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/unified"] {
+        let mut stack = vec![PathBuf::from(root)];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten().filter(|entry| entry.path().is_dir()) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let owner = name.split_once('-').and_then(|(pid, _)| pid.parse::<u32>().ok());
+                let in_jload = dir.file_name().is_some_and(|parent| parent == "jload");
+                match owner {
+                    Some(pid) if in_jload && !Path::new(&format!("/proc/{pid}")).exists() => left.push(entry.path()),
+                    _ => stack.push(entry.path()),
+                }
+            }
+        }
+    }
+    left
+}
+
+fn rep_dir(out: &Path, id: &str) -> PathBuf {
+    out.join("cells").join(folder_of(out, id)).join("rep-1")
+}
+
+#[test]
+fn a_roomy_box_is_ok_with_its_figures_and_a_half_cpu_quota_makes_the_jvm_say_one_cpu_and_serial() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    let axes = "[[axis]]\nname = \"box\"\nvalues = [{ label = \"roomy\", memory = \"768m\" }, \
+        { label = \"half-cpu\", memory = \"768m\", cpus_quota = 0.5 }]\n";
+    let plan = plan(&dir, "roomy", "", axes, SHORT_PHASES);
+    let (dry, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    let dry_out = String::from_utf8_lossy(&dry.stdout);
+    assert_eq!(dry.status.code(), Some(0), "{}", String::from_utf8_lossy(&dry.stderr));
+    assert!(dry_out.contains("  box: memory 768 MiB (a cgroup of its own per cell-repeat)"), "{dry_out}");
+    assert!(
+        dry_out.contains("  box: memory 768 MiB, CPU quota 0.5 (a cgroup of its own per cell-repeat)"),
+        "{dry_out}"
+    );
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+
+    let roomy = rep_dir(&out, "box=roomy");
+    let meta = json(&roomy.join("meta.json"));
+    assert_eq!(meta["status"], "ok", "{meta}");
+    assert_eq!(meta["box"]["memory_bytes"], 768u64 << 20);
+    assert!(meta["box"]["cpus_quota"].is_null());
+    let record = json(&roomy.join("get.json"));
+    let figures = &record["box"];
+    assert_eq!(figures["memory_limit"], 768u64 << 20, "{figures}");
+    assert_eq!(figures["oom_kills"], 0, "{figures}");
+    let peak = figures["memory_peak"].as_u64().unwrap();
+    let usage = figures["memory_usage"].as_u64().unwrap();
+    assert!(peak >= usage && usage > 20 << 20 && peak < 768 << 20, "{figures}");
+    assert!(figures["anon"].as_u64().unwrap() > 10 << 20, "{figures}");
+    assert_eq!(meta["jvm_said"]["cpus_available"], meta["jvm_said"]["cpus_total"], "{meta}");
+
+    let half = rep_dir(&out, "box=half-cpu");
+    let meta = json(&half.join("meta.json"));
+    assert_eq!(meta["status"], "ok", "{meta}");
+    assert_eq!(meta["box"]["cpus_quota"], 0.5);
+    assert_eq!(meta["jvm_said"]["collector"], "Serial", "the JVM in a half-CPU box picks Serial: {meta}");
+    assert_eq!(meta["jvm_said"]["cpus_available"], 1, "{meta}");
+    assert_eq!(meta["jvm_said"]["memory"], "768M", "the JVM sees the box's memory: {meta}");
+    assert_eq!(meta["flags"]["collector"], "Serial", "the preflight ran in the same box: {meta}");
+    let figures = &json(&half.join("get.json"))["box"];
+    assert_eq!(figures["cpus_quota"], 0.5, "{figures}");
+    assert!(figures["throttled_periods"].as_u64().unwrap() > 0, "a busy half CPU is throttled: {figures}");
+    assert!(figures["periods"].as_u64().unwrap() >= figures["throttled_periods"].as_u64().unwrap(), "{figures}");
+    assert!(figures["throttled_ms"].as_f64().unwrap() > 0.0, "{figures}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for row in ["|memory limit (MB)|768|768|", "|memory peak (MB)|", "|CPU throttled %|-|"] {
+        assert!(report.contains(row), "{row} in {report}");
+    }
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    // The heap store given a heap far above its box, filled with 16 KB values well past 200 MiB (at 1500 req/s, so it
+    // dies seconds into the phase, after a few of the watch's every-second samples); the slab store
+    // reserving (and zeroing) a 256 MiB arena at start in the same box.
+    let axes = "[[axis]]\nname = \"store\"\nvalues = [\
+        { label = \"heap\", memory = \"200m\", jvm = [\"-Xmx1g\", \"-XX:+UseSerialGC\"] }, \
+        { label = \"slab\", memory = \"200m\", jvm = [\"-Dkv.store=offheap\", \"-Dkv.offheap.capacity=256m\", \
+          \"-XX:MaxDirectMemorySize=400m\", \"-Xmx64m\"] }]\n";
+    let phases = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+        url = \"http://127.0.0.1:{port}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nrate = 1500\nduration = \"30s\"\n\
+        [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 4\nduration = \"2s\"\n";
+    let killed = plan(&dir, "killed", "", axes, phases);
+    let (output, _) = jload(&["run", killed.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(2), "{stderr}");
+
+    let meta = json(&rep_dir(&out, "store=heap").join("meta.json"));
+    assert_eq!(meta["status"], "crashed", "{meta}");
+    assert_eq!(meta["failure"], "memory_limit", "{meta}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with("killed by the memory limit (200 MiB): peak "), "{cause}");
+    assert_eq!(meta["exit"]["signal"], 9, "{meta}");
+    let fill = json(&rep_dir(&out, "store=heap").join("fill.json"));
+    assert_eq!(fill["box"]["memory_limit"], 200u64 << 20, "{}", fill["box"]);
+    assert_eq!(fill["box"]["oom_kills"], 1, "{}", fill["box"]);
+    assert!(
+        fill["jvm"]["samples"].as_u64().unwrap() >= 1,
+        "the phase it died in keeps its JVM figures: {}",
+        fill["jvm"]
+    );
+
+    let meta = json(&rep_dir(&out, "store=slab").join("meta.json"));
+    assert_eq!(meta["status"], "failed", "{meta}");
+    assert_eq!(meta["failure"], "memory_limit", "a verdict on the configuration, kept by --resume: {meta}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with("before it was ready: killed by the memory limit (200 MiB)"), "{cause}");
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+
+    // A box the JVM cannot even start in: the preflight, run in the same box, says so.
+    let tiny = "[[axis]]\nname = \"box\"\nvalues = [{ label = \"tiny\", memory = \"32m\", \
+        jvm = [\"-Xms128m\", \"-XX:+AlwaysPreTouch\"] }]\n";
+    let tiny = plan(&dir, "tiny", "", tiny, SHORT_PHASES);
+    let (dry, _) = jload(&["run", tiny.to_str().unwrap(), "--dry-run"]);
+    let shown = String::from_utf8_lossy(&dry.stdout);
+    assert!(
+        shown.contains(
+            "INVALID: the JVM was killed by the memory limit (32 MiB) while starting; give the box more memory"
+        ),
+        "{shown}"
+    );
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let net = SshNet::start(&["server"]);
+    // `ip netns exec` gives sshd a fresh /sys without cgroups: mount this machine's hierarchies there as a server has
+    // them (the JVM's container support wants cpuacct and cpuset besides memory and cpu).
+    let mounted = net.ssh(
+        "server",
+        "mount -t tmpfs cgroups /sys/fs/cgroup && for c in memory cpu cpuacct cpuset; do mkdir /sys/fs/cgroup/$c && \
+         mount -t cgroup -o $c cgroup /sys/fs/cgroup/$c || exit 1; done",
+    );
+    assert!(mounted.status.success(), "{}", String::from_utf8_lossy(&mounted.stderr));
+    let dir = tempdir();
+    let out = dir.join("results");
+    let text = format!(
+        "name = \"remote-box\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\nmemory = \"200m\"\n\
+         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xmx1g\", \"-XX:+UseSerialGC\"]\n\
+         [[phase]]\nname = \"fill\"\nmeasure = false\n\
+         url = \"http://{{host}}:{{port}}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nduration = \"30s\"\n\
+         [run]\ncooldown = \"0s\"\nrepeats = 1\n",
+        server = net.destination("server"),
+        jar = kv_jar().display()
+    );
+    let plan = dir.join("remote-box.toml");
+    std::fs::write(&plan, text).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("JLOAD_SSH_COMMAND", net.ssh_command())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let rep = out.join("cells/default/rep-1");
+    assert!(rep.join("meta.json").is_file(), "{stderr}");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!((&meta["status"], &meta["failure"]), (&"crashed".into(), &"memory_limit".into()), "{stderr}\n{meta:#}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with("killed by the memory limit (200 MiB): peak "), "{cause}");
+    assert_eq!(meta["jvm_said"]["memory"], "200M", "the JVM there saw its box, and its GC log came home: {meta}");
+    let initial_heap = meta["flags"]["initial_heap_bytes"].as_u64().unwrap();
+    assert!(initial_heap < 16 << 20, "the preflight there ran in the box (1/64 of 200 MiB): {meta}");
+    let fill = json(&rep.join("fill.json"));
+    assert_eq!((&fill["box"]["memory_limit"], &fill["box"]["oom_kills"]), (&(200u64 << 20).into(), &1.into()));
+    let left: Vec<_> = net.processes("server").into_iter().filter(|(_, name)| name == "java").collect();
+    assert_eq!(left, []);
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn ctrl_c_removes_the_box_and_the_box_of_a_killed_jload_goes_at_the_next_start() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\n\
+        connections = 2\nduration = \"60s\"\n";
+    let plan = plan(&dir, "interrupted", "memory = \"512m\"", "", phases);
+    let out = dir.join("results");
+    let gcstat = out.join("cells/default/rep-1/gcstat.csv");
+    assert_eq!(interrupt_run_after(&plan, &out, &gcstat, "the phase's start"), Some(130));
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new(), "Ctrl-C removes the box");
+
+    let killed_out = dir.join("killed");
+    let mut jload_run = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", killed_out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = killed_out.join("cells/default/rep-1/gcstat.csv");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while !started.exists() {
+        assert!(std::time::Instant::now() < deadline, "the phase never started");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    jload_run.kill().unwrap();
+    jload_run.wait().unwrap();
+    let left = boxes_left_behind();
+    assert_eq!(left.len(), 2, "SIGKILL leaves its box in the memory and cpu hierarchies: {left:?}");
+    let (next, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(next.status.code(), Some(0), "{}", String::from_utf8_lossy(&next.stderr));
+    let said = String::from_utf8_lossy(&next.stderr);
+    assert!(said.contains("jload: removed cgroup box(es) left by a jload that was killed: "), "{said}");
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new(), "the next start removed it");
+}
+
+#[test]
+fn bad_box_keys_are_refused_in_one_line_before_anything_starts() {
+    let dir = tempdir();
+    for (target_extra, axes, expected) in [
+        ("memory = \"lots\"", "", "line 8: target.memory: 'lots' is not a size; write it like 512m, 2g or 1.5g"),
+        (
+            "cpus_quota = 0",
+            "",
+            "line 8: target.cpus_quota: CPU quota 0: give a positive number of CPUs, e.g. 0.5 or 1.5",
+        ),
+        ("cpus_quota = -1.5", "", "target.cpus_quota: CPU quota -1.5: give a positive number of CPUs"),
+        (
+            "",
+            "[[axis]]\nname = \"box\"\nvalues = [{ label = \"a\", memory = \"12q\" }]\n",
+            "line 11: axis 'box': memory: '12q' is not a size",
+        ),
+        ("memory = \"0\"", "", "target.memory: memory limit 0: give a limit above zero"),
+    ] {
+        let plan = plan(&dir, "bad", target_extra, axes, SHORT_PHASES);
+        let out = dir.join("never");
+        let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{target_extra}{axes}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(plan.to_str().unwrap()) && stderr.contains(expected), "{expected} in {stderr}");
+        assert!(!out.exists(), "nothing started");
+    }
+}
