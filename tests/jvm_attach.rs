@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::jdks::{alloc_source, jdk17, jdk25};
 use jload::jvm::attach::{AttachError, AttachedJvm};
 use jload::jvm::nmt::{self, NmtError, NmtReadError, NmtSummary};
 
@@ -27,24 +28,6 @@ use jload::jvm::nmt::{self, NmtError, NmtReadError, NmtSummary};
 const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The wait for the attach socket and for each reply, on a busy machine.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
-
-fn jdk(variable: &str, default: &str) -> PathBuf {
-    let home = PathBuf::from(std::env::var(variable).unwrap_or_else(|_| default.to_owned()));
-    assert!(home.join("bin/jcmd").is_file(), "no JDK with jcmd at {} (set {variable})", home.display());
-    home
-}
-
-fn jdk17() -> PathBuf {
-    jdk("JLOAD_TEST_JDK17", "/usr/lib/jvm/java-17-openjdk-amd64")
-}
-
-fn jdk25() -> PathBuf {
-    jdk("JLOAD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64")
-}
-
-fn alloc_source() -> PathBuf {
-    common::repo().join("tests/java/Alloc.java")
-}
 
 /// A running Alloc.java JVM in its own scratch working directory, killed when dropped (SIGTERM, SIGKILL after 5 s,
 /// and the attach socket it may leave removed); it keeps every line the JVM printed on stdout (a thread dump would
@@ -184,18 +167,18 @@ fn attaches_like_jcmd(java_home: &Path) {
 
 #[test]
 fn jdk17_attach_returns_jcmds_text_first_time_and_second_time() {
-    attaches_like_jcmd(&jdk17());
+    attaches_like_jcmd(&jdk17("jcmd"));
 }
 
 #[test]
 fn jdk25_attach_returns_jcmds_text_first_time_and_second_time() {
-    attaches_like_jcmd(&jdk25());
+    attaches_like_jcmd(&jdk25("jcmd"));
 }
 
 #[test]
 fn a_socket_open_to_others_is_refused_before_connecting() {
     use std::os::unix::fs::PermissionsExt;
-    let jvm = TestJvm::start(&jdk25(), &[]);
+    let jvm = TestJvm::start(&jdk25("jcmd"), &[]);
     let path = PathBuf::from(format!("/tmp/.java_pid{}", jvm.pid));
     let planted = std::os::unix::net::UnixListener::bind(&path).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
@@ -216,7 +199,7 @@ fn a_socket_open_to_others_is_refused_before_connecting() {
 
 #[test]
 fn a_jvm_without_native_memory_tracking_reads_as_not_enabled() {
-    let jvm = TestJvm::start(&jdk25(), &[]);
+    let jvm = TestJvm::start(&jdk25("jcmd"), &[]);
     let err = nmt::read_summary(&attach(jvm.pid)).unwrap_err();
     assert!(matches!(err, NmtReadError::Summary(NmtError::NotEnabled)), "{err}");
     assert_eq!(
@@ -253,7 +236,7 @@ fn a_missing_process_is_named() {
 
 #[test]
 fn a_jvm_with_attach_disabled_is_refused_without_a_signal() {
-    let jvm = TestJvm::start(&jdk17(), &["-XX:+DisableAttachMechanism"]);
+    let jvm = TestJvm::start(&jdk17("jcmd"), &["-XX:+DisableAttachMechanism"]);
     let started = Instant::now();
     let err = AttachedJvm::attach(jvm.pid, ATTACH_TIMEOUT).unwrap_err();
     assert!(matches!(err, AttachError::AttachDisabled { .. }), "{err}");
@@ -272,7 +255,7 @@ fn a_jvm_with_attach_disabled_is_refused_without_a_signal() {
 fn attach_disabled_in_a_flags_file_is_seen_in_perfdata() {
     let flags = common::tempdir();
     std::fs::write(flags.join("flags"), "+DisableAttachMechanism\n").unwrap();
-    let jvm = TestJvm::start(&jdk17(), &[&format!("-XX:Flags={}", flags.join("flags").display())]);
+    let jvm = TestJvm::start(&jdk17("jcmd"), &[&format!("-XX:Flags={}", flags.join("flags").display())]);
     let err = AttachedJvm::attach(jvm.pid, ATTACH_TIMEOUT).unwrap_err();
     assert!(matches!(err, AttachError::AttachDisabled { .. }), "{err}");
     thread::sleep(Duration::from_millis(500));
@@ -286,7 +269,7 @@ fn a_jvm_that_never_opens_its_socket_times_out_and_the_trigger_file_is_removed()
     let flags = common::tempdir();
     std::fs::write(flags.join("flags"), "+DisableAttachMechanism\n").unwrap();
     let flags_option = format!("-XX:Flags={}", flags.join("flags").display());
-    let jvm = TestJvm::start(&jdk17(), &[&flags_option, "-XX:-UsePerfData"]);
+    let jvm = TestJvm::start(&jdk17("jcmd"), &[&flags_option, "-XX:-UsePerfData"]);
     let timeout = Duration::from_secs(2);
     let err = AttachedJvm::attach(jvm.pid, timeout).unwrap_err();
     assert!(matches!(err, AttachError::Timeout { .. }), "{err}");
@@ -305,7 +288,7 @@ fn a_jvm_that_never_opens_its_socket_times_out_and_the_trigger_file_is_removed()
 #[test]
 fn a_jvm_with_reduced_signal_usage_is_attached_through_the_socket_it_opened_at_start() {
     // -Xrs: HotSpot installs no SIGQUIT handler (the signal would kill it) and opens its attach socket at start.
-    let jvm = TestJvm::start(&jdk17(), &["-Xrs"]);
+    let jvm = TestJvm::start(&jdk17("jcmd"), &["-Xrs"]);
     let attached = attach(jvm.pid);
     assert!(!attached.started_listener(), "it was sent SIGQUIT");
     assert!(attached.jcmd("VM.version").unwrap().contains("JDK 17"));
@@ -319,7 +302,7 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_attached_through_proc_root() {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
         return;
     }
-    let java = jdk17().join("bin/java");
+    let java = jdk17("jcmd").join("bin/java");
     let mut command = Command::new("unshare");
     command.args(["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "sh", "-c"]);
     command.arg(r#"mount -t tmpfs tmpfs /tmp && exec "$0" "$@""#).arg(java);

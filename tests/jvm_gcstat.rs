@@ -5,6 +5,8 @@
 //!
 //! JDK homes: JLOAD_TEST_JDK17 and JLOAD_TEST_JDK25 (defaults: the Debian JDK 17 and Temurin 25 paths).
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -12,28 +14,12 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::jdks::{alloc_source, jdk17, jdk25};
+
 const JLOAD: &str = env!("CARGO_BIN_EXE_jload");
 const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "Z", "Shenandoah"];
 /// Source-launcher start (compiling Alloc.java) plus the allocation phase, on a busy 2-core machine.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn jdk(variable: &str, default: &str) -> PathBuf {
-    let home = PathBuf::from(std::env::var(variable).unwrap_or_else(|_| default.to_owned()));
-    assert!(home.join("bin/jstat").is_file(), "no JDK with jstat at {} (set {variable})", home.display());
-    home
-}
-
-fn jdk17() -> PathBuf {
-    jdk("JLOAD_TEST_JDK17", "/usr/lib/jvm/java-17-openjdk-amd64")
-}
-
-fn jdk25() -> PathBuf {
-    jdk("JLOAD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64")
-}
-
-fn alloc_source() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/Alloc.java")
-}
 
 /// A running Alloc.java JVM, killed when dropped.
 struct TestJvm {
@@ -222,7 +208,7 @@ fn compare_once_t(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option
 
 #[test]
 fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
-    let jdks = [("JDK 17", jdk17()), ("JDK 25", jdk25())];
+    let jdks = [("JDK 17", jdk17("jstat")), ("JDK 25", jdk25("jstat"))];
     let combinations: Vec<(String, PathBuf, &str)> = jdks
         .iter()
         .flat_map(|(name, home)| COLLECTORS.iter().map(move |gc| (format!("{name} {gc}GC"), home.clone(), *gc)))
@@ -265,9 +251,9 @@ fn targets_by_pid_port_and_name_reach_the_same_jvm() {
     let unique = format!("GcstatNameTarget{}", std::process::id());
     let source = dir.join(format!("{unique}.java"));
     std::fs::copy(alloc_source(), &source).unwrap();
-    let twin17 = thread::spawn(|| TestJvm::start(&jdk17(), &[], &[]));
-    let twin25 = thread::spawn(|| TestJvm::start(&jdk25(), &[], &[]));
-    let named = TestJvm::start_with(Command::new(jdk17().join("bin/java")), &source, &[], &["--listen"]);
+    let twin17 = thread::spawn(|| TestJvm::start(&jdk17("jstat"), &[], &[]));
+    let twin25 = thread::spawn(|| TestJvm::start(&jdk25("jstat"), &[], &[]));
+    let named = TestJvm::start_with(Command::new(jdk17("jstat").join("bin/java")), &source, &[], &["--listen"]);
     let twins = [twin17.join().unwrap(), twin25.join().unwrap()];
 
     let by_pid = stdout_of(&jload(&["gcstat", &named.pid_arg()]));
@@ -295,7 +281,7 @@ fn targets_by_pid_port_and_name_reach_the_same_jvm() {
 
 #[test]
 fn json_and_proc_columns_agree_with_the_jstat_columns_and_proc() {
-    let jvm = TestJvm::start(&jdk17(), &["-XX:+UseSerialGC"], &[]);
+    let jvm = TestJvm::start(&jdk17("jstat"), &["-XX:+UseSerialGC"], &[]);
     let json_out = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "0", "2", "--json"]));
     let samples: Vec<serde_json::Value> = json_out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(samples.len(), 2);
@@ -322,7 +308,7 @@ fn json_and_proc_columns_agree_with_the_jstat_columns_and_proc() {
 
 #[test]
 fn a_jvm_that_exits_during_sampling_ends_the_sampling_cleanly() {
-    let jvm = TestJvm::start(&jdk25(), &[], &["--exit-after-ms", "1500"]);
+    let jvm = TestJvm::start(&jdk25("jstat"), &[], &["--exit-after-ms", "1500"]);
     let mut child = Command::new(JLOAD)
         .args(["gcstat", &jvm.pid_arg(), "100"])
         .stdout(Stdio::piped())
@@ -355,8 +341,8 @@ fn assert_one_line_bad_input(output: &Output, expected: &[&str]) {
 
 #[test]
 fn processes_that_cannot_be_sampled_give_one_line_errors() {
-    let no_perfdata = thread::spawn(|| TestJvm::start(&jdk17(), &["-XX:-UsePerfData"], &[]));
-    let private = TestJvm::start(&jdk25(), &["-XX:+PerfDisableSharedMem"], &[]);
+    let no_perfdata = thread::spawn(|| TestJvm::start(&jdk17("jstat"), &["-XX:-UsePerfData"], &[]));
+    let private = TestJvm::start(&jdk25("jstat"), &["-XX:+PerfDisableSharedMem"], &[]);
     let no_perfdata = no_perfdata.join().unwrap();
     assert_one_line_bad_input(&jload(&["gcstat", &no_perfdata.pid_arg()]), &["-XX:-UsePerfData", "cannot sample"]);
     assert_one_line_bad_input(&jload(&["gcstat", &private.pid_arg()]), &["-XX:+PerfDisableSharedMem", "cannot sample"]);
@@ -380,7 +366,7 @@ fn another_users_jvm_gives_permission_denied() {
         eprintln!("skipped: needs root to run jload as another user (nobody) against this user's JVM");
         return;
     }
-    let jvm = TestJvm::start(&jdk17(), &[], &[]);
+    let jvm = TestJvm::start(&jdk17("jstat"), &[], &[]);
     let output = Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", JLOAD, "gcstat", &jvm.pid_arg()])
         .output()
@@ -394,7 +380,7 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
         return;
     }
-    let java = jdk17().join("bin/java");
+    let java = jdk17("jstat").join("bin/java");
     let mut command = Command::new("unshare");
     command.args(["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "sh", "-c"]);
     command.arg(r#"mount -t tmpfs tmpfs /tmp && exec "$0" "$@""#).arg(java);

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod jdks;
 pub mod nginx;
 pub mod pki;
 pub mod queued_server;
