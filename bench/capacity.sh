@@ -9,28 +9,18 @@ source "$(dirname "$0")/lib.sh"
 SLO=${1:-p99<=10ms}
 CONNECTIONS=${2:-50}
 SECONDS_PER_RUN=${3:-10}
-KV_JAR="$REPO_DIR/samples/kv-service/target/kv-service.jar"
-KV_PID=
-
-stop_kv() { [ -n "$KV_PID" ] && kill "$KV_PID" 2>/dev/null && wait "$KV_PID" 2>/dev/null || true; }
-trap 'stop_kv; cleanup' EXIT
+trap cleanup EXIT
 
 need wrk:wrk jq:jq curl:curl bc:bc
 build_jload
 mvn -q -f "$REPO_DIR/samples/kv-service" package -DskipTests
 
 # A fixed heap and one event-loop thread, on a free port, logging GC (the search's --jvm block shows its pauses).
-java -Xms256m -Xmx256m -XX:+UseG1GC "-Xlog:gc:file=$WORK/gc.log" -Dkv.port=0 -Dkv.threads=1 -jar "$KV_JAR" > "$WORK/kv.out" 2> "$WORK/kv.err" &
-KV_PID=$!
-for _ in $(seq 100); do grep -q "kv-service ready" "$WORK/kv.out" 2>/dev/null && break; sleep 0.1; done
-PORT=$(sed -n 's/.*kv-service ready port=\([0-9]*\).*/\1/p' "$WORK/kv.out")
-[ -n "$PORT" ] || { echo "kv-service did not start: $(cat "$WORK/kv.err")" >&2; exit 1; }
-BASE="http://127.0.0.1:$PORT"
+start_kv "-Xlog:gc:file=$WORK/gc.log"
 URL="$BASE/random_get?keyRange=100000"
 JLOAD_FLAGS=(-q -t1 -c"$CONNECTIONS" --ok-status 200-299,404)
 echo "kv-service: $(head -1 "$WORK/kv.out")"
-echo "prefill and JIT warm-up: 300,000 random_set of 100 bytes over 100,000 keys"
-"$JLOAD" bench "${JLOAD_FLAGS[@]}" -n 300000 "$BASE/random_set?keyRange=100000&valueSize=100" > /dev/null
+prefill_kv "${JLOAD_FLAGS[@]}"
 
 echo
 echo "== jload bench --capacity '$SLO' -c$CONNECTIONS -t1 --jvm auto $URL"

@@ -151,4 +151,24 @@ timed() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-cleanup() { stop_nginx; rm -rf "$WORK"; }
+# kv-service as the capacity benches load it: one event-loop thread, a fixed 256 MB G1 heap (and the JVM options given),
+# on a free loopback port. Sets KV_PID, PORT and BASE; stop_kv (and cleanup) stops it.
+KV_JAR="$REPO_DIR/samples/kv-service/target/kv-service.jar"
+KV_PID=
+start_kv() {
+  java -Xms256m -Xmx256m -XX:+UseG1GC "$@" -Dkv.port=0 -Dkv.threads=1 -jar "$KV_JAR" > "$WORK/kv.out" 2> "$WORK/kv.err" &
+  KV_PID=$!
+  for _ in $(seq 100); do grep -q "kv-service ready" "$WORK/kv.out" 2>/dev/null && break; sleep 0.1; done
+  PORT=$(sed -n 's/.*kv-service ready port=\([0-9]*\).*/\1/p' "$WORK/kv.out")
+  [ -n "$PORT" ] || { echo "kv-service did not start: $(cat "$WORK/kv.err")" >&2; exit 1; }
+  BASE="http://127.0.0.1:$PORT"
+}
+stop_kv() { [ -n "$KV_PID" ] && kill "$KV_PID" 2>/dev/null && wait "$KV_PID" 2>/dev/null || true; }
+
+# Prefill kv-service and warm its JIT: 300,000 random_set of 100 bytes over 100,000 keys, with jload's flags given.
+prefill_kv() {
+  echo "prefill and JIT warm-up: 300,000 random_set of 100 bytes over 100,000 keys"
+  "$JLOAD" bench "$@" -n 300000 "$BASE/random_set?keyRange=100000&valueSize=100" > /dev/null
+}
+
+cleanup() { stop_kv; stop_nginx; rm -rf "$WORK"; }
