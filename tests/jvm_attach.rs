@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::jdks::{alloc_source, jdk17, jdk25};
+use common::jdks::{alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
 use jload::jvm::attach::{AttachError, AttachedJvm};
 use jload::jvm::nmt::{self, NmtError, NmtReadError, NmtSummary};
 
@@ -302,18 +302,10 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_attached_through_proc_root() {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
         return;
     }
-    let java = jdk17("jcmd").join("bin/java");
-    let mut command = Command::new("unshare");
-    command.args(["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "sh", "-c"]);
-    command.arg(r#"mount -t tmpfs tmpfs /tmp && exec "$0" "$@""#).arg(java);
-    // The program must live outside /tmp, which the namespace hides behind its own tmpfs.
-    let outside_tmp = Path::new("/dev/shm").join(format!("jload-attach-test-{}", std::process::id()));
-    std::fs::create_dir_all(&outside_tmp).unwrap();
-    let source = outside_tmp.join("Alloc.java");
-    std::fs::copy(alloc_source(), &source).unwrap();
+    let (command, source) =
+        in_own_namespaces(&jdk17("jcmd").join("bin/java"), &format!("jload-attach-test-{}", std::process::id()));
     let wrapper = TestJvm::start_with(command, &source, &["-XX:NativeMemoryTracking=summary"]);
-    let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", wrapper.pid)).unwrap();
-    let pid: u32 = children.split_whitespace().next().expect("the JVM under unshare").parse().unwrap();
+    let pid = jvm_under(wrapper.pid);
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let nspid = status.lines().find(|l| l.starts_with("NSpid:")).unwrap().split_whitespace().last().unwrap();
     assert_ne!(nspid, pid.to_string(), "{status}");
@@ -327,5 +319,5 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_attached_through_proc_root() {
     assert!(attach(pid).jcmd("VM.version").unwrap().contains("JDK 17"));
     assert!(!wrapper.printed_a_thread_dump());
     drop(wrapper);
-    let _ = std::fs::remove_dir_all(&outside_tmp);
+    let _ = std::fs::remove_dir_all(source.parent().unwrap());
 }

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::jdks::{alloc_source, jdk17, jdk25};
+use common::jdks::{alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
 
 const JLOAD: &str = env!("CARGO_BIN_EXE_jload");
 const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "Z", "Shenandoah"];
@@ -380,18 +380,10 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
         return;
     }
-    let java = jdk17("jstat").join("bin/java");
-    let mut command = Command::new("unshare");
-    command.args(["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "sh", "-c"]);
-    command.arg(r#"mount -t tmpfs tmpfs /tmp && exec "$0" "$@""#).arg(java);
-    // The program must live outside /tmp, which the namespace hides behind its own tmpfs (the checkout may be there).
-    let outside_tmp = Path::new("/dev/shm").join(format!("jload-test-{}", std::process::id()));
-    std::fs::create_dir_all(&outside_tmp).unwrap();
-    let source = outside_tmp.join("Alloc.java");
-    std::fs::copy(alloc_source(), &source).unwrap();
+    let (command, source) =
+        in_own_namespaces(&jdk17("jstat").join("bin/java"), &format!("jload-test-{}", std::process::id()));
     let wrapper = TestJvm::start_with(command, &source, &[], &[]);
-    let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", wrapper.pid)).unwrap();
-    let pid = children.split_whitespace().next().expect("the JVM under unshare").to_owned();
+    let pid = jvm_under(wrapper.pid).to_string();
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     assert!(status.lines().any(|l| l.starts_with("NSpid:") && l.split_whitespace().count() == 3), "{status}");
     assert!(!Path::new("/tmp/hsperfdata_root").join(&pid).exists(), "its PerfData must be in its own /tmp");
@@ -401,5 +393,5 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
     let jps = stdout_of(&jload(&["jps"]));
     assert!(jps.lines().any(|l| l.trim_start().starts_with(&format!("{pid} ")) && l.contains("Alloc.java")), "{jps}");
     drop(wrapper);
-    let _ = std::fs::remove_dir_all(&outside_tmp);
+    let _ = std::fs::remove_dir_all(source.parent().unwrap());
 }

@@ -1,7 +1,8 @@
 //! The two JDKs the JVM suites run against (JDK 17 and Temurin 25, overridable with `JLOAD_TEST_JDK17` and
 //! `JLOAD_TEST_JDK25`), and the allocating Java program they watch (tests/java/Alloc.java).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The JDK home in `$variable`, else `default`, checked to hold `bin/<tool>`.
 fn jdk(variable: &str, default: &str, tool: &str) -> PathBuf {
@@ -23,4 +24,24 @@ pub fn jdk25(tool: &str) -> PathBuf {
 /// tests/java/Alloc.java, run by the source launcher.
 pub fn alloc_source() -> PathBuf {
     super::repo().join("tests/java/Alloc.java")
+}
+
+/// `java` in its own mount and pid namespaces with a private /tmp, as in a container: the `unshare` command that
+/// starts it, and a copy of Alloc.java in `/dev/shm/<folder>` (outside /tmp, which that namespace hides; the caller
+/// removes the folder after the JVM).
+pub fn in_own_namespaces(java: &Path, folder: &str) -> (Command, PathBuf) {
+    let mut command = Command::new("unshare");
+    command.args(["--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "sh", "-c"]);
+    command.arg(r#"mount -t tmpfs tmpfs /tmp && exec "$0" "$@""#).arg(java);
+    let outside_tmp = Path::new("/dev/shm").join(folder);
+    std::fs::create_dir_all(&outside_tmp).unwrap();
+    let source = outside_tmp.join("Alloc.java");
+    std::fs::copy(alloc_source(), &source).unwrap();
+    (command, source)
+}
+
+/// The JVM `unshare --fork` started: the first child of the `unshare` process `wrapper`.
+pub fn jvm_under(wrapper: u32) -> u32 {
+    let children = std::fs::read_to_string(format!("/proc/{wrapper}/task/{wrapper}/children")).unwrap();
+    children.split_whitespace().next().expect("the JVM under unshare").parse().unwrap()
 }
