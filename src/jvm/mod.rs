@@ -12,6 +12,7 @@ pub mod gclog;
 pub mod gcstat_csv;
 pub mod gcutil;
 pub mod nmt;
+pub mod nmt_csv;
 pub mod perfdata;
 pub mod perfdata_file;
 pub mod procfs;

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! <out>/plan.toml  run.json  env.json  summary.json  report.md  report.html  report.json
-//! <out>/cells/<cell>/rep-<n>/meta.json  <phase>.json  <phase>.hlog  <phase>.slow.csv  gcstat.csv  gc.log  stdout.log  stderr.log
+//! <out>/cells/<cell>/rep-<n>/meta.json  <phase>.json  <phase>.hlog  <phase>.slow.csv  gcstat.csv  box.csv  nmt.csv  gc.log  stdout.log  stderr.log
 //!                            hs_err_pid<pid>.log (when the JVM died of a fatal error)
 //! ```
 
@@ -109,14 +109,25 @@ impl RepFiles<'_> {
         self.dir.join(format!("{phase}.hlog"))
     }
 
-    /// The JVM sampled every second over its life ([`crate::jvm::gcstat_csv`]).
     /// The phase's slow requests, one per line (see `results::slow_csv`).
     pub fn phase_slow_requests(&self, phase: &str) -> PathBuf {
         self.dir.join(format!("{phase}.slow.csv"))
     }
 
+    /// The JVM sampled every second over its life ([`crate::jvm::gcstat_csv`]).
     pub fn gcstat(&self) -> PathBuf {
         self.dir.join("gcstat.csv")
+    }
+
+    /// The target's cgroup box sampled every second over its life ([`crate::cgroup::box_csv`]); a boxed cell only.
+    pub fn box_csv(&self) -> PathBuf {
+        self.dir.join("box.csv")
+    }
+
+    /// The JVM's native memory read every few seconds and at each phase's end ([`crate::jvm::nmt_csv`]); a cell
+    /// with NMT on only.
+    pub fn nmt_csv(&self) -> PathBuf {
+        self.dir.join("nmt.csv")
     }
 
     /// The JVM's own GC log (`-Xlog:gc*`).

@@ -136,6 +136,10 @@ pub struct PhaseRecord {
     /// The target's cgroup box at the phase's end (a plan with `memory` or `cpus_quota`; docs/containers.md).
     #[serde(rename = "box", default, skip_serializing_if = "Option::is_none")]
     pub cell_box: Option<BoxFigures>,
+    /// The JVM's native memory by category at the phase's end (NMT, docs/containers.md); None where NMT was off or
+    /// could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nmt: Option<crate::jvm::nmt::NmtSummary>,
 }
 
 /// A target's box as a phase ended: its memory (bytes) since the box was made — fill and warm-up phases included —

@@ -449,6 +449,7 @@ fn run_phase(
         slo_passed,
         gc_attribution: None,
         cell_box: super::cell_box::phase_figures(target),
+        nmt: None,
     })
 }
 

@@ -101,6 +101,7 @@ pub(crate) mod tests {
             step_jvm: Vec::new(),
             gc_attribution: None,
             cell_box: None,
+            nmt: None,
         }
     }
 

@@ -240,6 +240,7 @@ mod tests {
             slo_passed: None,
             gc_attribution: None,
             cell_box: None,
+            nmt: None,
         };
         let figures = RepFigures { rep: 1, record: &record, alloc_mb_s: None };
         let bench_metrics: Vec<&str> = METRICS.iter().filter(|m| (m.read)(&figures).is_some()).map(|m| m.key).collect();
