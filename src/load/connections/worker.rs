@@ -346,6 +346,20 @@ impl<P: Wire> Worker<'_, P> {
         }
     }
 
+    /// Whether lane `index` still has a request to send: one waiting for a stream or to be sent again, else a slot
+    /// of the schedule (open model), else requests left in the quota (closed model). A lane without one is not
+    /// given a new connection.
+    pub(crate) fn has_work(&self, index: usize) -> bool {
+        let conn = &self.conns[index];
+        if conn.state == State::Writing || conn.resend_when_connected {
+            true
+        } else if self.shared.rate.is_some() {
+            self.next_send_time(index).is_some()
+        } else {
+            self.quota_left != Some(0)
+        }
+    }
+
     fn retire(&mut self, index: usize) {
         self.conns[index].close(self.poll.registry());
         self.conns[index].state = State::Done;
@@ -435,14 +449,11 @@ impl<P: Wire> Worker<'_, P> {
                     self.time_out(index, now)
                 }
                 State::Backoff(until) if now >= until => {
-                    let has_work = if self.conns[index].resend_when_connected {
-                        true
-                    } else if self.shared.rate.is_some() {
-                        self.next_send_time(index).is_some()
+                    if self.has_work(index) {
+                        P::open(self, index, now)
                     } else {
-                        self.quota_left != Some(0)
-                    };
-                    if has_work { P::open(self, index, now) } else { self.conns[index].state = State::Done }
+                        self.conns[index].state = State::Done
+                    }
                 }
                 _ => {}
             }

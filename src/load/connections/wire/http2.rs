@@ -307,10 +307,18 @@ impl Worker<'_, Http2> {
         self.replace_link(link, now);
     }
 
-    /// Connect link `link` again (after GOAWAY, or after it broke).
+    /// Connect link `link` again (after GOAWAY, or after it broke) — unless none of its lanes has a request left to
+    /// send (the run's last requests were its last), when its lanes are done and nothing reconnects.
     fn replace_link(&mut self, link: usize, now: Instant) {
-        self.recorder.reconnects += 1;
         self.wire.links[link].close(self.poll.registry());
+        let lanes = self.wire.links[link].lanes.clone();
+        if !lanes.clone().any(|lane| self.conns[lane].state != State::Done && self.has_work(lane)) {
+            for lane in lanes {
+                self.conns[lane].state = State::Done;
+            }
+            return;
+        }
+        self.recorder.reconnects += 1;
         self.connect_link(link, now);
     }
 
