@@ -20,6 +20,26 @@ enum WarmedUp {
     At(f64),
 }
 
+/// What the re-check step beyond a bound says about a capacity found before the target changed.
+#[derive(Debug, PartialEq)]
+enum Recheck {
+    /// It went the other way: the capacity moved, search afresh.
+    Moved,
+    /// It went as before: the capacity stands.
+    Stands,
+    /// The generator limited it: it says nothing about the target, so nothing is decided.
+    CannotTell,
+}
+
+/// The one rule of what a re-check step says: `wanted` is the outcome that shows the capacity moved.
+fn recheck_says(outcome: Outcome, wanted: Outcome) -> Recheck {
+    match outcome {
+        Outcome::GeneratorLimited => Recheck::CannotTell,
+        outcome if outcome == wanted => Recheck::Moved,
+        _ => Recheck::Stands,
+    }
+}
+
 /// How one search ended.
 enum Searched {
     /// At its precision: checked for a change before it counts.
@@ -123,13 +143,24 @@ impl Ladder<'_> {
             );
             let moved =
                 format!("{rechecked} {}", if factor > 1.0 { "meets the SLO now" } else { "misses the SLO now" });
-            if capacity::outcome(recheck) != wanted {
-                let still = if factor > 1.0 { "still misses the SLO" } else { "still meets the SLO" };
-                let note = format!(
-                    "{changed}: warm-up too short; the re-check at {rechecked} {still}, so the capacity stands"
-                );
-                self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
-                return Ok(found);
+            match recheck_says(capacity::outcome(recheck), wanted) {
+                Recheck::Moved => {}
+                Recheck::Stands => {
+                    let still = if factor > 1.0 { "still misses the SLO" } else { "still meets the SLO" };
+                    let note = format!(
+                        "{changed}: warm-up too short; the re-check at {rechecked} {still}, so the capacity stands"
+                    );
+                    self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+                    return Ok(found);
+                }
+                Recheck::CannotTell => {
+                    let note = format!(
+                        "{changed}: warm-up too short; the re-check at {rechecked} was limited by the generator, so \
+                         it cannot tell whether the capacity moved — the capacity stands as found, not confirmed"
+                    );
+                    self.record_change(Change { factor, set_aside: 0, researched_from: None, note });
+                    return Ok(found);
+                }
             }
             let researches = self.steadiness.changes.iter().filter(|change| change.researched_from.is_some()).count();
             if researches >= MAX_RESEARCHES {
@@ -243,5 +274,25 @@ impl Ladder<'_> {
     fn record_change(&mut self, change: Change) {
         self.observer.steadiness(&change.note);
         self.steadiness.changes.push(change);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Recheck, recheck_says};
+    use crate::load::search::capacity::Outcome;
+
+    #[test]
+    fn a_re_check_the_generator_limited_decides_nothing_either_way() {
+        assert_eq!(recheck_says(Outcome::GeneratorLimited, Outcome::Pass), Recheck::CannotTell);
+        assert_eq!(recheck_says(Outcome::GeneratorLimited, Outcome::Fail), Recheck::CannotTell);
+    }
+
+    #[test]
+    fn a_re_check_that_goes_the_other_way_moves_the_capacity_and_one_that_does_not_leaves_it() {
+        assert_eq!(recheck_says(Outcome::Pass, Outcome::Pass), Recheck::Moved, "faster: the failing rate passes now");
+        assert_eq!(recheck_says(Outcome::Fail, Outcome::Fail), Recheck::Moved, "slower: a passing rate fails now");
+        assert_eq!(recheck_says(Outcome::Fail, Outcome::Pass), Recheck::Stands);
+        assert_eq!(recheck_says(Outcome::Pass, Outcome::Fail), Recheck::Stands);
     }
 }
