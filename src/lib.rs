@@ -19,5 +19,6 @@ pub mod results;
 pub mod run;
 pub mod text_table;
 pub mod tomlfile;
+pub mod tune;
 pub mod units;
 pub mod usage_error;
