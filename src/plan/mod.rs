@@ -11,6 +11,7 @@ pub mod phase;
 pub mod phase_ladder;
 pub mod preflight;
 pub mod schema;
+pub mod tune;
 pub mod urls;
 
 use std::collections::{BTreeMap, HashSet};

@@ -78,6 +78,24 @@ pub enum SpaceError {
     UnknownConditionValue(String, String, String),
 }
 
+impl SpaceError {
+    /// The parameter the error is about (none for an empty space).
+    pub fn parameter(&self) -> Option<&str> {
+        match self {
+            SpaceError::Empty => None,
+            SpaceError::EmptyRange(name)
+            | SpaceError::InvertedRange(name)
+            | SpaceError::LogOfNonPositive(name)
+            | SpaceError::NoChoices(name)
+            | SpaceError::DuplicateChoice(name, _)
+            | SpaceError::DuplicateParameter(name)
+            | SpaceError::UnknownConditionParameter(name, _)
+            | SpaceError::ConditionOnRange(name, _)
+            | SpaceError::UnknownConditionValue(name, _, _) => Some(name),
+        }
+    }
+}
+
 impl fmt::Display for SpaceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -1,0 +1,329 @@
+//! A plan's `[tune]` block (issue 24; docs/tune.md): what to optimise (`objective`), the budget, the seed, and the
+//! search space — each parameter a range, a list of values or a collector choice, optionally only under a condition
+//! on a choice — checked into a [`TunePlan`]: the space the search works in (`tune::space`) and, per parameter, the
+//! one rule that turns its value into JVM options (`heap` → `-Xmx384m`, `gc` → `-XX:+UseG1GC`, `-XX:Flag` →
+//! `-XX:Flag=20`, a boolean `-XX:Flag` → `-XX:+Flag`, `-Dname` → `-Dname=0.3`, else the parameter's own `option`
+//! template with `{}`).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::tomlfile::Source;
+use crate::tune::space::{Condition, Config, Domain, Parameter, Space, Value, short_real};
+use crate::units::parse_size;
+
+/// `[tune]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneFile {
+    pub objective: Spanned<String>,
+    pub budget: Spanned<BudgetFile>,
+    pub seed: Option<u64>,
+    /// Trials of the space-filling start (default: the number of parameters + 2, at least 4).
+    pub start: Option<Spanned<usize>>,
+    pub space: Spanned<BTreeMap<String, Spanned<ParameterFile>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetFile {
+    pub trials: Option<u64>,
+    pub time: Option<Spanned<String>>,
+}
+
+/// A parameter: a list of values (`gc = ["G1", "Parallel"]`), or a table with a range or values.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ParameterFile {
+    Values(Vec<toml::Value>),
+    Table(ParameterTable),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParameterTable {
+    pub from: Option<toml::Value>,
+    pub to: Option<toml::Value>,
+    #[serde(default)]
+    pub log: bool,
+    pub values: Option<Vec<toml::Value>>,
+    /// Only while another parameter (a choice) has one of these values: `when = { gc = ["G1"] }`.
+    pub when: Option<BTreeMap<String, Vec<String>>>,
+    /// The JVM option with `{}` where the value goes, for a parameter not named after its option.
+    pub option: Option<String>,
+}
+
+/// What a tune maximises or minimises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Objective {
+    /// The capacity the plan's capacity phase finds under its SLO (higher is better).
+    Capacity,
+    /// The measured phase's p99 (lower is better), within the plan's SLO where it has one.
+    P99,
+    /// The memory the target used over its life — its box's peak, else its RSS peak — within the SLO (lower is
+    /// better).
+    Memory,
+}
+
+impl Objective {
+    pub const NAMES: &'static str = "\"capacity\", \"p99\" or \"memory\"";
+
+    fn parse(text: &str) -> Option<Objective> {
+        match text {
+            "capacity" => Some(Objective::Capacity),
+            "p99" => Some(Objective::P99),
+            "memory" => Some(Objective::Memory),
+            _ => None,
+        }
+    }
+}
+
+/// How a parameter's value becomes JVM options.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Setter {
+    /// `{}` in the template replaced by the value (a size as `<MiB>m`).
+    Template { template: String, size: bool },
+    /// `-XX:+Name` for true, `-XX:-Name` for false.
+    Flag(String),
+    /// A collector by name; a value starting with `-` is an option as is.
+    Collector,
+}
+
+/// The collectors `gc` may name, with the option that picks each (JDK 17 and 25).
+pub const COLLECTORS: &[(&str, &str)] = &[
+    ("Serial", "-XX:+UseSerialGC"),
+    ("Parallel", "-XX:+UseParallelGC"),
+    ("G1", "-XX:+UseG1GC"),
+    ("ZGC", "-XX:+UseZGC"),
+    ("Shenandoah", "-XX:+UseShenandoahGC"),
+];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TunePlan {
+    pub objective: Objective,
+    pub trials: u64,
+    pub time: Option<Duration>,
+    pub seed: u64,
+    pub start: usize,
+    pub space: Space,
+    pub setters: BTreeMap<String, Setter>,
+}
+
+impl TunePlan {
+    /// The JVM options of a configuration, in the space's parameter order.
+    pub fn options(&self, config: &Config) -> Vec<String> {
+        let mut options = Vec::new();
+        for parameter in self.space.parameters() {
+            let Some(value) = config.get(&parameter.name) else { continue };
+            match (&self.setters[&parameter.name], value) {
+                (Setter::Template { template, size: true }, Value::Int(mib)) => {
+                    options.push(template.replace("{}", &format!("{mib}m")))
+                }
+                (Setter::Template { template, .. }, value) => options.push(template.replace("{}", &value.to_string())),
+                (Setter::Flag(name), Value::Choice(on)) => {
+                    options.push(format!("-XX:{}{name}", if on == "true" { '+' } else { '-' }))
+                }
+                (Setter::Collector, Value::Choice(name)) => options.push(collector_option(name)),
+                (_, value) => options.push(format!("{}={value}", parameter.name)),
+            }
+        }
+        options
+    }
+
+    /// A configuration in one line as the user wrote its parameters: `heap=384m gc=G1 -XX:MaxGCPauseMillis=20`.
+    pub fn describe(&self, config: &Config) -> String {
+        let mut words = Vec::new();
+        for parameter in self.space.parameters() {
+            let Some(value) = config.get(&parameter.name) else { continue };
+            let shown = match (&self.setters[&parameter.name], value) {
+                (Setter::Template { size: true, .. }, Value::Int(mib)) => format!("{mib}m"),
+                (_, value) => value.to_string(),
+            };
+            words.push(format!("{}={shown}", parameter.name));
+        }
+        words.join(" ")
+    }
+}
+
+fn collector_option(name: &str) -> String {
+    COLLECTORS.iter().find(|(known, _)| *known == name).map_or(name.to_string(), |(_, option)| option.to_string())
+}
+
+/// What the rest of the plan offers the objective: a capacity phase, an SLO.
+pub struct PlanFacts {
+    pub has_capacity_phase: bool,
+    pub has_slo: bool,
+}
+
+/// Check a `[tune]` block against the plan it is in.
+pub fn tune_plan(source: Source<'_>, file: &TuneFile, facts: &PlanFacts) -> anyhow::Result<TunePlan> {
+    let objective = Objective::parse(file.objective.get_ref()).ok_or_else(|| {
+        let message = format!("tune.objective '{}' is none of {}", file.objective.get_ref(), Objective::NAMES);
+        source.error_at(file.objective.span(), message)
+    })?;
+    let needs = match objective {
+        Objective::Capacity if !facts.has_capacity_phase => {
+            Some("objective \"capacity\" needs a phase with `capacity = …` (the search under the SLO) to read it from")
+        }
+        Objective::Memory if !facts.has_slo => {
+            Some("objective \"memory\" needs an [slo]: the smallest memory is the one that still holds it")
+        }
+        _ => None,
+    };
+    if let Some(needs) = needs {
+        return Err(source.error_at(file.objective.span(), format!("tune: {needs}")));
+    }
+    let budget = file.budget.get_ref();
+    let time = source.duration(&budget.time, "tune.budget time")?;
+    let trials = match (budget.trials, time) {
+        (Some(0), _) => return Err(source.error_at(file.budget.span(), "tune.budget: trials must be at least 1")),
+        (_, Some(time)) if time.is_zero() => {
+            return Err(source.error_at(file.budget.span(), "tune.budget: time must be longer than 0s"));
+        }
+        (None, None) => {
+            let message = "tune.budget: give trials, time or both, like { trials = 20, time = \"40m\" }";
+            return Err(source.error_at(file.budget.span(), message));
+        }
+        (trials, _) => trials.unwrap_or(u64::MAX),
+    };
+    let mut parameters = Vec::new();
+    let mut setters = BTreeMap::new();
+    for (name, written) in file.space.get_ref() {
+        let at = |message: String| source.error_at(written.span(), format!("tune.space.{name}: {message}"));
+        let (parameter, setter) = parameter(name, written.get_ref()).map_err(at)?;
+        parameters.push(parameter);
+        setters.insert(name.clone(), setter);
+    }
+    // Conditions name choices: those go first, so that a parameter is decoded after what it depends on.
+    parameters.sort_by_key(|parameter| parameter.only_if.is_some());
+    let space = Space::new(parameters).map_err(|err| {
+        let written = err.parameter().and_then(|name| file.space.get_ref().get(name));
+        source.error_at(written.map_or(file.space.span(), Spanned::span), format!("tune.space: {err}"))
+    })?;
+    let start = match &file.start {
+        Some(start) if *start.get_ref() == 0 => {
+            return Err(source.error_at(start.span(), "tune.start must be at least 1 (the space-filling trials)"));
+        }
+        Some(start) => *start.get_ref(),
+        None => (space.parameters().len() + 2).max(4),
+    };
+    Ok(TunePlan { objective, trials, time, seed: file.seed.unwrap_or(1), start, space, setters })
+}
+
+/// One parameter's domain and setter from what was written; the error without the key's name.
+fn parameter(name: &str, written: &ParameterFile) -> Result<(Parameter, Setter), String> {
+    let (table, values) = match written {
+        ParameterFile::Values(values) => (None, Some(values.as_slice())),
+        ParameterFile::Table(table) => (Some(table), table.values.as_deref()),
+    };
+    let only_if = table.and_then(|table| table.when.as_ref()).map(condition).transpose()?;
+    let option = table.and_then(|table| table.option.clone());
+    if let Some(option) = &option
+        && !option.contains("{}")
+    {
+        return Err(format!("option '{option}' has no {{}} where the value goes"));
+    }
+    let range = table.filter(|table| table.from.is_some() || table.to.is_some());
+    let domain_and_setter = match (range, values) {
+        (Some(_), Some(_)) => return Err("give a range (from, to) or values, not both".into()),
+        (None, None) => return Err("give a range (from = …, to = …) or values = […]".into()),
+        (Some(table), None) => range_parameter(name, table, option)?,
+        (None, Some(values)) => values_parameter(name, values, option)?,
+    };
+    let (domain, setter) = domain_and_setter;
+    Ok((Parameter { name: name.to_string(), domain, only_if }, setter))
+}
+
+fn condition(when: &BTreeMap<String, Vec<String>>) -> Result<Condition, String> {
+    let mut entries = when.iter();
+    match (entries.next(), entries.next()) {
+        (Some((parameter, one_of)), None) if !one_of.is_empty() => {
+            Ok(Condition { parameter: parameter.clone(), one_of: one_of.clone() })
+        }
+        _ => Err("when names one choice and its values, like when = { gc = [\"G1\"] }".into()),
+    }
+}
+
+/// The setter of a parameter named after its option, or the written template.
+fn setter_for(name: &str, option: Option<String>, size: bool) -> Result<Setter, String> {
+    if let Some(template) = option {
+        return Ok(Setter::Template { template, size });
+    }
+    match name {
+        "heap" => Ok(Setter::Template { template: "-Xmx{}".into(), size: true }),
+        _ if name.starts_with("-XX:") || name.starts_with("-D") => {
+            Ok(Setter::Template { template: format!("{name}={{}}"), size })
+        }
+        _ => Err(format!(
+            "say which JVM option it sets, like option = \"-Xss{{}}\" (or name it heap, gc, -XX:Flag or -Dproperty)"
+        )),
+    }
+}
+
+fn range_parameter(name: &str, table: &ParameterTable, option: Option<String>) -> Result<(Domain, Setter), String> {
+    let (Some(from), Some(to)) = (&table.from, &table.to) else {
+        return Err("a range needs both from and to".into());
+    };
+    let domain = match (from, to) {
+        (toml::Value::Integer(from), toml::Value::Integer(to)) => Domain::Int { from: *from, to: *to, log: table.log },
+        (toml::Value::String(from), toml::Value::String(to)) => {
+            let mib =
+                |text: &str| parse_size(name, text).map(|bytes| (bytes / (1 << 20)) as i64).map_err(|e| e.to_string());
+            let domain = Domain::Int { from: mib(from)?, to: mib(to)?, log: table.log };
+            return Ok((domain, setter_for(name, option, true)?));
+        }
+        (from, to) => match (
+            from.as_float().or(from.as_integer().map(|i| i as f64)),
+            to.as_float().or(to.as_integer().map(|i| i as f64)),
+        ) {
+            (Some(from), Some(to)) => Domain::Real { from, to, log: table.log },
+            _ => return Err("from and to must both be numbers, or both sizes like \"64m\"".into()),
+        },
+    };
+    if name == "heap" {
+        return Err("heap is a size range: write from = \"64m\", to = \"1g\"".into());
+    }
+    Ok((domain, setter_for(name, option, false)?))
+}
+
+fn values_parameter(name: &str, values: &[toml::Value], option: Option<String>) -> Result<(Domain, Setter), String> {
+    if values.iter().all(toml::Value::is_bool) && values.len() == 2 && option.is_none() && name.starts_with("-XX:") {
+        let flag = name.trim_start_matches("-XX:").trim_start_matches(['+', '-']).to_string();
+        return Ok((Domain::Choice(vec!["true".into(), "false".into()]), Setter::Flag(flag)));
+    }
+    let words: Vec<String> = values
+        .iter()
+        .map(|value| match value {
+            toml::Value::String(text) => Ok(text.clone()),
+            toml::Value::Integer(number) => Ok(number.to_string()),
+            toml::Value::Float(number) => Ok(short_real(*number)),
+            toml::Value::Boolean(flag) => Ok(flag.to_string()),
+            other => Err(format!("value {other} is not a string, number or boolean")),
+        })
+        .collect::<Result<_, _>>()?;
+    if words.len() < 2 {
+        return Err("list at least two values to choose from".into());
+    }
+    if name == "gc" && option.is_none() {
+        if let Some(unknown) = words.iter().find(|w| !w.starts_with('-') && collector_option(w) == **w) {
+            let known: Vec<&str> = COLLECTORS.iter().map(|(name, _)| *name).collect();
+            return Err(format!(
+                "'{unknown}' is no collector jload knows ({}); or write its option, like \"-XX:+UseZGC\"",
+                known.join(", ")
+            ));
+        }
+        return Ok((Domain::Choice(words), Setter::Collector));
+    }
+    let setter = match setter_for(name, option, false)? {
+        Setter::Template { template, .. } if name == "heap" => Setter::Template { template, size: false },
+        setter => setter,
+    };
+    Ok((Domain::Choice(words), setter))
+}
+
+#[cfg(test)]
+#[path = "tune_tests.rs"]
+mod tests;

@@ -1,0 +1,116 @@
+use super::*;
+
+#[derive(Debug, Deserialize)]
+struct Wrapper {
+    tune: TuneFile,
+}
+
+const FACTS: PlanFacts = PlanFacts { has_capacity_phase: true, has_slo: true };
+
+fn checked(text: &str, facts: &PlanFacts) -> anyhow::Result<TunePlan> {
+    let wrapper: Wrapper = toml::from_str(text).unwrap();
+    tune_plan(Source { origin: "p.toml", text }, &wrapper.tune, facts)
+}
+
+fn refused(text: &str) -> String {
+    checked(text, &FACTS).unwrap_err().to_string()
+}
+
+const SPACE: &str = "[tune]\nobjective = \"capacity\"\nbudget = { trials = 20, time = \"40m\" }\nseed = 7\n\
+    [tune.space]\n\
+    heap = { from = \"64m\", to = \"1g\", log = true }\n\
+    gc = [\"G1\", \"Parallel\", \"ZGC\"]\n\
+    \"-XX:MaxGCPauseMillis\" = { from = 5, to = 200, when = { gc = [\"G1\"] } }\n\
+    \"-XX:UseStringDeduplication\" = { values = [true, false] }\n\
+    \"-Dkv.share\" = { from = 0.1, to = 0.9 }\n\
+    stack = { values = [\"256k\", \"1m\"], option = \"-Xss{}\" }\n";
+
+#[test]
+fn a_space_is_checked_into_parameters_and_the_options_each_value_sets() {
+    let plan = checked(SPACE, &FACTS).unwrap();
+    assert_eq!(
+        (plan.objective, plan.trials, plan.time, plan.seed),
+        (Objective::Capacity, 20, Some(Duration::from_secs(2400)), 7)
+    );
+    assert_eq!(plan.start, 8, "six parameters + 2");
+    let names: Vec<&str> = plan.space.parameters().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["-Dkv.share", "-XX:UseStringDeduplication", "gc", "heap", "stack", "-XX:MaxGCPauseMillis"]);
+    let config: Config = [
+        ("heap", Value::Int(384)),
+        ("gc", Value::Choice("G1".into())),
+        ("-XX:MaxGCPauseMillis", Value::Int(20)),
+        ("-XX:UseStringDeduplication", Value::Choice("true".into())),
+        ("-Dkv.share", Value::Real(0.3)),
+        ("stack", Value::Choice("256k".into())),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_string(), value))
+    .collect();
+    assert_eq!(
+        plan.options(&config),
+        [
+            "-Dkv.share=0.3",
+            "-XX:+UseStringDeduplication",
+            "-XX:+UseG1GC",
+            "-Xmx384m",
+            "-Xss256k",
+            "-XX:MaxGCPauseMillis=20"
+        ]
+    );
+    assert_eq!(
+        plan.describe(&config),
+        "-Dkv.share=0.3 -XX:UseStringDeduplication=true gc=G1 heap=384m stack=256k -XX:MaxGCPauseMillis=20"
+    );
+}
+
+#[test]
+fn a_collector_choice_takes_known_names_or_options_as_written() {
+    let text = "[tune]\nobjective = \"p99\"\nbudget = { trials = 5 }\n[tune.space]\ngc = [\"Serial\", \"-XX:+UseZGC -XX:+ZGenerational\"]\n";
+    let plan = checked(text, &FACTS).unwrap();
+    let config: Config = [("gc".to_string(), Value::Choice("Serial".into()))].into_iter().collect();
+    assert_eq!(plan.options(&config), ["-XX:+UseSerialGC"]);
+    assert!(
+        refused(&text.replace("Serial", "CMS"))
+            .contains("tune.space.gc: 'CMS' is no collector jload knows (Serial, Parallel, G1, ZGC, Shenandoah)")
+    );
+}
+
+#[test]
+fn bad_tune_blocks_are_refused_in_one_line_naming_the_line_and_the_fix() {
+    let base = "[tune]\nobjective = \"capacity\"\nbudget = { trials = 20 }\n[tune.space]\n";
+    assert_eq!(
+        refused(&format!("{base}heap = {{ from = \"1g\", to = \"64m\" }}\n")),
+        "p.toml: line 5: tune.space: parameter 'heap': `from` is above `to`; swap them"
+    );
+    assert!(refused(&format!("{base}\"-XX:A\" = {{ from = 3, to = 3 }}\n")).contains("the range is empty"));
+    assert_eq!(
+        refused(&format!("{base}\"-XX:A\" = {{ from = 5, to = 9, when = {{ collector = [\"G1\"] }} }}\n")),
+        "p.toml: line 5: tune.space: parameter '-XX:A': its condition names 'collector', which is no parameter of the space"
+    );
+    assert_eq!(
+        refused(
+            "[tune]\nobjective = \"capacity\"\nbudget = { trials = 0 }\n[tune.space]\nheap = { from = \"64m\", to = \"1g\" }\n"
+        ),
+        "p.toml: line 3: tune.budget: trials must be at least 1"
+    );
+    assert!(
+        refused(&base.replace("capacity", "speed"))
+            .contains("tune.objective 'speed' is none of \"capacity\", \"p99\" or \"memory\"")
+    );
+    assert!(
+        refused(&format!("{base}threads = {{ from = 1, to = 4 }}\n"))
+            .contains("tune.space.threads: say which JVM option it sets")
+    );
+    assert!(refused(&format!("{base}heap = {{ from = \"64q\", to = \"1g\" }}\n")).contains("'64q' is not a size"));
+    assert!(refused(&format!("{base}heap = {{ from = 64, to = 128 }}\n")).contains("heap is a size range"));
+    assert!(
+        refused(&format!("{base}stack = {{ values = [\"1m\", \"2m\"], option = \"-Xss\" }}\n"))
+            .contains("has no {} where the value goes")
+    );
+    let no_capacity = PlanFacts { has_capacity_phase: false, has_slo: true };
+    let text = format!("{base}heap = {{ from = \"64m\", to = \"1g\" }}\n");
+    assert!(checked(&text, &no_capacity).unwrap_err().to_string().contains("needs a phase with `capacity = …`"));
+    let memory = text.replace("\"capacity\"", "\"memory\"");
+    let no_slo = PlanFacts { has_capacity_phase: true, has_slo: false };
+    assert!(checked(&memory, &no_slo).unwrap_err().to_string().contains("objective \"memory\" needs an [slo]"));
+}
