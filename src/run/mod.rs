@@ -13,6 +13,8 @@ macro_rules! say {
     }};
 }
 
+mod box_bisect;
+pub mod box_search;
 pub mod cell;
 pub mod cell_box;
 pub mod cli;
