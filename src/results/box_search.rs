@@ -90,9 +90,11 @@ impl CellBoxSearch {
                 words(lowest_passing)
             ),
             Some(BoxAnswer::NoneInRange { highest_failing }) => format!(
-                "{}: no {what} up to {} holds {within} (fails at {}: {})",
+                "{}: no {what} up to {} meets {} at {} (fails at {}: {})",
                 self.cell,
                 words(highest_failing),
+                self.slo.join(", "),
+                self.load,
                 words(highest_failing),
                 why(highest_failing)
             ),
