@@ -117,7 +117,13 @@ fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_
     let summary = json(&out.join("summary.json"));
     assert_eq!(summary["axes"], serde_json::json!(["memory"]));
     assert_eq!(summary["cells"].as_array().unwrap().len(), trials.len());
-    assert!(out.join("report.md").is_file() && out.join("report.html").is_file());
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(markdown.contains("## Smallest box holding the SLO\n\n- ") && markdown.contains(&sentence), "{markdown}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains(&sentence.replace('<', "&lt;")), "the sentence, HTML-escaped");
+    let report = json(&out.join("report.json"));
+    assert!(report["box_searches"][0]["sentence"].as_str().unwrap().starts_with(&sentence), "{report}");
+    assert_eq!(report["box_searches"][0]["answer"], search["answer"]);
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
 }
 
