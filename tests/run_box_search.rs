@@ -128,6 +128,50 @@ fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_
 }
 
 #[test]
+fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_box() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let classes = compile_footprint(&dir);
+    let plan = plan(&dir, &classes, OPTIONS, "");
+    // The measured phase becomes a capacity search (100, then 200 req/s: both meet the SLO, capacity 200).
+    let text = std::fs::read_to_string(&plan).unwrap().replace(
+        "rate = 100\nduration = \"1s\"\n",
+        "capacity = { start_rate = 100, max_rate = 200 }\nstep = \"1s\"\nstep_warmup = \"0s\"\n\
+         steady_max = \"0s\"\nmin_requests = 50\n",
+    );
+    let search = SEARCH.replace("precision = 0.1 }", "precision = 0.25 }\nat_capacity = 0.5");
+    std::fs::write(&plan, text + &search).unwrap();
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+
+    let record = json(&out.join("box_search.json"));
+    let search = &record["searches"][0];
+    assert_eq!(search["capacity"]["rps"].as_f64(), Some(200.0), "{record}");
+    assert_eq!(search["capacity"]["share"].as_f64(), Some(0.5));
+    assert_eq!(search["load"], "100 req/s, 50% of the 200 req/s found in the largest box");
+    let capacity_run = out.join("cells").join(search["capacity"]["dir"].as_str().unwrap()).join("rep-1");
+    assert_eq!(json(&capacity_run.join("get.json"))["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(json(&capacity_run.join("meta.json"))["box"]["memory_bytes"].as_f64(), Some(1024.0 * MIB));
+    // Each trial that got to its phases ran it at the fixed rate, as one run.
+    let largest = out.join("cells").join(search["trials"][0]["dir"].as_str().unwrap()).join("rep-1");
+    let get = json(&largest.join("get.json"));
+    assert_eq!(get["rate"].as_f64(), Some(100.0), "{get}");
+    assert!(get["steps"].as_array().is_none_or(Vec::is_empty), "no ladder in a trial");
+    assert_eq!(search["answer"]["kind"], "between", "{record}");
+    let failing = search["answer"]["highest_failing"].as_f64().unwrap();
+    let passing = search["answer"]["lowest_passing"].as_f64().unwrap();
+    assert!(passing / failing - 1.0 <= 0.25 && passing >= FOOTPRINT_MIB * MIB, "{record}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains(&format!(
+        "default needs {}–{} MiB at 100 req/s, 50% of the 200 req/s found in the largest box within p99<=200ms",
+        failing / MIB,
+        passing / MIB
+    )));
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
 fn an_option_relative_to_the_box_is_filled_in_whole_mebibytes_in_the_dry_run_and_the_jvms_own_heap() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
@@ -161,6 +205,11 @@ fn bad_box_search_input_exits_2_with_one_line_and_starts_nothing() {
             "box_search: a search needs an [slo]",
         ),
         ("memory = \"512m\"", search("from = \"64m\", to = \"1g\""), "target.memory cannot fix it too"),
+        (
+            "",
+            search("from = \"64m\", to = \"1g\"") + "at_capacity = 0.5\n",
+            "box_search.at_capacity: needs exactly one measured phase with capacity = …, found 0",
+        ),
         (
             "jvm = [\"-Xmx{memory*0.5}\"]",
             String::new(),

@@ -7,9 +7,11 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use super::phase_ladder::PhaseLadder;
 use super::schema::{BoxSearchFile, SearchRangeFile};
 use super::{Axis, Phase, Target};
 use crate::cgroup::Limits;
+use crate::load::search::ladder::LadderPlan;
 use crate::tomlfile::Source;
 use crate::units::parse_size;
 
@@ -94,6 +96,9 @@ pub struct SearchRange {
 pub struct BoxSearch {
     pub memory: Option<SearchRange>,
     pub cpus_quota: Option<SearchRange>,
+    /// Each cell first runs the plan as written in the largest box; its measured capacity search's result times
+    /// this share is then the fixed rate of that phase in every trial. None: the phases' own rates.
+    pub at_capacity: Option<f64>,
 }
 
 impl BoxSearch {
@@ -141,10 +146,20 @@ pub(super) fn parse_box_search(
                        p99 = \"10ms\"";
         return Err(at(file.span(), message.to_string()));
     }
-    if let Some(phase) = plan.phases.iter().find(|phase| phase.ladder.is_some()) {
+    let at_capacity = match &block.at_capacity {
+        Some(share) => Some(capacity_share(source, share, plan.phases)?),
+        None => None,
+    };
+    let ladder_allowed = |phase: &&Phase| {
+        at_capacity.is_some()
+            && phase.measure
+            && matches!(phase.ladder, Some(PhaseLadder { plan: LadderPlan::Capacity(_), .. }))
+    };
+    if let Some(phase) = plan.phases.iter().filter(|phase| phase.ladder.is_some()).find(|phase| !ladder_allowed(phase))
+    {
         let message = format!(
             "phase '{}' is a rate ladder or capacity search; a box search runs each trial at a fixed load: give its \
-             measured phases a rate",
+             measured phases a rate, or search at_capacity with one measured capacity phase",
             phase.name
         );
         return Err(at(file.span(), message));
@@ -160,7 +175,7 @@ pub(super) fn parse_box_search(
         Some(range) => Some(quota_range(source, range)?),
         None => None,
     };
-    let search = BoxSearch { memory, cpus_quota };
+    let search = BoxSearch { memory, cpus_quota, at_capacity };
     for range in search.ranges() {
         let key = range.dimension.key();
         let span = match range.dimension {
@@ -189,6 +204,27 @@ pub(super) fn parse_box_search(
         }
     }
     Ok(search)
+}
+
+/// `at_capacity = 0.8`: a share above 0 and at most 1, in a plan with exactly one measured capacity phase.
+fn capacity_share(source: Source<'_>, share: &Spanned<f64>, phases: &[Phase]) -> anyhow::Result<f64> {
+    let at = |message: String| source.error_at(share.span(), format!("box_search.at_capacity: {message}"));
+    let value = *share.get_ref();
+    if !(value > 0.0 && value <= 1.0) {
+        return Err(at(format!("{value} must be a share above 0 and at most 1, like 0.8")));
+    }
+    let searches = phases
+        .iter()
+        .filter(|phase| {
+            phase.measure && matches!(phase.ladder, Some(PhaseLadder { plan: LadderPlan::Capacity(_), .. }))
+        })
+        .count();
+    if searches != 1 {
+        return Err(at(format!(
+            "needs exactly one measured phase with capacity = …, found {searches}; it finds the rate in the largest box"
+        )));
+    }
+    Ok(value)
 }
 
 fn memory_range(source: Source<'_>, file: &Spanned<SearchRangeFile<String>>) -> anyhow::Result<SearchRange> {

@@ -35,6 +35,9 @@ pub struct BoxSearchFile {
     pub memory: Option<Spanned<SearchRangeFile<String>>>,
     /// `{ from = 0.25, to = 2, precision = 0.1 }`.
     pub cpus_quota: Option<Spanned<SearchRangeFile<f64>>>,
+    /// Search at this share of the capacity each cell's capacity phase finds in the largest box (`0.8`); none: at
+    /// the phases' own rates.
+    pub at_capacity: Option<Spanned<f64>>,
 }
 
 /// One searched limit's bounds and precision (a share: `0.05` or `"5%"`).

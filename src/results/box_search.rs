@@ -26,8 +26,28 @@ pub struct CellBoxSearch {
     pub slo: Vec<String>,
     /// In the order they ran.
     pub trials: Vec<BoxTrial>,
-    /// None while the search is under way (or was interrupted).
+    /// None while the search is under way (or was interrupted), or when it could not run (`not_searched`).
     pub answer: Option<BoxAnswer>,
+    /// `at_capacity`: the run in the largest box that found the rate the trials run at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<CapacityRun>,
+    /// Why no trial ran (`at_capacity` found no capacity in the largest box).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_searched: Option<String>,
+}
+
+/// A cell's capacity run in the largest box (`[box_search] at_capacity`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CapacityRun {
+    /// Its cell id and folder under `cells/` (`gc=G1,memory=2048m,load=capacity`).
+    pub cell: String,
+    pub dir: String,
+    /// The share of the capacity the trials run at.
+    pub share: f64,
+    /// The capacity found (req/s); None when none was.
+    pub rps: Option<f64>,
+    /// The search's own verdict line.
+    pub verdict: Option<String>,
 }
 
 /// One trial: a fresh cell-repeat in a box with this limit.
@@ -98,7 +118,12 @@ impl CellBoxSearch {
                 words(highest_failing),
                 why(highest_failing)
             ),
-            None => format!("{}: the {what} search did not finish ({} trial(s) done)", self.cell, self.trials.len()),
+            None => match &self.not_searched {
+                Some(why) => format!("{}: the {what} was not searched: {why}", self.cell),
+                None => {
+                    format!("{}: the {what} search did not finish ({} trial(s) done)", self.cell, self.trials.len())
+                }
+            },
         }
     }
 }

@@ -1,40 +1,28 @@
-//! The box search's runner (docs/containers.md, "The smallest box that holds the SLO"): per cell of the plan, each
-//! searched limit in turn, trials chosen by [`box_bisect`](super::box_bisect), each a fresh cell-repeat through the
-//! same runner — preflight in its box, ready, phases, crash causes — in a folder of its own; a trial passes when the
-//! target ran every phase and the measured ones met the `[slo]`. `box_search.json` and `summary.json` are rewritten
-//! after each trial; `--resume` takes the outcome of every trial already on disk instead of running it again.
+//! The box search's runner (docs/containers.md, "The smallest box that holds the SLO"): per cell of the plan — after
+//! its capacity run in the largest box with `at_capacity` ([`box_capacity`](super::box_capacity)) — each searched
+//! limit in turn, the limits chosen by [`box_bisect`](super::box_bisect), each a trial of its own
+//! ([`box_trial`](super::box_trial)). `box_search.json` and `summary.json` (the trials as cells, each searched limit
+//! an axis) are rewritten after each trial, so `--resume` goes on from the trials on disk.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::box_bisect::{Next, next};
-use super::cell::{CellRun, run_cell_rep};
-use super::runner::{PreparedCell, prepare, record_rejected};
-use super::store::{build_summary, needs_run};
+use super::box_capacity::{CapacityLoad, capacity_load};
+use super::box_trial::{limit_of, trial, trial_cell};
+use super::runner::PreparedCell;
+use super::store::build_summary;
 use crate::atomic_file::write_json;
 use crate::cgroup::Limits;
-use crate::load::figures::threshold::Threshold;
 use crate::load::format::format_rate;
-use crate::load::generator::Generator;
-use crate::plan::box_search::{BoxDimension, BoxSearch, SearchRange};
-use crate::plan::folder::cell_folder;
+use crate::plan::box_search::{BoxSearch, SearchRange};
 use crate::plan::matrix::Cell;
-use crate::plan::preflight::{EffectiveFlags, Preflight};
 use crate::plan::{Axis, AxisValue, Plan};
-use crate::remote::server::RemoteServer;
-use crate::results::box_search::{BoxAnswer, BoxSearchRecord, BoxTrial, CellBoxSearch};
-use crate::results::{RepMeta, ResultsDir, Status, read_json};
+use crate::results::box_search::{BoxAnswer, BoxSearchRecord, BoxTrial, CapacityRun, CellBoxSearch};
+use crate::results::{ResultsDir, read_json};
 
-/// Where a search's trials run and are recorded.
-pub struct SearchContext<'a> {
-    pub plan: &'a Plan,
-    pub results: &'a ResultsDir,
-    pub stop: &'a Arc<AtomicBool>,
-    pub server: Option<&'a RemoteServer>,
-    pub generator: &'a dyn Generator,
-}
+pub use super::box_trial::SearchContext;
 
 /// Search every cell of `prepared` (each in the largest box, as preflighted) for the smallest box of `search`.
 /// Returns true when interrupted.
@@ -42,17 +30,36 @@ pub fn run_search(context: &SearchContext<'_>, search: &BoxSearch, prepared: &[P
     let mut record = BoxSearchRecord::default();
     let mut trial_cells: Vec<Cell> = Vec::new();
     for item in prepared {
+        let blank = |load: String, capacity: Option<CapacityRun>, range: SearchRange| CellBoxSearch {
+            cell: item.cell.id.clone(),
+            axes: item.cell.axes.clone(),
+            range,
+            load,
+            slo: context.plan.slo.clone(),
+            trials: Vec::new(),
+            answer: None,
+            capacity,
+            not_searched: None,
+        };
+        let (plan, load, capacity) = match search.at_capacity {
+            None => (Cow::Borrowed(context.plan), load_words(context.plan), None),
+            Some(share) => match capacity_load(context, search, item, share)? {
+                CapacityLoad::Interrupted => return Ok(true),
+                CapacityLoad::Found { plan, words, run } => (Cow::Owned(plan), words, Some(run)),
+                CapacityLoad::NotFound { why, run } => {
+                    say!("jload:        {}: not searched: {why}", item.cell.id);
+                    let first = search.ranges()[0];
+                    let not_searched =
+                        CellBoxSearch { not_searched: Some(why), ..blank(String::new(), Some(run), first) };
+                    record.searches.push(not_searched);
+                    write_records(context, search, &record, record.searches.last().expect("pushed"), &trial_cells)?;
+                    continue;
+                }
+            },
+        };
         let mut limits = item.cell.limits;
         for range in search.ranges() {
-            let mut cell_search = CellBoxSearch {
-                cell: item.cell.id.clone(),
-                axes: item.cell.axes.clone(),
-                range,
-                load: load_words(context.plan),
-                slo: context.plan.slo.clone(),
-                trials: Vec::new(),
-                answer: None,
-            };
+            let mut cell_search = blank(load.clone(), capacity.clone(), range);
             let mut tried: Vec<(f64, bool)> = Vec::new();
             let interrupted = loop {
                 let limit = match next(&range, &tried) {
@@ -62,7 +69,7 @@ pub fn run_search(context: &SearchContext<'_>, search: &BoxSearch, prepared: &[P
                     }
                     Next::Try(limit) => limit,
                 };
-                let cell = trial_cell(context.plan, search, &item.cell, range.dimension.set(limits, limit));
+                let cell = trial_cell(context.plan, search, &item.cell, range.dimension.set(limits, limit), None);
                 let most = BoxSearch::most_trials(&range);
                 say!(
                     "jload: [box search] {} {} {}: trial {} (at most {most})",
@@ -71,17 +78,12 @@ pub fn run_search(context: &SearchContext<'_>, search: &BoxSearch, prepared: &[P
                     range.dimension.label(limit),
                     tried.len() + 1
                 );
-                let Some((passed, failure)) = trial(context, &cell)? else { break true };
+                let Some((passed, failure)) = trial(context, &plan, &cell)? else { break true };
                 let verdict = failure.as_deref().map_or("holds the SLO".to_string(), |why| format!("fails: {why}"));
                 say!("jload:        {} {verdict}", cell.id);
                 tried.push((limit, passed));
-                cell_search.trials.push(BoxTrial {
-                    limit,
-                    cell: cell.id.clone(),
-                    dir: cell.dir.clone(),
-                    passed,
-                    failure,
-                });
+                let dir = cell.dir.clone();
+                cell_search.trials.push(BoxTrial { limit, cell: cell.id.clone(), dir, passed, failure });
                 trial_cells.push(cell);
                 write_records(context, search, &record, &cell_search, &trial_cells)?;
             };
@@ -108,86 +110,6 @@ pub fn read_record(results: &ResultsDir) -> BoxSearchRecord {
     read_json(&results.box_search()).unwrap_or_default()
 }
 
-/// The trial of `cell`: its outcome on disk if it has one that counts, else it runs now. `(passed, why not)`; None
-/// when it was interrupted.
-fn trial(context: &SearchContext<'_>, cell: &Cell) -> anyhow::Result<Option<(bool, Option<String>)>> {
-    let results = context.results;
-    if let Some(meta) = results.read_meta(&cell.dir, 1).filter(|meta| !needs_run(Some(meta))) {
-        say!("jload:        {} already ran (this search or before --resume): its outcome is kept", cell.id);
-        return Ok(Some(judge(context.plan, results, cell, &meta)));
-    }
-    if context.stop.load(Ordering::Relaxed) {
-        return Ok(None);
-    }
-    let prepared = prepare(context.plan, vec![cell.clone()], context.server)?.pop().expect("one cell prepared");
-    let meta = match &prepared.preflight {
-        Preflight::Invalid(message) => {
-            record_rejected(results, &prepared, 1, message)?;
-            results.read_meta(&cell.dir, 1).expect("just written")
-        }
-        Preflight::Valid(flags) => {
-            let announce = true;
-            let run = CellRun {
-                plan: context.plan,
-                cell,
-                rep: 1,
-                jdk: &prepared.jdk,
-                flags: Some(EffectiveFlags::clone(flags)),
-                results,
-                stop: context.stop,
-                announce,
-                show_progress: std::io::stderr().is_terminal(),
-                server: context.server,
-                generator: context.generator,
-            };
-            run_cell_rep(&run)?
-        }
-    };
-    if meta.status == Status::Incomplete {
-        return Ok(None);
-    }
-    Ok(Some(judge(context.plan, results, cell, &meta)))
-}
-
-/// Whether a trial that ended held the SLO, and why not: the cause of a failure or crash (`preflight: …`, `killed
-/// by the memory limit …`), else the first measured phase that missed a rule of the `[slo]`, with the figure.
-fn judge(plan: &Plan, results: &ResultsDir, cell: &Cell, meta: &RepMeta) -> (bool, Option<String>) {
-    if meta.status != Status::Ok {
-        let cause = meta.cause.clone().unwrap_or_else(|| format!("{:?}", meta.status).to_lowercase());
-        return (false, Some(cause));
-    }
-    let rules: Vec<Threshold> = plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
-    for phase in plan.phases.iter().filter(|phase| phase.measure) {
-        let Some(record) = results.read_phase(&cell.dir, 1, &phase.name) else {
-            return (false, Some(format!("phase '{}' has no record", phase.name)));
-        };
-        let missed: Vec<String> = rules
-            .iter()
-            .map(|rule| rule.judge(&record.bench))
-            .filter(|outcome| !outcome.passed)
-            .map(|outcome| {
-                let actual = outcome.actual.map_or("no figure".to_string(), |actual| {
-                    format!("{} {}", round(actual), Threshold::unit(&outcome.expression)).trim_end().to_string()
-                });
-                format!("{} missed ({actual})", outcome.expression)
-            })
-            .collect();
-        if !missed.is_empty() {
-            return (false, Some(format!("phase '{}': {}", phase.name, missed.join(", "))));
-        }
-    }
-    (true, None)
-}
-
-/// A figure with at most one decimal where it is large and three where it is small.
-fn round(value: f64) -> String {
-    if value.abs() >= 100.0 {
-        format!("{value:.0}")
-    } else {
-        format!("{:.3}", value).trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
 /// The load the trials run, in words: the measured phases' rate (`20,000 req/s`), else their connections.
 fn load_words(plan: &Plan) -> String {
     let measured: Vec<_> = plan.phases.iter().filter(|phase| phase.measure).collect();
@@ -200,31 +122,6 @@ fn load_words(plan: &Plan) -> String {
             let names: Vec<String> = measured.iter().map(|phase| format!("'{}'", phase.name)).collect();
             format!("the load of phase(s) {}", names.join(", "))
         }
-    }
-}
-
-/// A trial's cell: the plan's cell in the box `limits`, with a label per searched limit (`gc=G1,memory=448m`) and a
-/// folder of its own.
-fn trial_cell(plan: &Plan, search: &BoxSearch, cell: &Cell, limits: Limits) -> Cell {
-    let mut trial = Cell { limits, ..cell.clone() };
-    let mut pairs: Vec<(String, String)> =
-        plan.axes.iter().filter_map(|axis| Some((axis.name.clone(), cell.axes.get(&axis.name)?.clone()))).collect();
-    for range in search.ranges() {
-        let label = range.dimension.label(limit_of(range.dimension, &limits));
-        trial.axes.insert(range.dimension.key().to_string(), label.clone());
-        pairs.push((range.dimension.key().to_string(), label));
-    }
-    let ids: Vec<String> = pairs.iter().map(|(axis, label)| format!("{axis}={label}")).collect();
-    trial.id = ids.join(",");
-    let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(axis, label)| (axis.as_str(), label.as_str())).collect();
-    trial.dir = cell_folder(&borrowed);
-    trial
-}
-
-fn limit_of(dimension: BoxDimension, limits: &Limits) -> f64 {
-    match dimension {
-        BoxDimension::Memory => limits.memory_bytes.unwrap_or_default() as f64,
-        BoxDimension::CpusQuota => limits.cpus_quota.unwrap_or_default(),
     }
 }
 
