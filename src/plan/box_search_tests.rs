@@ -114,3 +114,24 @@ fn the_most_trials_count_both_bounds_and_the_bisection() {
     assert_eq!(BoxSearch::most_trials(&range(128.0, 2048.0, 0.05)), 8);
     assert_eq!(BoxSearch::most_trials(&range(100.0, 104.0, 0.05)), 2);
 }
+
+#[test]
+fn at_capacity_needs_one_measured_capacity_phase_and_a_share_of_it() {
+    let capacity = |share: &str, phase_keys: &str| {
+        let text = format!(
+            "name = \"c\"\n[target]\ncommand = \"java {{jvm}} -jar x.jar\"\nready = \"http://127.0.0.1:{{port}}/\"\n\
+             [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\n{phase_keys}\n[slo]\np99 = \"10ms\"\n\
+             [box_search]\nmemory = {{ from = \"128m\", to = \"1g\" }}\n{share}\n"
+        );
+        parse_plan("c.toml", &text, &PlanBase { plan_dir: "/tmp".into(), cwd: "/tmp".into() })
+    };
+    let search = capacity("at_capacity = 0.8", "capacity = true").unwrap().box_search.unwrap();
+    assert_eq!(search.at_capacity, Some(0.8));
+    let error = |share: &str, keys: &str| capacity(share, keys).unwrap_err().to_string();
+    assert!(
+        error("at_capacity = 1.5", "capacity = true").contains("box_search.at_capacity: 1.5 must be a share above 0")
+    );
+    assert!(error("at_capacity = 0.8", "duration = \"1s\"").contains("found 0"));
+    assert!(error("", "capacity = true").contains("phase 'get' is a rate ladder or capacity search"));
+    assert!(error("at_capacity = 0.8", "rates = [100, 200]").contains("found 0"));
+}

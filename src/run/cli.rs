@@ -368,6 +368,13 @@ fn print_box_search(search: &BoxSearch, cells: usize) -> usize {
             range.precision * 100.0
         );
     }
+    if let Some(share) = search.at_capacity {
+        println!(
+            "  at {}% of the capacity its measured capacity phase finds in the largest box, run first (one run per cell)",
+            share * 100.0
+        );
+        trials += 1;
+    }
     trials * cells
 }
 
