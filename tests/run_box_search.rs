@@ -50,8 +50,9 @@ fn plan(dir: &Path, classes: &Path, target_extra: &str, tail: &str) -> PathBuf {
     path
 }
 
-const SEARCH: &str =
-    "[slo]\np99 = \"200ms\"\n[box_search]\nmemory = { from = \"64m\", to = \"1g\", precision = 0.1 }\n";
+/// A loose SLO: a trial's 100 requests run against a cold JVM on a loaded machine, and what the search must find is
+/// the footprint, not the JIT's warm-up.
+const SEARCH: &str = "[slo]\np99 = \"2s\"\n[box_search]\nmemory = { from = \"64m\", to = \"1g\", precision = 0.1 }\n";
 const OPTIONS: &str = "jvm = [\"-XX:+UseSerialGC\", \"-Xmx{memory*0.1}\", \"-XX:MaxDirectMemorySize=1g\"]";
 
 #[test]
@@ -106,7 +107,7 @@ fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_
     assert!(peak <= passing && peak >= FOOTPRINT_MIB * MIB, "peak {peak} in {passing}");
 
     let sentence = format!(
-        "default needs {}–{} MiB at 100 req/s within p99<=200ms (fails at {} MiB: before it was ready: killed by the \
+        "default needs {}–{} MiB at 100 req/s within p99<=2s (fails at {} MiB: before it was ready: killed by the \
          memory limit",
         failing / MIB,
         passing / MIB,
@@ -164,7 +165,7 @@ fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_bo
     let passing = search["answer"]["lowest_passing"].as_f64().unwrap();
     assert!(passing / failing - 1.0 <= 0.25 && passing >= FOOTPRINT_MIB * MIB, "{record}");
     assert!(String::from_utf8_lossy(&output.stdout).contains(&format!(
-        "default needs {}–{} MiB at 100 req/s, 50% of the 200 req/s found in the largest box within p99<=200ms",
+        "default needs {}–{} MiB at 100 req/s, 50% of the 200 req/s found in the largest box within p99<=2s",
         failing / MIB,
         passing / MIB
     )));

@@ -142,6 +142,26 @@ fn write_records(
     let mut cells = trial_cells.to_vec();
     let mut seen = std::collections::HashSet::new();
     cells.retain(|cell| seen.insert(cell.id.clone()));
+    // The plan's cells in the order they were searched, each one's trials smallest box first.
+    let searched: Vec<&str> = search.ranges().iter().map(|range| range.dimension.key()).collect();
+    let plan_cell = |cell: &Cell| -> Vec<(String, String)> {
+        cell.axes
+            .iter()
+            .filter(|(axis, _)| !searched.contains(&axis.as_str()))
+            .map(|(a, l)| (a.clone(), l.clone()))
+            .collect()
+    };
+    let mut order: Vec<Vec<(String, String)>> = Vec::new();
+    for cell in &cells {
+        if !order.contains(&plan_cell(cell)) {
+            order.push(plan_cell(cell));
+        }
+    }
+    let group = |cell: &Cell| order.iter().position(|axes| *axes == plan_cell(cell)).unwrap_or_default();
+    cells.sort_by(|a, b| {
+        let limits = |cell: &Cell| (cell.limits.memory_bytes, cell.limits.cpus_quota);
+        group(a).cmp(&group(b)).then(limits(a).partial_cmp(&limits(b)).unwrap_or(std::cmp::Ordering::Equal))
+    });
     let mut plan = context.plan.clone();
     plan.run.repeats = 1;
     for range in search.ranges() {

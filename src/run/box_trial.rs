@@ -140,3 +140,30 @@ pub fn limit_of(dimension: BoxDimension, limits: &Limits) -> f64 {
         BoxDimension::CpusQuota => limits.cpus_quota.unwrap_or_default(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::matrix::cells;
+    use crate::plan::{PlanBase, parse_plan};
+
+    #[test]
+    fn a_trials_cell_is_the_plans_cell_labelled_by_every_searched_limit_in_a_folder_of_its_own() {
+        let text = "name = \"t\"\n[target]\ncommand = \"java {jvm} -jar x.jar\"\nready = \"http://127.0.0.1:{port}/\"\n\
+                    [[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\"]\n[[phase]]\nname = \"get\"\n\
+                    url = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\nrate = 100\n[slo]\np99 = \"10ms\"\n\
+                    [box_search]\nmemory = { from = \"128m\", to = \"1g\" }\ncpus_quota = { from = 0.25, to = 2 }\n";
+        let plan = parse_plan("t.toml", text, &PlanBase { plan_dir: "/tmp".into(), cwd: "/tmp".into() }).unwrap();
+        let search = plan.box_search.clone().unwrap();
+        let cell = &cells(&plan)[0];
+        let limits = Limits { memory_bytes: Some(448 << 20), cpus_quota: Some(0.75) };
+        let trial = trial_cell(&plan, &search, cell, limits, None);
+        assert_eq!(trial.id, "gc=-XX:+UseSerialGC,memory=448m,cpus_quota=0.75 CPU");
+        assert_eq!(trial.dir, "gc=-XX_+UseSerialGC__memory=448m__cpus_quota=0.75_CPU");
+        assert_eq!(trial.limits, limits);
+        assert_eq!(trial.jvm, cell.jvm);
+        let capacity = trial_cell(&plan, &search, cell, limits, Some(("load", "capacity")));
+        assert_eq!(capacity.dir, "gc=-XX_+UseSerialGC__memory=448m__cpus_quota=0.75_CPU__load=capacity");
+        assert_eq!(capacity.axes["load"], "capacity");
+    }
+}
