@@ -53,7 +53,6 @@ pub fn run_once(context: &SearchContext<'_>, plan: &Plan, cell: &Cell) -> anyhow
             results.read_meta(&cell.dir, 1).expect("just written")
         }
         Preflight::Valid(flags) => {
-            let announce = true;
             let run = CellRun {
                 plan,
                 cell,
@@ -62,7 +61,7 @@ pub fn run_once(context: &SearchContext<'_>, plan: &Plan, cell: &Cell) -> anyhow
                 flags: Some(EffectiveFlags::clone(flags)),
                 results,
                 stop: context.stop,
-                announce,
+                announce: true,
                 show_progress: std::io::stderr().is_terminal(),
                 server: context.server,
                 generator: context.generator,
