@@ -15,8 +15,12 @@ import java.util.List;
  * memory, writes every page of it (so the kernel charges all of it to the target's cgroup), keeps it, then serves
  * HTTP/1.1 on {@code 127.0.0.1:PORT} over plain sockets, a thread per connection: every request answers 200 {@code ok}. Its memory stays the same while it serves.
  *
- * <p>Run as {@code java -XX:MaxDirectMemorySize=1g Footprint.java PORT MIB} (or compiled, {@code java -cp DIR
- * Footprint PORT MIB}). Prints {@code serving port=PORT footprint=MIB MiB} once it listens.
+ * <p>With a third argument {@code MIN_CPUS} it first refuses to start, exit 3, when the JVM sees fewer CPUs than that
+ * ({@code Runtime.availableProcessors()}: in a cgroup box, the CPU quota rounded up): a need for CPU that does not
+ * depend on how busy the machine is.
+ *
+ * <p>Run as {@code java -XX:MaxDirectMemorySize=1g Footprint.java PORT MIB [MIN_CPUS]} (or compiled, {@code java -cp
+ * DIR Footprint PORT MIB [MIN_CPUS]}). Prints {@code serving port=PORT footprint=MIB MiB} once it listens.
  */
 public class Footprint {
     private static final int CHUNK_BYTES = 1 << 20;
@@ -26,12 +30,18 @@ public class Footprint {
     static final List<ByteBuffer> KEPT = new ArrayList<>();
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 2) {
-            System.err.println("usage: java Footprint.java PORT MIB");
+        if (args.length < 2 || args.length > 3) {
+            System.err.println("usage: java Footprint.java PORT MIB [MIN_CPUS]");
             System.exit(2);
         }
         int port = Integer.parseInt(args[0]);
         int mib = Integer.parseInt(args[1]);
+        int minCpus = args.length == 3 ? Integer.parseInt(args[2]) : 1;
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (cpus < minCpus) {
+            System.err.println("needs " + minCpus + " CPUs, sees " + cpus);
+            System.exit(3);
+        }
         for (int i = 0; i < mib; i++) {
             ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK_BYTES);
             for (int offset = 0; offset < CHUNK_BYTES; offset += PAGE_BYTES) {
