@@ -3,9 +3,9 @@
 //! written, then it serves) is searched between 64 MiB and 1 GiB to 10 %, interrupted by Ctrl-C midway and resumed
 //! with the trials already done kept; the answer brackets the footprint, its failing bound was killed by the memory
 //! limit, and every output says so. The CPU quota is searched the same way (Footprint refusing to start below 2 CPUs
-//! as the JVM sees them), and at a share of the capacity found in the largest box (`at_capacity`). Options relative to the box (`-Xmx{memory*0.75}`) expand in a dry run, in the
-//! preflight's real JVM and in the search's trials. Bad input exits 2 with one line and starts nothing. No cgroup
-//! is left behind.
+//! as the JVM sees them), and memory at a share of the capacity found in the largest box (`at_capacity`). Options
+//! relative to the box (`-Xmx{memory*0.75}`) expand in a dry run, in the preflight's real JVM and in the search's
+//! trials. Bad input exits 2 with one line and starts nothing. No cgroup is left behind.
 
 mod common;
 
