@@ -309,7 +309,15 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
             .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
             .collect();
         println!("  env: {}", env.join(" "));
-        println!("  folder: {}", dir.display());
+        match &plan.box_search {
+            None => println!("  folder: {}", dir.display()),
+            Some(search) => {
+                let keys: Vec<String> =
+                    search.ranges().iter().map(|range| format!("{}=…", range.dimension.key())).collect();
+                let folder = std::iter::once(item.cell.dir.clone()).filter(|dir| dir != "default").chain(keys);
+                println!("  folders: <results>/cells/{}/rep-1, one per trial", folder.collect::<Vec<_>>().join("__"));
+            }
+        }
     }
     for phase in &plan.phases {
         println!("\nphase {}", phase.describe());
