@@ -2,6 +2,7 @@
 //! turned into typed values (target, axes, phases, run settings, SLO) and the matrix of cells.
 
 mod axes;
+pub mod box_search;
 pub mod estimate;
 pub mod folder;
 pub mod jdks;
@@ -10,6 +11,7 @@ pub mod matrix;
 pub mod phase;
 pub mod phase_ladder;
 pub mod preflight;
+pub mod relative;
 pub mod schema;
 pub mod tune;
 pub mod urls;
@@ -113,6 +115,8 @@ pub struct Plan {
     /// SLO as threshold expressions (`p99<=50ms`, `errors<=0.1%`).
     pub slo: Vec<String>,
     pub load: LoadSettings,
+    /// `[box_search]`: the smallest box that holds the SLO, searched per cell instead of running each cell once.
+    pub box_search: Option<box_search::BoxSearch>,
 }
 
 impl Plan {
@@ -185,8 +189,16 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     let local_load_cpus = load.cpus.as_ref().filter(|_| load.hosts.is_empty());
     let phases = parse_phases(source, base, &file.phase, &slo, local_load_cpus)?;
     let run = parse_run(source, &file.run, &axes)?;
-    let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load };
+    let box_search = match &file.box_search {
+        Some(block) => {
+            let parts = box_search::PlanParts { target: &target, axes: &axes, phases: &phases, slo: &slo };
+            Some(box_search::parse_box_search(source, block, parts)?)
+        }
+        None => None,
+    };
+    let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load, box_search };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
+    relative::check_plan(&plan).map_err(|message| source.error_at(file.target.command.span(), message))?;
     refuse_unshareable_phases(&plan).map_err(|message| source.error_at(file.phase.span(), message))?;
     Ok(plan)
 }

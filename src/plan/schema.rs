@@ -23,6 +23,30 @@ pub struct PlanFile {
     /// Where the load comes from (default: this machine, on any CPU).
     #[serde(default)]
     pub load: LoadFile,
+    /// The smallest box that holds the SLO (docs/containers.md).
+    pub box_search: Option<Spanned<BoxSearchFile>>,
+}
+
+/// `[box_search]`: the limits to search, each `{ from, to, precision }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoxSearchFile {
+    /// `{ from = "128m", to = "2g", precision = 0.05 }`.
+    pub memory: Option<Spanned<SearchRangeFile<String>>>,
+    /// `{ from = 0.25, to = 2, precision = 0.1 }`.
+    pub cpus_quota: Option<Spanned<SearchRangeFile<f64>>>,
+    /// Search at this share of the capacity each cell's capacity phase finds in the largest box (`0.8`); none: at
+    /// the phases' own rates.
+    pub at_capacity: Option<Spanned<f64>>,
+}
+
+/// One searched limit's bounds and precision (a share: `0.05` or `"5%"`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRangeFile<T> {
+    pub from: T,
+    pub to: T,
+    pub precision: Option<toml::Value>,
 }
 
 /// `[load]`: the machines that generate the load and the CPUs it may use.

@@ -49,6 +49,11 @@ impl ResultsDir {
         self.root.join("summary.json")
     }
 
+    /// [`super::box_search::BoxSearchRecord`]: a box search's trials and answers (a plan with `[box_search]`).
+    pub fn box_search(&self) -> PathBuf {
+        self.root.join("box_search.json")
+    }
+
     pub fn report_markdown(&self) -> PathBuf {
         self.root.join("report.md")
     }

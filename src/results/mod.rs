@@ -4,6 +4,7 @@
 //!
 //! Depends on `plan`, `load` and `jvm` for the types the records hold; never on `run` or `report`.
 
+pub mod box_search;
 pub mod layout;
 pub mod reading;
 pub mod records;

@@ -9,6 +9,7 @@ use anyhow::Context;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
+use super::box_search::BoxSearchRecord;
 use super::layout::{RepFiles, ResultsDir, read_json};
 use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::error::bad_input;
@@ -23,6 +24,8 @@ pub struct Results {
     pub summary: Summary,
     pub env: Option<Env>,
     pub plan_text: Option<String>,
+    /// `box_search.json`: a box search's trials and answers (empty for a plain sweep).
+    pub box_search: BoxSearchRecord,
     /// (cell id, repeat) → its folder, from the `meta.json` files found.
     rep_dirs: HashMap<(String, u32), PathBuf>,
 }
@@ -54,6 +57,7 @@ impl Results {
         Ok(Results {
             env: read_json(&dir.env()),
             plan_text: std::fs::read_to_string(dir.plan_copy()).ok(),
+            box_search: read_json(&dir.box_search()).unwrap_or_default(),
             rep_dirs: find_rep_dirs(&dir),
             summary,
             dir,

@@ -29,6 +29,7 @@ use crate::plan::jdks::Jdk;
 use crate::plan::limits::unlimited;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
+use crate::plan::relative;
 use crate::plan::{Phase, Plan};
 use crate::remote::protocol::SILENCE_LIMIT_S;
 use crate::remote::server::RemoteServer;
@@ -92,8 +93,9 @@ pub struct Placement<'a> {
     pub dir: &'a Path,
 }
 
-fn fill_placeholders(text: &str, jdk: &Jdk, at: Placement<'_>) -> String {
-    fill_target(text, at.host, at.port)
+/// `text` with `{host}`, `{port}`, `{java}`, `{dir}` and the box's `{memory…}` ([`relative::fill`]) filled in.
+fn fill_placeholders(text: &str, jdk: &Jdk, at: Placement<'_>, cell: &Cell) -> String {
+    relative::fill(&fill_target(text, at.host, at.port), cell.limits.memory_bytes)
         .replace("{java}", &jdk.java().display().to_string())
         .replace("{dir}", &at.dir.display().to_string())
 }
@@ -102,7 +104,7 @@ fn fill_placeholders(text: &str, jdk: &Jdk, at: Placement<'_>) -> String {
 /// `{port}`, `{dir}` and `{java}` filled in.
 pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Vec<String> {
     let mut options: Vec<String> =
-        plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill_placeholders(option, jdk, at)).collect();
+        plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill_placeholders(option, jdk, at, cell)).collect();
     options.extend(telemetry_options(at.dir, plan.target.exit_on_oom));
     options
 }
@@ -118,7 +120,7 @@ pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> V
         } else if index == 0 && word == "java" {
             words.push(jdk.java().display().to_string());
         } else {
-            words.push(fill_with_options(word, &options, jdk, at));
+            words.push(fill_with_options(word, &options, jdk, at, cell));
         }
     }
     words
@@ -134,15 +136,15 @@ pub fn target_env(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> BTr
         .env
         .iter()
         .chain(cell.env.iter())
-        .map(|(key, value)| (key.clone(), fill_with_options(value, &options, jdk, at)))
+        .map(|(key, value)| (key.clone(), fill_with_options(value, &options, jdk, at, cell)))
         .collect();
     env.insert("JAVA_HOME".to_string(), jdk.home.display().to_string());
     env
 }
 
 /// `text` with `{jvm}` → the options as one string (see [`join_options`]), then the other placeholders.
-fn fill_with_options(text: &str, options: &[String], jdk: &Jdk, at: Placement<'_>) -> String {
-    fill_placeholders(&text.replace("{jvm}", &join_options(options)), jdk, at)
+fn fill_with_options(text: &str, options: &[String], jdk: &Jdk, at: Placement<'_>, cell: &Cell) -> String {
+    fill_placeholders(&text.replace("{jvm}", &join_options(options)), jdk, at, cell)
 }
 
 /// The options joined with spaces for one variable or word. An option with whitespace, quotes or shell operators is

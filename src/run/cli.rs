@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use clap::Args;
 use signal_hook::consts::SIGINT;
 
+use super::box_search::{SearchContext, read_record, run_search};
 use super::cell::{Placement, command_line, target_env};
 use super::runner::{
     PreparedCell, SweepTally, build_target, check_jar, check_preflight, connect_servers, prepare, sweep,
@@ -16,6 +17,7 @@ use crate::atomic_file::{write_atomically, write_json};
 use crate::error::{bad_input, exit};
 use crate::load::generator::{Generator, LocalEngine};
 use crate::load::input::spec::{HOST_PLACEHOLDER, PORT_PLACEHOLDER};
+use crate::plan::box_search::BoxSearch;
 use crate::plan::estimate::{START_STOP_ALLOWANCE, estimate};
 use crate::plan::folder::{safe_part, unsafe_char};
 use crate::plan::jdks;
@@ -24,7 +26,7 @@ use crate::plan::preflight::Preflight;
 use crate::plan::{Plan, PlanBase, load_plan};
 use crate::remote::load::LoadHosts;
 use crate::report::Report;
-use crate::results::{Env, ResultsDir, RunRecord, read_json};
+use crate::results::{Env, ResultsDir, RunRecord, Status, read_json};
 
 #[derive(Args, Debug)]
 #[command(
@@ -108,6 +110,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             return Err(bad_input(format!("--only '{only}' matches no cell")));
         }
     }
+    if let Some(search) = &plan.box_search {
+        // A box search preflights and shows each cell in its largest box; its trials are boxes of their own.
+        for cell in &mut selected {
+            cell.limits = search.largest_box(cell.limits);
+        }
+    }
     let servers = connect_servers(&plan)?;
     super::cell_box::check_boxes(&selected, &servers)?;
     let prepared = prepare(&plan, selected, servers.first())?;
@@ -154,15 +162,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         Some(hosts) => hosts,
         None => &LocalEngine,
     };
-    let interrupted = sweep(&plan, &prepared, &results, seed, &stop, &servers, generator)?;
+    let interrupted = match &plan.box_search {
+        Some(search) => {
+            let server = servers.first();
+            let context = SearchContext { plan: &plan, results: &results, stop: &stop, server, generator };
+            run_search(&context, search, &prepared)?
+        }
+        None => sweep(&plan, &prepared, &results, seed, &stop, &servers, generator)?,
+    };
     // Also after an interrupt: the tables and the report cover what finished (incomplete cells are marked as such).
     report(&results);
+    print_box_answers(&results);
     if interrupted {
         say!("jload: interrupted; finished work is kept. Continue with: jload run --resume {}", results.root.display());
         return Ok(130);
     }
     let run_cells: Vec<Cell> = prepared.into_iter().map(|item| item.cell).collect();
-    let tally = SweepTally::of(&results, &run_cells, plan.run.repeats);
+    let tally = match plan.box_search {
+        Some(_) => box_search_tally(&results),
+        None => SweepTally::of(&results, &run_cells, plan.run.repeats),
+    };
     if tally.retryable > 0 {
         say!(
             "jload: {} cell-repeat(s) failed for a reason outside their configuration — not ready, or their server \
@@ -290,16 +309,29 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
             .map(|(key, value)| format!("{key}={}", shell_words::quote(value)))
             .collect();
         println!("  env: {}", env.join(" "));
-        println!("  folder: {}", dir.display());
+        match &plan.box_search {
+            None => println!("  folder: {}", dir.display()),
+            Some(search) => {
+                let keys: Vec<String> =
+                    search.ranges().iter().map(|range| format!("{}=…", range.dimension.key())).collect();
+                let folder = std::iter::once(item.cell.dir.clone()).filter(|dir| dir != "default").chain(keys);
+                println!("  folders: <results>/cells/{}/rep-1, one per trial", folder.collect::<Vec<_>>().join("__"));
+            }
+        }
     }
     for phase in &plan.phases {
         println!("\nphase {}", phase.describe());
     }
-    let to_run = prepared
-        .iter()
-        .map(|item| (1..=plan.run.repeats).filter(|&rep| needs_run(results.read_meta(&item.cell.dir, rep).as_ref())))
-        .map(Iterator::count)
-        .sum::<usize>();
+    let to_run = match &plan.box_search {
+        Some(search) => print_box_search(search, prepared.len()),
+        None => prepared
+            .iter()
+            .map(|item| {
+                (1..=plan.run.repeats).filter(|&rep| needs_run(results.read_meta(&item.cell.dir, rep).as_ref()))
+            })
+            .map(Iterator::count)
+            .sum::<usize>(),
+    };
     print_estimate(plan, to_run as u64);
 }
 
@@ -327,4 +359,55 @@ fn print_estimate(plan: &Plan, to_run: u64) {
     for search in &estimate.searches {
         println!("  {}", search.describe());
     }
+}
+
+/// What `--dry-run` says of a box search; the trials it takes at most.
+fn print_box_search(search: &BoxSearch, cells: usize) -> usize {
+    println!("\nbox search: the smallest box holding the SLO, per cell (shown above in its largest box)");
+    let mut trials = 0;
+    for range in search.ranges() {
+        let most = BoxSearch::most_trials(&range) as usize;
+        trials += most;
+        println!(
+            "  {} from {} to {}, precision {}%: at most {most} trial(s) per cell, each a fresh JVM",
+            range.dimension.key(),
+            range.dimension.words(range.from),
+            range.dimension.words(range.to),
+            range.precision * 100.0
+        );
+    }
+    if let Some(share) = search.at_capacity {
+        println!(
+            "  at {}% of the capacity its measured capacity phase finds in the largest box, run first (one run per cell)",
+            share * 100.0
+        );
+        trials += 1;
+    }
+    trials * cells
+}
+
+/// The box search's answers at the end of the run, one line per cell and searched limit (stdout, after the tables).
+fn print_box_answers(results: &ResultsDir) {
+    let record = read_record(results);
+    if record.searches.is_empty() {
+        return;
+    }
+    let mut text = String::from("\nsmallest box holding the SLO:\n");
+    for search in &record.searches {
+        text.push_str(&format!("  {}\n", search.sentence()));
+    }
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
+}
+
+/// How a box search's trials ended, for the exit code: a trial that ran (ok or crashed) is a result.
+fn box_search_tally(results: &ResultsDir) -> SweepTally {
+    let mut tally = SweepTally::default();
+    for trial in read_record(results).searches.iter().flat_map(|search| &search.trials) {
+        match results.read_meta(&trial.dir, 1).map(|meta| meta.status) {
+            Some(Status::Ok | Status::Crashed) => tally.ran += 1,
+            Some(Status::Failed) => tally.failed += 1,
+            _ => {}
+        }
+    }
+    tally
 }

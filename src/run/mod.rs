@@ -13,6 +13,10 @@ macro_rules! say {
     }};
 }
 
+mod box_bisect;
+mod box_capacity;
+pub mod box_search;
+mod box_trial;
 pub mod cell;
 pub mod cell_box;
 pub mod cli;

@@ -128,7 +128,12 @@ pub fn check_jar(plan: &Plan, servers: &[RemoteServer]) -> anyhow::Result<()> {
 }
 
 /// Record a cell that preflight rejected as failed, without starting it.
-fn record_rejected(results: &ResultsDir, prepared: &PreparedCell, rep: u32, message: &str) -> anyhow::Result<()> {
+pub(super) fn record_rejected(
+    results: &ResultsDir,
+    prepared: &PreparedCell,
+    rep: u32,
+    message: &str,
+) -> anyhow::Result<()> {
     let dir = results.rep_dir(&prepared.cell.dir, rep);
     std::fs::create_dir_all(&dir)?;
     let now = unix_now();

@@ -13,8 +13,8 @@ use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
 use super::host_effect::{phase_host_effect, rep_hosts};
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric, ranked_headlines};
 use super::model::{
-    Analysis, AxisInfo, CellInfo, CellPhase, Finding, LoadShape, PhaseAnalysis, Problem, Recommendation, SloVerdict,
-    StepsShape,
+    Analysis, AxisInfo, BoxSearchFinding, CellInfo, CellPhase, Finding, LoadShape, PhaseAnalysis, Problem,
+    Recommendation, SloVerdict, StepsShape,
 };
 use super::recommend::recommend;
 use super::spectrum::{self, Spectrum};
@@ -90,6 +90,12 @@ pub fn analyse(results: &Results) -> Analysis {
         phases,
         connection_sweeps,
         notes: Vec::new(),
+        box_searches: results
+            .box_search
+            .searches
+            .iter()
+            .map(|search| BoxSearchFinding { sentence: search.sentence(), search: search.clone() })
+            .collect(),
         timelines,
         timeline_notes,
         plan_text: results.plan_text.clone(),

@@ -15,6 +15,7 @@ use super::metrics::{Format, metric};
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
 use super::tail_points::TailChart;
+use crate::results::box_search::CellBoxSearch;
 use crate::results::{Env, HeapSample, Status};
 
 #[derive(Debug, Serialize)]
@@ -39,6 +40,9 @@ pub struct Analysis {
     pub connection_sweeps: Vec<ConnectionSweep>,
     /// Files that could not be read, and what the report did instead.
     pub notes: Vec<String>,
+    /// A box search's answers, one per cell and searched limit (a plan with `[box_search]`; docs/containers.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub box_searches: Vec<BoxSearchFinding>,
     /// Each cell's typical repeat over time, for the HTML's timelines (not in report.json: every figure of it is).
     #[serde(skip)]
     pub timelines: Vec<CellTimeline>,
@@ -48,6 +52,14 @@ pub struct Analysis {
     /// plan.toml as it was run, when the results directory has it.
     #[serde(skip)]
     pub plan_text: Option<String>,
+}
+
+/// One box search's answer in words, with the trials and bounds it rests on (`box_search.json`'s record).
+#[derive(Debug, Serialize)]
+pub struct BoxSearchFinding {
+    pub sentence: String,
+    #[serde(flatten)]
+    pub search: CellBoxSearch,
 }
 
 #[derive(Debug, Serialize)]

@@ -92,6 +92,7 @@ pub fn render(analysis: &Analysis) -> String {
                 }
                 nav {
                     a href="#recommendation" { "Recommendation" }
+                    @if !analysis.box_searches.is_empty() { a href="#box-search" { "Smallest box" } }
                     @if grid_axes(analysis).is_some() { a href="#grids" { "Grids" } }
                     @for (index, phase) in measured.iter().enumerate() {
                         a href=(format!("#phase-{index}")) { "Phase " (phase.name) }
@@ -109,6 +110,7 @@ pub fn render(analysis: &Analysis) -> String {
                         @for finding in phase.recommendation.iter().flat_map(|r| &r.findings) { li { (prose(&finding.text)) } }
                     }
                 }
+                (box_searches(analysis))
                 (grids(analysis))
                 @for (index, phase) in measured.iter().enumerate() { (phase_section(analysis, phase, index)) }
                 @for (index, sweep) in analysis.connection_sweeps.iter().enumerate() {
@@ -463,6 +465,31 @@ fn problems(analysis: &Analysis) -> Markup {
         @if !analysis.notes.is_empty() {
             h2 { "Notes" }
             ul { @for note in &analysis.notes { li { (prose(note)) } } }
+        }
+    }
+}
+
+/// The box search's answers and each search's trials (a plan with `[box_search]`); nothing without one.
+fn box_searches(analysis: &Analysis) -> Markup {
+    html! {
+        @if !analysis.box_searches.is_empty() {
+            h2 #box-search { "Smallest box holding the SLO" }
+            ul.findings { @for finding in &analysis.box_searches { li { (finding.sentence) } } }
+            table {
+                thead { tr { th { "cell" } th { "trial" } th { "limit" } th { "outcome" } } }
+                tbody {
+                    @for finding in &analysis.box_searches {
+                        @for (index, trial) in finding.search.trials.iter().enumerate() {
+                            tr {
+                                td { (finding.search.cell) }
+                                td { (index + 1) }
+                                td { (finding.search.range.dimension.words(trial.limit)) }
+                                td { @match &trial.failure { Some(why) => { "fails: " (why) }, None => "holds the SLO" } }
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }

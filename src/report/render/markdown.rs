@@ -233,6 +233,7 @@ pub fn render(analysis: &Analysis) -> String {
         }
         let _ = writeln!(out);
     }
+    out += &box_searches(analysis);
     out += &grids(analysis);
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
@@ -349,4 +350,32 @@ mod tests {
         assert_eq!(prose("a|b `x|y`"), "a\\|b `x\\|y`");
         assert_eq!(prose("a lone ` backtick"), "a lone \\` backtick");
     }
+}
+
+/// The box search's answers and each search's trials (a plan with `[box_search]`); nothing without one.
+fn box_searches(analysis: &Analysis) -> String {
+    if analysis.box_searches.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("## Smallest box holding the SLO\n\n");
+    for finding in &analysis.box_searches {
+        let _ = writeln!(out, "- {}", escape(&finding.sentence));
+    }
+    let _ = writeln!(out, "\n| cell | trial | limit | outcome |\n|---|---:|---:|---|");
+    for finding in &analysis.box_searches {
+        let dimension = finding.search.range.dimension;
+        for (index, trial) in finding.search.trials.iter().enumerate() {
+            let outcome = trial.failure.as_deref().map_or("holds the SLO".to_string(), |why| format!("fails: {why}"));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                escape(&finding.search.cell),
+                index + 1,
+                dimension.words(trial.limit),
+                escape(&outcome)
+            );
+        }
+    }
+    out.push('\n');
+    out
 }
