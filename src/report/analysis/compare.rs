@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::capacity::{CellCapacity, cell_capacity};
 use super::curves::cell_curve;
+use super::memory::rep_rss_life_peak_mb;
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
@@ -270,11 +271,14 @@ fn pairs(
 }
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
-    let measured = results.summary.measurements(cell, phase);
+    let summary = results.summary.cell(cell)?;
+    let measured = summary.measurements(phase);
     let read = &metric(key).read;
-    Estimate::of(
-        measured.into_iter().filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None })).collect(),
-    )
+    let figures = |rep: u32, record| {
+        let rss_life_peak_mb = (key == "rss_peak_mb").then(|| rep_rss_life_peak_mb(results, summary, rep)).flatten();
+        RepFigures { rep, record, alloc_mb_s: None, rss_life_peak_mb }
+    };
+    Estimate::of(measured.into_iter().filter_map(|(rep, record)| read(&figures(rep, record))).collect())
 }
 
 /// The capacities of two cells' searches, by the report's rule (`capacity.rs`): none for a side whose generator ran

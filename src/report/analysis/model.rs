@@ -11,6 +11,7 @@ use super::cell_attribution::CellAttribution;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::host_effect::{HostEffect, RankedCell};
+use super::memory::{CellMemory, Memory};
 use super::metrics::{Format, metric};
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
@@ -73,6 +74,9 @@ pub struct CellInfo {
     pub java_version: Option<String>,
     pub collector: Option<String>,
     pub max_heap_mb: Option<f64>,
+    /// Its memory section: a cell in a box or with native memory figures (none otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<CellMemory>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -169,6 +173,9 @@ pub struct CellPhase {
     /// Latency against throughput over its ladder or search steps (empty without steps).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub curve: Vec<CurvePoint>,
+    /// The phase's memory figures (a cell in a box or with native memory figures; none otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
 }
 
 impl CellPhase {
@@ -239,6 +246,10 @@ pub enum Kind {
     Cheapest,
     FailedSlo,
     Crashed,
+    /// The memory a cell in a box or with native memory figures needs: its whole-life RSS or box peak.
+    Memory,
+    /// A cell the kernel killed for its box's memory limit.
+    MemoryLimit,
 }
 
 /// One line of the recommendation.
