@@ -182,12 +182,13 @@ fn cell_info(results: &Results, cell: &CellSummary, memories: &HashMap<(String, 
     for rep in cell.reps.iter().filter(|rep| rep.status != Status::Ok) {
         let cause = rep.cause.clone().unwrap_or_else(|| "no cause recorded".to_string());
         let phase = rep.phases.iter().find(|(_, record)| record.bench.interrupted).map(|(name, _)| name.clone());
-        match problems
-            .iter_mut()
-            .find(|problem| problem.status == rep.status && problem.cause == cause && problem.phase == phase)
-        {
+        let memory_limit = memories.get(&(cell.id.clone(), rep.rep)).is_some_and(RepMemory::killed_by_the_limit);
+        match problems.iter_mut().find(|problem| {
+            (problem.status, &problem.cause, &problem.phase, problem.memory_limit)
+                == (rep.status, &cause, &phase, memory_limit)
+        }) {
             Some(problem) => problem.reps.push(rep.rep),
-            None => problems.push(Problem { status: rep.status, cause, phase, reps: vec![rep.rep] }),
+            None => problems.push(Problem { status: rep.status, cause, phase, reps: vec![rep.rep], memory_limit }),
         }
     }
     CellInfo {

@@ -18,6 +18,9 @@ const MIB: f64 = 1048576.0;
 /// Native-memory categories under this share of the committed total are shown together as `other`.
 pub const OTHER_SHARE: f64 = 0.02;
 
+/// The name the small categories go by together.
+pub const SMALLER_ONES: &str = "smaller ones";
+
 /// The memory figures of one repeat (a cell's) or of one phase, as report.json carries them (bytes).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Memory {
@@ -68,7 +71,7 @@ pub struct CellMemory {
 
 impl CellMemory {
     /// Committed native memory by category, largest first, categories under `share` of the total committed grouped
-    /// as one `other` (None when nothing falls under it): (name, committed bytes).
+    /// as [`SMALLER_ONES`]: (name, committed bytes).
     pub fn committed_by_category(&self, share: f64) -> Vec<(String, u64)> {
         committed_by_category(&self.figures.nmt, share)
     }
@@ -85,6 +88,11 @@ pub struct RepMemory {
 }
 
 impl RepMemory {
+    /// Whether the kernel killed the repeat for its box's memory limit (`failure: "memory_limit"`).
+    pub fn killed_by_the_limit(&self) -> bool {
+        self.killed.is_some()
+    }
+
     /// Whether the repeat ran in a box or has a native-memory breakdown: whether it has a memory section.
     fn has_section(&self, rep: &RepSummary) -> bool {
         self.nmt.is_some() || !self.box_rows.is_empty() || rep.phases.values().any(|record| record.cell_box.is_some())
@@ -109,39 +117,50 @@ pub fn rep_rss_life_peak_mb(results: &Results, cell: &CellSummary, rep: u32) -> 
 pub fn rep_memories(results: &Results, notes: &mut Vec<String>) -> HashMap<(String, u32), RepMemory> {
     let mut memories = HashMap::new();
     for cell in &results.summary.cells {
-        for rep in &cell.reps {
-            let mut note = |err: anyhow::Error, what: &str| notes.push(format!("{err:#}: unreadable; {what}"));
-            let samples = results.heap_samples(&cell.id, rep.rep).unwrap_or_else(|err| {
-                note(err, "its RSS peak is its phases' own");
-                Vec::new()
-            });
-            let rss: Vec<(f64, f64)> =
-                samples.iter().filter_map(|sample| Some((sample.uptime_s, sample.rss_mb?))).collect();
-            let box_rows = results.box_rows(&cell.id, rep.rep).unwrap_or_else(|err| {
-                note(err, "the memory section uses the phase records");
-                Vec::new()
-            });
-            let nmt_reads = results.nmt_reads(&cell.id, rep.rep).unwrap_or_else(|err| {
-                note(err, "the native memory shown is the last phase's");
-                Vec::new()
-            });
-            let nmt = nmt_reads
-                .last()
-                .map(|read| read.summary.clone())
-                .or_else(|| by_start(rep).into_iter().rev().find_map(|record| record.nmt.clone()));
-            let killed = results
-                .meta(&cell.id, rep.rep)
-                .filter(|meta| meta.failure == Some(FailureKind::MemoryLimit))
-                .map(|meta| meta.cause.unwrap_or_else(|| "killed by the memory limit".to_string()));
-            let memory = RepMemory {
-                rss_peak_mb: rss_life_peak_mb(rss.iter().map(|(_, mb)| *mb), rep),
-                rss,
-                box_rows,
-                nmt,
-                killed,
-            };
-            memories.insert((cell.id.clone(), rep.rep), memory);
-        }
+        memories.extend(cell_rep_memories(results, cell, notes));
+    }
+    memories
+}
+
+/// One cell's memory section read from its files alone (for `compare`).
+pub fn cell_memory_of(results: &Results, cell: &CellSummary) -> Option<CellMemory> {
+    cell_memory(cell, &cell_rep_memories(results, cell, &mut Vec::new()))
+}
+
+/// The memory of each repeat of one cell.
+fn cell_rep_memories(
+    results: &Results,
+    cell: &CellSummary,
+    notes: &mut Vec<String>,
+) -> HashMap<(String, u32), RepMemory> {
+    let mut memories = HashMap::new();
+    for rep in &cell.reps {
+        let mut note = |err: anyhow::Error, what: &str| notes.push(format!("{err:#}: unreadable; {what}"));
+        let samples = results.heap_samples(&cell.id, rep.rep).unwrap_or_else(|err| {
+            note(err, "its RSS peak is its phases' own");
+            Vec::new()
+        });
+        let rss: Vec<(f64, f64)> =
+            samples.iter().filter_map(|sample| Some((sample.uptime_s, sample.rss_mb?))).collect();
+        let box_rows = results.box_rows(&cell.id, rep.rep).unwrap_or_else(|err| {
+            note(err, "the memory section uses the phase records");
+            Vec::new()
+        });
+        let nmt_reads = results.nmt_reads(&cell.id, rep.rep).unwrap_or_else(|err| {
+            note(err, "the native memory shown is the last phase's");
+            Vec::new()
+        });
+        let nmt = nmt_reads
+            .last()
+            .map(|read| read.summary.clone())
+            .or_else(|| by_start(rep).into_iter().rev().find_map(|record| record.nmt.clone()));
+        let killed = results
+            .meta(&cell.id, rep.rep)
+            .filter(|meta| meta.failure == Some(FailureKind::MemoryLimit))
+            .map(|meta| meta.cause.unwrap_or_else(|| "killed by the memory limit".to_string()));
+        let memory =
+            RepMemory { rss_peak_mb: rss_life_peak_mb(rss.iter().map(|(_, mb)| *mb), rep), rss, box_rows, nmt, killed };
+        memories.insert((cell.id.clone(), rep.rep), memory);
     }
     memories
 }
@@ -262,8 +281,8 @@ pub fn phase_memory(measured: &[(u32, &PhaseRecord)]) -> Option<Memory> {
         .max_by_key(|memory| (memory.peak, memory.rss_peak))
 }
 
-/// Committed bytes by category, largest first; those under `share` of the total committed are added up as `other`
-/// (appended last, when any). Categories with nothing committed are left out.
+/// Committed bytes by category, largest first; two or more under `share` of the total committed are added up as
+/// [`SMALLER_ONES`] (appended last; not `other`, which NMT's own category `Other` — direct buffers — would be read as). Categories with nothing committed are left out.
 pub fn committed_by_category(nmt: &BTreeMap<String, Amount>, share: f64) -> Vec<(String, u64)> {
     let total: u64 = nmt.values().map(|amount| amount.committed).sum();
     let mut categories: Vec<(String, u64)> = nmt
@@ -277,7 +296,7 @@ pub fn committed_by_category(nmt: &BTreeMap<String, Amount>, share: f64) -> Vec<
     let grouped = categories.iter().filter(|(_, committed)| small(*committed)).count();
     if grouped > 1 {
         categories.retain(|(_, committed)| !small(*committed));
-        categories.push(("other".to_string(), other));
+        categories.push((SMALLER_ONES.to_string(), other));
     }
     categories
 }
@@ -298,7 +317,7 @@ mod tests {
         let categories =
             nmt(&[("Java Heap", 128), ("Other", 264), ("GC", 41), ("Class", 11), ("Thread", 1), ("Symbol", 1)]);
         let shown = committed_by_category(&categories, 0.02);
-        let expected = [("Other", 264), ("Java Heap", 128), ("GC", 41), ("Class", 11), ("other", 2)];
+        let expected = [("Other", 264), ("Java Heap", 128), ("GC", 41), ("Class", 11), (SMALLER_ONES, 2)];
         assert_eq!(shown, expected.map(|(name, bytes)| (name.to_string(), bytes)));
         // One small category alone keeps its own name.
         let one_small = committed_by_category(&nmt(&[("Java Heap", 1000), ("Thread", 1), ("Code", 0)]), 0.02);

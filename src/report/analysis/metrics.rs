@@ -183,8 +183,11 @@ fn jvm_metrics() -> Vec<Metric> {
     ]
 }
 
-const MEMORY_LIMIT: &[View] = &[View::Report(ReportRow::MemoryLimit)];
-const MEMORY_PEAK: &[View] = &[View::Report(ReportRow::MemoryPeak)];
+// Compare shows the box's limit and peak for context, not judged: the peak counts page cache, which any file read
+// raises and the kernel reclaims before it kills, so a higher peak is no regression by itself; a cell the limit
+// killed loses its phases, which compare judges (MISSING in B), and its box line names the kill.
+const MEMORY_LIMIT: &[View] = &[View::Report(ReportRow::MemoryLimit), CONTEXT];
+const MEMORY_PEAK: &[View] = &[View::Report(ReportRow::MemoryPeak), CONTEXT];
 const CPU_THROTTLED: &[View] = &[View::Report(ReportRow::CpuThrottled)];
 
 fn cell_box(figures: &RepFigures, pick: impl Fn(&crate::results::BoxFigures) -> Option<f64>) -> Option<f64> {

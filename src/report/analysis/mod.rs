@@ -39,7 +39,7 @@ pub(in crate::report) use cell_attribution::{CellAttribution, Combined};
 pub(in crate::report) use compare::{compare, parse_threshold, render as render_comparison};
 pub(in crate::report) use curves::CurvePoint;
 pub(in crate::report) use equal_load::PhaseKind;
-pub(in crate::report) use memory::{CellMemory, Memory, OTHER_SHARE};
+pub(in crate::report) use memory::{CellMemory, OTHER_SHARE};
 pub(in crate::report) use metrics::{CAPACITY, Format, HEADLINE, Metric, metric, ranked_headlines, shown_in};
 pub(in crate::report) use model::{
     Analysis, AxisInfo, CellInfo, CellPhase, ConnectionSweep, Kind, PhaseAnalysis, PhaseSpan, StepSpan,

@@ -86,12 +86,17 @@ pub struct Problem {
     /// The phase running when it happened.
     pub phase: Option<String>,
     pub reps: Vec<u32>,
+    /// The kernel killed it for its box's memory limit (`failure: "memory_limit"`): its cause says so, in place of
+    /// the status word.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_limit: bool,
 }
 
 impl Problem {
-    /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`
+    /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`; a kill by the memory limit without the status
+    /// word (`during get in repeat 2: killed by the memory limit …`), never a bare "crashed".
     pub fn describe(&self, total_reps: usize) -> String {
-        let status = self.status.name();
+        let status = if self.memory_limit { "" } else { self.status.name() };
         let during = self.phase.as_ref().map(|phase| format!(" during {phase}")).unwrap_or_default();
         let which = if self.reps.len() == total_reps && total_reps > 1 {
             "in every repeat".to_string()
@@ -99,7 +104,7 @@ impl Problem {
             let reps: Vec<String> = self.reps.iter().map(u32::to_string).collect();
             format!("in repeat{} {}", if reps.len() > 1 { "s" } else { "" }, reps.join(", "))
         };
-        format!("{status}{during} {which}: {}", self.cause)
+        format!("{status}{during} {which}: {}", self.cause).trim_start().to_string()
     }
 }
 

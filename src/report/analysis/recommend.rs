@@ -86,11 +86,11 @@ pub fn recommend(analysis: &Analysis, phase: &PhaseAnalysis) -> Recommendation {
 /// `-Xmx384m G1 in 512m: killed by the memory limit … (during get, in repeat 1)`: a problem whose repeats the memory
 /// limit killed, with the cause as recorded. None for any other problem.
 fn killed_by_the_memory_limit(info: &CellInfo, problem: &Problem) -> Option<String> {
-    let memory = info.memory.as_ref()?;
-    if !problem.reps.iter().all(|rep| memory.killed_reps.contains(rep)) {
+    if !problem.memory_limit {
         return None;
     }
-    let in_box = memory.box_label.as_ref().map(|label| format!(" in {label}")).unwrap_or_default();
+    let in_box = info.memory.as_ref().and_then(|memory| memory.box_label.as_ref());
+    let in_box = in_box.map(|label| format!(" in {label}")).unwrap_or_default();
     let during = problem.phase.as_ref().map(|phase| format!("during {phase}, ")).unwrap_or_default();
     let reps: Vec<String> = problem.reps.iter().map(u32::to_string).collect();
     let plural = if reps.len() > 1 { "s" } else { "" };

@@ -9,7 +9,7 @@ use crate::report::analysis::{Analysis, CellInfo, CellMemory};
 /// What the section says before the cells.
 pub const MEMORY_NOTE: &str = "Per cell in a box or with native memory tracking, the repeat that needed the most \
     memory: the JVM's committed native memory (NMT) by category at its last read, largest first (categories under 2 % \
-    of the total together as other), against the box's memory limit; the RSS peak over the JVM's whole life (fill and \
+    of the total together as smaller ones), against the box's memory limit; the RSS peak over the JVM's whole life (fill and \
     warm-up included); the box's peak usage since it was made (page cache included); headroom = limit − box peak; and \
     the share of CFS periods in which the CPU quota held the box back. MB are MiB. See docs/containers.md, \"How to \
     read the memory section\".";

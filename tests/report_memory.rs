@@ -1,0 +1,270 @@
+//! The memory section, report.json's `memory`, the recommendation's "needs ≥ N MB", the memory-limit kill in every
+//! output, and compare of boxed cells — on a copy of the real sweep fixture (tests/fixtures/results/sweep) whose
+//! cells are given, by hand, what a boxed run with native memory tracking records: box figures in the phase records,
+//! `box.csv`, `nmt.csv`, and for one repeat a kill by the memory limit in meta.json. Every figure asserted is
+//! computed here from what the test wrote or the fixture holds.
+
+mod common;
+mod results_fixtures;
+
+use std::path::Path;
+
+use common::jload;
+use results_fixtures::{FixtureCopy, copy_of, edit_summary, line_starting, read_json, report};
+use serde_json::{Value, json};
+
+const MIB: u64 = 1 << 20;
+const SMALL: &str = "heap=-Xmx64m,gc=G1";
+const KILLED: &str = "heap=-Xmx256m,gc=G1";
+const KILL_CAUSE: &str = "killed by the memory limit (384 MiB): peak 384 MiB";
+
+/// NMT categories of the small cell's first repeat, committed MiB (reserved twice that): 177.5 MiB in all.
+const CATEGORIES: [(&str, f64); 8] = [
+    ("Java Heap", 64.0),
+    ("Class", 12.0),
+    ("Thread", 2.0),
+    ("Code", 8.0),
+    ("GC", 10.0),
+    ("Symbol", 1.0),
+    ("Internal", 0.5),
+    ("Other", 80.0),
+];
+
+fn bytes(mb: f64) -> u64 {
+    (mb * MIB as f64) as u64
+}
+
+fn rep_dir(dir: &Path, cell: &str, rep: u32) -> std::path::PathBuf {
+    dir.join("cells").join(cell).join(format!("rep-{rep}"))
+}
+
+/// The box at a phase's end: limit, peak (MiB), throttled periods out of 800.
+fn box_figures(limit_mb: u64, peak_mb: u64, quota: Option<f64>, oom_kills: u64) -> Value {
+    let mut figures = json!({
+        "memory_limit": limit_mb * MIB, "memory_usage": peak_mb * MIB - MIB, "memory_peak": peak_mb * MIB,
+        "oom_kills": oom_kills, "anon": peak_mb * MIB - 2 * MIB, "file": MIB,
+    });
+    if let Some(quota) = quota {
+        figures["cpus_quota"] = json!(quota);
+        figures["periods"] = json!(800);
+        figures["throttled_periods"] = json!(100);
+        figures["throttled_ms"] = json!(2500.0);
+    }
+    figures
+}
+
+fn nmt_summary() -> Value {
+    let total: u64 = CATEGORIES.iter().map(|(_, mb)| bytes(*mb)).sum();
+    let categories: Vec<Value> = CATEGORIES
+        .iter()
+        .map(|(name, mb)| json!({"name": name, "reserved": 2 * bytes(*mb), "committed": bytes(*mb)}))
+        .collect();
+    json!({"total": {"reserved": 2 * total, "committed": total}, "malloc": null, "mmap": null, "categories": categories})
+}
+
+/// The sweep fixture with the small cell in a 256 MiB / 1.5-CPU box (peaks 200, 190, 195 MiB; NMT in repeat 1) and the
+/// -Xmx256m cell in a 384 MiB box that killed its repeat 2 during `get`.
+fn boxed_sweep() -> FixtureCopy {
+    let dir = copy_of("sweep");
+    edit_summary(&dir, |summary| {
+        for cell in summary["cells"].as_array_mut().unwrap() {
+            let id = cell["id"].as_str().unwrap().to_string();
+            for rep in cell["reps"].as_array_mut().unwrap() {
+                let number = rep["rep"].as_u64().unwrap();
+                let phases = rep["phases"].as_object_mut().unwrap();
+                for (name, record) in phases.iter_mut() {
+                    let end_of_life = name == "get";
+                    if id == SMALL {
+                        let peak = [200, 190, 195][number as usize - 1] - if end_of_life { 0 } else { 50 };
+                        record["box"] = box_figures(256, peak, Some(1.5), 0);
+                        if number == 1 && end_of_life {
+                            record["nmt"] = nmt_summary();
+                        }
+                    } else if id == KILLED {
+                        let killed = number == 2;
+                        let peak = if killed { 384 } else { [300, 0, 310][number as usize - 1] };
+                        record["box"] = box_figures(384, peak, None, u64::from(killed && end_of_life));
+                        if killed && end_of_life {
+                            record["interrupted"] = json!(true);
+                        }
+                    }
+                }
+                if id == KILLED && number == 2 {
+                    rep["status"] = json!("crashed");
+                    rep["cause"] = json!(KILL_CAUSE);
+                }
+            }
+            if id == KILLED {
+                cell["status"] = json!("crashed");
+            }
+        }
+    });
+    let meta_path = rep_dir(&dir, KILLED, 2).join("meta.json");
+    let mut meta = read_json(&meta_path);
+    (meta["status"], meta["cause"], meta["failure"]) = (json!("crashed"), json!(KILL_CAUSE), json!("memory_limit"));
+    std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+    // box.csv of the small cell's repeat 1: usage rising to 196 MiB, peak 196.5 MiB, 123 of 1000 periods throttled.
+    let mut box_csv = String::from(
+        "unix_ms,uptime_s,limit_mb,usage_mb,peak_mb,anon_mb,file_mb,oom_kills,quota_cpus,periods,throttled_periods,\
+         throttled_ms\n",
+    );
+    for second in 1..=4u64 {
+        let usage = 100 + 24 * second;
+        box_csv += &format!(
+            "{},{second}.000,256.000,{usage}.000,{}.500,{}.000,1.000,0,1.5,{},{},{}.000\n",
+            1_700_000_000_000 + 1000 * second,
+            usage,
+            usage - 1,
+            250 * second,
+            if second == 4 { 123 } else { 30 * second },
+            100 * second
+        );
+    }
+    std::fs::write(rep_dir(&dir, SMALL, 1).join("box.csv"), box_csv).unwrap();
+    let mut nmt_csv = String::from("unix_ms,uptime_s,read_ms,category,reserved_bytes,committed_bytes\n");
+    let total: u64 = CATEGORIES.iter().map(|(_, mb)| bytes(*mb)).sum();
+    nmt_csv += &format!("1700000004000,4.000,0.400,Total,{},{total}\n", 2 * total);
+    for (name, mb) in CATEGORIES {
+        nmt_csv += &format!("1700000004000,4.000,0.400,{name},{},{}\n", 2 * bytes(mb), bytes(mb));
+    }
+    std::fs::write(rep_dir(&dir, SMALL, 1).join("nmt.csv"), nmt_csv).unwrap();
+    dir
+}
+
+/// The highest RSS of a repeat over its whole life: its gcstat.csv rows and its phases' JVM windows, MiB.
+fn rss_life_peak_mb(dir: &Path, cell: &str, rep: u32) -> f64 {
+    let rep_dir = rep_dir(dir, cell, rep);
+    let text = std::fs::read_to_string(rep_dir.join("gcstat.csv")).unwrap();
+    let mut lines = text.lines();
+    let column = lines.next().unwrap().split(',').position(|name| name == "rss_mb").unwrap();
+    let rows = lines.filter_map(|line| line.split(',').nth(column)?.parse::<f64>().ok());
+    let summary = read_json(&dir.join("summary.json"));
+    let cells = summary["cells"].as_array().unwrap();
+    let reps = cells.iter().find(|c| c["id"] == cell).unwrap()["reps"].as_array().unwrap();
+    let phases = reps.iter().find(|r| r["rep"] == rep).unwrap()["phases"].as_object().unwrap();
+    let windows = phases.values().filter_map(|record| record["jvm"]["rss_mb"]["max"].as_f64());
+    rows.chain(windows).fold(0.0, f64::max)
+}
+
+#[test]
+fn the_memory_section_shows_a_boxed_cells_native_memory_against_its_limit_and_the_kill() {
+    let dir = boxed_sweep();
+    let markdown = report(&dir);
+    let rss = rss_life_peak_mb(&dir, SMALL, 1);
+    let section = markdown.split("## Memory\n").nth(1).unwrap().split("## Is it the GC?").next().unwrap();
+    let expected_small = format!(
+        "### -Xmx64m in 256m / 1.5 CPU (repeat 1 of 3)\n\n\
+         |memory|MB|of the limit|\n|:---|:---:|:---:|\n\
+         |NMT Other|80.0|31.2 %|\n|NMT Java Heap|64.0|25.0 %|\n|NMT Class|12.0|4.7 %|\n|NMT GC|10.0|3.9 %|\n\
+         |NMT Code|8.0|3.1 %|\n|NMT smaller ones|3.5|1.4 %|\n|NMT committed in all|177.5|69.3 %|\n\
+         |RSS peak (whole life)|{rss:.1}|{:.1} %|\n|box peak|200.0|78.1 %|\n|memory limit|256.0|100.0 %|\n\
+         |headroom|56.0|21.9 %|\n|CPU quota, throttled|1.5 CPU|12.30 % of periods|\n",
+        100.0 * rss / 256.0
+    );
+    assert!(section.contains(&expected_small), "{section}");
+    // The killed cell: its repeat that peaked at the limit, named as killed with the recorded cause.
+    let killed_rss = rss_life_peak_mb(&dir, KILLED, 2);
+    let expected_killed = format!(
+        "### -Xmx256m in 384m (repeat 2 of 3)\n\n**Killed by the memory limit in repeat 2: {KILL_CAUSE}**\n\n\
+         |memory|MB|of the limit|\n|:---|:---:|:---:|\n\
+         |RSS peak (whole life)|{killed_rss:.1}|{:.1} %|\n|box peak|384.0|100.0 %|\n|memory limit|384.0|100.0 %|\n\
+         |headroom|0.0|0.0 %|\n",
+        100.0 * killed_rss / 384.0
+    );
+    assert!(section.contains(&expected_killed), "{section}");
+    assert!(!section.contains("tiny"), "a cell without a box or NMT has no memory section: {section}");
+
+    // The recommendation: the memory each boxed cell needs, and the kill with its box and cause — never "crashed".
+    let needs = line_starting(&markdown, "- Memory: -Xmx64m");
+    assert_eq!(
+        needs,
+        format!(
+            "- Memory: -Xmx64m in 256m / 1.5 CPU needs ≥ 200 MB: RSS peak {} MB over the JVM's whole life, box peak \
+             200 MB of 256 MB (headroom 56 MB, 21.9 %); native memory committed: Other 80, Java Heap 64, Class 12, GC \
+             10, Code 8, smaller ones 4 MB",
+            rss.ceil()
+        )
+    );
+    assert_eq!(
+        line_starting(&markdown, "- -Xmx256m in 384m"),
+        format!("- -Xmx256m in 384m: {KILL_CAUSE} (during get, in repeat 2)")
+    );
+    // Nowhere a bare "crashed" for it: the list of troubled cells names the kill too.
+    assert_eq!(line_starting(&markdown, "- -Xmx256m: "), format!("- -Xmx256m: during get in repeat 2: {KILL_CAUSE}"));
+    assert!(!markdown.contains("-Xmx256m: crashed"), "{markdown}");
+}
+
+#[test]
+fn report_json_carries_memory_per_cell_and_per_phase_in_bytes() {
+    let dir = boxed_sweep();
+    report(&dir);
+    let json = read_json(&dir.join("report.json"));
+    let cells = json["cells"].as_array().unwrap();
+    let cell = |id: &str| cells.iter().find(|cell| cell["id"] == id).unwrap();
+    let memory = &cell(SMALL)["memory"];
+    let rss = rss_life_peak_mb(&dir, SMALL, 1);
+    assert_eq!(memory["limit"], 256 * MIB);
+    assert_eq!(memory["peak"], 200 * MIB);
+    assert_eq!(memory["rss_peak"], (rss * MIB as f64).round() as u64);
+    assert_eq!(memory["throttled_pct"], 12.3);
+    assert_eq!(memory["needs"], 200 * MIB);
+    assert_eq!(memory["headroom"], 56 * MIB);
+    assert_eq!(memory["rep"], 1);
+    assert_eq!(memory["box_label"], "256m / 1.5 CPU");
+    assert_eq!(memory["nmt"].as_object().unwrap().len(), CATEGORIES.len());
+    assert_eq!(memory["nmt"]["Other"], json!({"reserved": 2 * 80 * MIB, "committed": 80 * MIB}));
+    assert_eq!(cell(KILLED)["memory"]["killed"], KILL_CAUSE);
+    assert_eq!(cell(KILLED)["memory"]["killed_reps"], json!([2]));
+    assert!(cell("heap=tiny,gc=G1").get("memory").is_none(), "no box, no NMT: no memory");
+    // Per phase: the measured repeat whose box peaked highest, its figures at the phase's end.
+    let get = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "get").unwrap();
+    let get_small = get["cells"].as_array().unwrap().iter().find(|c| c["cell"] == SMALL).unwrap();
+    assert_eq!(get_small["memory"]["peak"], 200 * MIB);
+    assert_eq!(get_small["memory"]["throttled_pct"], 12.5);
+    assert_eq!(get_small["memory"]["nmt"]["Java Heap"]["committed"], 64 * MIB);
+    let set = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "set").unwrap();
+    let set_small = set["cells"].as_array().unwrap().iter().find(|c| c["cell"] == SMALL).unwrap();
+    assert_eq!(set_small["memory"]["peak"], 150 * MIB);
+    assert_eq!(set_small["memory"]["nmt"], json!({}));
+    // The RSS peak figure is the whole life's too, in every phase.
+    assert_eq!(set_small["figures"]["rss_peak_mb"]["values"][0], rss);
+}
+
+#[test]
+fn the_html_draws_the_memory_of_each_boxed_cell() {
+    let dir = boxed_sweep();
+    report(&dir);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<a href=\"#memory\">Memory</a>"));
+    assert_eq!(html.matches("data-chart=\"memory\"").count(), 1, "one cell has NMT figures");
+    // Both boxed cells have an RSS line (gcstat.csv); the small one also its box usage (box.csv).
+    assert_eq!(html.matches("data-chart=\"memory-over-time\"").count(), 2);
+    assert_eq!(html.matches("class=\"series usage\"").count(), 1);
+    for category in ["Other: 80.0 MB committed", "Java Heap: 64.0 MB committed", "smaller ones: 3.5 MB committed"] {
+        assert!(html.contains(category), "{category}");
+    }
+}
+
+#[test]
+fn compare_of_two_boxed_cells_shows_their_boxes_and_memory_peaks() {
+    let dir = boxed_sweep();
+    let a = format!("{}:{SMALL}", dir.display());
+    let b = format!("{}:{KILLED}", dir.display());
+    let (output, _) = jload(&["compare", &a, &b]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("box: A 256m / 1.5 CPU, B 384m; B killed by the memory limit in repeat 2"), "{stdout}");
+    // The box's peak is shown for context, not judged (no verdict): medians 145 and 310 MiB in set (B's killed repeat
+    // finished set), 195 and 305 in get (its killed repeat's get does not count).
+    let judged = stdout.lines().nth(2).unwrap();
+    assert!(judged.starts_with("threshold") && !judged.contains("memory"), "{judged}");
+    let peaks: Vec<Vec<&str>> = stdout
+        .lines()
+        .filter(|line| line.trim_start().starts_with("memory peak"))
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(peaks.len(), 2, "{stdout}");
+    assert_eq!(peaks[0][3..7], ["145", "(n=3)", "310", "(n=3)"]);
+    assert_eq!(peaks[1][3..7], ["195", "(n=3)", "305", "(n=2)"]);
+    assert_eq!(peaks[0].len(), 9, "a ratio and a p, no verdict: {:?}", peaks[0]);
+}
