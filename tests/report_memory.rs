@@ -165,7 +165,7 @@ fn the_memory_section_shows_a_boxed_cells_native_memory_against_its_limit_and_th
     // The killed cell: its repeat that peaked at the limit, named as killed with the recorded cause.
     let killed_rss = rss_life_peak_mb(&dir, KILLED, 2);
     let expected_killed = format!(
-        "### -Xmx256m in 384m (repeat 2 of 3)\n\n**Killed by the memory limit in repeat 2: {KILL_CAUSE}**\n\n\
+        "### -Xmx256m in 384m (repeat 2 of 3)\n\n**In repeat 2: {KILL_CAUSE}**\n\n\
          |memory|MB|of the limit|\n|:---|:---:|:---:|\n\
          |RSS peak (whole life)|{killed_rss:.1}|{:.1} %|\n|box peak|384.0|100.0 %|\n|memory limit|384.0|100.0 %|\n\
          |headroom|0.0|0.0 %|\n",
@@ -267,4 +267,17 @@ fn compare_of_two_boxed_cells_shows_their_boxes_and_memory_peaks() {
     assert_eq!(peaks[0][3..7], ["145", "(n=3)", "310", "(n=3)"]);
     assert_eq!(peaks[1][3..7], ["195", "(n=3)", "305", "(n=2)"]);
     assert_eq!(peaks[0].len(), 9, "a ratio and a p, no verdict: {:?}", peaks[0]);
+}
+
+#[test]
+fn the_end_of_run_table_shows_each_cells_box_and_names_the_kill() {
+    let dir = boxed_sweep();
+    let tables = jload::report::Report::open(&dir).unwrap().terminal_tables();
+    let row = |start: &str| -> Vec<String> {
+        let line =
+            tables.lines().find(|line| line.trim_start().starts_with(start)).unwrap_or_else(|| panic!("{tables}"));
+        line.split("  ").map(str::trim).filter(|part| !part.is_empty()).map(String::from).collect()
+    };
+    assert_eq!(row("status"), ["status", "crashed", "ok", "killed by the memory limit"]);
+    assert_eq!(row("box"), ["box", "-", "256m / 1.5 CPU", "384m"]);
 }

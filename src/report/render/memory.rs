@@ -26,12 +26,12 @@ pub fn title(info: &CellInfo, memory: &CellMemory) -> String {
     format!("{}{in_box}{rep}", info.label)
 }
 
-/// The cause of a kill by the memory limit, as a sentence: `Killed by the memory limit in repeat 1: <cause>`.
+/// The cause of a kill by the memory limit, as a sentence: `In repeat 1: killed by the memory limit …`.
 pub fn killed_line(memory: &CellMemory) -> Option<String> {
     let cause = memory.killed.as_ref()?;
     let reps: Vec<String> = memory.killed_reps.iter().map(u32::to_string).collect();
     let plural = if reps.len() > 1 { "s" } else { "" };
-    Some(format!("Killed by the memory limit in repeat{plural} {}: {cause}", reps.join(", ")))
+    Some(format!("In repeat{plural} {}: {cause}", reps.join(", ")))
 }
 
 fn mb(bytes: u64) -> String {
