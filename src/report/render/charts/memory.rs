@@ -14,6 +14,8 @@ const RIGHT: f64 = 190.0;
 const RSS_COLOR: &str = "#1f3b73";
 const USAGE_COLOR: &str = "#f28e2b";
 const LIMIT_COLOR: &str = "#d62728";
+/// The colour of the stylesheet's `.limit` lines (a limit across a chart), which the over-time chart's limit is.
+const LIMIT_LINE_COLOR: &str = "#555";
 
 /// One stacked bar of committed memory by category (bytes, largest first) with the limit, the RSS peak and the box
 /// peak as marks (bytes; each where known).
@@ -61,9 +63,9 @@ pub fn memory_bar(bar: &MemoryBar) -> Markup {
     let legend_rows = segments.len().max(1) as f64;
     let height = (170.0f64).max(40.0 + legend_rows * 16.0);
     let marks = [
-        (bar.limit, "limit", LIMIT_COLOR, "limit"),
-        (bar.box_peak, "box-peak", USAGE_COLOR, "box peak"),
-        (bar.rss_peak, "rss-peak", RSS_COLOR, "RSS peak"),
+        (bar.limit, "mark-limit", LIMIT_COLOR, "limit"),
+        (bar.box_peak, "mark-box-peak", USAGE_COLOR, "box peak"),
+        (bar.rss_peak, "mark-rss-peak", RSS_COLOR, "RSS peak"),
     ];
     let body = html! {
         text x=(px(LEFT)) y="16" class="heading" { (bar.title) }
@@ -113,14 +115,15 @@ pub fn memory_over_time(chart: &MemoryOverTime) -> Markup {
         range_ticks(from, to, 8).into_iter().map(|tick| (x.at(tick), tick_label(tick))).collect();
     let mb_ticks: Vec<(f64, String)> = ticks.iter().map(|tick| (y.at(*tick), tick_label(*tick))).collect();
     let line = |series: &[(f64, f64)]| points(series.iter().map(|(uptime, mb)| (x.at(*uptime), y.at(*mb))));
-    let legend = [(RSS_COLOR, "RSS (gcstat.csv)"), (USAGE_COLOR, "box usage (box.csv)"), (LIMIT_COLOR, "memory limit")];
+    let legend =
+        [(RSS_COLOR, "RSS (gcstat.csv)"), (USAGE_COLOR, "box usage (box.csv)"), (LIMIT_LINE_COLOR, "memory limit")];
     let body = html! {
         text x=(px(LEFT)) y="20" class="heading" { (chart.title) }
         (x_axis(&time_ticks, BOTTOM, BOTTOM, "JVM uptime (s)", (LEFT + WIDTH - RIGHT) / 2.0))
         (y_axis(&mb_ticks, LEFT, WIDTH - RIGHT, "MB", (TOP + BOTTOM) / 2.0))
         @if let Some(limit) = chart.limit {
             line class="limit" x1=(px(LEFT)) x2=(px(WIDTH - RIGHT)) y1=(px(y.at(mb(limit)))) y2=(px(y.at(mb(limit))))
-                stroke=(LIMIT_COLOR) {}
+                stroke=(LIMIT_LINE_COLOR) {}
         }
         @if !chart.rss.is_empty() { polyline class="series rss" points=(line(chart.rss)) stroke=(RSS_COLOR) {} }
         @if !chart.usage.is_empty() { polyline class="series usage" points=(line(chart.usage)) stroke=(USAGE_COLOR) {} }
