@@ -145,3 +145,34 @@ fn the_end_of_run_table_shows_each_cells_box_and_names_the_kill() {
     assert_eq!(row("status"), ["status", "crashed", "ok", "killed by the memory limit"]);
     assert_eq!(row("box"), ["box", "-", "256m / 1.5 CPU", "384m"]);
 }
+
+#[test]
+fn a_cell_killed_before_it_was_ready_is_named_with_the_box_it_asked_for() {
+    // The sweep's tiny cell as if every repeat had been killed by a 32 MiB box while starting: no phase, no box
+    // figures, only meta.json's box and failure.
+    let dir = results_fixtures::copy_of("sweep");
+    let cause = "before it was ready: killed by the memory limit (32 MiB): peak 32 MiB";
+    results_fixtures::edit_summary(&dir, |summary| {
+        let tiny = &mut summary["cells"][0];
+        assert_eq!(tiny["id"], "heap=tiny,gc=G1");
+        tiny["status"] = json!("failed");
+        for rep in tiny["reps"].as_array_mut().unwrap() {
+            (rep["status"], rep["cause"], rep["phases"]) = (json!("failed"), json!(cause), json!({}));
+        }
+    });
+    for rep in 1..=3 {
+        let path = results_fixtures::boxed::rep_dir(&dir, "heap=tiny,gc=G1", rep).join("meta.json");
+        let mut meta = read_json(&path);
+        (meta["status"], meta["cause"], meta["failure"]) = (json!("failed"), json!(cause), json!("memory_limit"));
+        meta["box"] = json!({"memory_bytes": 32 * MIB, "cpus_quota": null});
+        std::fs::write(&path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+    }
+    let markdown = report(&dir);
+    assert_eq!(line_starting(&markdown, "- tiny in 32m: "), format!("- tiny in 32m: {cause} (in repeats 1, 2, 3)"));
+    assert_eq!(line_starting(&markdown, "- tiny: "), format!("- tiny: in every repeat: {cause}"));
+    let tables = jload::report::Report::open(&dir).unwrap().terminal_tables();
+    let status =
+        tables.lines().find(|line| line.trim_start().starts_with("status")).unwrap_or_else(|| panic!("{tables}"));
+    assert!(status.contains("killed by the memory limit"), "{tables}");
+    assert!(tables.lines().any(|line| line.trim_start().starts_with("box") && line.contains("32m")), "{tables}");
+}

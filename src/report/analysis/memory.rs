@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use crate::cgroup::Limits;
 use crate::cgroup::box_csv::BoxRow;
 use crate::jvm::nmt::{Amount, NmtSummary};
 use crate::report::words::box_words;
@@ -85,6 +86,8 @@ pub struct RepMemory {
     box_rows: Vec<BoxRow>,
     nmt: Option<NmtSummary>,
     killed: Option<String>,
+    /// The box the plan asked for (meta.json), for a repeat that recorded no box figures (one that failed early).
+    limits: Option<Limits>,
 }
 
 impl RepMemory {
@@ -95,7 +98,10 @@ impl RepMemory {
 
     /// Whether the repeat ran in a box or has a native-memory breakdown: whether it has a memory section.
     fn has_section(&self, rep: &RepSummary) -> bool {
-        self.nmt.is_some() || !self.box_rows.is_empty() || rep.phases.values().any(|record| record.cell_box.is_some())
+        self.nmt.is_some()
+            || self.limits.is_some()
+            || !self.box_rows.is_empty()
+            || rep.phases.values().any(|record| record.cell_box.is_some())
     }
 }
 
@@ -154,12 +160,13 @@ fn cell_rep_memories(
             .last()
             .map(|read| read.summary.clone())
             .or_else(|| by_start(rep).into_iter().rev().find_map(|record| record.nmt.clone()));
-        let killed = results
-            .meta(&cell.id, rep.rep)
+        let meta = results.meta(&cell.id, rep.rep);
+        let limits = meta.as_ref().and_then(|meta| meta.cell_box);
+        let killed = meta
             .filter(|meta| meta.failure == Some(FailureKind::MemoryLimit))
             .map(|meta| meta.cause.unwrap_or_else(|| "killed by the memory limit".to_string()));
-        let memory =
-            RepMemory { rss_peak_mb: rss_life_peak_mb(rss.iter().map(|(_, mb)| *mb), rep), rss, box_rows, nmt, killed };
+        let rss_peak_mb = rss_life_peak_mb(rss.iter().map(|(_, mb)| *mb), rep);
+        let memory = RepMemory { rss_peak_mb, rss, box_rows, nmt, killed, limits };
         memories.insert((cell.id.clone(), rep.rep), memory);
     }
     memories
@@ -183,14 +190,17 @@ fn needs(rss_peak: Option<u64>, peak: Option<u64>) -> Option<u64> {
 }
 
 /// A repeat's memory over its whole life: the box's figures from `box.csv` and the phase records (the latest of
-/// each; the peak the highest), its RSS peak, the last NMT read.
+/// each; the peak the highest; the limits asked for in meta.json where neither has them), its RSS peak, the last NMT
+/// read.
 fn life_figures(memory: &RepMemory, rep: &RepSummary) -> (Memory, Option<f64>, Option<u64>) {
     let records = by_start(rep);
     let boxes: Vec<&BoxFigures> = records.iter().filter_map(|record| record.cell_box.as_ref()).collect();
     let last_box = |pick: &dyn Fn(&BoxFigures) -> Option<u64>| boxes.iter().rev().find_map(|b| pick(b));
     let rows = &memory.box_rows;
     let row_memory = || rows.iter().filter_map(|row| row.sample.memory.as_ref());
-    let limit = row_memory().rev().find_map(|m| m.limit).or_else(|| last_box(&|b| b.memory_limit));
+    let asked = memory.limits.unwrap_or_default();
+    let limit =
+        row_memory().rev().find_map(|m| m.limit).or_else(|| last_box(&|b| b.memory_limit)).or(asked.memory_bytes);
     let peak = row_memory()
         .flat_map(|m| m.peak.into_iter().chain([m.usage]))
         .chain(boxes.iter().filter_map(|b| b.memory_peak))
@@ -201,7 +211,10 @@ fn life_figures(memory: &RepMemory, rep: &RepSummary) -> (Memory, Option<f64>, O
         Some(cpu) if cpu.periods > 0 => Some(100.0 * cpu.throttled_periods as f64 / cpu.periods as f64),
         _ => boxes.iter().rev().find_map(|b| b.throttled_pct()),
     };
-    let quota = last_cpu.and_then(|cpu| cpu.quota_cpus).or_else(|| boxes.iter().rev().find_map(|b| b.cpus_quota));
+    let quota = last_cpu
+        .and_then(|cpu| cpu.quota_cpus)
+        .or_else(|| boxes.iter().rev().find_map(|b| b.cpus_quota))
+        .or(asked.cpus_quota);
     let figures = Memory {
         limit,
         peak,
