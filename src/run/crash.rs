@@ -112,7 +112,7 @@ impl Evidence<'_> {
             .into_iter()
             .find_map(out_of_memory_report)
             .map(|line| JavaOom::cause(&line))
-            .or_else(|| hs_err_file(self.error_dir).map(|path| format!("JVM fatal error, see {}", path.display())))
+            .or_else(|| hs_err_file(self.error_dir).map(|path| fatal_error_cause(&path)))
     }
 
     /// The ending of a target that became ready: crashed when it exited without being asked to, or when the JVM
@@ -171,6 +171,25 @@ fn is_stack_frame(line: &str) -> bool {
 /// `java.lang.OutOfMemoryError` alone or followed by its message (`: Java heap space`).
 fn names_out_of_memory(text: &str) -> bool {
     text.strip_prefix(OOM).is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+}
+
+/// The cause a fatal-error file gives: a Java OOM by its kind (`-XX:+CrashOnOutOfMemoryError`: `fatal error:
+/// OutOfMemory encountered: Java heap space`), the JVM out of native memory (`There is insufficient memory for the
+/// Java Runtime Environment to continue.` and the failed allocation), else a fatal error; each names the file.
+fn fatal_error_cause(path: &Path) -> String {
+    let text = std::fs::read(path).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default();
+    // The header: `#`-lines before the summary.
+    let header: Vec<&str> = text.lines().take(40).map(|line| line.trim_start_matches('#').trim()).collect();
+    let see = path.display();
+    if let Some(message) = header.iter().find_map(|line| line.strip_prefix("fatal error: OutOfMemory encountered:")) {
+        return format!("Java OOM: {} — JVM fatal error, see {see}", JavaOom::of_message(message).name());
+    }
+    if header.iter().any(|line| line.starts_with("There is insufficient memory for the Java Runtime Environment")) {
+        let allocation = header.iter().find(|line| line.starts_with("Native memory allocation"));
+        let detail = allocation.map(|line| format!(": {line}")).unwrap_or_default();
+        return format!("JVM out of native memory{detail} — JVM fatal error, see {see}");
+    }
+    format!("JVM fatal error, see {see}")
 }
 
 /// The JVM's fatal-error file in `dir` (`hs_err_pid<N>.log`), if it wrote one.
@@ -258,6 +277,21 @@ mod tests {
         std::fs::write(dir.join("hs_err_pid42.log"), "# A fatal error has been detected").unwrap();
         let hs_err = format!("JVM fatal error, see {}", dir.join("hs_err_pid42.log").display());
         assert_eq!(evidence.judge(&stopped), Ending::Crashed(hs_err));
+        // -XX:+CrashOnOutOfMemoryError's file (JDK 17 and 25 alike), and a JVM out of native memory.
+        let crash_on_oom = "#\n# A fatal error has been detected by the Java Runtime Environment:\n#\n#  Internal Error \
+                            (debug.cpp:362), pid=8722, tid=8723\n#  fatal error: OutOfMemory encountered: Java heap space\n";
+        std::fs::write(dir.join("hs_err_pid42.log"), crash_on_oom).unwrap();
+        let see = dir.join("hs_err_pid42.log").display().to_string();
+        let expected = format!("Java OOM: Java heap space — JVM fatal error, see {see}");
+        assert_eq!(evidence.judge(&stopped), Ending::Crashed(expected));
+        let native = "#\n# There is insufficient memory for the Java Runtime Environment to continue.\n# Native memory \
+                      allocation (mmap) failed to map 65536 bytes for committing reserved memory.\n";
+        std::fs::write(dir.join("hs_err_pid42.log"), native).unwrap();
+        let expected = format!(
+            "JVM out of native memory: Native memory allocation (mmap) failed to map 65536 bytes for committing \
+             reserved memory. — JVM fatal error, see {see}"
+        );
+        assert_eq!(evidence.judge(&stopped), Ending::Crashed(expected));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
