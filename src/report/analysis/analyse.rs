@@ -25,7 +25,7 @@ use super::tail_points::{TailChart, chart_repeat, tail_chart};
 use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
 use crate::load::input::spec::PORT_PLACEHOLDER;
-use crate::results::{CellSummary, PhaseRecord, Results, Status, Summary, slow_csv};
+use crate::results::{CellSummary, PhaseRecord, RepSummary, Results, Status, Summary, slow_csv};
 
 pub const REPORT_VERSION: u32 = 1;
 
@@ -260,7 +260,14 @@ fn cell_phase(
         }
     });
     let (gc_attribution, tail_chart) = match measured.is_empty() {
-        true => (CellAttribution::Missing { why: unmeasured_why(cell.status).to_string() }, None),
+        true => {
+            let killed = |rep: &RepSummary| {
+                memories.get(&(cell.id.clone(), rep.rep)).is_some_and(RepMemory::killed_by_the_limit)
+            };
+            let troubled = cell.reps.iter().filter(|rep| matches!(rep.status, Status::Crashed | Status::Failed));
+            let killed = cell.reps.iter().any(killed) && troubled.clone().all(killed);
+            (CellAttribution::Missing { why: unmeasured_why(cell.status, killed).to_string() }, None)
+        }
         false => gc_attribution(results, &cell.id, phase, &measured, logs),
     };
     CellPhase {
@@ -279,10 +286,12 @@ fn cell_phase(
     }
 }
 
-/// Why a cell that did not measure a phase has no answer there: its crash or failure, else it never ran it.
-fn unmeasured_why(status: Status) -> &'static str {
+/// Why a cell that did not measure a phase has no answer there: its crash or failure — a kill by the memory limit
+/// named as such —, else it never ran it.
+fn unmeasured_why(status: Status, killed_by_the_limit: bool) -> &'static str {
     match status {
         Status::Ok => "not measured",
+        Status::Crashed | Status::Failed if killed_by_the_limit => "killed by the memory limit",
         status => status.name(),
     }
 }

@@ -93,6 +93,23 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// Its status as outputs show it: `killed by the memory limit` for a kill by the box's limit, else the status's
+    /// name (`crashed`, `failed` …).
+    pub fn word(&self) -> &'static str {
+        if self.memory_limit { "killed by the memory limit" } else { self.status.name() }
+    }
+
+    /// `crashed during fill: <cause>` (`during` is ` during fill` or empty); a kill by the memory limit as its cause
+    /// alone, which says so (`killed by the memory limit (200 MiB): peak 200 MiB, during fill`).
+    pub fn headline(&self, during: &str) -> String {
+        if self.memory_limit {
+            let during = during.trim_start();
+            if during.is_empty() { self.cause.clone() } else { format!("{}, {during}", self.cause) }
+        } else {
+            format!("{}{during}: {}", self.status.name(), self.cause)
+        }
+    }
+
     /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`; a kill by the memory limit without the status
     /// word (`during get in repeat 2: killed by the memory limit …`), never a bare "crashed".
     pub fn describe(&self, total_reps: usize) -> String {

@@ -249,7 +249,7 @@ fn missing_text(analysis: &Analysis, cell: &CellPhase) -> String {
         return capacity.describe(|rps| metric(CAPACITY).format.show(rps));
     }
     match info.problems.first() {
-        Some(problem) => format!("{}: {}", problem.status.name(), problem.cause),
+        Some(problem) => problem.headline(""),
         None => "no data".to_string(),
     }
 }

@@ -115,8 +115,15 @@ pub fn memory_over_time(chart: &MemoryOverTime) -> Markup {
         range_ticks(from, to, 8).into_iter().map(|tick| (x.at(tick), tick_label(tick))).collect();
     let mb_ticks: Vec<(f64, String)> = ticks.iter().map(|tick| (y.at(*tick), tick_label(*tick))).collect();
     let line = |series: &[(f64, f64)]| points(series.iter().map(|(uptime, mb)| (x.at(*uptime), y.at(*mb))));
-    let legend =
-        [(RSS_COLOR, "RSS (gcstat.csv)"), (USAGE_COLOR, "box usage (box.csv)"), (LIMIT_LINE_COLOR, "memory limit")];
+    // The legend names what is drawn: a run without box.csv has no usage line, a cell without a limit no limit.
+    let legend: Vec<(&str, &str)> = [
+        (!chart.rss.is_empty(), RSS_COLOR, "RSS (gcstat.csv)"),
+        (!chart.usage.is_empty(), USAGE_COLOR, "box usage (box.csv)"),
+        (chart.limit.is_some(), LIMIT_LINE_COLOR, "memory limit"),
+    ]
+    .into_iter()
+    .filter_map(|(drawn, color, label)| drawn.then_some((color, label)))
+    .collect();
     let body = html! {
         text x=(px(LEFT)) y="20" class="heading" { (chart.title) }
         (x_axis(&time_ticks, BOTTOM, BOTTOM, "JVM uptime (s)", (LEFT + WIDTH - RIGHT) / 2.0))
