@@ -170,6 +170,9 @@ fn a_cell_killed_before_it_was_ready_is_named_with_the_box_it_asked_for() {
     let markdown = report(&dir);
     assert_eq!(line_starting(&markdown, "- tiny in 32m: "), format!("- tiny in 32m: {cause} (in repeats 1, 2, 3)"));
     assert_eq!(line_starting(&markdown, "- tiny: "), format!("- tiny: in every repeat: {cause}"));
+    // The phase tables give the cause where the figures would be, and "is it the GC?" says why there is no answer.
+    assert!(line_starting(&markdown, "|req/s|").starts_with(&format!("|req/s|{cause}|")), "{markdown}");
+    assert_eq!(line_starting(&markdown, "|tiny|"), "|tiny|killed by the memory limit|-|-|-|-|-|-|-|");
     let tables = jload::report::Report::open(&dir).unwrap().terminal_tables();
     let status =
         tables.lines().find(|line| line.trim_start().starts_with("status")).unwrap_or_else(|| panic!("{tables}"));
