@@ -148,9 +148,9 @@ fn the_end_of_run_table_shows_each_cells_box_and_names_the_kill() {
 
 #[test]
 fn a_cell_killed_before_it_was_ready_is_named_with_the_box_it_asked_for() {
-    // The sweep's tiny cell as if every repeat had been killed by a 32 MiB box while starting: no phase, no box
-    // figures, only meta.json's box and failure.
-    let dir = results_fixtures::copy_of("sweep");
+    // The boxed sweep's tiny cell as if every repeat had been killed by a 32 MiB box while starting: no phase, no
+    // box figures, only meta.json's box and failure.
+    let dir = boxed_sweep();
     let cause = "before it was ready: killed by the memory limit (32 MiB): peak 32 MiB";
     results_fixtures::edit_summary(&dir, |summary| {
         let tiny = &mut summary["cells"][0];
@@ -173,6 +173,14 @@ fn a_cell_killed_before_it_was_ready_is_named_with_the_box_it_asked_for() {
     // The phase tables give the cause where the figures would be, and "is it the GC?" says why there is no answer.
     assert!(line_starting(&markdown, "|req/s|").starts_with(&format!("|req/s|{cause}|")), "{markdown}");
     assert_eq!(line_starting(&markdown, "|tiny|"), "|tiny|killed by the memory limit|-|-|-|-|-|-|-|");
+    // compare: B lost every phase to the limit, and says so.
+    let (a_side, b_side) = (format!("{}:{SMALL}", dir.display()), format!("{}:heap=tiny,gc=G1", dir.display()));
+    let (output, _) = jload(&["compare", &a_side, &b_side]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let boxes = "  box: A 256m / 1.5 CPU, B 32m; B killed by the memory limit in repeats 1, 2, 3";
+    assert!(stdout.contains(boxes), "{stdout}");
+    let rps = stdout.lines().find(|line| line.trim_start().starts_with("req/s")).unwrap();
+    assert!(rps.ends_with("MISSING in B (killed by the memory limit)"), "{stdout}");
     let tables = jload::report::Report::open(&dir).unwrap().terminal_tables();
     let status =
         tables.lines().find(|line| line.trim_start().starts_with("status")).unwrap_or_else(|| panic!("{tables}"));

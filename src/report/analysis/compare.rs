@@ -489,7 +489,7 @@ pub fn render(comparison: &Comparison) -> String {
                 shown(line.metric, &line.b),
                 line.ratio.map_or("-".to_string(), |ratio| format!("{ratio:.3}")),
                 line.p.map_or("-".to_string(), |p| format!("{p:.3}")),
-                line.verdict.word().to_string(),
+                verdict_word(line.verdict, phase.boxes.as_ref()).to_string(),
             ]);
         }
         let widths: Vec<usize> =
@@ -501,6 +501,14 @@ pub fn render(comparison: &Comparison) -> String {
     }
     let _ = writeln!(out, "\n{}", comparison.conclusion);
     out
+}
+
+/// A line's verdict in words; a phase B lost because its box's memory limit killed it says so.
+fn verdict_word(verdict: Verdict, boxes: Option<&[SideBox; 2]>) -> &'static str {
+    match (verdict, boxes) {
+        (Verdict::MissingInB, Some([_, b])) if !b.killed_reps.is_empty() => "MISSING in B (killed by the memory limit)",
+        _ => verdict.word(),
+    }
 }
 
 /// The judged figures' labels, capacity only when a side searched for it.
