@@ -93,7 +93,7 @@ fn lines_that_mention_out_of_memory_are_no_crash_and_a_real_one_is_the_same_cras
     assert_eq!(hoarder["status"], "crashed", "{hoarder}");
     let cause = hoarder["reps"][0]["cause"].as_str().unwrap();
     assert!(
-        cause.starts_with("OutOfMemoryError: Exception in thread \"hoarder\" java.lang.OutOfMemoryError"),
+        cause.starts_with("Java OOM: Java heap space — Exception in thread \"hoarder\" java.lang.OutOfMemoryError"),
         "{cause}"
     );
     let meta = json(&out.join("cells/mode=hoarder/rep-1/meta.json"));

@@ -325,9 +325,10 @@ fn a_remote_target_that_runs_out_of_memory_is_recorded_crashed_from_its_own_word
     let meta = json(&rep.join("meta.json"));
     assert_eq!(meta["status"], "crashed", "{stderr}\n{meta:#}");
     let cause = meta["cause"].as_str().unwrap();
-    assert!(cause.starts_with("OutOfMemoryError: Terminating due to java.lang.OutOfMemoryError"), "{cause}");
+    let evidence = "Terminating due to java.lang.OutOfMemoryError";
+    assert!(cause.starts_with(&format!("Java OOM: Java heap space — {evidence}")), "{cause}");
     let said = ["stdout.log", "stderr.log"].map(|file| std::fs::read_to_string(rep.join(file)).unwrap()).concat();
-    assert!(said.contains(cause.trim_start_matches("OutOfMemoryError: ")), "the evidence came home: {said}");
+    assert!(said.contains(cause.trim_start_matches("Java OOM: Java heap space — ")), "the evidence came home: {said}");
     assert_eq!(left_on(&net, "server"), []);
 }
 

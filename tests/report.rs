@@ -57,7 +57,8 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         "|GC-stalled threads (mean)|/|0.00|0.00|".to_string(),
         "|longest GC pause (ms)|/|40.97|18.80|".to_string(),
         "|allocation rate (MB/s)|/|80.2|160.0|".to_string(),
-        "|RSS peak (MB)|/|164|266|".to_string(),
+        // Over the JVM's whole life (gcstat.csv and every phase's window), the get phase's peaks included.
+        "|RSS peak (MB)|/|165|272|".to_string(),
         "|SLO (p99<=15ms)|/|met 3/3|met 3/3|".to_string(),
         // The phases not measured have their own short table.
         format!("|fill: req/s|crashed: {oom}|16980|19362|"),

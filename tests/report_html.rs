@@ -188,6 +188,19 @@ fn report_without_logs_still_draws_its_charts() {
 }
 
 #[test]
+fn a_boxed_report_draws_each_cells_memory_in_the_browser() {
+    // The sweep with two cells in a box, one with NMT figures (tests/results_fixtures/boxed.rs): one stacked bar, two
+    // memory-over-time charts, each with drawn data and a title; the memory limit drawn across.
+    let dir = results_fixtures::boxed::boxed_sweep();
+    write_report(&dir);
+    let document = check_page(&dir.join("report.html"), "memory", &[("memory", 1), ("memory-over-time", 2)]);
+    let root = document.root_element();
+    assert_eq!(select(root, "svg[data-chart=memory] rect.bar").len(), 6, "five categories and the smaller ones");
+    assert_eq!(select(root, "svg[data-chart=memory-over-time] line.limit").len(), 2);
+    assert_eq!(select(root, "svg[data-chart=memory] g.mark-limit").len(), 1);
+}
+
+#[test]
 fn a_label_with_markup_stays_text_in_the_browser() {
     let dir = copy_of("sweep");
     let label = "<script>document.title='pwned'</script><img src=x>";

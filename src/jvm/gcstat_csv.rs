@@ -14,6 +14,7 @@ const UPTIME: &str = "uptime_s";
 const EDEN_USED: &str = "eden_used_mb";
 const OLD_USED: &str = "old_used_mb";
 const OLD_CAPACITY: &str = "old_capacity_mb";
+const RSS: &str = "rss_mb";
 
 fn pct(value: Option<f64>) -> String {
     value.map_or(String::new(), |value| format!("{value:.2}"))
@@ -50,7 +51,7 @@ const COLUMNS: &[Column] = &[
     Column { name: EDEN_USED, value: |s| mb(s.eden.used_bytes) },
     Column { name: OLD_USED, value: |s| mb(s.old.used_bytes) },
     Column { name: OLD_CAPACITY, value: |s| mb(s.old.capacity_bytes) },
-    Column { name: "rss_mb", value: |s| mb(Some(s.rss_bytes)) },
+    Column { name: RSS, value: |s| mb(Some(s.rss_bytes)) },
     Column { name: "cpu_pct", value: |s| pct(s.cpu_pct) },
     Column { name: "threads", value: |s| s.threads.to_string() },
 ];
@@ -65,22 +66,25 @@ pub fn row(sample: &JvmSample) -> String {
     COLUMNS.iter().map(|column| (column.value)(sample)).collect::<Vec<_>>().join(",")
 }
 
-/// Heap occupancy at a moment of JVM uptime: the columns of a row the report's timelines draw.
+/// Heap occupancy and the process's resident memory at a moment of JVM uptime: the columns of a row the report's
+/// timelines and its memory section draw.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HeapSample {
     pub uptime_s: f64,
     pub eden_mb: Option<f64>,
     pub old_mb: Option<f64>,
     pub old_capacity_mb: Option<f64>,
+    /// The JVM process's resident set (RSS), MiB.
+    pub rss_mb: Option<f64>,
 }
 
-/// The heap columns of a `gcstat.csv`, found by their header names; an error without an uptime column.
+/// The heap and RSS columns of a `gcstat.csv`, found by their header names; an error without an uptime column.
 pub fn read_heap_samples(text: &str) -> anyhow::Result<Vec<HeapSample>> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
     let column = |name: &str| header.iter().position(|column| *column == name);
     let uptime = column(UPTIME).ok_or_else(|| anyhow::anyhow!("no {UPTIME} column"))?;
-    let (eden, old, capacity) = (column(EDEN_USED), column(OLD_USED), column(OLD_CAPACITY));
+    let (eden, old, capacity, rss) = (column(EDEN_USED), column(OLD_USED), column(OLD_CAPACITY), column(RSS));
     let mut samples = Vec::new();
     for line in lines.filter(|line| !line.trim().is_empty()) {
         let fields: Vec<&str> = line.split(',').collect();
@@ -91,6 +95,7 @@ pub fn read_heap_samples(text: &str) -> anyhow::Result<Vec<HeapSample>> {
             eden_mb: number(eden),
             old_mb: number(old),
             old_capacity_mb: number(capacity),
+            rss_mb: number(rss),
         });
     }
     Ok(samples)
@@ -102,15 +107,22 @@ mod tests {
 
     #[test]
     fn heap_columns_are_found_by_name() {
-        let text = "unix_ms,uptime_s,S0,E,O,eden_used_mb,old_used_mb,old_capacity_mb\n1,1.5,0,10,20,3.5,7.25,16.0\n\
-                    2,2.5,0,10,20,-,8.0,16.0\n";
+        let text = "unix_ms,uptime_s,S0,E,O,eden_used_mb,old_used_mb,old_capacity_mb,rss_mb\n\
+                    1,1.5,0,10,20,3.5,7.25,16.0,140.5\n2,2.5,0,10,20,-,8.0,16.0,\n";
         let samples = read_heap_samples(text).unwrap();
         assert_eq!(samples.len(), 2);
         assert_eq!(
             samples[0],
-            HeapSample { uptime_s: 1.5, eden_mb: Some(3.5), old_mb: Some(7.25), old_capacity_mb: Some(16.0) }
+            HeapSample {
+                uptime_s: 1.5,
+                eden_mb: Some(3.5),
+                old_mb: Some(7.25),
+                old_capacity_mb: Some(16.0),
+                rss_mb: Some(140.5)
+            }
         );
         assert_eq!(samples[1].eden_mb, None, "jstat's '-' is no value");
+        assert_eq!(samples[1].rss_mb, None, "an empty field is no value");
         assert!(read_heap_samples("a,b\n1,2\n").is_err());
     }
 
@@ -122,7 +134,7 @@ mod tests {
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), names.len());
-        for name in [UPTIME, EDEN_USED, OLD_USED, OLD_CAPACITY] {
+        for name in [UPTIME, EDEN_USED, OLD_USED, OLD_CAPACITY, RSS] {
             assert!(names.contains(&name), "{name}");
         }
     }

@@ -1,5 +1,6 @@
 //! Reading a results directory back: `summary.json` (what every report is built from), `env.json`, the plan copy,
-//! and per cell-repeat the files beside the JSON: the phase's HdrHistogram interval log, `gcstat.csv` and `gc.log`.
+//! and per cell-repeat the files beside the JSON: `meta.json`, the phase's HdrHistogram interval log, `gcstat.csv`,
+//! `box.csv`, `nmt.csv` and `gc.log`.
 //! Only reads; a missing optional file is `None`, an unreadable one an error the caller turns into a note.
 
 use std::collections::HashMap;
@@ -12,9 +13,11 @@ use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use super::box_search::BoxSearchRecord;
 use super::layout::{RepFiles, ResultsDir, read_json};
 use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
+use crate::cgroup::box_csv::{self, BoxRow};
 use crate::error::bad_input;
 use crate::jvm::gclog::{self, GcLog};
 use crate::jvm::gcstat_csv::{HeapSample, read_heap_samples};
+use crate::jvm::nmt_csv::{self, NmtRead};
 use crate::load::record::histogram_codec;
 
 /// A results directory, opened.
@@ -103,11 +106,38 @@ impl Results {
         read_heap_samples(&text).with_context(|| format!("{}", path.display()))
     }
 
+    /// The cell-repeat's `meta.json` (None when it has none that reads).
+    pub fn meta(&self, cell: &str, rep: u32) -> Option<RepMeta> {
+        read_json::<RepMeta>(&self.rep_files(cell, rep)?.meta())
+    }
+
+    /// The target's box sampled every second over its life (empty without `box.csv`).
+    pub fn box_rows(&self, cell: &str, rep: u32) -> anyhow::Result<Vec<BoxRow>> {
+        let path = self.rep_files(cell, rep).map(|files| files.box_csv());
+        read_optional(path, box_csv::read)
+    }
+
+    /// The JVM's native memory read every few seconds and at each phase's end (empty without `nmt.csv`).
+    pub fn nmt_reads(&self, cell: &str, rep: u32) -> anyhow::Result<Vec<NmtRead>> {
+        let path = self.rep_files(cell, rep).map(|files| files.nmt_csv());
+        read_optional(path, nmt_csv::read)
+    }
+
     /// The cell-repeat's GC log, parsed (None when there is none).
     pub fn gc_log(&self, cell: &str, rep: u32) -> Option<GcLog> {
         let path = self.rep_files(cell, rep)?.gc_log();
         path.is_file().then(|| gclog::parse_path(&path).ok()).flatten()
     }
+}
+
+/// A per-second file of a cell-repeat read by `read`: empty when there is none, an error naming it when it does not
+/// read.
+fn read_optional<T>(path: Option<PathBuf>, read: fn(&str) -> anyhow::Result<Vec<T>>) -> anyhow::Result<Vec<T>> {
+    let Some(path) = path.filter(|path| path.is_file()) else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
+    read(&text).with_context(|| format!("{}", path.display()))
 }
 
 /// Map every `cells/<dir>/rep-<n>/meta.json` to its cell id and repeat.

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod boxed;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;

@@ -11,6 +11,7 @@ use super::connections::connection_sweeps;
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
 use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
 use super::host_effect::{phase_host_effect, rep_hosts};
+use super::memory::{RepMemory, cell_memory, phase_memory, rep_memories};
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric, ranked_headlines};
 use super::model::{
     Analysis, AxisInfo, BoxSearchFinding, CellInfo, CellPhase, Finding, LoadShape, PhaseAnalysis, Problem,
@@ -24,7 +25,7 @@ use super::tail_points::{TailChart, chart_repeat, tail_chart};
 use super::timelines::timelines;
 use crate::jvm::gclog::GcLog;
 use crate::load::input::spec::PORT_PLACEHOLDER;
-use crate::results::{CellSummary, PhaseRecord, Results, Status, Summary, slow_csv};
+use crate::results::{CellSummary, PhaseRecord, RepSummary, Results, Status, Summary, slow_csv};
 
 pub const REPORT_VERSION: u32 = 1;
 
@@ -40,7 +41,8 @@ pub fn statistics_statement() -> String {
 pub fn analyse(results: &Results) -> Analysis {
     let summary = &results.summary;
     let mut notes = Vec::new();
-    let cells: Vec<CellInfo> = summary.cells.iter().map(|cell| cell_info(results, cell)).collect();
+    let memories = rep_memories(results, &mut notes);
+    let cells: Vec<CellInfo> = summary.cells.iter().map(|cell| cell_info(results, cell, &memories)).collect();
     let (timelines, timeline_notes) = timelines(results, &cells);
     let logs = gc_logs(results);
     let rep_hosts = rep_hosts(results);
@@ -50,8 +52,11 @@ pub fn analyse(results: &Results) -> Analysis {
         .phases
         .iter()
         .map(|(name, measured)| {
-            let mut cell_phases: Vec<CellPhase> =
-                summary.cells.iter().map(|cell| cell_phase(results, cell, name, &logs, &mut notes)).collect();
+            let mut cell_phases: Vec<CellPhase> = summary
+                .cells
+                .iter()
+                .map(|cell| cell_phase(results, cell, name, (&logs, &memories), &mut notes))
+                .collect();
             let kind = phase_kind(summary.cells.iter().flat_map(|cell| cell.measurements(name)).map(|(_, r)| r));
             rank_at_equal_load(&mut cell_phases.iter_mut().map(|cell| &mut cell.curve).collect::<Vec<_>>());
             rank_headlines(&mut cell_phases, kind);
@@ -178,17 +183,18 @@ fn cell_label(summary: &Summary, cell: &CellSummary) -> String {
     if shown.is_empty() { cell.id.clone() } else { shown.join(" ") }
 }
 
-fn cell_info(results: &Results, cell: &CellSummary) -> CellInfo {
+fn cell_info(results: &Results, cell: &CellSummary, memories: &HashMap<(String, u32), RepMemory>) -> CellInfo {
     let mut problems: Vec<Problem> = Vec::new();
     for rep in cell.reps.iter().filter(|rep| rep.status != Status::Ok) {
         let cause = rep.cause.clone().unwrap_or_else(|| "no cause recorded".to_string());
         let phase = rep.phases.iter().find(|(_, record)| record.bench.interrupted).map(|(name, _)| name.clone());
-        match problems
-            .iter_mut()
-            .find(|problem| problem.status == rep.status && problem.cause == cause && problem.phase == phase)
-        {
+        let memory_limit = memories.get(&(cell.id.clone(), rep.rep)).is_some_and(RepMemory::killed_by_the_limit);
+        match problems.iter_mut().find(|problem| {
+            (problem.status, &problem.cause, &problem.phase, problem.memory_limit)
+                == (rep.status, &cause, &phase, memory_limit)
+        }) {
             Some(problem) => problem.reps.push(rep.rep),
-            None => problems.push(Problem { status: rep.status, cause, phase, reps: vec![rep.rep] }),
+            None => problems.push(Problem { status: rep.status, cause, phase, reps: vec![rep.rep], memory_limit }),
         }
     }
     CellInfo {
@@ -202,6 +208,7 @@ fn cell_info(results: &Results, cell: &CellSummary) -> CellInfo {
         java_version: cell.flags.as_ref().map(|flags| flags.java_version.clone()),
         collector: cell.flags.as_ref().map(|flags| flags.collector.clone()),
         max_heap_mb: cell.flags.as_ref().map(|flags| flags.max_heap_bytes as f64 / (1024.0 * 1024.0)),
+        memory: cell_memory(cell, memories),
     }
 }
 
@@ -222,7 +229,7 @@ fn cell_phase(
     results: &Results,
     cell: &CellSummary,
     phase: &str,
-    logs: &HashMap<(String, u32), GcLog>,
+    (logs, memories): (&HashMap<(String, u32), GcLog>, &HashMap<(String, u32), RepMemory>),
     notes: &mut Vec<String>,
 ) -> CellPhase {
     let measured = cell.measurements(phase);
@@ -233,7 +240,8 @@ fn cell_phase(
                 (Some(log), Some(jvm)) => log.summary(Some((jvm.uptime_start_s, jvm.uptime_end_s))).alloc_rate_mb_s,
                 _ => None,
             };
-            RepFigures { rep, record, alloc_mb_s }
+            let rss_life_peak_mb = memories.get(&(cell.id.clone(), rep)).and_then(|memory| memory.rss_peak_mb);
+            RepFigures { rep, record, alloc_mb_s, rss_life_peak_mb }
         })
         .collect();
     let mut figures: BTreeMap<&'static str, Estimate> = METRICS
@@ -258,7 +266,14 @@ fn cell_phase(
         }
     });
     let (gc_attribution, tail_chart) = match measured.is_empty() {
-        true => (CellAttribution::Missing { why: unmeasured_why(cell.status).to_string() }, None),
+        true => {
+            let killed = |rep: &RepSummary| {
+                memories.get(&(cell.id.clone(), rep.rep)).is_some_and(RepMemory::killed_by_the_limit)
+            };
+            let troubled = cell.reps.iter().filter(|rep| matches!(rep.status, Status::Crashed | Status::Failed));
+            let killed = cell.reps.iter().any(killed) && troubled.clone().all(killed);
+            (CellAttribution::Missing { why: unmeasured_why(cell.status, killed).to_string() }, None)
+        }
         false => gc_attribution(results, &cell.id, phase, &measured, logs),
     };
     CellPhase {
@@ -273,13 +288,16 @@ fn cell_phase(
         short_of_rate: short_of_rate(&measured),
         capacity,
         curve: cell_curve(&measured),
+        memory: phase_memory(&measured),
     }
 }
 
-/// Why a cell that did not measure a phase has no answer there: its crash or failure, else it never ran it.
-fn unmeasured_why(status: Status) -> &'static str {
+/// Why a cell that did not measure a phase has no answer there: its crash or failure — a kill by the memory limit
+/// named as such —, else it never ran it.
+fn unmeasured_why(status: Status, killed_by_the_limit: bool) -> &'static str {
     match status {
         Status::Ok => "not measured",
+        Status::Crashed | Status::Failed if killed_by_the_limit => "killed by the memory limit",
         status => status.name(),
     }
 }

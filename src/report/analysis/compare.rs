@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::capacity::{CellCapacity, cell_capacity};
 use super::curves::cell_curve;
+use super::memory::{cell_memory_of, rep_rss_life_peak_mb};
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
@@ -20,6 +21,11 @@ use crate::load::record::outcomes::Side;
 use crate::results::{Results, ResultsDir};
 
 /// The figures compared, in the registry's order, with `true` for the judged ones.
+/// Whether the figure's report row is shown only where a cell has it (the box's figures).
+fn only_when_present(key: &str) -> bool {
+    metric(key).shown.iter().any(|view| matches!(view, View::Report(row) if row.only_when_present()))
+}
+
 fn rows() -> impl Iterator<Item = (&'static str, bool)> {
     METRICS.iter().filter_map(|metric| {
         let judged = metric.shown_in(View::Compare(Judged::Yes));
@@ -80,9 +86,39 @@ pub struct PhaseComparison {
     pub b_cell: String,
     pub phase: String,
     pub lines: Vec<Line>,
+    /// Each side's box (`512m / 0.5 CPU`) and the repeats its memory limit killed; None for cells without a box.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boxes: Option<[SideBox; 2]>,
     /// Rate ladders and capacity searches: at each requested rate both sides ran, P99 and the achieved rate.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StepComparison>,
+}
+
+/// One side's box and the repeats its memory limit killed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SideBox {
+    #[serde(rename = "box")]
+    pub label: Option<String>,
+    pub killed_reps: Vec<u32>,
+}
+
+impl SideBox {
+    fn of(results: &Results, cell: &str) -> Option<SideBox> {
+        let memory = cell_memory_of(results, results.summary.cell(cell)?)?;
+        Some(SideBox { label: memory.box_label, killed_reps: memory.killed_reps })
+    }
+}
+
+/// `box: A 256m / 1.5 CPU, B 384m; B killed by the memory limit in repeat 2`.
+fn boxes_line([a, b]: &[SideBox; 2]) -> String {
+    let label = |side: &SideBox| side.label.clone().unwrap_or_else(|| "no box".to_string());
+    let mut text = format!("box: A {}, B {}", label(a), label(b));
+    for (name, side) in [("A", a), ("B", b)].into_iter().filter(|(_, side)| !side.killed_reps.is_empty()) {
+        let reps: Vec<String> = side.killed_reps.iter().map(u32::to_string).collect();
+        let plural = if reps.len() > 1 { "s" } else { "" };
+        text += &format!("; {name} killed by the memory limit in repeat{plural} {}", reps.join(", "));
+    }
+    text
 }
 
 /// Both sides at one requested rate (equal load).
@@ -270,11 +306,14 @@ fn pairs(
 }
 
 fn estimate(results: &Results, cell: &str, phase: &str, key: &str) -> Option<Estimate> {
-    let measured = results.summary.measurements(cell, phase);
+    let summary = results.summary.cell(cell)?;
+    let measured = summary.measurements(phase);
     let read = &metric(key).read;
-    Estimate::of(
-        measured.into_iter().filter_map(|(rep, record)| read(&RepFigures { rep, record, alloc_mb_s: None })).collect(),
-    )
+    let figures = |rep: u32, record| {
+        let rss_life_peak_mb = (key == "rss_peak_mb").then(|| rep_rss_life_peak_mb(results, summary, rep)).flatten();
+        RepFigures { rep, record, alloc_mb_s: None, rss_life_peak_mb }
+    };
+    Estimate::of(measured.into_iter().filter_map(|(rep, record)| read(&figures(rep, record))).collect())
 }
 
 /// The capacities of two cells' searches, by the report's rule (`capacity.rs`): none for a side whose generator ran
@@ -368,21 +407,28 @@ pub fn compare(a_arg: &str, b_arg: &str, threshold: f64) -> anyhow::Result<Compa
             let lines = rows()
                 .filter_map(|(key, judged)| match key {
                     CAPACITY => capacity_line([(&a, &a_id), (&b, &b_id)], phase, threshold),
-                    _ => Some(line(
-                        key,
-                        judged,
-                        estimate(&a, &a_id, phase, key),
-                        estimate(&b, &b_id, phase, key),
-                        threshold,
-                    )),
+                    _ => {
+                        let (a_figure, b_figure) = (estimate(&a, &a_id, phase, key), estimate(&b, &b_id, phase, key));
+                        // A box's figure neither side has (no box) is left out, as in the report's tables.
+                        let absent = a_figure.is_none() && b_figure.is_none() && only_when_present(key);
+                        (!absent).then(|| line(key, judged, a_figure, b_figure, threshold))
+                    }
                 })
                 .collect();
+            let boxes = match (SideBox::of(&a, &a_id), SideBox::of(&b, &b_id)) {
+                (None, None) => None,
+                (a_box, b_box) => {
+                    let none = || SideBox { label: None, killed_reps: Vec::new() };
+                    Some([a_box.unwrap_or_else(none), b_box.unwrap_or_else(none)])
+                }
+            };
             let steps = step_comparisons(&a, &a_id, &b, &b_id, phase, threshold);
             phases.push(PhaseComparison {
                 a_cell: a_id.clone(),
                 b_cell: b_id.clone(),
                 phase: phase.clone(),
                 lines,
+                boxes,
                 steps,
             });
         }
@@ -420,6 +466,9 @@ pub fn render(comparison: &Comparison) -> String {
             format!("{} vs {}", phase.a_cell, phase.b_cell)
         };
         let _ = writeln!(out, "\n{cells}, phase {}", phase.phase);
+        if let Some(boxes) = &phase.boxes {
+            let _ = writeln!(out, "  {}", boxes_line(boxes));
+        }
         let mut rows = vec![[
             "figure".to_string(),
             "A".to_string(),
@@ -440,7 +489,7 @@ pub fn render(comparison: &Comparison) -> String {
                 shown(line.metric, &line.b),
                 line.ratio.map_or("-".to_string(), |ratio| format!("{ratio:.3}")),
                 line.p.map_or("-".to_string(), |p| format!("{p:.3}")),
-                line.verdict.word().to_string(),
+                verdict_word(line.verdict, phase.boxes.as_ref()).to_string(),
             ]);
         }
         let widths: Vec<usize> =
@@ -452,6 +501,14 @@ pub fn render(comparison: &Comparison) -> String {
     }
     let _ = writeln!(out, "\n{}", comparison.conclusion);
     out
+}
+
+/// A line's verdict in words; a phase B lost because its box's memory limit killed it says so.
+fn verdict_word(verdict: Verdict, boxes: Option<&[SideBox; 2]>) -> &'static str {
+    match (verdict, boxes) {
+        (Verdict::MissingInB, Some([_, b])) if !b.killed_reps.is_empty() => "MISSING in B (killed by the memory limit)",
+        _ => verdict.word(),
+    }
 }
 
 /// The judged figures' labels, capacity only when a side searched for it.

@@ -145,7 +145,7 @@ fn observations<C: RankedCell>(
         for (rep, record) in
             summary.measurements(cell.id(), phase).into_iter().filter(|(rep, _)| cell.counted_reps().contains(rep))
         {
-            let value = (metric(key).read)(&RepFigures { rep, record, alloc_mb_s: None });
+            let value = (metric(key).read)(&RepFigures { rep, record, alloc_mb_s: None, rss_life_peak_mb: None });
             if let (Some(value), Some(host)) = (value, rep_hosts.get(&(cell.id().to_string(), rep))) {
                 observations.push(Observation { cell: cell.id().to_string(), rep, host: host.clone(), value });
             }

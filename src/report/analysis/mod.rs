@@ -5,7 +5,8 @@
 //! requests and stops its chart draws), `timelines` (each cell's typical repeat over time), `curves` (latency against
 //! throughput over ladder and search steps, ranked per step), `capacity` (a cell's capacity over its repeats),
 //! `equal_load` (which latencies are comparable), `connections` (the connection counts a plan swept), `steadiness`
-//! (findings on a target that changed), `recommend` (the recommendation), `host_effect` with `host_fit` (whether a
+//! (findings on a target that changed), `memory` (the whole-life RSS peak and each cell's memory section),
+//! `recommend` (the recommendation), `host_effect` with `host_fit` (whether a
 //! repeat's server explains a cell's spread). `compare` is the analysis of two runs side by side, with its text.
 //!
 //! The boundary, enforced by the compiler: every module here is private; this file re-exports the model — its types,
@@ -23,6 +24,7 @@ mod curves;
 mod equal_load;
 mod host_effect;
 mod host_fit;
+mod memory;
 mod metrics;
 mod model;
 mod recommend;
@@ -37,6 +39,7 @@ pub(in crate::report) use cell_attribution::{CellAttribution, Combined};
 pub(in crate::report) use compare::{compare, parse_threshold, render as render_comparison};
 pub(in crate::report) use curves::CurvePoint;
 pub(in crate::report) use equal_load::PhaseKind;
+pub(in crate::report) use memory::{CellMemory, OTHER_SHARE};
 pub(in crate::report) use metrics::{CAPACITY, Format, HEADLINE, Metric, metric, ranked_headlines, shown_in};
 pub(in crate::report) use model::{
     Analysis, AxisInfo, CellInfo, CellPhase, ConnectionSweep, Kind, PhaseAnalysis, PhaseSpan, StepSpan,

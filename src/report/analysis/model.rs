@@ -11,6 +11,7 @@ use super::cell_attribution::CellAttribution;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::host_effect::{HostEffect, RankedCell};
+use super::memory::{CellMemory, Memory};
 use super::metrics::{Format, metric};
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
@@ -85,6 +86,9 @@ pub struct CellInfo {
     pub java_version: Option<String>,
     pub collector: Option<String>,
     pub max_heap_mb: Option<f64>,
+    /// Its memory section: a cell in a box or with native memory figures (none otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<CellMemory>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,12 +98,34 @@ pub struct Problem {
     /// The phase running when it happened.
     pub phase: Option<String>,
     pub reps: Vec<u32>,
+    /// The kernel killed it for its box's memory limit (`failure: "memory_limit"`): its cause says so, in place of
+    /// the status word.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_limit: bool,
 }
 
 impl Problem {
-    /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`
+    /// Its status as outputs show it: `killed by the memory limit` for a kill by the box's limit, else the status's
+    /// name (`crashed`, `failed` …).
+    pub fn word(&self) -> &'static str {
+        if self.memory_limit { "killed by the memory limit" } else { self.status.name() }
+    }
+
+    /// `crashed during fill: <cause>` (`during` is ` during fill` or empty); a kill by the memory limit as its cause
+    /// alone, which says so (`killed by the memory limit (200 MiB): peak 200 MiB, during fill`).
+    pub fn headline(&self, during: &str) -> String {
+        if self.memory_limit {
+            let during = during.trim_start();
+            if during.is_empty() { self.cause.clone() } else { format!("{}, {during}", self.cause) }
+        } else {
+            format!("{}{during}: {}", self.status.name(), self.cause)
+        }
+    }
+
+    /// `crashed during fill in repeats 1, 2, 3: OutOfMemoryError: …`; a kill by the memory limit without the status
+    /// word (`during get in repeat 2: killed by the memory limit …`), never a bare "crashed".
     pub fn describe(&self, total_reps: usize) -> String {
-        let status = self.status.name();
+        let status = if self.memory_limit { "" } else { self.status.name() };
         let during = self.phase.as_ref().map(|phase| format!(" during {phase}")).unwrap_or_default();
         let which = if self.reps.len() == total_reps && total_reps > 1 {
             "in every repeat".to_string()
@@ -107,7 +133,7 @@ impl Problem {
             let reps: Vec<String> = self.reps.iter().map(u32::to_string).collect();
             format!("in repeat{} {}", if reps.len() > 1 { "s" } else { "" }, reps.join(", "))
         };
-        format!("{status}{during} {which}: {}", self.cause)
+        format!("{status}{during} {which}: {}", self.cause).trim_start().to_string()
     }
 }
 
@@ -181,6 +207,9 @@ pub struct CellPhase {
     /// Latency against throughput over its ladder or search steps (empty without steps).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub curve: Vec<CurvePoint>,
+    /// The phase's memory figures (a cell in a box or with native memory figures; none otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
 }
 
 impl CellPhase {
@@ -251,6 +280,10 @@ pub enum Kind {
     Cheapest,
     FailedSlo,
     Crashed,
+    /// The memory a cell in a box or with native memory figures needs: its whole-life RSS or box peak.
+    Memory,
+    /// A cell the kernel killed for its box's memory limit.
+    MemoryLimit,
 }
 
 /// One line of the recommendation.

@@ -2,17 +2,20 @@
 //! throughput and for p99 (with the cells not distinguishable from it, and whether their latencies were measured at
 //! comparable load) — or, in a capacity phase, the highest capacity against the cheapest cell's and the cells whose
 //! generator ran out — the cheapest configuration on the plan's cost axis that meets the SLO (in a capacity phase:
-//! whose capacity is not distinguishable from the highest), the cells that failed the SLO and the cells that crashed.
+//! whose capacity is not distinguishable from the highest), the cells that failed the SLO, the cells the memory limit
+//! killed and the cells that crashed, and for cells in a box or with native memory figures the memory each needs.
 //!
 //! "Cheapest" follows the cost axis (`run.cost_axis`, default the first axis): when every label on it names a JVM
 //! size (`-Xmx64m`, `512m`, `2g`) the smallest size, otherwise the label listed first in the plan.
 
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
+use super::memory::OTHER_SHARE;
 use super::metrics::{CAPACITY, metric};
-use super::model::{Analysis, AxisInfo, CellPhase, Finding, Kind, PhaseAnalysis, Recommendation};
+use super::model::{Analysis, AxisInfo, CellInfo, CellPhase, Finding, Kind, PhaseAnalysis, Problem, Recommendation};
 use super::stats::{Estimate, Standing};
 use crate::load::record::outcomes::Side;
+use crate::report::words::megabytes_up;
 use crate::results::Status;
 use crate::units::first_jvm_size_bytes;
 
@@ -67,11 +70,60 @@ pub fn recommend(analysis: &Analysis, phase: &PhaseAnalysis) -> Recommendation {
     }
     for info in analysis.cells.iter().filter(|info| matches!(info.status, Status::Crashed | Status::Failed)) {
         for problem in &info.problems {
-            let text = format!("{}: {}", info.label, problem.describe(info.reps));
-            findings.push(Finding { kind: Kind::Crashed, cell: Some(info.id.clone()), text });
+            findings.push(match killed_by_the_memory_limit(info, problem) {
+                Some(text) => Finding { kind: Kind::MemoryLimit, cell: Some(info.id.clone()), text },
+                None => {
+                    let text = format!("{}: {}", info.label, problem.describe(info.reps));
+                    Finding { kind: Kind::Crashed, cell: Some(info.id.clone()), text }
+                }
+            });
         }
     }
+    findings.extend(analysis.cells.iter().filter_map(memory_needed));
     Recommendation { findings }
+}
+
+/// `-Xmx384m G1 in 512m: killed by the memory limit … (during get, in repeat 1)`: a problem whose repeats the memory
+/// limit killed, with the cause as recorded. None for any other problem.
+fn killed_by_the_memory_limit(info: &CellInfo, problem: &Problem) -> Option<String> {
+    if !problem.memory_limit {
+        return None;
+    }
+    let in_box = info.memory.as_ref().and_then(|memory| memory.box_label.as_ref());
+    let in_box = in_box.map(|label| format!(" in {label}")).unwrap_or_default();
+    let during = problem.phase.as_ref().map(|phase| format!("during {phase}, ")).unwrap_or_default();
+    let reps: Vec<String> = problem.reps.iter().map(u32::to_string).collect();
+    let plural = if reps.len() > 1 { "s" } else { "" };
+    Some(format!("{}{in_box}: {} ({during}in repeat{plural} {})", info.label, problem.cause, reps.join(", ")))
+}
+
+/// `Memory: -Xmx128m G1 in 512m needs ≥ 445 MB: RSS peak 441 MB over the JVM's whole life, box peak 445 MB of 512 MB
+/// (headroom 67 MB, 13.1 %); committed: Other 264, Java Heap 128, GC 41, other 22 MB` — for a cell with a memory
+/// section that the memory limit did not kill.
+fn memory_needed(info: &CellInfo) -> Option<Finding> {
+    let memory = info.memory.as_ref().filter(|memory| memory.killed_reps.is_empty())?;
+    let needs = megabytes_up(memory.needs?);
+    let figures = &memory.figures;
+    let in_box = memory.box_label.as_ref().map(|label| format!(" in {label}")).unwrap_or_default();
+    let mut parts = Vec::new();
+    if let Some(rss) = figures.rss_peak {
+        parts.push(format!("RSS peak {} MB over the JVM's whole life", megabytes_up(rss)));
+    }
+    if let Some(peak) = figures.peak {
+        let mut text = format!("box peak {} MB", megabytes_up(peak));
+        if let (Some(limit), Some(headroom), Some(pct)) = (figures.limit, memory.headroom, memory.headroom_pct) {
+            text += &format!(" of {} MB (headroom {} MB, {pct:.1} %)", limit >> 20, headroom / (1 << 20));
+        }
+        parts.push(text);
+    }
+    let mut text = format!("Memory: {}{in_box} needs ≥ {needs} MB: {}", info.label, parts.join(", "));
+    let committed = memory.committed_by_category(OTHER_SHARE);
+    if !committed.is_empty() {
+        let categories: Vec<String> =
+            committed.iter().map(|(name, bytes)| format!("{name} {}", megabytes_up(*bytes))).collect();
+        text += &format!("; native memory committed: {} MB", categories.join(", "));
+    }
+    Some(Finding { kind: Kind::Memory, cell: Some(info.id.clone()), text })
 }
 
 fn figure(cell: &CellPhase, key: &str, unit: &str) -> String {

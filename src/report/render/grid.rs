@@ -187,7 +187,7 @@ fn grid_entry(analysis: &Analysis, cell: &crate::report::analysis::CellPhase, in
                 ..Entry::default()
             },
             (_, Some(problem)) if cell.reps.is_empty() => Entry {
-                text: problem.status.name().to_string(),
+                text: problem.word().to_string(),
                 detail: Some(format!("{}: {}", info.label, problem.describe(info.reps))),
                 problem: true,
                 ..Entry::default()

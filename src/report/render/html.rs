@@ -10,18 +10,22 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use super::cell_styles::cell_styles;
 use super::charts::bars::{Bar, bar_chart};
 use super::charts::curves::{CurveLine, curves_chart};
+use super::charts::memory::{MemoryBar, MemoryOverTime, memory_bar, memory_over_time};
 use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
 use super::charts::tail::tail_chart;
 use super::charts::timeline::{Timeline, timeline_chart};
 use super::grid::{grid_axes, grid_note, phase_grids};
 use super::markdown::{IS_IT_GC_NOTE, header_facts, phase_shape, statistics_note};
+use super::memory::{MEMORY_NOTE, killed_line, memory_cells, memory_table, title as memory_title};
 use super::prose::{Part, parts};
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
 };
 use crate::load::format::format_ms;
-use crate::report::analysis::{Analysis, CAPACITY, CellPhase, CurvePoint, PhaseAnalysis, PhaseKind, Source, metric};
+use crate::report::analysis::{
+    Analysis, CAPACITY, CellPhase, CurvePoint, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
+};
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;
@@ -100,6 +104,7 @@ pub fn render(analysis: &Analysis) -> String {
                     @for (index, sweep) in analysis.connection_sweeps.iter().enumerate() {
                         a href=(format!("#connections-{index}")) { "Connections " (sweep.title()) }
                     }
+                    @if !memory_cells(analysis).is_empty() { a href="#memory" { "Memory" } }
                     a href="#timelines" { "Timelines" } a href="#is-it-gc" { "Is it the GC?" } a href="#plan" { "Plan" }
                 }
                 p.callout.warn[analysis.single_repeat()].callout { (prose(&statistics_note(analysis))) }
@@ -118,6 +123,7 @@ pub fn render(analysis: &Analysis) -> String {
                     p.note { (sweep.note()) }
                     (table_html(analysis, &sweep.table(analysis)))
                 }
+                (memory(analysis))
                 (timelines(analysis))
                 (is_it_gc(analysis))
                 @if let Some(table) = unmeasured_table(analysis) {
@@ -245,7 +251,7 @@ fn missing_text(analysis: &Analysis, cell: &CellPhase) -> String {
         return capacity.describe(|rps| metric(CAPACITY).format.show(rps));
     }
     match info.problems.first() {
-        Some(problem) => format!("{}: {}", problem.status.name(), problem.cause),
+        Some(problem) => problem.headline(""),
         None => "no data".to_string(),
     }
 }
@@ -390,6 +396,43 @@ fn repeat_path(curve: &[CurvePoint], rep: u32) -> Vec<(f64, f64)> {
             Some((point.achieved_rps.values[at], point.p99_ms.values[at]))
         })
         .collect()
+}
+
+/// The memory section: per cell in a box or with native memory figures, its stacked bar, its table and its memory
+/// over time (nothing for other runs).
+fn memory(analysis: &Analysis) -> Markup {
+    let cells = memory_cells(analysis);
+    if cells.is_empty() {
+        return html! {};
+    }
+    html! {
+        h2 #memory { "Memory" }
+        p.note { (prose(MEMORY_NOTE)) }
+        @for (info, memory) in cells {
+            @let title = memory_title(info, memory);
+            @let categories = memory.committed_by_category(OTHER_SHARE);
+            h3 { (title) }
+            @if let Some(killed) = killed_line(memory) { p.callout.warn { (prose(&killed)) } }
+            @if !categories.is_empty() {
+                figure { (memory_bar(&MemoryBar {
+                    title: format!("{title}: committed native memory by category"),
+                    categories: &categories,
+                    limit: memory.figures.limit,
+                    rss_peak: memory.figures.rss_peak,
+                    box_peak: memory.figures.peak,
+                })) }
+            }
+            (table_html(analysis, &memory_table(memory)))
+            @if !memory.rss.is_empty() || !memory.usage.is_empty() {
+                figure { (memory_over_time(&MemoryOverTime {
+                    title: format!("{title}: RSS and box usage over time"),
+                    rss: &memory.rss,
+                    usage: &memory.usage,
+                    limit: memory.figures.limit,
+                })) }
+            }
+        }
+    }
 }
 
 fn timelines(analysis: &Analysis) -> Markup {

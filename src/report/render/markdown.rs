@@ -1,12 +1,14 @@
 //! report.md: pasteable into a wiki like the seeds — a header with the plan, machine and JDKs, how to read the
 //! statistics, the recommendation, one table per measured phase (with what its latencies can be compared with, whether
 //! its repeats' spread follows the servers they ran on, and
-//! latency against throughput for ladders and capacity searches), "is it the GC?" per phase, the phases not measured, and
+//! latency against throughput for ladders and capacity searches), the memory section (cells in a box or with native
+//! memory figures), "is it the GC?" per phase, the phases not measured, and
 //! what crashed. Every string from the plan or the results is escaped so it shows as text.
 
 use std::fmt::Write;
 
 use super::grid::{grid_axes, grid_note, phase_grids};
+use super::memory::{MEMORY_NOTE, killed_line, memory_cells, memory_table, title};
 use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
 use crate::report::analysis::{Analysis, PhaseAnalysis, PhaseKind};
@@ -257,6 +259,7 @@ pub fn render(analysis: &Analysis) -> String {
             table(&sweep.table(analysis))
         );
     }
+    out += &memory(analysis);
     out += &is_it_gc(analysis);
     if let Some(unmeasured) = unmeasured_table(analysis) {
         let _ = writeln!(
@@ -287,6 +290,23 @@ pub fn render(analysis: &Analysis) -> String {
         "---\nWritten by jload {} from the results directory; regenerate with `jload report DIR`.",
         escape(&analysis.jload_version)
     );
+    out
+}
+
+/// The memory section: per cell in a box or with native memory figures, its table (nothing for other runs).
+fn memory(analysis: &Analysis) -> String {
+    let cells = memory_cells(analysis);
+    if cells.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("## Memory\n\n{}\n\n", prose(MEMORY_NOTE));
+    for (info, memory) in cells {
+        let _ = writeln!(out, "### {}\n", escape(&title(info, memory)));
+        if let Some(killed) = killed_line(memory) {
+            let _ = writeln!(out, "**{}**\n", prose(&killed));
+        }
+        let _ = writeln!(out, "{}", table(&memory_table(memory)));
+    }
     out
 }
 

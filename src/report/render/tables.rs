@@ -227,12 +227,11 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
     if !first_row {
         return Entry::plain("/");
     }
-    let status = problem.status.name();
     let during = match &problem.phase {
         Some(during) if during != phase => format!(" during {during}"),
         _ => String::new(),
     };
-    Entry { text: format!("{status}{during}: {}", problem.cause), problem: true, ..Entry::default() }
+    Entry { text: problem.headline(&during), problem: true, ..Entry::default() }
 }
 
 /// The rows of `specs`; a cell without figures says why in the first of them when `says_why` (else `/`).

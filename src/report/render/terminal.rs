@@ -1,12 +1,13 @@
-//! The compact tables printed at the end of a run: one per measured phase, the medians the report shows (the same
-//! figures from the same analysis, so the terminal and report.md never disagree), cells as columns while that fits
+//! The compact tables printed at the end of a run: one per measured phase, each cell's status (a kill by the memory
+//! limit named as such) and box, the medians the report shows (the same figures from the same analysis, so the
+//! terminal and report.md never disagree), cells as columns while that fits
 //! [`TERMINAL_COLUMNS`], else cells as rows; under each, whether its repeats' spread follows their servers (sweeps over
 //! several) and "is it the GC?" in one line per cell; then the connection counts a plan swept, side by side.
 
 use crate::load::figures::{TerminalRow, View};
 use crate::load::record::outcomes::Side;
 use crate::report::analysis::{
-    Analysis, CAPACITY, CellAttribution, CellPhase, Combined, Kind, PhaseAnalysis, metric, shown_in,
+    Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, Kind, PhaseAnalysis, metric, shown_in,
 };
 use crate::report::words::kind_words;
 use crate::results::Status;
@@ -44,6 +45,17 @@ fn value(cell: &CellPhase, keys: &[&str]) -> String {
     }
 }
 
+/// A cell's status in the table: `killed by the memory limit` when that is what every problem of it was, never a
+/// bare `crashed` for it.
+fn status_word(cell: &CellInfo) -> &'static str {
+    let killed = !cell.problems.is_empty() && cell.problems.iter().all(|problem| problem.memory_limit);
+    if killed && matches!(cell.status, Status::Crashed | Status::Failed) {
+        "killed by the memory limit"
+    } else {
+        cell.status.name()
+    }
+}
+
 /// One compact table per measured phase.
 pub fn phase_tables(analysis: &Analysis) -> String {
     let mut out = String::new();
@@ -51,13 +63,22 @@ pub fn phase_tables(analysis: &Analysis) -> String {
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let mut table: Vec<Vec<String>> =
             vec![std::iter::once(phase.name.clone()).chain(labels.iter().cloned()).collect()];
-        let statuses = analysis.cells.iter().map(|cell| cell.status.name().to_string());
+        let statuses = analysis.cells.iter().map(|cell| status_word(cell).to_string());
         table.push(std::iter::once("status".to_string()).chain(statuses).collect());
+        let boxes: Vec<Option<&String>> = analysis
+            .cells
+            .iter()
+            .map(|cell| cell.memory.as_ref().and_then(|memory| memory.box_label.as_ref()))
+            .collect();
+        if boxes.iter().any(Option::is_some) {
+            let boxes = boxes.into_iter().map(|label| label.map_or("-".to_string(), String::clone));
+            table.push(std::iter::once("box".to_string()).chain(boxes).collect());
+        }
         for (name, keys) in rows() {
             let mut row = vec![name.label().to_string()];
             for (info, cell) in analysis.cells.iter().zip(&phase.cells) {
                 row.push(match info.status {
-                    Status::Crashed | Status::Failed if cell.reps.is_empty() => info.status.name().to_string(),
+                    Status::Crashed | Status::Failed if cell.reps.is_empty() => status_word(info).to_string(),
                     _ => value(cell, &keys),
                 });
             }

@@ -6,6 +6,7 @@
 
 pub mod bars;
 pub mod curves;
+pub mod memory;
 pub mod spectrum;
 pub mod style;
 pub mod tail;
