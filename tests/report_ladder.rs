@@ -540,7 +540,8 @@ fn a_capacity_phases_cheapest_cell_is_the_cheapest_whose_capacity_matches_the_hi
         line_starting(&markdown, "- Cheapest heap with a capacity not distinguishable from the highest"),
         format!(
             "- Cheapest heap with a capacity not distinguishable from the highest at p99<=10ms: -Xmx64m: capacity {:.0} \
-             req/s (95 % CI {}) against -Xmx256m's {:.0} req/s (p = {:.2}).",
+             req/s (95 % CI {}) against -Xmx256m's {:.0} req/s (p = {:.2}). It needs ≥ 168 MB of memory (its \
+             whole-life RSS peak), not only its heap.",
             median(small.clone()),
             interval_of_three(&small),
             median(large.clone()),
@@ -559,7 +560,8 @@ fn a_capacity_phases_cheapest_cell_is_the_cheapest_whose_capacity_matches_the_hi
         line_starting(&markdown, "- Cheapest heap with a capacity not distinguishable from the highest"),
         format!(
             "- Cheapest heap with a capacity not distinguishable from the highest at p99<=10ms: -Xmx256m: capacity \
-             {:.0} req/s (95 % CI {}); every cheaper cell's capacity is lower with significance.",
+             {:.0} req/s (95 % CI {}); every cheaper cell's capacity is lower with significance. It needs ≥ 344 MB of \
+             memory (its whole-life RSS peak), not only its heap.",
             median(large.clone()),
             interval_of_three(&large)
         )
@@ -595,7 +597,8 @@ fn a_phase_outside_the_capacity_search_says_only_the_search_is_judged_when_the_p
     assert!(
         cheapest.ends_with(
             "Only the capacity search is judged (by its own SLO, p99<=20ms, errors<=0.1%); add `[slo]` to the plan to \
-             have this phase's cells judged too."
+             have this phase's cells judged too. It needs ≥ 157 MB of memory (its whole-life RSS peak), not only its \
+             heap."
         ),
         "{cheapest}"
     );

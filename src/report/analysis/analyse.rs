@@ -209,6 +209,12 @@ fn cell_info(results: &Results, cell: &CellSummary, memories: &HashMap<(String, 
         collector: cell.flags.as_ref().map(|flags| flags.collector.clone()),
         max_heap_mb: cell.flags.as_ref().map(|flags| flags.max_heap_bytes as f64 / (1024.0 * 1024.0)),
         memory: cell_memory(cell, memories),
+        rss_life_peak: cell
+            .reps
+            .iter()
+            .filter_map(|rep| memories.get(&(cell.id.clone(), rep.rep))?.rss_peak_mb)
+            .fold(None, |peak: Option<f64>, mb| Some(peak.map_or(mb, |peak| peak.max(mb))))
+            .map(|mb| (mb * 1048576.0).round() as u64),
     }
 }
 

@@ -89,6 +89,10 @@ pub struct CellInfo {
     /// Its memory section: a cell in a box or with native memory figures (none otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<CellMemory>,
+    /// The highest RSS over the JVM's whole life in any repeat (bytes): what a container for this configuration must
+    /// hold at least, box or not.
+    #[serde(skip)]
+    pub rss_life_peak: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

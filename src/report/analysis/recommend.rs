@@ -360,7 +360,18 @@ fn cheapest(analysis: &Analysis, phase: &PhaseAnalysis) -> Finding {
             axis.name, verdict.reps_passed, verdict.reps_judged
         )
     };
-    Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text }
+    Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text: text + &memory_it_needs(info) }
+}
+
+/// ` It needs ≥ 445 MB of memory (its whole-life RSS peak), not only its heap.` — said of the cheapest cell, so that
+/// a container is not sized from its heap; empty without an RSS figure, or where the cell's memory line says more.
+fn memory_it_needs(info: &CellInfo) -> String {
+    match (&info.memory, info.rss_life_peak) {
+        (None, Some(rss)) => {
+            format!(" It needs ≥ {} MB of memory (its whole-life RSS peak), not only its heap.", megabytes_up(rss))
+        }
+        _ => String::new(),
+    }
 }
 
 /// A capacity phase's cheapest cell: the cheapest on the cost axis whose capacity is not distinguishable from the
@@ -415,7 +426,7 @@ fn cheapest_capacity(analysis: &Analysis, phase: &PhaseAnalysis, axis: &AxisInfo
             "; every cheaper cell's capacity is lower with significance"
         };
     }
-    Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text: text + "." }
+    Finding { kind: Kind::Cheapest, cell: Some(choice.cell.clone()), text: text + "." + &memory_it_needs(info) }
 }
 
 /// The labels cheapest first: by JVM size when every label names one, else as listed.
