@@ -245,6 +245,7 @@ fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
         port,
         cpus: run.plan.target.cpus.clone(),
         limits: run.cell.limits,
+        box_csv: Some(RepFiles::of(target_dir).box_csv()),
     }
 }
 
@@ -406,6 +407,7 @@ fn run_phase(
     }
     let phase_stop = Arc::new(AtomicBool::new(false));
     let start_mark = watch.and_then(Watch::mark);
+    let box_at_start = target.lock().expect("target").box_sample();
     let start_s = target.lock().expect("target").started().elapsed().as_secs_f64();
     let options = RunOptions {
         progress: run.show_progress,
@@ -448,7 +450,7 @@ fn run_phase(
         step_jvm,
         slo_passed,
         gc_attribution: None,
-        cell_box: super::cell_box::phase_figures(target),
+        cell_box: super::cell_box::phase_figures(target, box_at_start.as_ref()),
         nmt: None,
     })
 }
