@@ -4,10 +4,10 @@
 
 use crate::jvm::clock::{self, ClockInterval, ClockSource, UptimeClock};
 use crate::jvm::gclog::GcLog;
-use crate::jvm::stops::{self, Stop};
+use crate::jvm::stops::{self, Stop, StopKind};
 use crate::load::record::result::BenchResult;
 
-use super::{GcAttribution, attribute, on_run_clock};
+use super::{GcAttribution, Window, attribute, on_run_clock};
 
 /// Why a run has no attribution: what is missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,8 @@ impl Missing {
 pub struct JvmStops {
     stops: Vec<Stop>,
     clock: Option<UptimeClock>,
+    /// The stretches a CPU quota held the JVM back, on the wall clock (µs since the Unix epoch, start and end).
+    throttled: Vec<(i64, i64)>,
 }
 
 impl JvmStops {
@@ -49,7 +51,15 @@ impl JvmStops {
         JvmStops {
             stops: stops::stops(log),
             clock: clock::combine(perfdata_clock, log.clock.map(|clock| clock.uptime_zero)),
+            throttled: Vec::new(),
         }
+    }
+
+    /// With the stretches the CPU quota of the JVM's cgroup box held it back (wall-clock µs, start and end, as
+    /// `cgroup::box_watch` placed them): stops of their own kind, [`StopKind::CpuThrottled`]. They are on this
+    /// machine's wall clock already, so no uptime mapping moves them.
+    pub fn with_throttled(self, throttled: Vec<(i64, i64)>) -> JvmStops {
+        JvmStops { throttled, ..self }
     }
 
     /// The run's span `[start, end]` in this JVM's uptime (seconds), on the clock its stops are laid on: the window
@@ -73,7 +83,12 @@ pub fn of_run(result: &BenchResult, jvm: Option<&JvmStops>) -> Result<GcAttribut
         return Err(Missing::Requests);
     }
     let uptime_clock = jvm.clock.ok_or(Missing::Clock)?;
-    let windows = on_run_clock(&jvm.stops, &uptime_clock, start_unix_us);
+    let mut windows = on_run_clock(&jvm.stops, &uptime_clock, start_unix_us);
+    windows.extend(jvm.throttled.iter().map(|&(start, end)| Window {
+        start_us: start - start_unix_us,
+        end_us: end - start_unix_us,
+        kind: StopKind::CpuThrottled,
+    }));
     let span_us = (result.duration_s * 1e6).round() as u64;
     Ok(attribute(&result.slow, &request_names(result), &windows, span_us, uptime_clock))
 }

@@ -2,7 +2,8 @@
 //! safepoints of GC operations when the log has `-Xlog:safepoint`, which include reaching the safepoint, else from
 //! the pause lines), GC stalls (a thread waiting for the collector outside a pause: ZGC allocation stalls, Shenandoah
 //! allocation failures) and safepoints that are no GC (deoptimization, biased-lock revocation, thread dumps, …).
-//! What they mean for requests is `crate::attribution`'s job.
+//! What they mean for requests is `crate::attribution`'s job, which also knows a kind the log never gives: the
+//! stretches a CPU quota held the JVM back ([`StopKind::CpuThrottled`]).
 //!
 //! The one rule: a safepoint whose VM operation is the collector's ([`is_gc_operation`]) is a GC pause, and the
 //! pause lines it contains are paired with it (the stop runs from the earlier start to the later end of both, which
@@ -28,6 +29,9 @@ pub enum StopKind {
     GcStall,
     /// A safepoint for something other than GC.
     Safepoint,
+    /// Held back by the CPU quota of the target's cgroup box: not in the GC log, placed from the box's throttling
+    /// counters (`cgroup::box_watch`).
+    CpuThrottled,
 }
 
 impl StopKind {
