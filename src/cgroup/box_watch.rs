@@ -45,23 +45,26 @@ impl CpuTick {
 }
 
 /// The throttled stretches between two reads of `cpu.stat`. The kernel counts throttled periods and their summed
-/// throttled time, not when they were, and it adds both when a throttled period ends (its threads run again at the
-/// period's boundary). So the `n` periods that ended between the reads get `n` equal parts of the interval, and each
-/// period's stretch is the last part of its share: it ends where its share ends and lasts the throttled time over
-/// `n`, in wall time — the kernel sums the time over each CPU's run queue, so it is divided by the CPUs the box can
-/// run on (`cpus`) —, at most the share and at most one CFS period.
+/// throttled time, not when they were, and it adds to both when a throttled period ends: the box's threads run again
+/// at the period's boundary. So each of the `n` periods counted between the reads ends at a boundary inside the
+/// interval: the last at the second read, the ones before it a CFS period apart (closer when the interval is shorter
+/// than `n` periods). Each lasts the throttled time over `n` in wall time — the kernel sums the time over each CPU's
+/// run queue, so it is divided by the CPUs the box can run on (`cpus`) — and at most one period; it may begin
+/// before the first read.
 pub fn place_throttled(before: CpuTick, after: CpuTick, cpus: f64) -> Vec<ThrottledSpan> {
     let periods = after.throttled_periods.saturating_sub(before.throttled_periods);
     let interval_us = after.unix_us - before.unix_us;
     if periods == 0 || interval_us <= 0 {
         return Vec::new();
     }
+    let period_us = CPU_PERIOD_US as f64;
     let wall_us = after.throttled_ns.saturating_sub(before.throttled_ns) as f64 / 1000.0 / cpus.max(1.0);
-    let share_us = interval_us as f64 / periods as f64;
-    let each_us = (wall_us / periods as f64).min(share_us).min(CPU_PERIOD_US as f64).round() as i64;
-    (1..=periods)
-        .map(|part| {
-            let end_unix_us = before.unix_us + (share_us * part as f64).round() as i64;
+    let each_us = (wall_us / periods as f64).min(period_us).round() as i64;
+    let apart_us = period_us.min(interval_us as f64 / periods as f64);
+    (0..periods)
+        .rev()
+        .map(|before_last| {
+            let end_unix_us = after.unix_us - (apart_us * before_last as f64).round() as i64;
             ThrottledSpan { start_unix_us: end_unix_us - each_us, end_unix_us }
         })
         .filter(|span| span.end_unix_us > span.start_unix_us)
@@ -204,27 +207,27 @@ mod tests {
 
     #[test]
     fn one_throttled_period_ends_at_the_second_read_and_lasts_its_time_over_the_cpus() {
-        // 25 ms between the reads, one period throttled, 40 ms of throttled time summed over 2 CPUs: 20 ms of wall time.
-        let spans = place_throttled(tick(1_000_000, 7, 300), tick(1_025_000, 8, 340), 2.0);
-        assert_eq!(spans, vec![ThrottledSpan { start_unix_us: 1_005_000, end_unix_us: 1_025_000 }]);
+        // 25 ms between the reads, one period throttled, 150 ms of throttled time summed over 2 CPUs: 75 ms of wall
+        // time, ending at the second read (begun before the first).
+        let spans = place_throttled(tick(1_000_000, 7, 300), tick(1_025_000, 8, 450), 2.0);
+        assert_eq!(spans, vec![ThrottledSpan { start_unix_us: 950_000, end_unix_us: 1_025_000 }]);
     }
 
     #[test]
-    fn several_periods_share_the_interval_each_at_the_end_of_its_part() {
-        // A read every second (no fine reads): 4 periods, 200 ms of throttled time on one CPU → 50 ms each, each at
-        // the end of its quarter of the second.
+    fn several_periods_end_a_period_apart_the_last_at_the_second_read() {
+        // A read every second (no fine reads): 4 periods, 200 ms of throttled time on one CPU → 50 ms each, ending
+        // 100 ms apart up to the read.
         let spans = place_throttled(tick(0, 0, 0), tick(1_000_000, 4, 200), 1.0);
-        let ends: Vec<(i64, i64)> = spans.iter().map(|span| (span.start_unix_us, span.end_unix_us)).collect();
-        assert_eq!(ends, vec![(200_000, 250_000), (450_000, 500_000), (700_000, 750_000), (950_000, 1_000_000)]);
+        let stretches: Vec<(i64, i64)> = spans.iter().map(|span| (span.start_unix_us, span.end_unix_us)).collect();
+        assert_eq!(stretches, vec![(650_000, 700_000), (750_000, 800_000), (850_000, 900_000), (950_000, 1_000_000)]);
+        // Two periods counted within 50 ms (a late timer): 25 ms apart, the interval shared.
+        let close = place_throttled(tick(0, 0, 0), tick(50_000, 2, 20), 1.0);
+        let ends: Vec<i64> = close.iter().map(|span| span.end_unix_us).collect();
+        assert_eq!(ends, vec![25_000, 50_000]);
     }
 
     #[test]
-    fn a_stretch_is_never_longer_than_its_share_or_a_period_and_no_new_period_places_nothing() {
-        // 30 ms between reads, one period with 90 ms of time on one CPU: at most the 30 ms share.
-        assert_eq!(
-            place_throttled(tick(0, 1, 0), tick(30_000, 2, 90), 1.0),
-            vec![ThrottledSpan { start_unix_us: 0, end_unix_us: 30_000 }]
-        );
+    fn a_stretch_is_never_longer_than_a_period_and_no_new_period_places_nothing() {
         // 1 s between reads, one period with 400 ms on one CPU: at most one period (100 ms).
         assert_eq!(
             place_throttled(tick(0, 1, 0), tick(1_000_000, 2, 400), 1.0),
@@ -232,5 +235,6 @@ mod tests {
         );
         assert_eq!(place_throttled(tick(0, 3, 10), tick(25_000, 3, 10), 2.0), Vec::new());
         assert_eq!(place_throttled(tick(25_000, 3, 10), tick(25_000, 4, 20), 2.0), Vec::new(), "no time between");
+        assert_eq!(place_throttled(tick(0, 3, 10), tick(25_000, 4, 10), 2.0), Vec::new(), "no time counted");
     }
 }
