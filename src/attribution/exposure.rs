@@ -46,12 +46,14 @@ pub struct RunStops {
     counts: StopCounts,
 }
 
-/// The three classes of stops the attribution weighs apart.
+/// The classes of stops the attribution weighs apart; jload's own (its reads and the safepoints they caused) are
+/// only counted.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
     Gc,
     Safepoint,
     Quota,
+    Jload,
 }
 
 fn class(kind: StopKind) -> Class {
@@ -59,6 +61,7 @@ fn class(kind: StopKind) -> Class {
         StopKind::GcPause | StopKind::GcStall => Class::Gc,
         StopKind::Safepoint => Class::Safepoint,
         StopKind::CpuThrottled => Class::Quota,
+        StopKind::JloadSafepoint | StopKind::JloadRead => Class::Jload,
     }
 }
 
@@ -173,6 +176,8 @@ fn counts(windows: &[Window], span_us: i64) -> StopCounts {
             StopKind::GcStall => (&mut counts.gc_stalls, &mut counts.longest_gc_stall_ms),
             StopKind::Safepoint => (&mut counts.safepoints, &mut counts.longest_safepoint_ms),
             StopKind::CpuThrottled => (&mut counts.throttled_periods, &mut counts.longest_throttled_ms),
+            StopKind::JloadSafepoint => (&mut counts.jload_safepoints, &mut counts.longest_jload_safepoint_ms),
+            StopKind::JloadRead => (&mut counts.jload_reads, &mut counts.longest_jload_read_ms),
         };
         *count += 1;
         *longest = longest.max(ms);

@@ -139,6 +139,16 @@ pub struct StopCounts {
     pub throttled_periods: u64,
     #[serde(default, skip_serializing_if = "is_zero_ms")]
     pub longest_throttled_ms: f64,
+    /// jload's own reads of the JVM (NMT summaries) inside the run and the longest (ms); the safepoints they caused
+    /// and the longest (ms): counted apart, never the service's.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jload_reads: u64,
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub longest_jload_read_ms: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jload_safepoints: u64,
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub longest_jload_safepoint_ms: f64,
 }
 
 fn is_zero(count: &u64) -> bool {

@@ -526,3 +526,25 @@ fn without_a_quota_the_json_holds_no_quota_figures() {
     let json = serde_json::to_string(&attribution).unwrap();
     assert!(!json.contains("quota") && !json.contains("throttled"), "{json}");
 }
+
+#[test]
+fn jloads_own_reads_and_their_safepoints_are_counted_apart_and_never_blamed() {
+    // The safepoints at 0.5 s are jload's (inside its reads there): the tail that met them met no stop of the service.
+    let reads: Vec<Window> = every_second(StopKind::JloadRead, -1_000)
+        .into_iter()
+        .map(|window| Window { end_us: window.start_us + 12_000, ..window })
+        .collect();
+    let windows = [every_second(StopKind::JloadSafepoint, 0), reads].concat();
+    let attribution = attribute_slow(100, &windows);
+    let (stops, p99) = (&attribution.stops, &attribution.p99);
+    assert_eq!((stops.jload_reads, stops.jload_safepoints, stops.safepoints), (10, 10, 0));
+    assert_eq!((stops.longest_jload_read_ms, stops.longest_jload_safepoint_ms), (12.0, 10.0));
+    assert_eq!((p99.gc_overlap, p99.safepoint_overlap, attribution.safepoint_time_share), (0, 0, 0.0));
+    assert_eq!(attribution.verdict.rule, Some(VerdictRule::NoGcStop));
+    assert_eq!(
+        attribution.verdict.text,
+        "GC does not explain this tail: no GC pause or stall during the run. jload's own reads of the JVM: 10 in the \
+         run, 10 safepoints, the longest 10 ms (left out: they are jload's, not the service's)"
+    );
+    assert_eq!(attribution.unexplained.len(), 10, "the slow requests that met only jload's safepoints are unexplained");
+}

@@ -57,6 +57,9 @@ pub fn verdict(p99: &TailShare, p999: &TailShare, stops: &StopCounts) -> Verdict
     {
         text = format!("{text}. {sentence}");
     }
+    if stops.jload_reads > 0 {
+        text = format!("{text}. {}", jload_reads(stops));
+    }
     Verdict { kind: kind(rule), rule: Some(rule), p99_drop: drop(p99), quota_p99_drop: quota_drop(p99), summary, text }
 }
 
@@ -262,6 +265,22 @@ fn recomputation(name: &str, tail: &TailShare, stops: &StopCounts) -> Option<Str
         crate::load::format::format_ms(tail.recomputed_ms),
         crate::load::format::format_ms(tail.percentile_ms)
     ))
+}
+
+/// "jload's own reads of the JVM: 5 in the run, 0 safepoints (left out: they are jload's, not the service's)".
+pub fn jload_reads(stops: &StopCounts) -> String {
+    let longest = if stops.jload_safepoints > 0 {
+        format!(", the longest {}", ms_text(stops.longest_jload_safepoint_ms))
+    } else {
+        String::new()
+    };
+    format!(
+        "jload's own reads of the JVM: {} in the run, {} safepoint{}{longest} (left out: they are jload's, not the \
+         service's)",
+        stops.jload_reads,
+        stops.jload_safepoints,
+        if stops.jload_safepoints == 1 { "" } else { "s" }
+    )
 }
 
 /// What the GC stops of the run were: "pauses", "stalls" or "pauses and stalls".

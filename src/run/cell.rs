@@ -15,7 +15,7 @@ use crate::attribution::gather::{self, JvmStops};
 use crate::cgroup::box_watch::ThrottledSpan;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::{JvmWindow, WindowPauses};
-use crate::jvm::{gc_init, gclog};
+use crate::jvm::{gc_init, gclog, nmt_csv};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
@@ -559,7 +559,9 @@ fn end_phase_early(target: &Arc<Mutex<TargetProcess>>, stop: &AtomicBool, phase_
 fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
     let throttled = clocks.throttled.iter().map(|span| (span.start_unix_us, span.end_unix_us)).collect();
-    let mut jvm_stops = JvmStops::of(&log, clocks.perfdata).with_throttled(throttled);
+    let nmt = std::fs::read_to_string(RepFiles::of(dir).nmt_csv()).ok().and_then(|text| nmt_csv::read(&text).ok());
+    let reads = nmt.unwrap_or_default().iter().map(|read| (read.unix_ms, read.read_ms)).collect();
+    let mut jvm_stops = JvmStops::of(&log, clocks.perfdata).with_throttled(throttled).with_jload_reads(reads);
     if let Some((offset_us, bound_us)) = clocks.server_offset {
         jvm_stops = jvm_stops.seen_from_afar(offset_us, bound_us);
     }

@@ -208,6 +208,10 @@ fn sum_stops<'a>(stops: impl Iterator<Item = &'a StopCounts>) -> StopCounts {
         longest_safepoint_ms: total.longest_safepoint_ms.max(stops.longest_safepoint_ms),
         throttled_periods: total.throttled_periods + stops.throttled_periods,
         longest_throttled_ms: total.longest_throttled_ms.max(stops.longest_throttled_ms),
+        jload_reads: total.jload_reads + stops.jload_reads,
+        longest_jload_read_ms: total.longest_jload_read_ms.max(stops.longest_jload_read_ms),
+        jload_safepoints: total.jload_safepoints + stops.jload_safepoints,
+        longest_jload_safepoint_ms: total.longest_jload_safepoint_ms.max(stops.longest_jload_safepoint_ms),
     })
 }
 
