@@ -71,6 +71,30 @@ pub fn place_throttled(before: CpuTick, after: CpuTick, cpus: f64) -> Vec<Thrott
         .collect()
 }
 
+/// The reads of `cpu.stat` one after another, each turned into the stretches since the one before
+/// ([`place_throttled`]). A read that counted new throttled periods but no new throttled time is passed over: the
+/// kernel counts a period when it ends and adds a run queue's time when it lets that queue go, on another CPU a
+/// moment later; the period is placed at the next read, with its time.
+#[derive(Debug, Default)]
+pub struct Placer {
+    previous: Option<CpuTick>,
+}
+
+impl Placer {
+    /// The stretches that ended between the last read taken and `tick`.
+    pub fn next(&mut self, tick: CpuTick, cpus: f64) -> Vec<ThrottledSpan> {
+        let Some(before) = self.previous else {
+            self.previous = Some(tick);
+            return Vec::new();
+        };
+        if tick.throttled_periods > before.throttled_periods && tick.throttled_ns == before.throttled_ns {
+            return Vec::new();
+        }
+        self.previous = Some(tick);
+        place_throttled(before, tick, cpus)
+    }
+}
+
 struct Shared {
     reader: BoxReader,
     csv: Mutex<Option<BufWriter<File>>>,
@@ -145,7 +169,7 @@ fn unix_us_now() -> i64 {
 /// The thread: a row now and every [`ROW_INTERVAL`], `cpu.stat` every [`FINE_INTERVAL`] in between while the box
 /// has a quota, a last row when told to stop.
 fn watch(shared: &Shared) {
-    let mut previous: Option<CpuTick> = None;
+    let mut placer = Placer::default();
     let mut next_row = Instant::now();
     let mut quota = true;
     loop {
@@ -153,7 +177,8 @@ fn watch(shared: &Shared) {
         let now = Instant::now();
         let unix_us = unix_us_now();
         let cpu = if now >= next_row || stopping {
-            next_row += ROW_INTERVAL;
+            // A second on from the last row's due time; from now when the thread was held up longer than that.
+            next_row = (next_row + ROW_INTERVAL).max(now + ROW_INTERVAL / 2);
             let Ok(sample) = shared.reader.sample() else { break };
             let uptime_zero = shared.uptime_zero_unix_us.load(Ordering::Relaxed);
             let uptime_s = (uptime_zero != i64::MIN).then(|| (unix_us - uptime_zero) as f64 / 1e6);
@@ -167,10 +192,8 @@ fn watch(shared: &Shared) {
             shared.reader.cpu().ok().flatten()
         };
         if let Some(tick) = cpu.map(|cpu| CpuTick::of(&cpu, unix_us)) {
-            if let Some(before) = previous {
-                shared.throttled.lock().expect("throttled lock").extend(place_throttled(before, tick, shared.cpus));
-            }
-            previous = Some(tick);
+            let placed = placer.next(tick, shared.cpus);
+            shared.throttled.lock().expect("throttled lock").extend(placed);
         }
         if stopping {
             break;
@@ -224,6 +247,18 @@ mod tests {
         let close = place_throttled(tick(0, 0, 0), tick(50_000, 2, 20), 1.0);
         let ends: Vec<i64> = close.iter().map(|span| span.end_unix_us).collect();
         assert_eq!(ends, vec![25_000, 50_000]);
+    }
+
+    #[test]
+    fn a_period_counted_before_its_time_is_placed_at_the_read_that_brings_the_time() {
+        let mut placer = Placer::default();
+        assert_eq!(placer.next(tick(0, 5, 100), 2.0), Vec::new(), "the first read places nothing");
+        assert_eq!(placer.next(tick(25_000, 6, 100), 2.0), Vec::new(), "a period without its time yet");
+        assert_eq!(
+            placer.next(tick(50_000, 6, 180), 2.0),
+            vec![ThrottledSpan { start_unix_us: 10_000, end_unix_us: 50_000 }]
+        );
+        assert_eq!(placer.next(tick(75_000, 6, 180), 2.0), Vec::new());
     }
 
     #[test]
