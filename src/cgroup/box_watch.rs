@@ -147,7 +147,7 @@ impl BoxWatch {
         self.shared.throttled.lock().expect("throttled lock").clone()
     }
 
-    /// Stop the thread (it reads the box once more) and write the file out.
+    /// Stop the thread (it reads the box once more, a last row).
     pub fn finish(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
@@ -184,7 +184,8 @@ fn watch(shared: &Shared) {
             let uptime_s = (uptime_zero != i64::MIN).then(|| (unix_us - uptime_zero) as f64 / 1e6);
             let row = BoxRow { unix_ms: (unix_us / 1000) as u64, uptime_s, sample };
             if let Some(csv) = shared.csv.lock().expect("csv lock").as_mut() {
-                let _ = writeln!(csv, "{}", box_csv::row(&row));
+                // Out at once: the file holds the box up to its last second whatever becomes of jload.
+                let _ = writeln!(csv, "{}", box_csv::row(&row)).and_then(|()| csv.flush());
             }
             quota = row.sample.cpu.as_ref().is_some_and(|cpu| cpu.quota_cpus.is_some());
             row.sample.cpu
@@ -202,9 +203,6 @@ fn watch(shared: &Shared) {
         while Instant::now() < until && !shared.stop.load(Ordering::Relaxed) {
             std::thread::sleep((until - Instant::now()).min(FINE_INTERVAL));
         }
-    }
-    if let Some(csv) = shared.csv.lock().expect("csv lock").as_mut() {
-        let _ = csv.flush();
     }
 }
 
