@@ -211,6 +211,10 @@ fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
     assert!(initial_heap < 16 << 20, "the preflight there ran in the box (1/64 of 200 MiB): {meta}");
     let fill = json(&rep.join("fill.json"));
     assert_eq!((&fill["box"]["memory_limit"], &fill["box"]["oom_kills"]), (&(200u64 << 20).into(), &1.into()));
+    // Its box.csv was written there, a row a second up to the kill, and came home with the other files.
+    let rows = jload::cgroup::box_csv::read(&std::fs::read_to_string(rep.join("box.csv")).unwrap()).unwrap();
+    let memory = rows.last().unwrap().sample.memory.clone().unwrap();
+    assert!(rows.len() >= 3 && memory.limit == Some(200 << 20) && memory.oom_kills == Some(1), "{rows:?}");
     let left: Vec<_> = net.processes("server").into_iter().filter(|(_, name)| name == "java").collect();
     assert_eq!(left, []);
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
