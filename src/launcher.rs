@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cgroup::box_watch::{self, BoxWatch, ThrottledSpan};
 use crate::cgroup::{BoxSample, CellBox, Cgroups, Limits, remove_stale};
 use crate::cpuset::CpuSet;
 use crate::jvm::clock::{self, ClockInterval, ClockSource};
@@ -51,6 +52,9 @@ pub struct LaunchSpec {
     /// The box the target's whole tree runs in (a fresh cgroup per start, removed with the target); none unset.
     #[serde(default)]
     pub limits: Limits,
+    /// Where the box is written once a second over the target's life (`box.csv`); none: not written.
+    #[serde(default)]
+    pub box_csv: Option<PathBuf>,
 }
 
 /// How long a start waits for a port in use to be let go (a previous cell's process still exiting) before refusing.
@@ -172,6 +176,9 @@ pub struct RunningTarget {
     exit: Option<ExitInfo>,
     marker: String,
     port: u16,
+    /// The box watched over the target's life (`box.csv`, the stretches its quota held it back); stopped before
+    /// the box is removed (fields drop in order).
+    box_watch: Option<BoxWatch>,
     /// The target's cgroup box; dropped (emptied and removed) after the target, with the `RunningTarget`.
     cell_box: Option<CellBox>,
 }
@@ -216,6 +223,9 @@ impl RunningTarget {
             Some(cell_box)
         };
         let child = command.spawn().map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
+        let box_watch = cell_box.as_ref().and_then(|cell_box| {
+            BoxWatch::start(cell_box.reader(), spec.box_csv.clone(), box_watch::allowed_cpus(child.id())).ok()
+        });
         Ok(RunningTarget {
             pid: child.id(),
             child,
@@ -223,6 +233,7 @@ impl RunningTarget {
             exit: None,
             marker: spec.marker.clone(),
             port: spec.port,
+            box_watch,
             cell_box,
         })
     }
@@ -230,6 +241,12 @@ impl RunningTarget {
     /// The box's figures now (memory, OOM kills, CPU throttling); None without a box or when it cannot be read.
     pub fn box_sample(&self) -> Option<BoxSample> {
         self.cell_box.as_ref().and_then(|cell_box| cell_box.sample().ok())
+    }
+
+    /// The stretches of wall-clock time in which the box's CPU quota held the target back, so far (none without a
+    /// box or a quota).
+    pub fn throttled(&self) -> Vec<ThrottledSpan> {
+        self.box_watch.as_ref().map(BoxWatch::throttled).unwrap_or_default()
     }
 
     /// The exit, if the process has ended.
@@ -318,6 +335,9 @@ impl RunningTarget {
     pub fn watch_jvm(&mut self, csv: PathBuf) -> (Option<JvmWatch>, Option<(ClockSource, ClockInterval)>) {
         let jvm_pid = self.jvm_pid();
         let clock = jvm_pid.and_then(clock::from_perfdata);
+        if let (Some(box_watch), Some((_, interval))) = (&self.box_watch, &clock) {
+            box_watch.set_uptime_zero(interval.middle_us());
+        }
         let watch = jvm_pid
             .and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), Some(csv), Duration::from_secs(5)).ok());
         (watch, clock)
@@ -334,6 +354,7 @@ impl RunningTarget {
         }
         self.signal_tree(libc::SIGKILL);
         if let Some(exit) = ended_by_itself {
+            self.finish_box_watch();
             return exit;
         }
         let exit = match self.exited() {
@@ -349,7 +370,15 @@ impl RunningTarget {
         };
         let exit = ExitInfo { stopped_by_jload: true, ..exit };
         self.exit = Some(exit.clone());
+        self.finish_box_watch();
         exit
+    }
+
+    /// The box's last row, once the tree is stopped (its throttled stretches stay readable).
+    fn finish_box_watch(&mut self) {
+        if let Some(box_watch) = self.box_watch.as_mut() {
+            box_watch.finish();
+        }
     }
 
     /// Send `signal` to the process group and to every other process of the tree.
@@ -415,6 +444,7 @@ mod tests {
             ports,
             cpus: None,
             limits: Limits::default(),
+            box_csv: None,
         }
     }
 
@@ -488,6 +518,7 @@ mod tests {
             ports: Vec::new(),
             cpus: Some(CpuSet::parse(&cpu.to_string()).unwrap()),
             limits: Limits::default(),
+            box_csv: None,
         };
         let mut target = RunningTarget::start(&spec).unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);

@@ -1,7 +1,8 @@
 //! Boxes on this machine's real cgroups, with real processes: a shell started in a box is in it and its limit reads
 //! back; a real JVM (JDK 17 and Temurin 25) in a 400 MiB / 0.5-CPU box sees the limit and one processor; a process
 //! allocating past its limit (python3, and a JVM's direct buffers) is killed by the kernel and the box counts it;
-//! spinning processes under a 0.2 quota are throttled; a running process is entered by pid; a box removed with its
+//! spinning processes under a 0.2 quota are throttled, and a box watched over time writes `box.csv` a row a second
+//! and places a stretch for each throttled period; a running process is entered by pid; a box removed with its
 //! processes still running kills them and leaves no folder; stale boxes of a dead jload are removed and live ones
 //! kept; and the v2 box on the real cgroup2 hierarchy (whose memory and cpu controllers this kernel binds to v1 — see
 //! docs/containers.md).
@@ -16,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::ExitStatusExt;
 
+use jload::cgroup::box_csv;
+use jload::cgroup::box_watch::BoxWatch;
 use jload::cgroup::{BoxName, CellBox, CgroupError, Cgroups, Limits, Version, remove_stale};
 
 const MIB: u64 = 1 << 20;
@@ -231,6 +234,53 @@ fn a_spinning_process_under_a_fifth_of_a_cpu_is_throttled() {
     assert_eq!(cpu.quota_cpus, Some(0.2));
     assert!(cpu.throttled_periods >= 5 && cpu.throttled_periods <= cpu.periods, "{cpu:?}");
     assert!(cpu.throttled_ns > 0, "{cpu:?}");
+}
+
+#[test]
+fn a_watched_box_writes_a_row_a_second_and_places_a_stretch_for_each_throttled_period() {
+    let cgroups = cgroups();
+    let folder = tempfile::tempdir().unwrap();
+    let csv = folder.path().join("box.csv");
+    let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(64 * MIB), cpus_quota: Some(0.2) }).unwrap();
+    let mut command = Command::new("sh");
+    command.args(["-c", "while :; do :; done & while :; do :; done"]);
+    cell_box.enter_before_exec(&mut command);
+    let mut child = command.spawn().unwrap();
+    let before = cell_box.sample().unwrap().cpu.unwrap();
+    let mut watch = BoxWatch::start(cell_box.reader(), Some(csv.clone()), 2.0).unwrap();
+    watch.set_uptime_zero(0);
+    thread::sleep(Duration::from_millis(3_300));
+    watch.finish();
+    let after = cell_box.sample().unwrap().cpu.unwrap();
+    let stretches = watch.throttled();
+    cell_box.remove().unwrap();
+    assert_eq!(wait_within(&mut child, Duration::from_secs(5)).signal(), Some(libc::SIGKILL));
+
+    // Rows at 0, 1, 2 and 3 s, and one at the finish (the one at 3 s is it when the thread was held up past the
+    // finish); each with the uptime it was given (wall clock since 1970).
+    let rows = box_csv::read(&std::fs::read_to_string(&csv).unwrap()).unwrap();
+    assert!((4..=5).contains(&rows.len()), "{rows:?}");
+    assert!(rows.iter().all(|row| row.uptime_s.unwrap() > 1.7e9 && row.sample.memory.is_some()), "{rows:?}");
+    let cpu: Vec<_> = rows.iter().map(|row| row.sample.cpu.clone().unwrap()).collect();
+    assert!(cpu.windows(2).all(|pair| pair[1].throttled_periods >= pair[0].throttled_periods), "{cpu:?}");
+    // A stretch for each period throttled while it watched (the counters between its first read and its last,
+    // which lie between the two samples taken around it; the last period may still wait for its time), in order,
+    // none longer than a period.
+    let counted = (cpu.last().unwrap().throttled_periods - cpu[0].throttled_periods) as usize;
+    assert!(counted >= 20, "{cpu:?}");
+    assert!((counted - 1..=counted).contains(&stretches.len()), "{counted} periods, {} stretches", stretches.len());
+    assert!(after.throttled_periods - before.throttled_periods >= counted as u64);
+    assert!(stretches.windows(2).all(|pair| pair[1].end_unix_us > pair[0].end_unix_us), "{stretches:?}");
+    for stretch in &stretches {
+        let length = stretch.end_unix_us - stretch.start_unix_us;
+        assert!(length > 0 && length <= 100_000, "{stretch:?}");
+    }
+    // Their wall time: the throttled time over the 2 CPUs (to the microsecond per stretch, but for time a read
+    // brought without a period: the part of a period's time a CPU added after the read that counted the period).
+    let placed_us: i64 = stretches.iter().map(|stretch| stretch.end_unix_us - stretch.start_unix_us).sum();
+    let counted_us = (cpu.last().unwrap().throttled_ns - cpu[0].throttled_ns) as f64 / 1000.0 / 2.0;
+    let placed = placed_us as f64;
+    assert!(placed <= counted_us + stretches.len() as f64 && placed >= 0.9 * counted_us, "{placed} vs {counted_us} µs");
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The run's stops as the attribution tests requests against: the GC windows (pauses ∪ stalls) and the other
-//! safepoints, each merged into a union, as mapped and widened by the clock mapping's error; which of them a request's
+//! The run's stops as the attribution tests requests against: the GC windows (pauses ∪ stalls), the other
+//! safepoints and the stretches a CPU quota held the JVM back, each merged into a union, as mapped and widened by the clock mapping's error; which of them a request's
 //! exposure met, how long it spent inside GC windows, what chance gives for a request of its length, and the counts
 //! and time shares of the stops inside the run.
 //!
@@ -32,36 +32,65 @@ pub struct RunStops {
     gc: Union,
     /// Other safepoints as mapped (for the time share).
     safepoints: Union,
-    /// GC windows and every stop, widened by the clock error (for what a request met).
+    /// The stretches the CPU quota held the JVM back, as placed (for the time taken out and the time share).
+    quota: Union,
+    /// GC windows, GC windows with the other safepoints, and the quota's stretches, widened by the clock error
+    /// (for what a request met).
     gc_widened: Union,
     any_widened: Union,
+    quota_widened: Union,
     gc_chance: Chance,
     any_chance: Chance,
+    quota_chance: Chance,
     span_us: i64,
     counts: StopCounts,
+}
+
+/// The classes of stops the attribution weighs apart; jload's own (its reads and the safepoints they caused) are
+/// only counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Gc,
+    Safepoint,
+    Quota,
+    Jload,
+}
+
+fn class(kind: StopKind) -> Class {
+    match kind {
+        StopKind::GcPause | StopKind::GcStall => Class::Gc,
+        StopKind::Safepoint => Class::Safepoint,
+        StopKind::CpuThrottled => Class::Quota,
+        StopKind::JloadSafepoint | StopKind::JloadRead => Class::Jload,
+    }
 }
 
 impl RunStops {
     /// `windows` on the run's clock, a run of `span_us`, a clock known to ± `error_us`.
     pub fn new(windows: &[Window], span_us: u64, error_us: i64) -> RunStops {
         let span_us = span_us as i64;
-        let spans = |gc: bool, widen: i64| {
+        let spans = |of: Class, widen: i64| {
             Union::of(
                 windows
                     .iter()
-                    .filter(|window| window.kind.is_gc() == gc)
+                    .filter(|window| class(window.kind) == of)
                     .map(|window| (window.start_us - widen, window.end_us + widen)),
             )
         };
-        let gc_widened = spans(true, error_us);
-        let any_widened = Union::of(gc_widened.spans().iter().chain(spans(false, error_us).spans()).copied());
+        let gc_widened = spans(Class::Gc, error_us);
+        let any_widened =
+            Union::of(gc_widened.spans().iter().chain(spans(Class::Safepoint, error_us).spans()).copied());
+        let quota_widened = spans(Class::Quota, error_us);
         RunStops {
-            gc: spans(true, 0),
-            safepoints: spans(false, 0),
+            gc: spans(Class::Gc, 0),
+            safepoints: spans(Class::Safepoint, 0),
+            quota: spans(Class::Quota, 0),
             gc_chance: Chance::new(&gc_widened, span_us),
             any_chance: Chance::new(&any_widened, span_us),
+            quota_chance: Chance::new(&quota_widened, span_us),
             gc_widened,
             any_widened,
+            quota_widened,
             span_us,
             counts: counts(windows, span_us),
         }
@@ -70,6 +99,27 @@ impl RunStops {
     /// The time (µs) the request's exposure spent inside GC windows as mapped: what the recomputed tail takes out.
     pub fn in_gc_us(&self, request: &SlowRequest) -> u64 {
         self.gc.covered(request.began_us() as i64, request.done_us as i64) as u64
+    }
+
+    /// The time (µs) the request's exposure spent inside the quota's stretches as placed: what the tail recomputed
+    /// without the quota takes out.
+    pub fn in_quota_us(&self, request: &SlowRequest) -> u64 {
+        self.quota.covered(request.began_us() as i64, request.done_us as i64) as u64
+    }
+
+    /// Whether the request's exposure met a stretch the quota held the JVM back (whatever else it met).
+    pub fn met_quota(&self, request: &SlowRequest) -> bool {
+        self.quota_widened.meets(request.began_us() as i64, request.done_us as i64)
+    }
+
+    /// The chance that a request of this latency, placed uniformly in the run, meets a stretch of the quota's.
+    pub fn quota_chance(&self, request: &SlowRequest) -> f64 {
+        self.quota_chance.of_length(i64::from(request.latency_us))
+    }
+
+    /// The share of the run's time (0–1) the quota's stretches cover.
+    pub fn quota_time_share(&self) -> f64 {
+        self.time_share(&self.quota)
     }
 
     pub fn counts(&self) -> StopCounts {
@@ -125,6 +175,9 @@ fn counts(windows: &[Window], span_us: i64) -> StopCounts {
             StopKind::GcPause => (&mut counts.gc_pauses, &mut counts.longest_gc_pause_ms),
             StopKind::GcStall => (&mut counts.gc_stalls, &mut counts.longest_gc_stall_ms),
             StopKind::Safepoint => (&mut counts.safepoints, &mut counts.longest_safepoint_ms),
+            StopKind::CpuThrottled => (&mut counts.throttled_periods, &mut counts.longest_throttled_ms),
+            StopKind::JloadSafepoint => (&mut counts.jload_safepoints, &mut counts.longest_jload_safepoint_ms),
+            StopKind::JloadRead => (&mut counts.jload_reads, &mut counts.longest_jload_read_ms),
         };
         *count += 1;
         *longest = longest.max(ms);
@@ -183,6 +236,30 @@ mod tests {
             RunStops::new(&[window(0, 100, StopKind::GcPause), window(200, 300, StopKind::Safepoint)], 1_000, 0);
         assert_eq!(stops.gc_chance(&request(0, 100)), 0.1);
         assert!((stops.safepoint_only_chance(&request(0, 100)) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_quotas_stretches_are_weighed_apart_from_gc_and_safepoints() {
+        let windows = [
+            window(100, 200, StopKind::GcPause),
+            window(150, 400, StopKind::CpuThrottled),
+            window(600, 650, StopKind::CpuThrottled),
+        ];
+        let stops = RunStops::new(&windows, 1_000, 0);
+        assert_eq!(stops.met(&request(300, 500)), Met::Nothing, "a quota stretch is neither GC nor a safepoint");
+        assert!(stops.met_quota(&request(300, 500)));
+        assert!(!stops.met_quota(&request(450, 600)), "touching ends do not count");
+        assert_eq!(stops.in_quota_us(&request(300, 620)), 100 + 20);
+        assert_eq!(stops.in_gc_us(&request(300, 620)), 0);
+        // Quota: (150, 400) + (600, 650) = 300 of 1,000; GC alone 100.
+        assert_eq!(stops.quota_time_share(), 0.3);
+        assert_eq!(stops.gc_time_share(), 0.1);
+        // An instant meets a quota stretch 30 % of the time; a 100 µs request (gaps 150 and 200 → 100 each) 50 %.
+        assert_eq!(stops.quota_chance(&request(0, 0)), 0.3);
+        assert_eq!(stops.quota_chance(&request(0, 100)), 0.5);
+        let counts = stops.counts();
+        assert_eq!((counts.gc_pauses, counts.safepoints, counts.throttled_periods), (1, 0, 2));
+        assert_eq!(counts.longest_throttled_ms, 0.25);
     }
 
     #[test]

@@ -4,10 +4,10 @@
 
 use crate::jvm::clock::{self, ClockInterval, ClockSource, UptimeClock};
 use crate::jvm::gclog::GcLog;
-use crate::jvm::stops::{self, Stop};
+use crate::jvm::stops::{self, Stop, StopKind};
 use crate::load::record::result::BenchResult;
 
-use super::{GcAttribution, attribute, on_run_clock};
+use super::{GcAttribution, Window, attribute, on_run_clock};
 
 /// Why a run has no attribution: what is missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,10 @@ impl Missing {
 pub struct JvmStops {
     stops: Vec<Stop>,
     clock: Option<UptimeClock>,
+    /// The stretches a CPU quota held the JVM back, on the wall clock (µs since the Unix epoch, start and end).
+    throttled: Vec<(i64, i64)>,
+    /// jload's own reads of the JVM (NMT summaries), on the wall clock (µs, start and end).
+    jload_reads: Vec<(i64, i64)>,
 }
 
 impl JvmStops {
@@ -49,7 +53,32 @@ impl JvmStops {
         JvmStops {
             stops: stops::stops(log),
             clock: clock::combine(perfdata_clock, log.clock.map(|clock| clock.uptime_zero)),
+            throttled: Vec::new(),
+            jload_reads: Vec::new(),
         }
+    }
+
+    /// With jload's own reads of the JVM, each as `nmt.csv` gives it: the wall-clock millisecond it began
+    /// (`unix_ms`) and how long it took (`read_ms`), so it spans from that millisecond's start to its end plus the
+    /// read. Each is counted, and a safepoint inside one (as far as the clock mapping tells) whose VM operation such
+    /// a read can run ([`stops::is_jload_read_operation`]) becomes [`StopKind::JloadSafepoint`]: jload's, not the
+    /// service's.
+    pub fn with_jload_reads(self, reads: Vec<(u64, f64)>) -> JvmStops {
+        let jload_reads = reads
+            .into_iter()
+            .map(|(unix_ms, read_ms)| {
+                let start_us = unix_ms as i64 * 1000;
+                (start_us, start_us + 1000 + (read_ms * 1000.0).ceil() as i64)
+            })
+            .collect();
+        JvmStops { jload_reads, ..self }
+    }
+
+    /// With the stretches the CPU quota of the JVM's cgroup box held it back (wall-clock µs, start and end, as
+    /// `cgroup::box_watch` placed them): stops of their own kind, [`StopKind::CpuThrottled`]. They are on this
+    /// machine's wall clock already, so no uptime mapping moves them.
+    pub fn with_throttled(self, throttled: Vec<(i64, i64)>) -> JvmStops {
+        JvmStops { throttled, ..self }
     }
 
     /// The run's span `[start, end]` in this JVM's uptime (seconds), on the clock its stops are laid on: the window
@@ -73,9 +102,38 @@ pub fn of_run(result: &BenchResult, jvm: Option<&JvmStops>) -> Result<GcAttribut
         return Err(Missing::Requests);
     }
     let uptime_clock = jvm.clock.ok_or(Missing::Clock)?;
-    let windows = on_run_clock(&jvm.stops, &uptime_clock, start_unix_us);
+    let mut windows = on_run_clock(&jvm.stops, &uptime_clock, start_unix_us);
+    let reads: Vec<Window> = jvm
+        .jload_reads
+        .iter()
+        .map(|&(start, end)| Window {
+            start_us: start - start_unix_us,
+            end_us: end - start_unix_us,
+            kind: StopKind::JloadRead,
+        })
+        .collect();
+    mark_jload_safepoints(&mut windows, &jvm.stops, &reads, (uptime_clock.error_ms * 1000.0).ceil() as i64);
+    windows.extend(reads);
+    windows.extend(jvm.throttled.iter().map(|&(start, end)| Window {
+        start_us: start - start_unix_us,
+        end_us: end - start_unix_us,
+        kind: StopKind::CpuThrottled,
+    }));
     let span_us = (result.duration_s * 1e6).round() as u64;
     Ok(attribute(&result.slow, &request_names(result), &windows, span_us, uptime_clock))
+}
+
+/// Each safepoint window (`windows[i]` is `stops[i]` on the run's clock) that meets one of jload's `reads` — the
+/// clock mapping known to ± `error_us` — and whose VM operation such a read can run becomes jload's.
+fn mark_jload_safepoints(windows: &mut [Window], stops: &[Stop], reads: &[Window], error_us: i64) {
+    for (window, stop) in windows.iter_mut().zip(stops) {
+        let in_a_read =
+            |read: &Window| window.start_us < read.end_us + error_us && window.end_us > read.start_us - error_us;
+        if stop.kind == StopKind::Safepoint && stops::is_jload_read_operation(&stop.what) && reads.iter().any(in_a_read)
+        {
+            window.kind = StopKind::JloadSafepoint;
+        }
+    }
 }
 
 /// The names of the run's requests by index: a mix's names, or the URL of a single request.
@@ -84,5 +142,56 @@ fn request_names(result: &BenchResult) -> Vec<String> {
         vec![result.url.clone()]
     } else {
         result.per_request.iter().map(|request| request.name.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stop(kind: StopKind, what: &str) -> Stop {
+        Stop { start_s: 0.0, duration_ms: 0.0, kind, what: what.to_string() }
+    }
+
+    fn window(start_us: i64, end_us: i64, kind: StopKind) -> Window {
+        Window { start_us, end_us, kind }
+    }
+
+    #[test]
+    fn a_safepoint_a_read_can_cause_inside_one_of_jloads_reads_is_jloads() {
+        let read = window(1_000, 3_000, StopKind::JloadRead);
+        let stops = [
+            stop(StopKind::Safepoint, "PrintThreads"),
+            stop(StopKind::Safepoint, "PrintThreads"),
+            stop(StopKind::Safepoint, "ICBufferFull"),
+            stop(StopKind::GcPause, "Pause Young"),
+            stop(StopKind::Safepoint, "PrintThreads"),
+        ];
+        let mut windows = vec![
+            window(2_000, 2_100, StopKind::Safepoint), // inside the read
+            window(3_040, 3_100, StopKind::Safepoint), // 40 µs after it: within the clock's ± 50 µs
+            window(2_000, 2_100, StopKind::Safepoint), // inside, but an operation no read runs
+            window(2_000, 2_100, StopKind::GcPause),
+            window(5_000, 5_100, StopKind::Safepoint), // far from it
+        ];
+        mark_jload_safepoints(&mut windows, &stops, &[read], 50);
+        let kinds: Vec<StopKind> = windows.iter().map(|window| window.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                StopKind::JloadSafepoint,
+                StopKind::JloadSafepoint,
+                StopKind::Safepoint,
+                StopKind::GcPause,
+                StopKind::Safepoint
+            ]
+        );
+    }
+
+    #[test]
+    fn a_read_spans_from_the_millisecond_it_began_to_that_millisecond_plus_its_length() {
+        let log = GcLog::default();
+        let jvm = JvmStops::of(&log, None).with_jload_reads(vec![(1_700_000_000_123, 0.527)]);
+        assert_eq!(jvm.jload_reads, vec![(1_700_000_000_123_000, 1_700_000_000_124_527)]);
     }
 }

@@ -1,7 +1,8 @@
 //! "Is it the GC?" answered per request: the slow requests of a run (`load::record::slow`) laid over the JVM's GC
-//! pauses, GC stalls and other safepoints (`jvm::stops`) on one clock (`jvm::clock`), for the requests above p99, above
-//! p99.9 and the 100 slowest: how many overlapped a GC stop or another safepoint, how many would by chance, what the
-//! tail would be with the GC's time taken out, and a verdict in words.
+//! pauses, GC stalls and other safepoints (`jvm::stops`) on one clock (`jvm::clock`) — and, for a target in a cgroup
+//! box with a CPU quota, over the stretches the quota held it back —, for the requests above p99, above p99.9 and the
+//! 100 slowest: how many overlapped a GC stop, another safepoint or the quota, how many would by chance, what the
+//! tail would be with the GC's (or the quota's) time taken out, and a verdict in words.
 //!
 //! Everything here is arithmetic on plain values; the callers (`bench --jvm`, the runner, the report) gather them.
 //! The method (exposure, tails, chance, recomputation, verdict, clock error) is written up in docs/report.md, "Is it
@@ -63,6 +64,10 @@ pub struct GcAttribution {
     /// generator). At most 10, slowest first.
     pub unexplained: Vec<TailRequest>,
     pub verdict: Verdict,
+    /// Share of the run's time (0–1) in which the CPU quota held the JVM back; absent when no such stretch fell in
+    /// the run (no box, no quota, or never throttled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_time_share: Option<f64>,
 }
 
 /// One tail of the run's latencies.
@@ -101,6 +106,23 @@ pub struct TailShare {
     /// alone gives about `gc_time_share`; the verdict weighs it when GC windows are everywhere.
     #[serde(default)]
     pub gc_latency_share: f64,
+    /// The tail against the stretches the CPU quota held the JVM back; absent when none fell in the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<QuotaShare>,
+}
+
+/// One tail against the CPU quota's stretches (a target in a cgroup box with a quota that throttled it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuotaShare {
+    /// Requests of the tail whose time overlapped a stretch the quota held the JVM back (whatever else they met).
+    pub overlap: u64,
+    /// The share of requests of these lengths, placed at random in the run, that would overlap one (0–1).
+    pub chance: f64,
+    /// The tail's percentile with each request's overlap with the quota's stretches taken out of its latency, ms.
+    pub recomputed_ms: f64,
+    /// `recomputed_ms` is only an upper bound (as `TailShare::recomputed_at_most`).
+    #[serde(default)]
+    pub recomputed_at_most: bool,
 }
 
 /// Stops inside the run.
@@ -112,6 +134,29 @@ pub struct StopCounts {
     pub longest_gc_pause_ms: f64,
     pub longest_gc_stall_ms: f64,
     pub longest_safepoint_ms: f64,
+    /// Stretches the CPU quota held the JVM back (one per throttled CFS period) inside the run, and the longest (ms).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub throttled_periods: u64,
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub longest_throttled_ms: f64,
+    /// jload's own reads of the JVM (NMT summaries) inside the run and the longest (ms); the safepoints they caused
+    /// and the longest (ms): counted apart, never the service's.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jload_reads: u64,
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub longest_jload_read_ms: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jload_safepoints: u64,
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub longest_jload_safepoint_ms: f64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
+fn is_zero_ms(ms: &f64) -> bool {
+    *ms == 0.0
 }
 
 /// One slow request, for the list of unexplained ones.
@@ -136,6 +181,9 @@ pub struct Verdict {
     /// bound): what the rule weighs first.
     #[serde(default)]
     pub p99_drop: f64,
+    /// How much lower p99 is without the time the CPU quota held the JVM back (0–1); absent without such time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_p99_drop: Option<f64>,
     /// The rule's numbers in one line, as the terminal prints it after the kind: "p99 454.0 → 441.9 ms without GC
     /// (−2.7 %, below the 10 % that makes GC a cause); 83 % of 2226 requests above p99 overlapped GC, chance 81 %:
     /// saturation, requests this long meet GC whatever slows them".
@@ -159,6 +207,11 @@ pub enum VerdictKind {
     NotGc,
     /// Too few requests in the tail to tell.
     CannotTell,
+    /// Taking out the time the CPU quota held the JVM back lowers p99 materially (more than the GC's does), and most
+    /// of the tail overlapped those stretches.
+    CpuQuota,
+    /// The same drop, but most of the tail did not overlap the quota's stretches.
+    PartlyCpuQuota,
 }
 
 /// Which case of the verdict's rule decided, in the rule's order (`verdict::rule`).
@@ -182,6 +235,11 @@ pub enum VerdictRule {
     OverlapWithoutEffect,
     /// GC overlapped the tail about as often as chance gives.
     AboutChance,
+    /// p99 drops by at least `verdict::MATERIAL_DROP` without the CPU quota's time, more than without GC's, and
+    /// most of the tail overlapped the quota's stretches.
+    QuotaMakesTheTail,
+    /// The same drop, but most of the tail did not overlap them.
+    QuotaMakesPart,
 }
 
 /// The JVM's stops on the run's clock: `run_start_unix_us` is the wall time of the run's start instant
@@ -210,10 +268,16 @@ pub fn attribute(
     let stops = RunStops::new(windows, run_span_us, (clock.error_ms * 1000.0).ceil() as i64);
     let slowest_first = slow.slowest_first();
     let without_gc = tails::without(&slowest_first, |request| stops.in_gc_us(request));
+    let quota =
+        windows.iter().any(|window| window.kind == StopKind::CpuThrottled && window_in_run(window, run_span_us));
+    let without_quota = quota.then(|| tails::without(&slowest_first, |request| stops.in_quota_us(request)));
     let share = |which: Which| {
         let tail = tails::tail(which, &slowest_first, slow.offered, slow.threshold_us);
         let recomputed = tails::recomputed(&without_gc, tail.position, slow.offered, slow.threshold_us);
-        tail_share(&tail, recomputed, &stops)
+        let without_quota = without_quota
+            .as_ref()
+            .map(|without| tails::recomputed(without, tail.position, slow.offered, slow.threshold_us));
+        tail_share(&tail, recomputed, without_quota, &stops)
     };
     let (p99, p999, slowest) = (share(Which::Above(0.99)), share(Which::Above(0.999)), share(Which::Slowest(SLOWEST)));
     let counts = stops.counts();
@@ -229,11 +293,22 @@ pub fn attribute(
         clock_error_ms: clock.error_ms,
         unexplained: unexplained(&slowest_first, request_names, &stops),
         verdict,
+        quota_time_share: quota.then(|| stops.quota_time_share()),
     }
 }
 
+/// Whether a window lies (partly) inside the run `[0, span_us)`.
+fn window_in_run(window: &Window, span_us: u64) -> bool {
+    window.start_us < span_us as i64 && window.end_us > 0
+}
+
 /// One tail's figures: what its kept requests met, what chance gives for their lengths, its percentiles.
-fn tail_share(tail: &Tail, recomputed: tails::Latency, stops: &RunStops) -> TailShare {
+fn tail_share(
+    tail: &Tail,
+    recomputed: tails::Latency,
+    without_quota: Option<tails::Latency>,
+    stops: &RunStops,
+) -> TailShare {
     let met: Vec<Met> = tail.kept.iter().map(|request| stops.met(request)).collect();
     let count = |kind: Met| met.iter().filter(|&&met| met == kind).count() as u64;
     let mean = |chance: &dyn Fn(&SlowRequest) -> f64| {
@@ -256,6 +331,12 @@ fn tail_share(tail: &Tail, recomputed: tails::Latency, stops: &RunStops) -> Tail
         percentile_at_most: tail.percentile.at_most || tail.above.at_most,
         recomputed_at_most: recomputed.at_most,
         gc_latency_share: latency_share(tail.kept, stops),
+        quota: without_quota.map(|recomputed| QuotaShare {
+            overlap: tail.kept.iter().filter(|request| stops.met_quota(request)).count() as u64,
+            chance: mean(&|request| stops.quota_chance(request)),
+            recomputed_ms: recomputed.ms(),
+            recomputed_at_most: recomputed.at_most,
+        }),
     }
 }
 
@@ -269,11 +350,11 @@ fn latency_share(requests: &[SlowRequest], stops: &RunStops) -> f64 {
     in_gc as f64 / latency as f64
 }
 
-/// The slowest kept requests that met no stop at all (at most [`UNEXPLAINED`]), slowest first.
+/// The slowest kept requests that met no stop at all, nor the quota (at most [`UNEXPLAINED`]), slowest first.
 fn unexplained(slowest_first: &[SlowRequest], request_names: &[String], stops: &RunStops) -> Vec<TailRequest> {
     slowest_first
         .iter()
-        .filter(|request| stops.met(request) == Met::Nothing)
+        .filter(|request| stops.met(request) == Met::Nothing && !stops.met_quota(request))
         .take(UNEXPLAINED)
         .map(|request| TailRequest {
             at_s: request.began_us() as f64 / 1e6,

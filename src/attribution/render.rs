@@ -93,6 +93,7 @@ fn stops_line(stops: &StopCounts, attribution: &GcAttribution) -> String {
         (stops.gc_pauses, "GC pauses", stops.longest_gc_pause_ms),
         (stops.gc_stalls, "GC stalls", stops.longest_gc_stall_ms),
         (stops.safepoints, "other safepoints", stops.longest_safepoint_ms),
+        (stops.throttled_periods, "periods held back by the CPU quota", stops.longest_throttled_ms),
     ];
     let listed: Vec<String> = kinds
         .iter()
@@ -107,8 +108,11 @@ fn stops_line(stops: &StopCounts, attribution: &GcAttribution) -> String {
     } else {
         String::new()
     };
+    let quota = attribution
+        .quota_time_share
+        .map_or(String::new(), |share| format!(", held back by the CPU quota {}", percent(share)));
     format!(
-        "stops in the run: {}; GC {} of the time{safepoints}",
+        "stops in the run: {}; GC {} of the time{safepoints}{quota}",
         listed.join(", "),
         percent(attribution.gc_time_share)
     )

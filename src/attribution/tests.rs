@@ -416,6 +416,7 @@ fn tail_of(examined: u64, overlap: u64, chance: f64, measured: f64, without: f64
         percentile_at_most: false,
         recomputed_at_most: at_most,
         gc_latency_share: 0.03,
+        quota: None,
     }
 }
 
@@ -448,4 +449,102 @@ fn the_cases_issue_21_reported_are_judged_by_their_effect() {
         "{}",
         verdict.summary
     );
+}
+
+#[test]
+fn a_tail_inside_the_quotas_stretches_is_blamed_on_the_quota() {
+    let attribution = attribute_slow(100, &every_second(StopKind::CpuThrottled, 0));
+    let p99 = &attribution.p99;
+    assert_eq!((p99.gc_overlap, p99.safepoint_overlap, p99.recomputed_ms), (0, 0, ms(3_000)), "no GC at all");
+    let quota = p99.quota.as_ref().expect("the run had throttled stretches");
+    // As with GC pauses: 100 of 100 overlapped, chance 2.2 %, and without the 10 ms each held p99 is 2 ms.
+    assert_eq!((quota.overlap, quota.recomputed_ms, quota.recomputed_at_most), (100, 2.0, false));
+    assert!((quota.chance - 0.022).abs() < 1e-12, "{}", quota.chance);
+    assert_eq!(attribution.quota_time_share, Some(0.01));
+    assert_eq!((attribution.stops.throttled_periods, attribution.stops.longest_throttled_ms), (10, 10.0));
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::CpuQuota, Some(VerdictRule::QuotaMakesTheTail)));
+    assert_eq!(verdict.p99_drop, 0.0);
+    assert!((verdict.quota_p99_drop.unwrap() - (3.001 - 2.0) / 3.001).abs() < 1e-12, "{:?}", verdict.quota_p99_drop);
+    assert_eq!(
+        verdict.summary,
+        "p99 3.001 → 2.000 ms without the time the quota held the JVM back (−33 %, at least the 10 % that makes it a \
+         cause); 100 % of 100 requests above p99 overlapped throttled periods (chance 2.2 %)"
+    );
+    assert_eq!(verdict.text, format!("The CPU quota makes this tail: {}", verdict.summary));
+    // A request that waited through a throttled stretch is explained: the unexplained are the quiet ones.
+    assert!(attribution.unexplained.iter().all(|request| request.latency_ms == 3.0), "{:?}", attribution.unexplained);
+}
+
+#[test]
+fn an_overlap_with_the_quotas_stretches_alone_is_no_cause_and_the_verdict_does_not_mention_it() {
+    // 20 µs stretches at the very end of each 12 ms request: every one overlaps, but p99 does not move.
+    let windows = every_second(StopKind::CpuThrottled, 9_990)
+        .into_iter()
+        .map(|window| Window { end_us: window.start_us + 20, ..window })
+        .collect::<Vec<_>>();
+    let attribution = attribute_slow(100, &windows);
+    let quota = attribution.p99.quota.as_ref().unwrap();
+    assert_eq!((quota.overlap, quota.recomputed_ms), (100, ms(3_000)));
+    let verdict = &attribution.verdict;
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::NotGc, Some(VerdictRule::NoGcStop)));
+    assert_eq!(verdict.quota_p99_drop, Some(0.0));
+    assert_eq!(verdict.text, "GC does not explain this tail: no GC pause or stall during the run");
+}
+
+#[test]
+fn with_gc_pauses_and_the_quota_the_larger_drop_decides() {
+    // GC holds 10 ms of each slow request; the quota 2 ms before it: without the quota the slow requests are 10 ms,
+    // still above p99's 3 ms request, so only the GC's time moves p99.
+    let quota: Vec<Window> = every_second(StopKind::CpuThrottled, -2_000)
+        .into_iter()
+        .map(|window| Window { end_us: window.start_us + 2_000, ..window })
+        .collect();
+    let windows = [every_second(StopKind::GcPause, 0), quota].concat();
+    let attribution = attribute_slow(100, &windows);
+    assert_eq!(attribution.p99.quota.as_ref().unwrap().recomputed_ms, ms(3_000));
+    assert_eq!(attribution.verdict.rule, Some(VerdictRule::GcMakesTheTail));
+    // And the rule on figures like issue 23's: p99 56.8 → 3.1 ms without the quota, 264 of 300 overlapped (chance 60 %).
+    let mut tail = tail_of(300, 30, 0.05, 56.8, 50.0, false);
+    tail.quota = Some(QuotaShare { overlap: 264, chance: 0.6, recomputed_ms: 3.1, recomputed_at_most: false });
+    let verdict = verdict(&tail, &tail, &StopCounts { gc_pauses: 5, ..StopCounts::default() });
+    assert_eq!((verdict.kind, verdict.rule), (VerdictKind::CpuQuota, Some(VerdictRule::QuotaMakesTheTail)));
+    assert_eq!(
+        verdict.summary,
+        "p99 56.80 → 3.100 ms without the time the quota held the JVM back (−95 %, at least the 10 % that makes it a \
+         cause); 88 % of 300 requests above p99 overlapped throttled periods (chance 60 %)"
+    );
+    tail.quota = Some(QuotaShare { overlap: 90, chance: 0.2, recomputed_ms: 40.0, recomputed_at_most: false });
+    assert_eq!(super::verdict::rule(&tail, &StopCounts::default()), VerdictRule::QuotaMakesPart);
+    tail.quota = None;
+    assert_eq!(super::verdict::rule(&tail, &StopCounts::default()), VerdictRule::GcMakesPart);
+}
+
+#[test]
+fn without_a_quota_the_json_holds_no_quota_figures() {
+    let attribution = attribute_slow(100, &every_second(StopKind::GcPause, 0));
+    let json = serde_json::to_string(&attribution).unwrap();
+    assert!(!json.contains("quota") && !json.contains("throttled"), "{json}");
+}
+
+#[test]
+fn jloads_own_reads_and_their_safepoints_are_counted_apart_and_never_blamed() {
+    // The safepoints at 0.5 s are jload's (inside its reads there): the tail that met them met no stop of the service.
+    let reads: Vec<Window> = every_second(StopKind::JloadRead, -1_000)
+        .into_iter()
+        .map(|window| Window { end_us: window.start_us + 12_000, ..window })
+        .collect();
+    let windows = [every_second(StopKind::JloadSafepoint, 0), reads].concat();
+    let attribution = attribute_slow(100, &windows);
+    let (stops, p99) = (&attribution.stops, &attribution.p99);
+    assert_eq!((stops.jload_reads, stops.jload_safepoints, stops.safepoints), (10, 10, 0));
+    assert_eq!((stops.longest_jload_read_ms, stops.longest_jload_safepoint_ms), (12.0, 10.0));
+    assert_eq!((p99.gc_overlap, p99.safepoint_overlap, attribution.safepoint_time_share), (0, 0, 0.0));
+    assert_eq!(attribution.verdict.rule, Some(VerdictRule::NoGcStop));
+    assert_eq!(
+        attribution.verdict.text,
+        "GC does not explain this tail: no GC pause or stall during the run. jload's own reads of the JVM: 10 in the \
+         run, 10 safepoints, the longest 10 ms (left out: they are jload's, not the service's)"
+    );
+    assert_eq!(attribution.unexplained.len(), 10, "the slow requests that met only jload's safepoints are unexplained");
 }

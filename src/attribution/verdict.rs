@@ -5,6 +5,11 @@
 //! out. Overlap counts alone cannot blame the GC — under saturation every request is long and meets every pause —
 //! and they cannot acquit it either — when stalls are everywhere, chance gives 100 % while the GC's time is most of
 //! the tail. Overlap and chance then say which kind of "not GC" it is.
+//!
+//! A target in a cgroup box with a CPU quota has one more cause, weighed by the same rule: the stretches the quota
+//! held the JVM back. When taking their time out lowers p99 materially, and more than taking the GC's out does, the
+//! quota is the cause (most of the tail overlapped them) or part of it; overlap alone never makes it one. Without
+//! such stretches in the run (no box, no quota, never throttled) the rule is the GC's alone, as it always was.
 
 use super::{StopCounts, TailShare, Verdict, VerdictKind, VerdictRule};
 
@@ -52,7 +57,10 @@ pub fn verdict(p99: &TailShare, p999: &TailShare, stops: &StopCounts) -> Verdict
     {
         text = format!("{text}. {sentence}");
     }
-    Verdict { kind: kind(rule), rule: Some(rule), p99_drop: drop(p99), summary, text }
+    if stops.jload_reads > 0 {
+        text = format!("{text}. {}", jload_reads(stops));
+    }
+    Verdict { kind: kind(rule), rule: Some(rule), p99_drop: drop(p99), quota_p99_drop: quota_drop(p99), summary, text }
 }
 
 /// The kind each case of the rule gives.
@@ -66,11 +74,15 @@ pub fn kind(rule: VerdictRule) -> VerdictKind {
         | VerdictRule::Saturation
         | VerdictRule::OverlapWithoutEffect
         | VerdictRule::AboutChance => VerdictKind::NotGc,
+        VerdictRule::QuotaMakesTheTail => VerdictKind::CpuQuota,
+        VerdictRule::QuotaMakesPart => VerdictKind::PartlyCpuQuota,
     }
 }
 
 /// The rule, in order (the constants give each threshold's reasoning): too few requests cannot tell; p99 lower by
-/// [`MATERIAL_DROP`] or more without GC is GC when most of the tail overlapped GC, partly GC when not; most of the
+/// [`MATERIAL_DROP`] or more without the CPU quota's time, and by more than without GC's, is the quota when most of
+/// the tail overlapped the quota's stretches, partly the quota when not; p99 lower by [`MATERIAL_DROP`] or more
+/// without GC is GC when most of the tail overlapped GC, partly GC when not; most of the
 /// tail overlapping other safepoints far beyond chance is safepoints; otherwise not GC, saying why: no GC stop at all,
 /// saturation (chance ≥ [`CHANCE_CEILING`] and the tail met GC about that often or more: requests this long meet GC
 /// anyway), overlap beyond chance (by
@@ -82,6 +94,16 @@ pub fn rule(tail: &TailShare, stops: &StopCounts) -> VerdictRule {
     }
     let gc_share = tail.gc_overlap as f64 / examined as f64;
     let safepoint_share = tail.safepoint_overlap as f64 / examined as f64;
+    if let (Some(quota), Some(quota_drop)) = (&tail.quota, quota_drop(tail))
+        && quota_drop >= MATERIAL_DROP
+        && quota_drop > drop(tail)
+    {
+        return if quota.overlap as f64 / examined as f64 >= MOST {
+            VerdictRule::QuotaMakesTheTail
+        } else {
+            VerdictRule::QuotaMakesPart
+        };
+    }
     if drop(tail) >= MATERIAL_DROP {
         if gc_share >= MOST { VerdictRule::GcMakesTheTail } else { VerdictRule::GcMakesPart }
     } else if safepoint_share >= MOST
@@ -107,6 +129,16 @@ pub fn drop(tail: &TailShare) -> f64 {
     ((tail.percentile_ms - tail.recomputed_ms) / tail.percentile_ms).max(0.0)
 }
 
+/// How much lower the tail's percentile is without the time the CPU quota held the JVM back (0–1); None when no
+/// such time fell in the run.
+pub fn quota_drop(tail: &TailShare) -> Option<f64> {
+    let quota = tail.quota.as_ref()?;
+    if tail.percentile_ms <= 0.0 {
+        return Some(0.0);
+    }
+    Some(((tail.percentile_ms - quota.recomputed_ms) / tail.percentile_ms).max(0.0))
+}
+
 /// What the verdict means, before its numbers.
 fn headline(rule: VerdictRule) -> &'static str {
     match rule {
@@ -118,6 +150,8 @@ fn headline(rule: VerdictRule) -> &'static str {
         VerdictRule::Saturation | VerdictRule::OverlapWithoutEffect => {
             "GC overlapped this tail but is not what makes it"
         }
+        VerdictRule::QuotaMakesTheTail => "The CPU quota makes this tail",
+        VerdictRule::QuotaMakesPart => "The CPU quota makes part of this tail",
     }
 }
 
@@ -160,7 +194,34 @@ fn summary(rule: VerdictRule, tail: &TailShare, stops: &StopCounts) -> String {
                 if gc_share <= tail.gc_chance { "no more than chance gives" } else { "about what chance gives" };
             format!("{}; {overlap}, {about} ({chance})", effect(tail))
         }
+        VerdictRule::QuotaMakesTheTail | VerdictRule::QuotaMakesPart => quota_summary(rule, tail),
     }
+}
+
+/// "p99 56.8 → 3.1 ms without the time the quota held the JVM back (−95 %, at least the 10 % that makes
+/// it a cause); 88 % of 300 requests above p99 overlapped throttled periods (chance 60 %)".
+fn quota_summary(rule: VerdictRule, tail: &TailShare) -> String {
+    let Some(quota) = &tail.quota else { return String::new() };
+    let drop = quota_drop(tail).unwrap_or(0.0);
+    let (bound, at_least) = if quota.recomputed_at_most { ("≤ ", "at least ") } else { ("", "") };
+    let measured = if tail.percentile_at_most { "≤ " } else { "" };
+    let overlap = format!(
+        "{} of {} requests above p99 overlapped throttled periods (chance {})",
+        percent(quota.overlap as f64 / tail.examined.max(1) as f64),
+        tail.examined,
+        percent(quota.chance)
+    );
+    let only = if rule == VerdictRule::QuotaMakesPart { "only " } else { "" };
+    let rest =
+        if rule == VerdictRule::QuotaMakesPart { ": the rest of the tail is slow for another reason" } else { "" };
+    format!(
+        "p99 {measured}{} → {bound}{} ms without the time the quota held the JVM back ({at_least}−{}, at \
+         least the {} that makes it a cause); {only}{overlap}{rest}",
+        crate::load::format::format_ms(tail.percentile_ms),
+        crate::load::format::format_ms(quota.recomputed_ms),
+        percent(drop),
+        percent(MATERIAL_DROP)
+    )
 }
 
 /// "p99 454.0 → 441.9 ms without GC (−2.7 %, below the 10 % that makes GC a cause)".
@@ -204,6 +265,22 @@ fn recomputation(name: &str, tail: &TailShare, stops: &StopCounts) -> Option<Str
         crate::load::format::format_ms(tail.recomputed_ms),
         crate::load::format::format_ms(tail.percentile_ms)
     ))
+}
+
+/// "jload's own reads of the JVM: 5 in the run, 0 safepoints (left out: they are jload's, not the service's)".
+pub fn jload_reads(stops: &StopCounts) -> String {
+    let longest = if stops.jload_safepoints > 0 {
+        format!(", the longest {}", ms_text(stops.longest_jload_safepoint_ms))
+    } else {
+        String::new()
+    };
+    format!(
+        "jload's own reads of the JVM: {} in the run, {} safepoint{}{longest} (left out: they are jload's, not the \
+         service's)",
+        stops.jload_reads,
+        stops.jload_safepoints,
+        if stops.jload_safepoints == 1 { "" } else { "s" }
+    )
 }
 
 /// What the GC stops of the run were: "pauses", "stalls" or "pauses and stalls".

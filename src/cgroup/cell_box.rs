@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::files::{empty_and_remove, enter_calling_process, io_error, make_dir, pids_in_subtree, write_value};
-use super::{BoxSample, CgroupError, Cgroups, Limits, PARENT, Version, v1, v2};
+use super::{BoxSample, CgroupError, Cgroups, CpuFigures, Limits, MemoryFigures, PARENT, Version, v1, v2};
 
 /// How long removing a box may wait for its processes to die and its folders to be let go.
 pub const REMOVE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -218,16 +218,17 @@ impl CellBox {
 
     /// The box's figures now.
     pub fn sample(&self) -> Result<BoxSample, CgroupError> {
-        Ok(match self.version {
-            Version::V1 => BoxSample {
-                memory: self.memory_dir.as_deref().map(v1::read_memory).transpose()?,
-                cpu: self.cpu_dir.as_deref().map(v1::read_cpu).transpose()?,
-            },
-            Version::V2 => BoxSample {
-                memory: self.memory_dir.as_deref().map(v2::read_memory).transpose()?.flatten(),
-                cpu: self.dirs.first().map(|dir| v2::read_cpu(dir)).transpose()?.flatten(),
-            },
-        })
+        self.reader().sample()
+    }
+
+    /// A reader of the box's figure files that can go to another thread (the box itself stays where it is removed).
+    pub fn reader(&self) -> BoxReader {
+        BoxReader {
+            version: self.version,
+            memory_dir: self.memory_dir.clone(),
+            cpu_dir: self.cpu_dir.clone(),
+            first_dir: self.dirs.first().cloned(),
+        }
     }
 
     /// Kill whatever is left in the box (SIGKILL; v2 also `cgroup.kill`), wait until it is empty and remove its
@@ -256,6 +257,39 @@ impl CellBox {
             }
         }
         Ok(())
+    }
+}
+
+/// The figure files of one box: what [`CellBox::sample`] reads, without the box's ownership (its reads fail once the
+/// box is removed).
+#[derive(Debug, Clone)]
+pub struct BoxReader {
+    version: Version,
+    memory_dir: Option<PathBuf>,
+    cpu_dir: Option<PathBuf>,
+    first_dir: Option<PathBuf>,
+}
+
+impl BoxReader {
+    /// The box's figures now.
+    pub fn sample(&self) -> Result<BoxSample, CgroupError> {
+        Ok(BoxSample { memory: self.memory()?, cpu: self.cpu()? })
+    }
+
+    /// The memory controller's figures now; None without one.
+    pub fn memory(&self) -> Result<Option<MemoryFigures>, CgroupError> {
+        Ok(match self.version {
+            Version::V1 => self.memory_dir.as_deref().map(v1::read_memory).transpose()?,
+            Version::V2 => self.memory_dir.as_deref().map(v2::read_memory).transpose()?.flatten(),
+        })
+    }
+
+    /// The CPU controller's figures now (quota and `cpu.stat`); None without one.
+    pub fn cpu(&self) -> Result<Option<CpuFigures>, CgroupError> {
+        Ok(match self.version {
+            Version::V1 => self.cpu_dir.as_deref().map(v1::read_cpu).transpose()?,
+            Version::V2 => self.first_dir.as_deref().map(v2::read_cpu).transpose()?.flatten(),
+        })
     }
 }
 

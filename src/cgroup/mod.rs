@@ -6,10 +6,12 @@
 //! Both cgroup versions: v1 (one hierarchy per controller, `memory.limit_in_bytes`, `cpu.cfs_quota_us`, …: `v1.rs`)
 //! and v2 (one unified hierarchy, `memory.max`, `cpu.max`, …: `v2.rs`). Which one a machine has, and where jload's
 //! boxes go in it, is found in `detect.rs`; the box itself is `cell_box.rs`, the clean-up of stale boxes `stale.rs`,
-//! and the plain file reads and writes both versions share `files.rs`. `box_csv.rs` is the box's per-second file. How it works and which file each figure comes
-//! from: docs/containers.md.
+//! and the plain file reads and writes both versions share `files.rs`. `box_csv.rs` is the box's per-second file, written by `box_watch.rs`, which also
+//! keeps the stretches the CPU quota held the box back. How it works and which file each figure comes from:
+//! docs/containers.md.
 
 pub mod box_csv;
+pub mod box_watch;
 mod cell_box;
 mod detect;
 mod files;
@@ -21,7 +23,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use cell_box::{BoxName, CellBox};
+pub use cell_box::{BoxName, BoxReader, CellBox};
 pub use detect::{Cgroups, Version};
 pub use stale::remove_stale;
 

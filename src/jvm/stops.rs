@@ -2,7 +2,8 @@
 //! safepoints of GC operations when the log has `-Xlog:safepoint`, which include reaching the safepoint, else from
 //! the pause lines), GC stalls (a thread waiting for the collector outside a pause: ZGC allocation stalls, Shenandoah
 //! allocation failures) and safepoints that are no GC (deoptimization, biased-lock revocation, thread dumps, …).
-//! What they mean for requests is `crate::attribution`'s job.
+//! What they mean for requests is `crate::attribution`'s job, which also knows a kind the log never gives: the
+//! stretches a CPU quota held the JVM back ([`StopKind::CpuThrottled`]).
 //!
 //! The one rule: a safepoint whose VM operation is the collector's ([`is_gc_operation`]) is a GC pause, and the
 //! pause lines it contains are paired with it (the stop runs from the earlier start to the later end of both, which
@@ -28,6 +29,14 @@ pub enum StopKind {
     GcStall,
     /// A safepoint for something other than GC.
     Safepoint,
+    /// Held back by the CPU quota of the target's cgroup box: not in the GC log, placed from the box's throttling
+    /// counters (`cgroup::box_watch`).
+    CpuThrottled,
+    /// A safepoint that jload's own read of the JVM (an NMT summary over the attach socket) caused: inside one of
+    /// its reads and of a VM operation such a read can run ([`is_jload_read_operation`]). Never the service's.
+    JloadSafepoint,
+    /// Not a stop: the stretch one of jload's reads of the JVM took, counted so a run says how many there were.
+    JloadRead,
 }
 
 impl StopKind {
@@ -108,6 +117,28 @@ pub fn is_gc_operation(operation: &str) -> bool {
     const OTHERS: [&str; 5] =
         ["CollectForMetadataAllocation", "CollectForCodeCacheAllocation", "GC_HeapInspection", "HeapDumper", "XVerify"];
     PREFIXES.iter().any(|prefix| operation.starts_with(prefix)) || OTHERS.contains(&operation)
+}
+
+/// Whether a safepoint's VM operation is one a command over the attach socket can run: HotSpot's diagnostic-command
+/// operations (thread dumps, deadlock search, class and code listings, metadata and class-loader statistics). jload
+/// sends only `VM.native_memory summary`, which on JDK 17 and 25 runs none of them (measured: docs/containers.md);
+/// a JVM that did would have such a safepoint inside a read, and it would be jload's.
+pub fn is_jload_read_operation(operation: &str) -> bool {
+    const OPERATIONS: [&str; 12] = [
+        "PrintThreads",
+        "PrintJNI",
+        "FindDeadlocks",
+        "ThreadDump",
+        "PrintMetadata",
+        "ClassLoaderStatsOperation",
+        "ClassLoaderHierarchyOperation",
+        "PrintClassHierarchy",
+        "PrintCompileQueue",
+        "PrintCodeList",
+        "PrintCodeCache",
+        "DumpHashtable",
+    ];
+    OPERATIONS.contains(&operation)
 }
 
 /// A GC safepoint and the pause lines inside it.

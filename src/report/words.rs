@@ -23,6 +23,8 @@ pub fn kind_words(kind: VerdictKind) -> &'static str {
         VerdictKind::Safepoint => "safepoints",
         VerdictKind::NotGc => "not GC",
         VerdictKind::CannotTell => "cannot tell",
+        VerdictKind::CpuQuota => "CPU quota",
+        VerdictKind::PartlyCpuQuota => "partly CPU quota",
     }
 }
 

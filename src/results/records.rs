@@ -167,6 +167,14 @@ pub struct BoxFigures {
     pub throttled_periods: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttled_ms: Option<f64>,
+    /// The phase's own share of the CPU counters: periods with runnable threads, throttled periods and throttled
+    /// time (summed over threads) between the phase's start and its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_periods: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_throttled_periods: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_throttled_ms: Option<f64>,
 }
 
 impl BoxFigures {
@@ -174,6 +182,12 @@ impl BoxFigures {
     pub fn throttled_pct(&self) -> Option<f64> {
         let periods = self.periods.filter(|&periods| periods > 0)?;
         Some(100.0 * self.throttled_periods? as f64 / periods as f64)
+    }
+
+    /// The same share over the phase's own window: "CPU throttled 59 % of periods during this phase".
+    pub fn phase_throttled_pct(&self) -> Option<f64> {
+        let periods = self.phase_periods.filter(|&periods| periods > 0)?;
+        Some(100.0 * self.phase_throttled_periods? as f64 / periods as f64)
     }
 }
 

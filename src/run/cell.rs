@@ -12,9 +12,10 @@ use super::crash::{Ending, Evidence};
 use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
+use crate::cgroup::box_watch::ThrottledSpan;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::{JvmWindow, WindowPauses};
-use crate::jvm::{gc_init, gclog};
+use crate::jvm::{gc_init, gclog, nmt_csv};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
@@ -60,11 +61,14 @@ pub struct CellRun<'a> {
 }
 
 /// What the attribution needs to put the JVM's clock on the requests' clock: PerfData's uptime 0 (on the target's
-/// wall clock) and, for a target on its own server, that server's clock offset from this machine's with its bound (µs).
+/// wall clock) and, for a target on its own server, that server's clock offset from this machine's with its bound (µs);
+/// and the stretches its box's quota held it back.
 #[derive(Default)]
 struct JvmClocks {
     perfdata: Option<(ClockSource, ClockInterval)>,
     server_offset: Option<(i64, i64)>,
+    /// The stretches the box's CPU quota held the target back, on this machine's wall clock.
+    throttled: Vec<ThrottledSpan>,
 }
 
 pub fn unix_now() -> u64 {
@@ -198,6 +202,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         clocks = drive_phases(run, &target, &dir, &launch, &mut meta)?;
     }
     stop_and_judge(run, &target, &evidence, (&target_dir, &dir), &mut meta);
+    clocks.throttled = target.lock().expect("target").throttled();
     attach_gc_log(&dir, &meta, &clocks)?;
     finish(&dir, meta)
 }
@@ -247,6 +252,7 @@ fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
         port,
         cpus: run.plan.target.cpus.clone(),
         limits: run.cell.limits,
+        box_csv: Some(RepFiles::of(target_dir).box_csv()),
     }
 }
 
@@ -389,7 +395,7 @@ fn drive_phases(
         meta.phases.push(phase.name.clone());
         write_json(&RepFiles::of(dir).meta(), meta)?;
     }
-    Ok(JvmClocks { perfdata, server_offset })
+    Ok(JvmClocks { perfdata, server_offset, throttled: Vec::new() })
 }
 
 /// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder
@@ -408,6 +414,7 @@ fn run_phase(
     }
     let phase_stop = Arc::new(AtomicBool::new(false));
     let start_mark = watch.and_then(Watch::mark);
+    let box_at_start = target.lock().expect("target").box_sample();
     let start_s = target.lock().expect("target").started().elapsed().as_secs_f64();
     let options = RunOptions {
         progress: run.show_progress,
@@ -450,7 +457,7 @@ fn run_phase(
         step_jvm,
         slo_passed,
         gc_attribution: None,
-        cell_box: super::cell_box::phase_figures(target),
+        cell_box: super::cell_box::phase_figures(target, box_at_start.as_ref()),
         nmt: None,
     })
 }
@@ -553,7 +560,10 @@ fn end_phase_early(target: &Arc<Mutex<TargetProcess>>, stop: &AtomicBool, phase_
 /// step's), and the attribution of its tail to the JVM's stops (its slow requests read back from their file).
 fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
-    let mut jvm_stops = JvmStops::of(&log, clocks.perfdata);
+    let throttled = clocks.throttled.iter().map(|span| (span.start_unix_us, span.end_unix_us)).collect();
+    let nmt = std::fs::read_to_string(RepFiles::of(dir).nmt_csv()).ok().and_then(|text| nmt_csv::read(&text).ok());
+    let reads = nmt.unwrap_or_default().iter().map(|read| (read.unix_ms, read.read_ms)).collect();
+    let mut jvm_stops = JvmStops::of(&log, clocks.perfdata).with_throttled(throttled).with_jload_reads(reads);
     if let Some((offset_us, bound_us)) = clocks.server_offset {
         jvm_stops = jvm_stops.seen_from_afar(offset_us, bound_us);
     }

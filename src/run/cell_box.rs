@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use super::target::TargetProcess;
-use crate::cgroup::BoxSample;
+use crate::cgroup::{BoxSample, CpuFigures};
 use crate::error::bad_input;
 use crate::launcher::{check_box, remove_stale_boxes};
 use crate::plan::limits::{mebibytes, unlimited};
@@ -35,9 +35,23 @@ pub fn check_boxes(cells: &[Cell], servers: &[RemoteServer]) -> anyhow::Result<(
     Ok(())
 }
 
-/// The box's figures now; None for a target without a box (or on another server).
-pub fn phase_figures(target: &Mutex<TargetProcess>) -> Option<BoxFigures> {
-    target.lock().expect("target").box_sample().as_ref().map(figures)
+/// The box's figures now, with what the phase saw of its CPU quota since `at_start` (the box read as the phase
+/// began); None for a target without a box (or on another server).
+pub fn phase_figures(target: &Mutex<TargetProcess>, at_start: Option<&BoxSample>) -> Option<BoxFigures> {
+    let now = target.lock().expect("target").box_sample()?;
+    Some(with_phase_throttling(figures(&now), at_start.and_then(|start| start.cpu.as_ref()), now.cpu.as_ref()))
+}
+
+/// `figures` with the CPU counters' growth between the phase's start and its end: the periods, throttled periods
+/// and throttled time of the phase itself (the box's own counters run since it was made).
+pub fn with_phase_throttling(figures: BoxFigures, start: Option<&CpuFigures>, end: Option<&CpuFigures>) -> BoxFigures {
+    let (Some(start), Some(end)) = (start, end) else { return figures };
+    BoxFigures {
+        phase_periods: Some(end.periods.saturating_sub(start.periods)),
+        phase_throttled_periods: Some(end.throttled_periods.saturating_sub(start.throttled_periods)),
+        phase_throttled_ms: Some(end.throttled_ns.saturating_sub(start.throttled_ns) as f64 / 1e6),
+        ..figures
+    }
 }
 
 /// A box sample as the phase record keeps it.
@@ -55,6 +69,7 @@ pub fn figures(sample: &BoxSample) -> BoxFigures {
         periods: cpu.map(|cpu| cpu.periods),
         throttled_periods: cpu.map(|cpu| cpu.throttled_periods),
         throttled_ms: cpu.map(|cpu| cpu.throttled_ns as f64 / 1e6),
+        ..BoxFigures::default()
     }
 }
 
@@ -77,9 +92,28 @@ pub fn memory_kill_cause(sample: Option<&BoxSample>, exit: &ExitInfo) -> Option<
 
 #[cfg(test)]
 mod tests {
-    use super::memory_kill_cause;
-    use crate::cgroup::{BoxSample, MemoryFigures};
+    use super::{figures, memory_kill_cause, with_phase_throttling};
+    use crate::cgroup::{BoxSample, CpuFigures, MemoryFigures};
     use crate::results::ExitInfo;
+
+    #[test]
+    fn a_phase_sees_the_growth_of_the_cpu_counters_over_its_own_window() {
+        let cpu = |periods, throttled_periods, throttled_ns| CpuFigures {
+            quota_cpus: Some(0.5),
+            periods,
+            throttled_periods,
+            throttled_ns,
+        };
+        let (start, end) = (cpu(100, 20, 1_000_000_000), cpu(377, 185, 18_700_000_000));
+        let sample = BoxSample { memory: None, cpu: Some(end.clone()) };
+        let phase = with_phase_throttling(figures(&sample), Some(&start), Some(&end));
+        assert_eq!((phase.periods, phase.throttled_periods), (Some(377), Some(185)), "the box's own, since made");
+        assert_eq!((phase.phase_periods, phase.phase_throttled_periods), (Some(277), Some(165)));
+        assert_eq!(phase.phase_throttled_ms, Some(17_700.0));
+        assert_eq!(phase.phase_throttled_pct(), Some(100.0 * 165.0 / 277.0));
+        let no_start = with_phase_throttling(figures(&sample), None, Some(&end));
+        assert_eq!((no_start.phase_periods, no_start.phase_throttled_pct()), (None, None));
+    }
 
     fn box_with(oom_kills: Option<u64>) -> BoxSample {
         let memory =

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::BoxSample;
+use crate::cgroup::box_watch::ThrottledSpan;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
@@ -144,6 +145,15 @@ impl TargetProcess {
         match self {
             TargetProcess::Local(target) => target.box_sample(),
             TargetProcess::Remote(target) => target.box_sample(),
+        }
+    }
+
+    /// The stretches in which the box's CPU quota held the target back (see [`RunningTarget::throttled`]); none for a
+    /// target on its own server (its agent keeps them there).
+    pub fn throttled(&self) -> Vec<ThrottledSpan> {
+        match self {
+            TargetProcess::Local(target) => target.throttled(),
+            TargetProcess::Remote(_) => Vec::new(),
         }
     }
 

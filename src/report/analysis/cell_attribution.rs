@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use crate::attribution::{GcAttribution, StopCounts, TailRequest, TailShare, Verdict, VerdictKind};
+use crate::attribution::{GcAttribution, QuotaShare, StopCounts, TailRequest, TailShare, Verdict, VerdictKind};
 
 use super::stats::median;
 use crate::report::words::kind_words;
@@ -40,6 +40,10 @@ pub struct Combined {
     pub slowest: TailShare,
     pub gc_time_share: f64,
     pub safepoint_time_share: f64,
+    /// The share of time the CPU quota held the JVM back, weighted by each repeat's length; absent when no repeat
+    /// had such time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota_time_share: Option<f64>,
     pub stops: StopCounts,
     /// The largest clock-mapping error of the repeats, ms.
     pub clock_error_ms: f64,
@@ -120,6 +124,10 @@ fn combine(per_repeat: Vec<RepAttribution>, missing: Vec<MissingRep>) -> Combine
         slowest: tail(|attribution| &attribution.slowest),
         gc_time_share: by_time(|attribution| attribution.gc_time_share),
         safepoint_time_share: by_time(|attribution| attribution.safepoint_time_share),
+        quota_time_share: per_repeat
+            .iter()
+            .any(|rep| rep.attribution.quota_time_share.is_some())
+            .then(|| by_time(|attribution| attribution.quota_time_share.unwrap_or(0.0))),
         stops,
         clock_error_ms: per_repeat.iter().map(|rep| rep.attribution.clock_error_ms).fold(0.0, f64::max),
         unexplained: slowest_unexplained(&per_repeat),
@@ -150,7 +158,31 @@ fn combine_tails(tails: &[(&TailShare, f64)]) -> TailShare {
         percentile_at_most: tails.iter().any(|(tail, _)| tail.percentile_at_most),
         recomputed_at_most: tails.iter().any(|(tail, _)| tail.recomputed_at_most),
         gc_latency_share: by_requests(|tail| tail.gc_latency_share),
+        quota: combine_quota(tails),
     }
+}
+
+/// The tails against the CPU quota over repeats, like the GC figures: a repeat the quota never held back counts
+/// with no overlap, no chance and its percentile unchanged; None when no repeat has any.
+fn combine_quota(tails: &[(&TailShare, f64)]) -> Option<QuotaShare> {
+    if tails.iter().all(|(tail, _)| tail.quota.is_none()) {
+        return None;
+    }
+    let quota = |tail: &TailShare| {
+        tail.quota.clone().unwrap_or(QuotaShare {
+            overlap: 0,
+            chance: 0.0,
+            recomputed_ms: tail.percentile_ms,
+            recomputed_at_most: tail.percentile_at_most,
+        })
+    };
+    let quotas: Vec<(QuotaShare, f64)> = tails.iter().map(|(tail, _)| (quota(tail), tail.examined as f64)).collect();
+    Some(QuotaShare {
+        overlap: quotas.iter().map(|(quota, _)| quota.overlap).sum(),
+        chance: weighted_mean(quotas.iter().map(|(quota, examined)| (quota.chance, *examined))),
+        recomputed_ms: median(quotas.iter().map(|(quota, _)| quota.recomputed_ms).collect()).unwrap_or(0.0),
+        recomputed_at_most: quotas.iter().any(|(quota, _)| quota.recomputed_at_most),
+    })
 }
 
 /// Σ value × weight / Σ weight; the plain mean when every weight is 0; 0 without values.
@@ -174,6 +206,12 @@ fn sum_stops<'a>(stops: impl Iterator<Item = &'a StopCounts>) -> StopCounts {
         longest_gc_pause_ms: total.longest_gc_pause_ms.max(stops.longest_gc_pause_ms),
         longest_gc_stall_ms: total.longest_gc_stall_ms.max(stops.longest_gc_stall_ms),
         longest_safepoint_ms: total.longest_safepoint_ms.max(stops.longest_safepoint_ms),
+        throttled_periods: total.throttled_periods + stops.throttled_periods,
+        longest_throttled_ms: total.longest_throttled_ms.max(stops.longest_throttled_ms),
+        jload_reads: total.jload_reads + stops.jload_reads,
+        longest_jload_read_ms: total.longest_jload_read_ms.max(stops.longest_jload_read_ms),
+        jload_safepoints: total.jload_safepoints + stops.jload_safepoints,
+        longest_jload_safepoint_ms: total.longest_jload_safepoint_ms.max(stops.longest_jload_safepoint_ms),
     })
 }
 
@@ -232,6 +270,7 @@ mod tests {
             percentile_at_most: false,
             recomputed_at_most: false,
             gc_latency_share: 0.0,
+            quota: None,
         }
     }
 
@@ -254,6 +293,7 @@ mod tests {
                     longest_gc_pause_ms: 40.0 + f64::from(rep),
                     longest_gc_stall_ms: 0.0,
                     longest_safepoint_ms: 0.5,
+                    ..StopCounts::default()
                 },
                 clock: UptimeClock {
                     zero_unix_us: 1_700_000_000_000_000,
@@ -267,10 +307,12 @@ mod tests {
                     latency_ms: 20.0 + f64::from(rep),
                     request: "/get".to_string(),
                 }],
+                quota_time_share: None,
                 verdict: Verdict {
                     kind,
                     rule: None,
                     p99_drop: 0.0,
+                    quota_p99_drop: None,
                     summary: String::new(),
                     text: format!("repeat {rep} says {kind:?}"),
                 },

@@ -170,7 +170,8 @@ fn jvm_metrics() -> Vec<Metric> {
             |f| f.rss_life_peak_mb,
         ),
         // The target's cgroup box at the phase's end (docs/containers.md): its memory limit, its peak since it was
-        // made (fill and warm-up included), and the share of CFS periods in which the CPU quota held it back.
+        // made (fill and warm-up included), and the share of the phase's own CFS periods in which the CPU quota held
+        // it back.
         Metric::new("memory_limit_mb", "memory limit", Format::Megabytes, None, MEMORY_LIMIT, |f| {
             cell_box(f, |b| b.memory_limit.map(mebibytes))
         }),
@@ -178,7 +179,7 @@ fn jvm_metrics() -> Vec<Metric> {
             cell_box(f, |b| b.memory_peak.map(mebibytes))
         }),
         Metric::new("cpu_throttled_pct", "CPU throttled %", Format::Percent, LOWER, CPU_THROTTLED, |f| {
-            cell_box(f, |b| b.throttled_pct())
+            cell_box(f, |b| b.phase_throttled_pct())
         }),
     ]
 }

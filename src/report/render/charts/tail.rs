@@ -26,6 +26,9 @@ fn stop_look(kind: StopKind) -> (&'static str, &'static str, &'static str) {
         StopKind::GcPause => ("#d62728", "gc-pause", "GC pause"),
         StopKind::GcStall => ("#f28e2b", "gc-stall", "GC stall"),
         StopKind::Safepoint => ("#8c6bb1", "safepoint", "other safepoint"),
+        StopKind::CpuThrottled => ("#7f7f7f", "cpu-throttled", "held back by the CPU quota"),
+        StopKind::JloadSafepoint => ("#bcbd22", "jload-safepoint", "safepoint of jload's own read"),
+        StopKind::JloadRead => ("#dbdb8d", "jload-read", "jload's own read"),
     }
 }
 
