@@ -285,7 +285,7 @@ pub fn phase_memory(measured: &[(u32, &PhaseRecord)]) -> Option<Memory> {
         peak: record.cell_box.as_ref().and_then(|b| b.memory_peak),
         rss_peak: record.jvm.as_ref().map(|jvm| bytes(jvm.rss_mb.max)),
         nmt: nmt_map(record.nmt.as_ref()),
-        throttled_pct: record.cell_box.as_ref().and_then(BoxFigures::throttled_pct),
+        throttled_pct: record.cell_box.as_ref().and_then(|b| b.phase_throttled_pct().or_else(|| b.throttled_pct())),
     };
     measured
         .iter()
