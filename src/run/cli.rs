@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use clap::Args;
 use signal_hook::consts::SIGINT;
 
-use super::cell::{Placement, command_line, target_env};
+use super::cell::{Placement, command_line, jvm_options, target_env};
 use super::runner::{
     PreparedCell, SweepTally, build_target, check_jar, check_preflight, connect_servers, prepare, sweep,
 };
@@ -284,6 +284,9 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         println!("  {}", shell_words::join(&command));
         if let Some(text) = crate::plan::limits::describe(&item.cell.limits) {
             println!("  box: {text} (a cgroup of its own per cell-repeat)");
+        }
+        if crate::jvm::nmt::tracking_on(&jvm_options(plan, &item.cell, &item.jdk, shown)) {
+            println!("  {}", crate::run::cell_nmt::dry_run_line(!plan.target.hosts.is_empty()));
         }
         let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)
             .iter()

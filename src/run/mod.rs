@@ -15,6 +15,7 @@ macro_rules! say {
 
 pub mod cell;
 pub mod cell_box;
+pub mod cell_nmt;
 pub mod cli;
 pub mod crash;
 pub mod runner;

@@ -1,0 +1,192 @@
+//! The target JVM's native memory during a cell-repeat (docs/containers.md, "Native memory during a run"): its NMT
+//! summary read through the attach protocol ([`crate::jvm::nmt::read_summary`], no JDK tool) every
+//! [`READ_INTERVAL`] from the time it is ready and at each phase's end, every read appended to the cell-repeat's
+//! `nmt.csv`; beside each read the box's usage and the JVM's RSS, taken at once, so the last read before a memory
+//! kill says where the memory went and how much of the box's usage NMT accounts for. A read that fails (the JVM
+//! gone, NMT off) is no error of the cell: it is left out.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::target::TargetProcess;
+use crate::jvm::attach::AttachedJvm;
+use crate::jvm::clock::unix_us_now;
+use crate::jvm::nmt::{NmtSummary, read_summary};
+use crate::jvm::nmt_csv::{self, NmtRead};
+use crate::jvm::procfs::WatchedProcess;
+use crate::plan::limits::mebibytes;
+
+/// How often the summary is read while the JVM runs (besides each phase's end): a read costs kv-service's JVM no
+/// safepoint and 0.3–1 ms of one thread (docs/benchmarks.md), so every 5 s is far below any effect on the load,
+/// and still several reads in a phase of seconds.
+pub const READ_INTERVAL: Duration = Duration::from_secs(5);
+
+/// What `--dry-run` says of a cell whose JVM tracks its native memory (`remote`: its target runs on a server).
+pub fn dry_run_line(remote: bool) -> String {
+    if remote {
+        "nmt: tracked (-XX:NativeMemoryTracking); not read on a target's server".to_string()
+    } else {
+        format!(
+            "nmt: read through the attach protocol every {} s and at each phase's end (nmt.csv)",
+            READ_INTERVAL.as_secs()
+        )
+    }
+}
+
+/// How long the first attach may wait for the JVM's listener, and each reply.
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One read with what surrounded it: the box's memory usage and the JVM's RSS, taken right after the read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadInBox {
+    pub read: NmtRead,
+    /// The box's usage (page cache included; None without a box).
+    pub box_usage: Option<u64>,
+    /// The JVM process' resident set.
+    pub rss: Option<u64>,
+}
+
+impl ReadInBox {
+    /// What a memory kill left behind, appended to its cause: ` — heap 64 committed, direct/other 258, … (NMT's
+    /// last read, at uptime 12.3 s: 351 MiB committed; the box used 356 MiB, the JVM's RSS 349 MiB)`.
+    pub fn left_by_a_kill(&self) -> String {
+        format!(" — {} ({})", self.read.summary.breakdown(), self.reconciliation())
+    }
+
+    /// What the read accounts for, in one clause: `NMT's last read, at uptime 12.3 s: 351 MiB committed; the box
+    /// used 356 MiB, the JVM's RSS 349 MiB`.
+    pub fn reconciliation(&self) -> String {
+        let when = self.read.uptime_s.map_or(String::new(), |uptime| format!(", at uptime {uptime:.1} s"));
+        let mut text = format!("NMT's last read{when}: {} committed", mebibytes(self.read.summary.total.committed));
+        if let Some(usage) = self.box_usage {
+            text.push_str(&format!("; the box used {}", mebibytes(usage)));
+        }
+        if let Some(rss) = self.rss {
+            text.push_str(&format!(", the JVM's RSS {}", mebibytes(rss)));
+        }
+        text
+    }
+}
+
+/// The first attach, tried once: a JVM that refuses it (attach disabled, no listener in time) is not tried again.
+enum Attach {
+    NotYet,
+    Attached(AttachedJvm),
+    Refused,
+}
+
+struct Shared {
+    /// The JVM's pid (as this machine sees it).
+    pid: u32,
+    /// Uptime 0 on the wall clock (µs since the epoch), where PerfData gave it.
+    uptime_zero_unix_us: Option<i64>,
+    target: Arc<Mutex<TargetProcess>>,
+    /// The JVM attached once; the lock also keeps reads one at a time.
+    attached: Mutex<Attach>,
+    csv: Mutex<BufWriter<File>>,
+    last: Mutex<Option<ReadInBox>>,
+    stop: AtomicBool,
+}
+
+/// The reads of one cell-repeat's JVM: a thread reading every [`READ_INTERVAL`] until [`NmtReads::finish`].
+pub struct NmtReads {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl NmtReads {
+    /// Start reading the local target's JVM into `csv` (created with its header); None for a remote target, a target
+    /// without a JVM found, or a file that cannot be made.
+    pub fn start(target: &Arc<Mutex<TargetProcess>>, csv: &Path, uptime_zero_unix_us: Option<i64>) -> Option<NmtReads> {
+        let pid = match &mut *target.lock().expect("target") {
+            TargetProcess::Local(local) => local.jvm_pid()?,
+            TargetProcess::Remote(_) => return None,
+        };
+        let mut file = BufWriter::new(File::create(csv).ok()?);
+        writeln!(file, "{}", nmt_csv::header()).ok()?;
+        let shared = Arc::new(Shared {
+            pid,
+            uptime_zero_unix_us,
+            target: target.clone(),
+            attached: Mutex::new(Attach::NotYet),
+            csv: Mutex::new(file),
+            last: Mutex::new(None),
+            stop: AtomicBool::new(false),
+        });
+        let background = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("jload-nmt-reads".into())
+            .spawn(move || {
+                let mut next = Instant::now();
+                while !background.stop.load(Ordering::Relaxed) {
+                    read_once(&background);
+                    next += READ_INTERVAL;
+                    while Instant::now() < next && !background.stop.load(Ordering::Relaxed) {
+                        std::thread::sleep((next - Instant::now()).min(Duration::from_millis(50)));
+                    }
+                }
+            })
+            .ok()?;
+        Some(NmtReads { shared, thread: Some(thread) })
+    }
+
+    /// A read at a phase's end, for its record: this read, else (the JVM gone) the last one before.
+    pub fn at_phase_end(&self) -> Option<NmtSummary> {
+        read_once(&self.shared).or_else(|| self.last()).map(|read| read.read.summary)
+    }
+
+    /// The last read that succeeded.
+    pub fn last(&self) -> Option<ReadInBox> {
+        self.shared.last.lock().expect("last read").clone()
+    }
+
+    /// Stop reading; the last read that succeeded.
+    pub fn finish(mut self) -> Option<ReadInBox> {
+        self.stop_thread();
+        self.last()
+    }
+
+    fn stop_thread(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        let _ = self.shared.csv.lock().expect("nmt.csv").flush();
+    }
+}
+
+impl Drop for NmtReads {
+    fn drop(&mut self) {
+        self.stop_thread();
+    }
+}
+
+/// One read, appended to the file and kept as the last; None when the JVM could not be read.
+fn read_once(shared: &Shared) -> Option<ReadInBox> {
+    let mut attached = shared.attached.lock().expect("attached JVM");
+    if let Attach::NotYet = *attached {
+        *attached = AttachedJvm::attach(shared.pid, ATTACH_TIMEOUT).map_or(Attach::Refused, Attach::Attached);
+    }
+    let Attach::Attached(jvm) = &*attached else { return None };
+    let began_us = unix_us_now();
+    let began = Instant::now();
+    let summary = read_summary(jvm).ok()?;
+    let read_ms = began.elapsed().as_secs_f64() * 1e3;
+    let box_usage = shared.target.lock().expect("target").box_sample().and_then(|sample| Some(sample.memory?.usage));
+    let rss = WatchedProcess::open(shared.pid).ok().and_then(|process| process.figures()).map(|f| f.rss_bytes);
+    let uptime_s = shared.uptime_zero_unix_us.map(|zero| (began_us - zero) as f64 / 1e6);
+    let read = NmtRead { unix_ms: (began_us / 1000) as u64, uptime_s, read_ms, summary };
+    let mut csv = shared.csv.lock().expect("nmt.csv");
+    for line in nmt_csv::rows(&read) {
+        let _ = writeln!(csv, "{line}");
+    }
+    let _ = csv.flush();
+    let in_box = ReadInBox { read, box_usage, rss };
+    *shared.last.lock().expect("last read") = Some(in_box.clone());
+    Some(in_box)
+}
