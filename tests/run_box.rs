@@ -10,6 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use common::cgroups::boxes_left_behind;
 use common::sshnet::SshNet;
 use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
 
@@ -31,27 +32,6 @@ fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) ->
 const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
     url = \"http://127.0.0.1:{port}/random_set?keyRange=2000&valueSize=500\"\nconnections = 4\nrequests = 2000\n\
     [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 4\nduration = \"2s\"\n";
-
-/// Box folders (`jload/<pid>-<n>`) under this machine's memory and cpu hierarchies whose jload is gone: left behind.
-fn boxes_left_behind() -> Vec<PathBuf> {
-    let mut left = Vec::new();
-    for root in ["/sys/fs/cgroup/memory", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/unified"] {
-        let mut stack = vec![PathBuf::from(root)];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            for entry in entries.flatten().filter(|entry| entry.path().is_dir()) {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let owner = name.split_once('-').and_then(|(pid, _)| pid.parse::<u32>().ok());
-                let in_jload = dir.file_name().is_some_and(|parent| parent == "jload");
-                match owner {
-                    Some(pid) if in_jload && !Path::new(&format!("/proc/{pid}")).exists() => left.push(entry.path()),
-                    _ => stack.push(entry.path()),
-                }
-            }
-        }
-    }
-    left
-}
 
 fn rep_dir(out: &Path, id: &str) -> PathBuf {
     out.join("cells").join(folder_of(out, id)).join("rep-1")

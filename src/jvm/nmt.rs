@@ -106,12 +106,13 @@ impl NmtSummary {
     }
 }
 
-/// The short name a breakdown gives a category of the JVM's: `Java Heap` → `heap`, `Class` (class metadata) →
-/// `metaspace`, `Other` (direct buffers mostly) → `direct/other`, …; a name it does not know stays as the JVM wrote it.
+/// The short name a breakdown gives a category of the JVM's: `Java Heap` → `heap`, `Metaspace` (class metadata
+/// outside the class space) → `metaspace`, `Class` (the compressed class space and the classes' malloc) → `class
+/// space`, `Other` (direct buffers mostly) → `direct/other`, …; a name it does not know stays as the JVM wrote it.
 pub fn short_name(name: &str) -> &str {
     match name {
         "Java Heap" => "heap",
-        "Class" => "metaspace",
+        "Class" => "class space",
         "Thread" => "threads",
         "Code" => "code",
         "GC" => "GC",
@@ -122,7 +123,7 @@ pub fn short_name(name: &str) -> &str {
         "Native Memory Tracking" => "NMT itself",
         "Shared class space" => "CDS archive",
         "Arena Chunk" => "arenas",
-        "Metaspace" => "metaspace bookkeeping",
+        "Metaspace" => "metaspace",
         "GCCardSet" => "GC card sets",
         "Object Monitors" => "monitors",
         other => other,
@@ -354,7 +355,7 @@ mod tests {
             mmap: None,
             categories: vec![
                 category("Java Heap", mib(384)),
-                category("Class", mib(52)),
+                category("Metaspace", mib(52)),
                 category("Thread", mib(31)),
                 category("Other", mib(8) + 100),
                 category("GC", mib(12)),

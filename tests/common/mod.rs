@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod cgroups;
 pub mod jdks;
 pub mod nginx;
 pub mod pki;
