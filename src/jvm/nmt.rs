@@ -83,8 +83,9 @@ impl NmtSummary {
     }
 
     /// The committed memory in one line, largest categories first, in whole MiB under their short names
-    /// ([`short_name`]); those under 1 MiB are summed as `other categories`: `heap 384 committed, metaspace 52,
-    /// threads 31, code 24, direct/other 8, GC 12, other categories 3`. The one wording of a breakdown.
+    /// ([`short_name`]); those under 1 MiB are summed as `other categories` (left out when they round to 0 MiB):
+    /// `heap 384 committed, metaspace 52, threads 31, code 24, direct/other 8, GC 12, other categories 3`. The one
+    /// wording of a breakdown.
     pub fn breakdown(&self) -> String {
         const MIB: u64 = 1 << 20;
         let (shown, small): (Vec<&NmtCategory>, Vec<&NmtCategory>) =
@@ -98,9 +99,9 @@ impl NmtSummary {
                 format!("{} {mib}{unit}", short_name(&category.name))
             })
             .collect();
-        let rest: u64 = small.iter().map(|category| category.committed).sum();
+        let rest = (small.iter().map(|category| category.committed).sum::<u64>() + MIB / 2) / MIB;
         if rest > 0 {
-            parts.push(format!("other categories {}", (rest + MIB / 2) / MIB));
+            parts.push(format!("other categories {rest}"));
         }
         parts.join(", ")
     }
@@ -364,6 +365,14 @@ mod tests {
                 category("Tracing", 400 << 10),
             ],
         };
+        let mut tiny = summary.clone();
+        tiny.categories.truncate(6);
+        tiny.categories.push(category("Tracing", 400 << 10));
+        assert_eq!(
+            tiny.breakdown(),
+            "heap 384 committed, metaspace 52, threads 31, GC 12, direct/other 8, Warp Drive 2",
+            "what rounds to 0 MiB is left out"
+        );
         assert_eq!(
             summary.breakdown(),
             "heap 384 committed, metaspace 52, threads 31, GC 12, direct/other 8, Warp Drive 2, other categories 1"

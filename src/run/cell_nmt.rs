@@ -62,14 +62,16 @@ impl ReadInBox {
     /// used 356 MiB, the JVM's RSS 349 MiB`.
     pub fn reconciliation(&self) -> String {
         let when = self.read.uptime_s.map_or(String::new(), |uptime| format!(", at uptime {uptime:.1} s"));
-        let mut text = format!("NMT's last read{when}: {} committed", mebibytes(self.read.summary.total.committed));
-        if let Some(usage) = self.box_usage {
-            text.push_str(&format!("; the box used {}", mebibytes(usage)));
-        }
-        if let Some(rss) = self.rss {
-            text.push_str(&format!(", the JVM's RSS {}", mebibytes(rss)));
-        }
-        text
+        let beside: Vec<String> = [
+            self.box_usage.map(|usage| format!("the box used {}", mebibytes(usage))),
+            self.rss.map(|rss| format!("the JVM's RSS {}", mebibytes(rss))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let committed = mebibytes(self.read.summary.total.committed);
+        let beside = if beside.is_empty() { String::new() } else { format!("; {}", beside.join(", ")) };
+        format!("NMT's last read{when}: {committed} committed{beside}")
     }
 }
 
@@ -189,4 +191,37 @@ fn read_once(shared: &Shared) -> Option<ReadInBox> {
     let in_box = ReadInBox { read, box_usage, rss };
     *shared.last.lock().expect("last read") = Some(in_box.clone());
     Some(in_box)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jvm::nmt::{Amount, NmtCategory};
+
+    fn read_in_box(box_usage: Option<u64>, rss: Option<u64>) -> ReadInBox {
+        let mib = |n: u64| n << 20;
+        let category = |name: &str, committed: u64| NmtCategory { name: name.into(), reserved: committed, committed };
+        let summary = NmtSummary {
+            total: Amount { reserved: mib(2000), committed: mib(300) },
+            malloc: None,
+            mmap: None,
+            categories: vec![category("Java Heap", mib(20)), category("Other", mib(260)), category("GC", mib(20))],
+        };
+        let read = NmtRead { unix_ms: 1, uptime_s: Some(12.34), read_ms: 0.5, summary };
+        ReadInBox { read, box_usage, rss }
+    }
+
+    #[test]
+    fn a_kill_leaves_the_breakdown_and_what_the_read_accounts_for() {
+        assert_eq!(
+            read_in_box(Some(310 << 20), Some(305 << 20)).left_by_a_kill(),
+            " — direct/other 260 committed, heap 20, GC 20 (NMT's last read, at uptime 12.3 s: 300 MiB committed; \
+             the box used 310 MiB, the JVM's RSS 305 MiB)"
+        );
+        assert_eq!(read_in_box(None, None).reconciliation(), "NMT's last read, at uptime 12.3 s: 300 MiB committed");
+        assert_eq!(
+            read_in_box(None, Some(305 << 20)).reconciliation(),
+            "NMT's last read, at uptime 12.3 s: 300 MiB committed; the JVM's RSS 305 MiB"
+        );
+    }
 }
