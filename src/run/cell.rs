@@ -356,8 +356,8 @@ fn drive_phases(
     let port = launch.port;
     let (watch, perfdata) = target.lock().expect("target").watch(RepFiles::of(dir).gcstat());
     let uptime_zero = perfdata.map(|(_, interval)| interval.middle_us());
-    let nmt_reads =
-        tracks_native_memory(run).then(|| NmtReads::start(target, &RepFiles::of(dir).nmt_csv(), uptime_zero));
+    let nmt_reads = tracks_native_memory(run.plan, run.cell, run.jdk)
+        .then(|| NmtReads::start(target, &RepFiles::of(dir).nmt_csv(), uptime_zero));
     let nmt_reads = nmt_reads.flatten();
     let server_offset = match &*target.lock().expect("target") {
         TargetProcess::Remote(remote) => remote.clock_offset(),
@@ -405,11 +405,11 @@ fn drive_phases(
     Ok((JvmClocks { perfdata, server_offset }, nmt_reads.and_then(NmtReads::finish)))
 }
 
-/// Whether the cell's JVM tracks its native memory: the last `-XX:NativeMemoryTracking=` among its options, jload's
-/// own included (the placeholders filled do not matter to it).
-fn tracks_native_memory(run: &CellRun<'_>) -> bool {
+/// Whether a cell's JVM tracks its native memory, so that jload reads it: the last `-XX:NativeMemoryTracking=` among
+/// all its options, jload's own included (the placeholders filled do not matter to it).
+pub fn tracks_native_memory(plan: &Plan, cell: &Cell, jdk: &Jdk) -> bool {
     let anywhere = Placement { host: "", port: "", dir: Path::new("") };
-    nmt::tracking_on(&jvm_options(run.plan, run.cell, run.jdk, anywhere))
+    nmt::tracking_on(&jvm_options(plan, cell, jdk, anywhere))
 }
 
 /// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use clap::Args;
 use signal_hook::consts::SIGINT;
 
-use super::cell::{Placement, command_line, jvm_options, target_env};
+use super::cell::{Placement, command_line, target_env, tracks_native_memory};
 use super::runner::{
     PreparedCell, SweepTally, build_target, check_jar, check_preflight, connect_servers, prepare, sweep,
 };
@@ -285,7 +285,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         if let Some(text) = crate::plan::limits::describe(&item.cell.limits) {
             println!("  box: {text} (a cgroup of its own per cell-repeat)");
         }
-        if crate::jvm::nmt::tracking_on(&jvm_options(plan, &item.cell, &item.jdk, shown)) {
+        if tracks_native_memory(plan, &item.cell, &item.jdk) {
             println!("  {}", crate::run::cell_nmt::dry_run_line(!plan.target.hosts.is_empty()));
         }
         let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)
