@@ -1,5 +1,6 @@
 //! `jload run` reading the target JVM's native memory (NMT, docs/containers.md) on this machine's real cgroups with
-//! the real kv-service JVM: the switch (on where a cell has a memory limit, `nmt = false|true` over it); the slab
+//! the real kv-service JVM: the switch (on where a cell has a memory limit, `nmt = false|true` over it); a tracked
+//! cell's reads, one at each phase's end in its record and all in `nmt.csv`; the slab
 //! store pushed past its box is killed by the memory limit with the last read's breakdown in its cause, the phase it
 //! died in keeps that read, and the read's committed total reconciles with the box's usage taken with it; a heap
 //! `OutOfMemoryError` in a large box stays a Java OOM; no box is left behind.
@@ -85,6 +86,43 @@ fn the_switch_tracks_native_memory_where_a_cell_has_a_memory_limit_unless_the_pl
     assert!(boxed.contains("-XX:NativeMemoryTracking=off") && !boxed.contains(option), "{boxed}");
     assert!(!boxed.contains("nmt:"), "no reads of a JVM that tracks nothing: {boxed}");
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_cell_asked_to_track_reads_its_native_memory_at_each_phase_end_into_nmt_csv() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let out = dir.join("results");
+    let axes = "[[axis]]\nname = \"heap\"\nvalues = [{ label = \"64m\", jvm = [\"-Xmx64m\", \"-XX:+UseSerialGC\"] }]\n";
+    let phases = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+        url = \"http://127.0.0.1:{port}/random_set?keyRange=2000&valueSize=500\"\nconnections = 4\nrequests = 2000\n\
+        [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 4\n\
+        duration = \"2s\"\n";
+    let plan = plan(&dir, "tracked", "nmt = true", axes, phases);
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+
+    let rep = rep_dir(&out, "heap=64m");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!(meta["status"], "ok", "{meta}");
+    assert!(meta["command"].as_array().unwrap().iter().any(|word| word == "-XX:NativeMemoryTracking=summary"));
+    let reads = nmt_csv::read(&std::fs::read_to_string(rep.join("nmt.csv")).unwrap()).unwrap();
+    assert!(reads.len() >= 3, "a read once ready, then one at each phase's end: {}", reads.len());
+    assert!(reads.windows(2).all(|pair| pair[0].unix_ms < pair[1].unix_ms), "in order");
+    // Each phase's record holds its end's read, one of the file's; the get phase's is after the fill phase's.
+    let mut found = Vec::new();
+    for phase in ["fill", "get"] {
+        let record = json(&rep.join(format!("{phase}.json")));
+        let kept: jload::jvm::nmt::NmtSummary = serde_json::from_value(record["nmt"].clone()).unwrap();
+        let index = reads
+            .iter()
+            .rposition(|read| read.summary.total == kept.total && read.summary.categories == kept.categories);
+        found.push(index.unwrap_or_else(|| panic!("{phase}'s read is in nmt.csv: {kept:?}")));
+        assert_eq!(kept.category("Java Heap").unwrap().reserved, 64 << 20, "{phase}");
+        assert!(kept.malloc.is_some() && kept.mmap.is_some(), "the record keeps the total's parts: {phase}");
+    }
+    assert!(found[0] < found[1], "the fill's end before the get's: {found:?}");
+    assert!(meta["box"].is_null(), "no box: {meta}");
 }
 
 #[test]
