@@ -10,7 +10,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use common::cgroups::boxes_left_behind;
+use common::cgroups::{boxes_left_behind, mount_cgroups_on};
+use common::sshnet::SshNet;
 use common::{folder_of, jload, json, kv_jar, tempdir};
 use jload::jvm::nmt_csv;
 
@@ -202,5 +203,53 @@ fn a_heap_out_of_memory_error_in_a_large_box_stays_a_java_oom_and_keeps_its_last
     assert_eq!(fill["nmt"]["total"]["committed"], last.summary.total.committed, "{}", fill["nmt"]);
     let heap = last.summary.category("Java Heap").unwrap();
     assert_eq!(heap.reserved, 64 << 20, "{heap:?}");
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_target_on_its_own_server_has_its_native_memory_read_there_by_its_agent() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let net = SshNet::start(&["server"]);
+    mount_cgroups_on(&net, "server");
+    let dir = tempdir();
+    let out = dir.join("results");
+    // The heap store with a heap far above its 200 MiB box, filled with 16 KB values: killed seconds into the fill.
+    let text = format!(
+        "name = \"remote-nmt\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
+         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\nmemory = \"200m\"\n\
+         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xmx1g\", \"-XX:+UseSerialGC\"]\n\
+         [[phase]]\nname = \"fill\"\nmeasure = false\n\
+         url = \"http://{{host}}:{{port}}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nrate = 1500\n\
+         duration = \"30s\"\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
+        server = net.destination("server"),
+        jar = kv_jar().display()
+    );
+    let plan = dir.join("remote-nmt.toml");
+    std::fs::write(&plan, text).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("JLOAD_SSH_COMMAND", net.ssh_command())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let rep = out.join("cells/default/rep-1");
+    let meta = json(&rep.join("meta.json"));
+    assert_eq!((&meta["status"], &meta["failure"]), (&"crashed".into(), &"memory_limit".into()), "{stderr}\n{meta:#}");
+    let cause = meta["cause"].as_str().unwrap();
+    assert!(cause.starts_with("killed by the memory limit (200 MiB): peak 200 MiB — heap "), "{cause}");
+    let usage_mib = number_after(cause, "; the box used ", " MiB");
+    assert!(usage_mib > 20.0 && usage_mib <= 200.0, "the box's usage there, at the read: {cause}");
+
+    // The reads were made there and written here; the phase it died in keeps the last.
+    let reads = nmt_csv::read(&std::fs::read_to_string(rep.join("nmt.csv")).unwrap()).unwrap();
+    let last = reads.last().expect("a read once the JVM was ready");
+    assert_eq!(last.summary.category("Java Heap").unwrap().reserved, 1 << 30, "{last:?}");
+    assert!(last.uptime_s.unwrap() > 0.0 && last.read_ms > 0.0, "{last:?}");
+    let nmt_mib = number_after(cause, " s: ", " MiB committed");
+    assert!((nmt_mib - last.summary.total.committed as f64 / MIB).abs() < 0.06, "{cause} vs {last:?}");
+    let fill = json(&rep.join("fill.json"));
+    assert_eq!(fill["nmt"]["total"]["committed"], last.summary.total.committed, "{}", fill["nmt"]["total"]);
+    let left: Vec<_> = net.processes("server").into_iter().filter(|(_, name)| name == "java").collect();
+    assert_eq!(left, []);
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
 }

@@ -1,9 +1,9 @@
 //! The target JVM's native memory during a cell-repeat (docs/containers.md, "Native memory during a run"): its NMT
-//! summary read through the attach protocol ([`crate::jvm::nmt::read_summary`], no JDK tool) every
-//! [`READ_INTERVAL`] from the time it is ready and at each phase's end, every read appended to the cell-repeat's
-//! `nmt.csv`; beside each read the box's usage and the JVM's RSS, taken at once, so the last read before a memory
-//! kill says where the memory went and how much of the box's usage NMT accounts for. A read that fails (the JVM
-//! gone, NMT off) is no error of the cell: it is left out.
+//! summary read through the attach protocol ([`crate::jvm::nmt_reader`], no JDK tool; on a target's server by its
+//! agent) every [`READ_INTERVAL`] from the time it is ready and at each phase's end, every read appended to the
+//! cell-repeat's `nmt.csv`; beside each read the box's usage and the JVM's RSS, taken at once, so the last read
+//! before a memory kill says where the memory went and how much of the box's usage NMT accounts for. A read that
+//! fails (the JVM gone, NMT off) is no error of the cell: it is left out.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -14,11 +14,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::target::TargetProcess;
-use crate::jvm::attach::AttachedJvm;
-use crate::jvm::clock::unix_us_now;
-use crate::jvm::nmt::{NmtSummary, read_summary};
+use crate::jvm::nmt::NmtSummary;
 use crate::jvm::nmt_csv::{self, NmtRead};
-use crate::jvm::procfs::WatchedProcess;
+use crate::jvm::nmt_reader::NmtReader;
 use crate::plan::limits::mebibytes;
 
 /// How often the summary is read while the JVM runs (besides each phase's end): a read costs kv-service's JVM no
@@ -26,20 +24,13 @@ use crate::plan::limits::mebibytes;
 /// and still several reads in a phase of seconds.
 pub const READ_INTERVAL: Duration = Duration::from_secs(5);
 
-/// What `--dry-run` says of a cell whose JVM tracks its native memory (`remote`: its target runs on a server).
-pub fn dry_run_line(remote: bool) -> String {
-    if remote {
-        "nmt: tracked (-XX:NativeMemoryTracking); not read on a target's server".to_string()
-    } else {
-        format!(
-            "nmt: read through the attach protocol every {} s and at each phase's end (nmt.csv)",
-            READ_INTERVAL.as_secs()
-        )
-    }
+/// What `--dry-run` says of a cell whose JVM tracks its native memory.
+pub fn dry_run_line() -> String {
+    format!(
+        "nmt: read through the attach protocol every {} s and at each phase's end (nmt.csv)",
+        READ_INTERVAL.as_secs()
+    )
 }
-
-/// How long the first attach may wait for the JVM's listener, and each reply.
-const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One read with what surrounded it: the box's memory usage and the JVM's RSS, taken right after the read.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,21 +66,18 @@ impl ReadInBox {
     }
 }
 
-/// The first attach, tried once: a JVM that refuses it (attach disabled, no listener in time) is not tried again.
-enum Attach {
-    NotYet,
-    Attached(AttachedJvm),
-    Refused,
+/// Where the reads are made: here, or by the agent on the target's server.
+enum Source {
+    Local(NmtReader),
+    Remote,
 }
 
 struct Shared {
-    /// The JVM's pid (as this machine sees it).
-    pid: u32,
-    /// Uptime 0 on the wall clock (µs since the epoch), where PerfData gave it.
+    /// Uptime 0 on the wall clock where the JVM runs (µs since the epoch), where PerfData gave it.
     uptime_zero_unix_us: Option<i64>,
     target: Arc<Mutex<TargetProcess>>,
-    /// The JVM attached once; the lock also keeps reads one at a time.
-    attached: Mutex<Attach>,
+    /// The lock also keeps reads one at a time.
+    source: Mutex<Source>,
     csv: Mutex<BufWriter<File>>,
     last: Mutex<Option<ReadInBox>>,
     stop: AtomicBool,
@@ -102,20 +90,20 @@ pub struct NmtReads {
 }
 
 impl NmtReads {
-    /// Start reading the local target's JVM into `csv` (created with its header); None for a remote target, a target
-    /// without a JVM found, or a file that cannot be made.
+    /// Start reading the target's JVM into `csv` (created with its header; here, also for a target on its own
+    /// server); `uptime_zero_unix_us` on the clock of the JVM's machine. None for a local target without a JVM
+    /// found, or a file that cannot be made.
     pub fn start(target: &Arc<Mutex<TargetProcess>>, csv: &Path, uptime_zero_unix_us: Option<i64>) -> Option<NmtReads> {
-        let pid = match &mut *target.lock().expect("target") {
-            TargetProcess::Local(local) => local.jvm_pid()?,
-            TargetProcess::Remote(_) => return None,
+        let source = match &mut *target.lock().expect("target") {
+            TargetProcess::Local(local) => Source::Local(NmtReader::new(local.jvm_pid()?)),
+            TargetProcess::Remote(_) => Source::Remote,
         };
         let mut file = BufWriter::new(File::create(csv).ok()?);
         writeln!(file, "{}", nmt_csv::header()).ok()?;
         let shared = Arc::new(Shared {
-            pid,
             uptime_zero_unix_us,
             target: target.clone(),
-            attached: Mutex::new(Attach::NotYet),
+            source: Mutex::new(source),
             csv: Mutex::new(file),
             last: Mutex::new(None),
             stop: AtomicBool::new(false),
@@ -170,25 +158,27 @@ impl Drop for NmtReads {
 
 /// One read, appended to the file and kept as the last; None when the JVM could not be read.
 fn read_once(shared: &Shared) -> Option<ReadInBox> {
-    let mut attached = shared.attached.lock().expect("attached JVM");
-    if let Attach::NotYet = *attached {
-        *attached = AttachedJvm::attach(shared.pid, ATTACH_TIMEOUT).map_or(Attach::Refused, Attach::Attached);
-    }
-    let Attach::Attached(jvm) = &*attached else { return None };
-    let began_us = unix_us_now();
-    let began = Instant::now();
-    let summary = read_summary(jvm).ok()?;
-    let read_ms = began.elapsed().as_secs_f64() * 1e3;
-    let box_usage = shared.target.lock().expect("target").box_sample().and_then(|sample| Some(sample.memory?.usage));
-    let rss = WatchedProcess::open(shared.pid).ok().and_then(|process| process.figures()).map(|f| f.rss_bytes);
-    let uptime_s = shared.uptime_zero_unix_us.map(|zero| (began_us - zero) as f64 / 1e6);
-    let read = NmtRead { unix_ms: (began_us / 1000) as u64, uptime_s, read_ms, summary };
+    let mut source = shared.source.lock().expect("nmt source");
+    let (taken, box_usage) = match &mut *source {
+        Source::Local(reader) => {
+            let taken = reader.read()?;
+            let target = shared.target.lock().expect("target");
+            (taken, target.box_sample().and_then(|sample| Some(sample.memory?.usage)))
+        }
+        Source::Remote => match &*shared.target.lock().expect("target") {
+            TargetProcess::Remote(remote) => remote.nmt_read()?,
+            TargetProcess::Local(_) => return None,
+        },
+    };
+    let uptime_s = shared.uptime_zero_unix_us.map(|zero| (taken.unix_us - zero) as f64 / 1e6);
+    let unix_ms = u64::try_from(taken.unix_us / 1000).unwrap_or(0);
+    let read = NmtRead { unix_ms, uptime_s, read_ms: taken.read_ms, summary: taken.summary };
     let mut csv = shared.csv.lock().expect("nmt.csv");
     for line in nmt_csv::rows(&read) {
         let _ = writeln!(csv, "{line}");
     }
     let _ = csv.flush();
-    let in_box = ReadInBox { read, box_usage, rss };
+    let in_box = ReadInBox { read, box_usage, rss: taken.rss };
     *shared.last.lock().expect("last read") = Some(in_box.clone());
     Some(in_box)
 }

@@ -286,7 +286,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
             println!("  box: {text} (a cgroup of its own per cell-repeat)");
         }
         if tracks_native_memory(plan, &item.cell, &item.jdk) {
-            println!("  {}", crate::run::cell_nmt::dry_run_line(!plan.target.hosts.is_empty()));
+            println!("  {}", crate::run::cell_nmt::dry_run_line());
         }
         let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)
             .iter()
