@@ -7,23 +7,26 @@
 #  2. its throughput: `jload bench -c 16 -d SECONDS` on random_get?keyRange=1000 after a 5 s warm-up that fills the
 #     store (random_set of 100 bytes on the same keys), on a fresh JVM
 #     each time, in three configurations — no NMT, -XX:NativeMemoryTracking=summary, and NMT with a read every
-#     second during the measured run — alternately, ROUNDS times; the median req/s of each, and the safepoints
-#     logged during the measured runs by VM operation.
+#     READ_MS during the measured run (1 s; `jload run` reads every 5 s) — alternately, ROUNDS times; the median
+#     req/s of each, and the safepoints logged during the measured runs by VM operation.
 #
-# Usage: bench/nmt-cost.sh [ROUNDS (3)] [SECONDS (10)]     (SKIP_IDLE=1 or SKIP_LOAD=1 leave out part 1 or 2)
-# Env:   JAVA_HOME (default /usr/lib/jvm/java-17-openjdk-amd64). Uses the debug builds of jload and of the example
-#        (built if missing): the load generator's speed is the same in all three configurations.
+# Usage: bench/nmt-cost.sh [ROUNDS (3)] [SECONDS (10)] [READ_MS (1000)]
+#        (SKIP_IDLE=1 or SKIP_LOAD=1 leave out part 1 or 2)
+# Env:   JAVA_HOME (default /usr/lib/jvm/java-17-openjdk-amd64); JLOAD, the load generator (default the debug build,
+#        target/debug/jload; RELEASE=1: target/release/jload). The example is the debug build. Both are built if
+#        missing; the load generator's speed is the same in all three configurations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS=${1:-3}
 SECONDS_PER_RUN=${2:-10}
+READ_MS=${3:-1000}
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 JAR=samples/kv-service/target/kv-service.jar
-JLOAD=target/debug/jload
+if [[ -n ${RELEASE:-} ]]; then JLOAD=${JLOAD:-target/release/jload}; else JLOAD=${JLOAD:-target/debug/jload}; fi
 READER=target/debug/examples/nmt_reads
 [[ -f $JAR ]] || mvn -q -f samples/kv-service package -DskipTests
-[[ -x $JLOAD ]] || cargo build --quiet
+[[ -x $JLOAD ]] || cargo build --quiet ${RELEASE:+--release}
 [[ -x $READER ]] || cargo build --quiet --example nmt_reads
 
 work=$(mktemp -d /tmp/jload-nmt-cost.XXXXXX)
@@ -125,7 +128,7 @@ for round in $(seq "$ROUNDS"); do
         from=$(lines "$log")
         reader=
         if [[ $config == nmt+reads ]]; then
-            "$READER" "$jvm_pid" "$SECONDS_PER_RUN" 1000 >"$work/reads-$round.out" &
+            "$READER" "$jvm_pid" "$((SECONDS_PER_RUN * 1000 / READ_MS))" "$READ_MS" >"$work/reads-$round.out" &
             reader=$!
         fi
         "$JLOAD" bench -q -c 16 -d "${SECONDS_PER_RUN}s" --ok-status 200-299,404 --json "$work/$config-$round.json" "$URL" >/dev/null
@@ -137,7 +140,7 @@ for round in $(seq "$ROUNDS"); do
         stop_jvm
     done
 done
-echo "== kv-service under jload bench -c 16 -d ${SECONDS_PER_RUN}s, $ROUNDS rounds: median req/s"
+echo "== kv-service under $JLOAD bench -c 16 -d ${SECONDS_PER_RUN}s, $ROUNDS rounds, reads every $READ_MS ms: median req/s"
 for config in "${configurations[@]}"; do
     printf '%-10s %10.0f req/s   (runs: %s)\n' "$config" "$(median <"$work/$config.rps")" "$(paste -sd' ' "$work/$config.rps")"
 done

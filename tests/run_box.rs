@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use common::cgroups::boxes_left_behind;
+use common::cgroups::{boxes_left_behind, mount_cgroups_on};
 use common::sshnet::SshNet;
 use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
 
@@ -152,14 +152,7 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
 fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let net = SshNet::start(&["server"]);
-    // `ip netns exec` gives sshd a fresh /sys without cgroups: mount this machine's hierarchies there as a server has
-    // them (the JVM's container support wants cpuacct and cpuset besides memory and cpu).
-    let mounted = net.ssh(
-        "server",
-        "mount -t tmpfs cgroups /sys/fs/cgroup && for c in memory cpu cpuacct cpuset; do mkdir /sys/fs/cgroup/$c && \
-         mount -t cgroup -o $c cgroup /sys/fs/cgroup/$c || exit 1; done",
-    );
-    assert!(mounted.status.success(), "{}", String::from_utf8_lossy(&mounted.stderr));
+    mount_cgroups_on(&net, "server");
     let dir = tempdir();
     let out = dir.join("results");
     let text = format!(

@@ -13,6 +13,7 @@ pub mod gcstat_csv;
 pub mod gcutil;
 pub mod nmt;
 pub mod nmt_csv;
+pub mod nmt_reader;
 pub mod perfdata;
 pub mod perfdata_file;
 pub mod procfs;

@@ -17,6 +17,23 @@ use super::attach::{AttachError, AttachedJvm};
 /// The diagnostic command jload sends: the summary, in bytes.
 pub const SUMMARY_COMMAND: &str = "VM.native_memory summary scale=b";
 
+/// The option jload adds to a JVM whose native memory it reads.
+pub const TRACKING_OPTION: &str = "-XX:NativeMemoryTracking=summary";
+
+const TRACKING_PREFIX: &str = "-XX:NativeMemoryTracking=";
+
+/// Whether any of these JVM options sets Native Memory Tracking (to anything, `off` too): jload then adds none.
+pub fn tracking_set(options: &[String]) -> bool {
+    options.iter().any(|option| option.starts_with(TRACKING_PREFIX))
+}
+
+/// Whether a JVM started with these options tracks its native memory: the last `-XX:NativeMemoryTracking=` wins,
+/// and `summary` and `detail` track.
+pub fn tracking_on(options: &[String]) -> bool {
+    let last = options.iter().rev().find_map(|option| option.strip_prefix(TRACKING_PREFIX));
+    matches!(last, Some("summary" | "detail"))
+}
+
 const NOT_ENABLED: &str = "Native memory tracking is not enabled";
 
 /// Reserved and committed bytes of the whole JVM or of one category.
@@ -56,6 +73,61 @@ impl NmtSummary {
     /// The categories' committed bytes added up (equal to the total's at `scale=b`).
     pub fn committed_sum(&self) -> u64 {
         self.categories.iter().map(|category| category.committed).sum()
+    }
+
+    /// The categories by committed bytes, largest first (the JVM's order among equals).
+    pub fn largest_first(&self) -> Vec<&NmtCategory> {
+        let mut categories: Vec<&NmtCategory> = self.categories.iter().collect();
+        categories.sort_by_key(|category| std::cmp::Reverse(category.committed));
+        categories
+    }
+
+    /// The committed memory in one line, largest categories first, in whole MiB under their short names
+    /// ([`short_name`]); those under 1 MiB are summed as `other categories` (left out when they round to 0 MiB):
+    /// `heap 384 committed, metaspace 52, threads 31, code 24, direct/other 8, GC 12, other categories 3`. The one
+    /// wording of a breakdown.
+    pub fn breakdown(&self) -> String {
+        const MIB: u64 = 1 << 20;
+        let (shown, small): (Vec<&NmtCategory>, Vec<&NmtCategory>) =
+            self.largest_first().into_iter().partition(|category| category.committed >= MIB);
+        let mut parts: Vec<String> = shown
+            .iter()
+            .enumerate()
+            .map(|(index, category)| {
+                let mib = (category.committed + MIB / 2) / MIB;
+                let unit = if index == 0 { " committed" } else { "" };
+                format!("{} {mib}{unit}", short_name(&category.name))
+            })
+            .collect();
+        let rest = (small.iter().map(|category| category.committed).sum::<u64>() + MIB / 2) / MIB;
+        if rest > 0 {
+            parts.push(format!("other categories {rest}"));
+        }
+        parts.join(", ")
+    }
+}
+
+/// The short name a breakdown gives a category of the JVM's: `Java Heap` → `heap`, `Metaspace` (class metadata
+/// outside the class space) → `metaspace`, `Class` (the compressed class space and the classes' malloc) → `class
+/// space`, `Other` (direct buffers mostly) → `direct/other`, …; a name it does not know stays as the JVM wrote it.
+pub fn short_name(name: &str) -> &str {
+    match name {
+        "Java Heap" => "heap",
+        "Class" => "class space",
+        "Thread" => "threads",
+        "Code" => "code",
+        "GC" => "GC",
+        "Compiler" => "compiler",
+        "Internal" => "internal",
+        "Other" => "direct/other",
+        "Symbol" => "symbols",
+        "Native Memory Tracking" => "NMT itself",
+        "Shared class space" => "CDS archive",
+        "Arena Chunk" => "arenas",
+        "Metaspace" => "metaspace",
+        "GCCardSet" => "GC card sets",
+        "Object Monitors" => "monitors",
+        other => other,
     }
 }
 
@@ -272,6 +344,50 @@ mod tests {
         let text = "Total: reserved=10, committed=4\n-   Warp Drive (reserved=10, committed=4)\n  (malloc=4 #1)\n";
         let summary = parse_summary(text).unwrap();
         assert_eq!(summary.categories, [NmtCategory { name: "Warp Drive".into(), reserved: 10, committed: 4 }]);
+    }
+
+    #[test]
+    fn a_breakdown_is_largest_first_in_mib_under_short_names() {
+        let mib = |n: u64| n << 20;
+        let category = |name: &str, committed: u64| NmtCategory { name: name.into(), reserved: committed, committed };
+        let summary = NmtSummary {
+            total: Amount { reserved: 0, committed: mib(500) },
+            malloc: None,
+            mmap: None,
+            categories: vec![
+                category("Java Heap", mib(384)),
+                category("Metaspace", mib(52)),
+                category("Thread", mib(31)),
+                category("Other", mib(8) + 100),
+                category("GC", mib(12)),
+                category("Warp Drive", mib(2)),
+                category("Symbol", 700 << 10),
+                category("Tracing", 400 << 10),
+            ],
+        };
+        let mut tiny = summary.clone();
+        tiny.categories.truncate(6);
+        tiny.categories.push(category("Tracing", 400 << 10));
+        assert_eq!(
+            tiny.breakdown(),
+            "heap 384 committed, metaspace 52, threads 31, GC 12, direct/other 8, Warp Drive 2",
+            "what rounds to 0 MiB is left out"
+        );
+        assert_eq!(
+            summary.breakdown(),
+            "heap 384 committed, metaspace 52, threads 31, GC 12, direct/other 8, Warp Drive 2, other categories 1"
+        );
+    }
+
+    #[test]
+    fn the_last_tracking_option_decides() {
+        let options = |list: &[&str]| list.iter().map(|option| option.to_string()).collect::<Vec<_>>();
+        assert!(tracking_on(&options(&["-Xmx1g", TRACKING_OPTION])));
+        assert!(tracking_on(&options(&["-XX:NativeMemoryTracking=detail"])));
+        assert!(!tracking_on(&options(&[TRACKING_OPTION, "-XX:NativeMemoryTracking=off"])));
+        assert!(!tracking_on(&options(&["-Xmx1g"])));
+        assert!(tracking_set(&options(&["-XX:NativeMemoryTracking=off"])));
+        assert!(!tracking_set(&options(&["-Xmx1g"])));
     }
 
     #[test]

@@ -58,6 +58,18 @@ pub struct Target {
     /// The box every cell's target runs in unless its axis values say otherwise (docs/containers.md).
     #[serde(default, skip_serializing_if = "limits::unlimited")]
     pub limits: Limits,
+    /// `nmt`: Native Memory Tracking on or off for every cell; None: the default, [`Target::tracks_native_memory`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nmt: Option<bool>,
+}
+
+impl Target {
+    /// Whether jload adds `-XX:NativeMemoryTracking=summary` to a cell's options (and reads its summary during the
+    /// run): as the plan says, else where the cell's box has a memory limit — there memory outside the heap is what
+    /// a kill is made of (docs/containers.md).
+    pub fn tracks_native_memory(&self, cell_limits: &Limits) -> bool {
+        self.nmt.unwrap_or(cell_limits.memory_bytes.is_some())
+    }
 }
 
 /// `[load]`: where the load comes from.
@@ -248,6 +260,7 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         exit_on_oom: target.exit_on_oom,
         cpus: cpu_set(source, &target.cpus, "target.cpus", hosts.is_empty())?,
         limits: limits::target_limits(source, target)?,
+        nmt: target.nmt,
         hosts,
     })
 }

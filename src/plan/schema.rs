@@ -88,6 +88,9 @@ pub struct TargetFile {
     /// number of CPUs (`1.5`); neither: no box.
     pub memory: Option<Spanned<String>>,
     pub cpus_quota: Option<Spanned<f64>>,
+    /// Native Memory Tracking (`-XX:NativeMemoryTracking=summary`, read during the run into `nmt.csv`); default: on
+    /// for a cell with a memory limit, off otherwise.
+    pub nmt: Option<bool>,
     /// Add -XX:+ExitOnOutOfMemoryError (default true).
     #[serde(default = "yes")]
     pub exit_on_oom: bool,

@@ -1,8 +1,8 @@
 //! `jload agent target`: the far side of a remote target, run by the controlling jload over ssh on the target's
 //! server. It starts the target with the same launcher a local run uses (own process group, killed with the agent),
-//! samples its JVM into the cell's folder, answers marks and windows, and stops the whole tree when told to — or on its
-//! own when the controller goes silent (a cut link, where sshd may never notice) or its connection closes, so a lost
-//! connection never leaves a JVM running on the server.
+//! samples its JVM into the cell's folder, answers marks and windows and reads of its native memory, and stops the
+//! whole tree when told to — or on its own when the controller goes silent (a cut link, where sshd may never notice)
+//! or its connection closes, so a lost connection never leaves a JVM running on the server.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -10,6 +10,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
+use crate::jvm::nmt_reader::NmtReader;
 use crate::jvm::procfs;
 use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
@@ -38,7 +39,7 @@ pub fn serve_target() -> anyhow::Result<i32> {
         target.stop(STOP_GRACE);
         return Ok(1);
     }
-    let mut agent = Agent { spec, target, watch: None, marks: HashMap::new(), exit_told: false };
+    let mut agent = Agent { spec, target, watch: None, marks: HashMap::new(), exit_told: false, nmt: None };
     Ok(agent.serve(&requests, &mut out))
 }
 
@@ -48,6 +49,8 @@ struct Agent {
     watch: Option<JvmWatch>,
     marks: HashMap<u64, Option<JvmSample>>,
     exit_told: bool,
+    /// The JVM's native memory reads, once its JVM is found.
+    nmt: Option<NmtReader>,
 }
 
 impl Agent {
@@ -116,6 +119,14 @@ impl Agent {
                 ports: ports.into_iter().map(|port| (port, self.target.listeners(port))).collect(),
             }),
             Request::BoxSample => Some(Event::BoxSampled { sample: self.target.box_sample() }),
+            Request::NmtRead => {
+                if self.nmt.is_none() {
+                    self.nmt = self.target.jvm_pid().map(NmtReader::new);
+                }
+                let taken = self.nmt.as_mut().and_then(NmtReader::read);
+                let box_usage = taken.as_ref().and_then(|_| Some(self.target.box_sample()?.memory?.usage));
+                Some(Event::NmtRead { taken, box_usage })
+            }
             Request::Ping => Some(Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) }),
             Request::Heartbeat | Request::Start(_) | Request::Stop { .. } | Request::Load(_) | Request::EndLoad => None,
         }

@@ -34,6 +34,9 @@ pub enum Request {
     Listeners { ports: Vec<u16> },
     /// The target's cgroup box now (a launch with limits); answered by `BoxSampled`.
     BoxSample,
+    /// The JVM's native memory now (attached on the first read), with the box's usage right after; answered by
+    /// `NmtRead`.
+    NmtRead,
     /// Nothing but "still here": an agent that hears nothing for [`SILENCE_LIMIT_S`] stops the target and exits.
     Heartbeat,
     /// Stop the target's whole tree (SIGTERM, SIGKILL after the grace); answered by `Stopped`, then the agent exits.
@@ -117,6 +120,11 @@ pub enum Event {
     /// None: the target has no box, or it cannot be read.
     BoxSampled {
         sample: Option<BoxSample>,
+    },
+    /// None: the JVM could not be read (no JVM found, gone, NMT off, attach refused); `box_usage`: None without a box.
+    NmtRead {
+        taken: Option<crate::jvm::nmt_reader::NmtTaken>,
+        box_usage: Option<u64>,
     },
 }
 

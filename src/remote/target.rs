@@ -1,5 +1,6 @@
 //! A target on its own server, driven through `jload agent target` over ssh: the same start, exit, daemon note, JVM
-//! marks and windows and stop as a local [`crate::launcher::RunningTarget`], plus the connection's loss.
+//! marks and windows, native memory reads and stop as a local [`crate::launcher::RunningTarget`], plus the
+//! connection's loss.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,6 +11,7 @@ use super::protocol::{Event, Request};
 use super::server::RemoteServer;
 use crate::cgroup::BoxSample;
 use crate::jvm::clock::{ClockInterval, ClockSource};
+use crate::jvm::nmt_reader::NmtTaken;
 use crate::jvm::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener};
 use crate::results::ExitInfo;
@@ -102,6 +104,18 @@ impl RemoteTarget {
         }
         match self.link.ask(&Request::BoxSample, ANSWER_LIMIT, |event| matches!(event, Event::BoxSampled { .. })) {
             Some(Event::BoxSampled { sample }) => sample,
+            _ => None,
+        }
+    }
+
+    /// The JVM's native memory read there now, with the box's usage there right after (None without a box); None
+    /// when it could not be read or the agent did not answer.
+    pub fn nmt_read(&self) -> Option<(NmtTaken, Option<u64>)> {
+        if self.link.lost().is_some() {
+            return None;
+        }
+        match self.link.ask(&Request::NmtRead, ANSWER_LIMIT, |event| matches!(event, Event::NmtRead { .. })) {
+            Some(Event::NmtRead { taken: Some(taken), box_usage }) => Some((taken, box_usage)),
             _ => None,
         }
     }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::cell_box::memory_kill_cause;
+use super::cell_nmt::{NmtReads, ReadInBox};
 use super::crash::{Ending, Evidence};
 use super::target::{Mark, TargetProcess, Watch};
 use crate::atomic_file::write_json;
@@ -15,7 +16,7 @@ use crate::attribution::gather::{self, JvmStops};
 use crate::cgroup::box_watch::ThrottledSpan;
 use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::window::{JvmWindow, WindowPauses};
-use crate::jvm::{gc_init, gclog, nmt_csv};
+use crate::jvm::{gc_init, gclog, nmt, nmt_csv};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
@@ -76,8 +77,8 @@ pub fn unix_now() -> u64 {
 }
 
 /// The JVM options jload adds to every cell: GC log into the cell's folder, PerfData on, crash file beside it,
-/// and (unless the plan says otherwise) exit on OutOfMemoryError.
-pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
+/// (unless the plan says otherwise) exit on OutOfMemoryError, and Native Memory Tracking where `nmt`.
+pub fn telemetry_options(dir: &Path, exit_on_oom: bool, nmt: bool) -> Vec<String> {
     let mut options = vec![
         "-XX:+UsePerfData".to_string(),
         format!("-Xlog:gc*,safepoint:file={}:time,uptime,uptimenanos,level,tags", RepFiles::of(dir).gc_log().display()),
@@ -85,6 +86,9 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     ];
     if exit_on_oom {
         options.push("-XX:+ExitOnOutOfMemoryError".to_string());
+    }
+    if nmt {
+        options.push(nmt::TRACKING_OPTION.to_string());
     }
     options
 }
@@ -105,11 +109,13 @@ fn fill_placeholders(text: &str, jdk: &Jdk, at: Placement<'_>, cell: &Cell) -> S
 }
 
 /// Every JVM option of a cell, in order: target.jvm, the cell's axis options, then jload's telemetry options, with
-/// `{port}`, `{dir}` and `{java}` filled in.
+/// `{port}`, `{dir}` and `{java}` filled in. Native Memory Tracking is added where the plan tracks the cell's native
+/// memory ([`crate::plan::Target::tracks_native_memory`]) and its own options leave it unset.
 pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Vec<String> {
     let mut options: Vec<String> =
         plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill_placeholders(option, jdk, at, cell)).collect();
-    options.extend(telemetry_options(at.dir, plan.target.exit_on_oom));
+    let nmt = plan.target.tracks_native_memory(&cell.limits) && !nmt::tracking_set(&options);
+    options.extend(telemetry_options(at.dir, plan.target.exit_on_oom, nmt));
     options
 }
 
@@ -197,11 +203,11 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     };
     meta.pid = Some(target.lock().expect("target").pid());
     wait_until_ready(run, &target, &evidence, (&target_dir, &dir), &launch, &mut meta);
-    let mut clocks = JvmClocks::default();
+    let (mut clocks, mut last_nmt) = (JvmClocks::default(), None);
     if meta.ready_s.is_some() && meta.status != Status::Failed {
-        clocks = drive_phases(run, &target, &dir, &launch, &mut meta)?;
+        (clocks, last_nmt) = drive_phases(run, &target, &dir, &launch, &mut meta)?;
     }
-    stop_and_judge(run, &target, &evidence, (&target_dir, &dir), &mut meta);
+    stop_and_judge(run, &target, &evidence, (&target_dir, &dir), &mut meta, last_nmt.as_ref());
     clocks.throttled = target.lock().expect("target").throttled();
     attach_gc_log(&dir, &meta, &clocks)?;
     finish(&dir, meta)
@@ -271,12 +277,14 @@ fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
 
 /// Stop the target (with whatever it left behind), bring a remote target's files home, and, if it became ready,
 /// judge how it ended. A lost connection to the target's server fails the cell-repeat (`--resume` runs it again).
+/// A memory kill's cause ends with the JVM's native memory at the last read before it (`last_nmt`).
 fn stop_and_judge(
     run: &CellRun<'_>,
     target: &Mutex<TargetProcess>,
     evidence: &Evidence<'_>,
     (target_dir, dir): (&Path, &Path),
     meta: &mut RepMeta,
+    last_nmt: Option<&ReadInBox>,
 ) {
     let mut target = target.lock().expect("target");
     let left_behind = target.daemon_note();
@@ -297,6 +305,7 @@ fn stop_and_judge(
     if meta.ready_s.is_some() && meta.status != Status::Failed {
         (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
         if let Some(cause) = memory_kill_cause(box_at_end.as_ref(), &exit) {
+            let cause = cause + &last_nmt.map_or(String::new(), ReadInBox::left_by_a_kill);
             (meta.status, meta.failure, meta.cause) = (Status::Crashed, Some(FailureKind::MemoryLimit), Some(cause));
         }
     }
@@ -342,17 +351,22 @@ fn ending_after_ready(
     (Status::Ok, meta.cause.clone())
 }
 
-/// Run the phases in order while the target is watched; stops at Ctrl-C, when the target dies or its server is lost.
-/// Returns what the attribution at the end needs of the JVM's clock (see [`JvmClocks`]).
+/// Run the phases in order while the target is watched (and its native memory read, [`NmtReads`], where it is
+/// tracked); stops at Ctrl-C, when the target dies or its server is lost. Returns what the attribution at the end
+/// needs of the JVM's clock (see [`JvmClocks`]) and the last native memory read.
 fn drive_phases(
     run: &CellRun<'_>,
     target: &Arc<Mutex<TargetProcess>>,
     dir: &Path,
     launch: &LaunchSpec,
     meta: &mut RepMeta,
-) -> anyhow::Result<JvmClocks> {
+) -> anyhow::Result<(JvmClocks, Option<ReadInBox>)> {
     let port = launch.port;
     let (watch, perfdata) = target.lock().expect("target").watch(RepFiles::of(dir).gcstat());
+    let uptime_zero = perfdata.map(|(_, interval)| interval.middle_us());
+    let nmt_reads = tracks_native_memory(run.plan, run.cell, run.jdk)
+        .then(|| NmtReads::start(target, &RepFiles::of(dir).nmt_csv(), uptime_zero));
+    let nmt_reads = nmt_reads.flatten();
     let server_offset = match &*target.lock().expect("target") {
         TargetProcess::Remote(remote) => remote.clock_offset(),
         TargetProcess::Local(_) => None,
@@ -375,7 +389,7 @@ fn drive_phases(
             meta.cause = Some(cause);
             break;
         }
-        let record = match run_phase(run, target, watch.as_ref(), dir, port, phase, &slo) {
+        let mut record = match run_phase(run, target, watch.as_ref(), dir, port, phase, &slo) {
             Ok(record) => record,
             Err(err) if phase.ladder.is_some() => {
                 // A ladder fails only when no step was measured (Ctrl-C or the target's death before its first step
@@ -386,6 +400,7 @@ fn drive_phases(
             }
             Err(err) => return Err(err),
         };
+        record.nmt = nmt_reads.as_ref().and_then(NmtReads::at_phase_end);
         let interrupted = record.bench.interrupted;
         slow_csv::write(&RepFiles::of(dir).phase_slow_requests(&phase.name), &record.bench.slow)?;
         write_json(&RepFiles::of(dir).phase_record(&phase.name), &record)?;
@@ -395,7 +410,14 @@ fn drive_phases(
         meta.phases.push(phase.name.clone());
         write_json(&RepFiles::of(dir).meta(), meta)?;
     }
-    Ok(JvmClocks { perfdata, server_offset, throttled: Vec::new() })
+    Ok((JvmClocks { perfdata, server_offset, throttled: Vec::new() }, nmt_reads.and_then(NmtReads::finish)))
+}
+
+/// Whether a cell's JVM tracks its native memory, so that jload reads it: the last `-XX:NativeMemoryTracking=` among
+/// all its options, jload's own included (the placeholders filled do not matter to it).
+pub fn tracks_native_memory(plan: &Plan, cell: &Cell, jdk: &Jdk) -> bool {
+    let anywhere = Placement { host: "", port: "", dir: Path::new("") };
+    nmt::tracking_on(&jvm_options(plan, cell, jdk, anywhere))
 }
 
 /// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder

@@ -8,7 +8,7 @@ use clap::Args;
 use signal_hook::consts::SIGINT;
 
 use super::box_search::{SearchContext, read_record, run_search};
-use super::cell::{Placement, command_line, target_env};
+use super::cell::{Placement, command_line, target_env, tracks_native_memory};
 use super::runner::{
     PreparedCell, SweepTally, build_target, check_jar, check_preflight, connect_servers, prepare, sweep,
 };
@@ -303,6 +303,9 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         println!("  {}", shell_words::join(&command));
         if let Some(text) = crate::plan::limits::describe(&item.cell.limits) {
             println!("  box: {text} (a cgroup of its own per cell-repeat)");
+        }
+        if tracks_native_memory(plan, &item.cell, &item.jdk) {
+            println!("  {}", crate::run::cell_nmt::dry_run_line());
         }
         let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)
             .iter()

@@ -19,6 +19,7 @@ pub mod box_search;
 mod box_trial;
 pub mod cell;
 pub mod cell_box;
+pub mod cell_nmt;
 pub mod cli;
 pub mod crash;
 pub mod runner;

@@ -1,6 +1,20 @@
-//! What the suites that run targets in cgroup boxes check afterwards: that no box was left behind.
+//! Cgroups in tests: what jload's boxes left on this machine (a test asserts that none is left behind), and a test
+//! server's cgroup hierarchies.
 
 use std::path::{Path, PathBuf};
+
+use super::sshnet::SshNet;
+
+/// Mount this machine's cgroup hierarchies on the test server `name` as a server has them: `ip netns exec` gives its
+/// sshd a fresh /sys without cgroups (the JVM's container support wants cpuacct and cpuset besides memory and cpu).
+pub fn mount_cgroups_on(net: &SshNet, name: &str) {
+    let mounted = net.ssh(
+        name,
+        "mount -t tmpfs cgroups /sys/fs/cgroup && for c in memory cpu cpuacct cpuset; do mkdir /sys/fs/cgroup/$c && \
+         mount -t cgroup -o $c cgroup /sys/fs/cgroup/$c || exit 1; done",
+    );
+    assert!(mounted.status.success(), "{}", String::from_utf8_lossy(&mounted.stderr));
+}
 
 /// Box folders (`jload/<pid>-<n>`) under this machine's memory and cpu hierarchies whose jload is gone: left behind.
 pub fn boxes_left_behind() -> Vec<PathBuf> {
