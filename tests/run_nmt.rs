@@ -193,7 +193,7 @@ fn a_heap_out_of_memory_error_in_a_large_box_stays_a_java_oom_and_keeps_its_last
     assert_eq!(meta["status"], "crashed", "{meta}");
     assert!(meta["failure"].is_null(), "a Java OOM is no memory kill: {meta}");
     assert_eq!(
-        meta["cause"], "OutOfMemoryError: Terminating due to java.lang.OutOfMemoryError: Java heap space",
+        meta["cause"], "Java OOM: Java heap space — Terminating due to java.lang.OutOfMemoryError: Java heap space",
         "{meta}"
     );
     let fill = json(&rep.join("fill.json"));
