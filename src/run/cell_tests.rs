@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Placement, command_line, join_options, jvm_options, step_line};
+use super::step_line;
 use crate::load::record::outcomes::{Limit, Side, Step};
 use crate::load::record::summary::{ErrorSummary, LatencySummary};
 use crate::plan::Plan;
@@ -11,6 +11,7 @@ use crate::plan::jdks::Jdk;
 use crate::plan::matrix::cells;
 use crate::plan::preflight::{Preflight, check};
 use crate::plan::{PlanBase, jdks, parse_plan};
+use crate::run::command::{Placement, command_line, join_options, jvm_options};
 
 fn kv_plan(command: &str, exit_on_oom: bool) -> Plan {
     let text = format!(

@@ -8,7 +8,7 @@ use clap::Args;
 use signal_hook::consts::SIGINT;
 
 use super::box_search::{SearchContext, read_record, run_search};
-use super::cell::{Placement, command_line, target_env, tracks_native_memory};
+use super::command::{Placement, command_line, target_env, tracks_native_memory};
 use super::runner::{
     PreparedCell, SweepTally, build_target, check_jar, check_preflight, connect_servers, prepare, sweep,
 };

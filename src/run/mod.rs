@@ -21,6 +21,7 @@ pub mod cell;
 pub mod cell_box;
 pub mod cell_nmt;
 pub mod cli;
+pub mod command;
 pub mod crash;
 pub mod runner;
 pub mod store;
