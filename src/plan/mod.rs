@@ -117,6 +117,8 @@ pub struct Plan {
     pub load: LoadSettings,
     /// `[box_search]`: the smallest box that holds the SLO, searched per cell instead of running each cell once.
     pub box_search: Option<box_search::BoxSearch>,
+    /// `[tune]`: the best configuration of a space of JVM options, searched per cell trial by trial (docs/tune.md).
+    pub tune: Option<tune::TunePlan>,
 }
 
 impl Plan {
@@ -196,7 +198,14 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         }
         None => None,
     };
-    let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load, box_search };
+    let tune = match &file.tune {
+        Some(block) => {
+            let parts = tune::PlanParts { target: &target, axes: &axes, phases: &phases, slo: &slo };
+            Some(tune::check_tune(source, block, parts, file.box_search.is_some())?)
+        }
+        None => None,
+    };
+    let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load, box_search, tune };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
     relative::check_plan(&plan).map_err(|message| source.error_at(file.target.command.span(), message))?;
     refuse_unshareable_phases(&plan).map_err(|message| source.error_at(file.phase.span(), message))?;
