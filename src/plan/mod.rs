@@ -29,6 +29,7 @@ use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
 use crate::load::input::spec::{Setting, fill_target};
+use crate::load::search::ladder::LadderPlan;
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
 use phase::parse_phases;
@@ -200,7 +201,11 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     };
     let tune = match &file.tune {
         Some(block) => {
-            let parts = tune::PlanParts { target: &target, axes: &axes, phases: &phases, slo: &slo };
+            let has_capacity_phase = phases.iter().any(|phase| {
+                let capacity = |ladder: &phase_ladder::PhaseLadder| matches!(ladder.plan, LadderPlan::Capacity(_));
+                phase.measure && phase.ladder.as_ref().is_some_and(capacity)
+            });
+            let parts = tune::PlanParts { target: &target, axes: &axes, has_capacity_phase, slo: &slo };
             Some(tune::check_tune(source, block, parts, file.box_search.is_some())?)
         }
         None => None,

@@ -163,7 +163,8 @@ pub struct PlanFacts {
 pub(super) struct PlanParts<'a> {
     pub target: &'a super::Target,
     pub axes: &'a [super::Axis],
-    pub phases: &'a [super::Phase],
+    /// A measured phase searches the capacity (`capacity = …`).
+    pub has_capacity_phase: bool,
     pub slo: &'a [String],
 }
 
@@ -180,17 +181,11 @@ pub(super) fn check_tune(
         let message = "tune: a plan searches the smallest box ([box_search]) or tunes ([tune]), not both; split it";
         return Err(source.error_at(at, message));
     }
-    let has_capacity_phase = plan.phases.iter().any(|phase| {
-        phase.measure
-            && matches!(
-                phase.ladder,
-                Some(super::phase_ladder::PhaseLadder {
-                    plan: crate::load::search::ladder::LadderPlan::Capacity(_),
-                    ..
-                })
-            )
-    });
-    let facts = PlanFacts { has_capacity_phase, has_slo: !plan.slo.is_empty() };
+    if let Some(axis) = plan.axes.iter().find(|axis| axis.name == "trial") {
+        let message = format!("tune: axis '{}' is the name the tune gives its trials; rename the axis", axis.name);
+        return Err(source.error_at(at, message));
+    }
+    let facts = PlanFacts { has_capacity_phase: plan.has_capacity_phase, has_slo: !plan.slo.is_empty() };
     let tuned = tune_plan(source, file, &facts)?;
     let uses_jvm = |text: &String| text.contains("{jvm}");
     if !plan.target.command.iter().chain(plan.target.env.values()).any(uses_jvm) {
