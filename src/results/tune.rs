@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::load::format::{format_ms, format_rate};
-use crate::plan::tune::Objective;
+pub use crate::plan::tune::Objective;
 
 /// The whole file.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -4,8 +4,7 @@
 
 use serde::Serialize;
 
-use crate::plan::tune::Objective;
-use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, TuneRecord};
+use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, Objective, TuneRecord};
 
 /// How many of the best configurations the section lists.
 const BEST_LISTED: usize = 3;
