@@ -2,8 +2,8 @@
 //! function of `-Dx` and `-Dy` (tests/java/Bowl.java: 2 + 400 × ((x − 0.3)² + (y − 0.7)²) ms) is tuned for p99 at a
 //! fixed low rate and the search finds the minimum within a stated tolerance in 12 trials with a fixed seed, across
 //! a Ctrl-C and `--resume` that keeps the trials already done; a collector the JVM refuses is refused by the
-//! preflight — infeasible with the JVM's message, never loaded; a dry run shows the tune; bad input exits 2 with one
-//! line and starts nothing.
+//! preflight — infeasible with the JVM's message, never loaded; a time budget starts no trial once spent; a dry run
+//! shows the tune; bad input exits 2 with one line and starts nothing.
 
 mod common;
 
@@ -146,6 +146,33 @@ fn a_collector_the_jvm_refuses_is_infeasible_by_the_preflight_and_never_loaded()
             .is_some_and(|requests| requests > 0)
     );
     assert!(stderr.contains(&format!("(design): gc=-XX:+UseNoSuchGC → infeasible: {why}")), "{stderr}");
+}
+
+#[test]
+fn a_time_budget_starts_no_trial_once_it_is_spent() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let classes = compile_bowl(&dir);
+    // A trial lasts more than a second (a JVM start and 1.5 s of load): after the defaults, the second is spent.
+    let plan = plan(&dir, &classes, FAST_JVM, &BOWL.replace("trials = 12", "trials = 5, time = \"1s\""));
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let record = json(&out.join("tune.json"));
+    assert_eq!(record["budget_seconds"].as_f64(), Some(1.0));
+    let trials = record["cells"][0]["trials"].as_array().unwrap();
+    assert_eq!(trials.len(), 1, "{record}");
+    assert!(trials[0]["seconds"].as_f64().unwrap() >= 1.5, "{record}");
+    assert!(
+        stderr.contains("jload: trial 1/5 (defaults): defaults → p99 ") && stderr.contains("; 0 s left)"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("best: defaults — p99 ") && stdout.contains("no trial beat them; 1 trial(s), "),
+        "{stdout}"
+    );
 }
 
 #[test]
