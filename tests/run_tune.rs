@@ -1,9 +1,10 @@
 //! `jload run` on a plan with `[tune]` (docs/tune.md), with real JVMs: a Java server whose service time is a known
 //! function of `-Dx` and `-Dy` (tests/java/Bowl.java: 2 + 400 × ((x − 0.3)² + (y − 0.7)²) ms) is tuned for p99 at a
 //! fixed low rate and the search finds the minimum within a stated tolerance in 12 trials with a fixed seed, across
-//! a Ctrl-C and `--resume` that keeps the trials already done; a collector the JVM refuses is refused by the
-//! preflight — infeasible with the JVM's message, never loaded; a time budget starts no trial once spent; a dry run
-//! shows the tune; bad input exits 2 with one line and starts nothing.
+//! a Ctrl-C and `--resume` that keeps the trials already done; a capacity tune takes its figures from the capacity
+//! phase; a collector the JVM refuses is refused by the preflight — infeasible with the JVM's message, never loaded;
+//! a time budget starts no trial once spent; a dry run shows the tune; bad input exits 2 with one line and starts
+//! nothing.
 
 mod common;
 
@@ -146,6 +147,43 @@ fn a_collector_the_jvm_refuses_is_infeasible_by_the_preflight_and_never_loaded()
             .is_some_and(|requests| requests > 0)
     );
     assert!(stderr.contains(&format!("(design): gc=-XX:+UseNoSuchGC → infeasible: {why}")), "{stderr}");
+}
+
+#[test]
+fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let classes = compile_bowl(&dir);
+    // y at its best: the defaults (x = 0.5) serve in 18 ms, x near 0.3 in 2 ms; both hold p99 <= 50 ms at 20 and 40
+    // req/s, the search's two steps, so both have a capacity of 40 and the defaults, first, stay the best.
+    let tune = "[slo]\np99 = \"50ms\"\n[tune]\nobjective = \"capacity\"\nbudget = { trials = 2 }\n[tune.space]\n\
+                \"-Dx\" = { from = 0.29, to = 0.31 }\n";
+    let plan = plan(&dir, &classes, &format!("{FAST_JVM}, \"-Dy=0.7\""), tune);
+    let text = std::fs::read_to_string(&plan).unwrap().replace(
+        "rate = 20\nduration = \"1s\"\n",
+        "capacity = { start_rate = 20, max_rate = 40 }\nstep = \"1s\"\nstep_warmup = \"0s\"\nsteady_max = \"0s\"\n\
+         min_requests = 10\n",
+    );
+    std::fs::write(&plan, text).unwrap();
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+
+    let record = json(&out.join("tune.json"));
+    assert_eq!(record["objective"], "capacity");
+    let trials = record["cells"][0]["trials"].as_array().unwrap();
+    let figures: Vec<Option<f64>> = trials.iter().map(|trial| trial["figure"].as_f64()).collect();
+    assert_eq!(figures, [Some(40.0), Some(40.0)], "{record}");
+    for trial in trials {
+        let get = json(&out.join("cells").join(trial["dir"].as_str().unwrap()).join("rep-1/get.json"));
+        assert_eq!(get["capacity"]["rps"].as_f64(), Some(40.0), "{get}");
+    }
+    assert!(stderr.contains("trial 2/2 (design): -Dx=0.") && stderr.contains(" → capacity 40 req/s (best 40 req/s)"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let answer =
+        "best: defaults — capacity 40 req/s, the defaults (the JVM's ergonomics): no trial beat them; 2 trial(s)";
+    assert!(stdout.contains(answer), "'{answer}' not in {stdout}");
 }
 
 #[test]
