@@ -265,4 +265,10 @@ fn a_dry_run_shows_the_tune_and_bad_input_exits_2_with_one_line_and_starts_nothi
         assert!(stderr.contains(expected), "expected '{expected}' in {stderr}");
         assert!(!out.exists(), "nothing is started or written");
     }
+    let plan = plan(&dir, &classes, "", &space(heap));
+    std::fs::write(&plan, std::fs::read_to_string(&plan).unwrap().replace("java {jvm} -cp", "java -cp")).unwrap();
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("tune: the tuned options reach the target only through {jvm}"), "{stderr}");
 }

@@ -189,7 +189,8 @@ pub(super) fn check_tune(
     let tuned = tune_plan(source, file, &facts)?;
     let uses_jvm = |text: &String| text.contains("{jvm}");
     if !plan.target.command.iter().chain(plan.target.env.values()).any(uses_jvm) {
-        let message = "tune: the tuned options reach the target only through {jvm}: put it in target.command                        (`java {jvm} -jar app.jar`) or an env value";
+        let message = "tune: the tuned options reach the target only through {jvm}: put it in target.command \
+                       (`java {jvm} -jar app.jar`) or an env value";
         return Err(source.error_at(at, message));
     }
     let fixed = plan.target.jvm.iter().map(|option| ("target.jvm".to_string(), option)).chain(
