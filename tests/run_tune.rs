@@ -109,6 +109,8 @@ fn the_search_finds_the_bowls_minimum_within_a_tenth_in_twelve_trials_across_an_
     assert!(markdown.contains(&format!("## Tune: p99\n\n- {answer}")), "{markdown}");
     assert!(markdown.contains("| 1 | defaults | defaults |  | "), "{markdown}");
     assert!(markdown.contains("Share of the figure's variation each parameter explains"), "{markdown}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2 id=\"tune-0\">Tune: p99</h2>") && html.contains(&answer), "the section in report.html");
     let report = json(&out.join("report.json"));
     assert_eq!(report["tune"]["cells"][0]["trials"].as_array().unwrap().len(), 12);
     assert_eq!(report["tune"]["cells"][0]["best"][0]["number"], best["number"]);
