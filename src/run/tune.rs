@@ -14,6 +14,7 @@ use super::box_trial::{SearchContext, judge, run_once};
 use super::runner::PreparedCell;
 use super::store::{build_summary, needs_run};
 use crate::atomic_file::write_json;
+use crate::jvm::gcstat_csv::read_heap_samples;
 use crate::load::search::ladder::LadderPlan;
 use crate::plan::folder::cell_folder;
 use crate::plan::matrix::Cell;
@@ -21,7 +22,7 @@ use crate::plan::phase_ladder::PhaseLadder;
 use crate::plan::tune::{Objective, TunePlan};
 use crate::plan::{Axis, AxisValue, Plan};
 use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, ParameterShare, TuneRecord, TuneTrial, duration_words};
-use crate::results::{RepMeta, ResultsDir, Status, read_json};
+use crate::results::{RepFiles, RepMeta, ResultsDir, Status, read_json};
 use crate::tune::gp::Gp;
 use crate::tune::importance::importance;
 use crate::tune::search::{Outcome, Search, Source, Trial};
@@ -239,17 +240,23 @@ fn figure_of(
             let record = record(&last.name).ok_or_else(|| format!("phase '{}' has no record", last.name))?;
             Ok(record.bench.latency_ms.p99)
         }
-        _ => {
-            let records: Vec<_> = measured.iter().filter_map(|phase| record(&phase.name)).collect();
-            let most = |values: Vec<f64>| values.into_iter().reduce(f64::max);
-            let box_peak =
-                most(records.iter().filter_map(|r| r.cell_box.as_ref()?.memory_peak.map(|b| b as f64)).collect());
-            let rss_peak = most(
-                records.iter().filter_map(|r| r.jvm.as_ref().map(|jvm| jvm.rss_mb.max * (1u64 << 20) as f64)).collect(),
-            );
-            box_peak.or(rss_peak).ok_or_else(|| "no memory figure (no box, no RSS sample)".to_string())
-        }
+        _ => memory_peak(plan, results, cell).ok_or_else(|| "no memory figure (no box, no RSS sample)".to_string()),
     }
+}
+
+/// The memory a trial used over its whole life, bytes: its box's peak (the kernel's, since the box was made), else
+/// the highest RSS of its `gcstat.csv` and its phases' JVM windows.
+fn memory_peak(plan: &Plan, results: &ResultsDir, cell: &Cell) -> Option<f64> {
+    const MIB: f64 = (1u64 << 20) as f64;
+    let records: Vec<_> =
+        plan.phases.iter().filter_map(|phase| results.read_phase(&cell.dir, 1, &phase.name)).collect();
+    let most = |values: &mut dyn Iterator<Item = f64>| values.reduce(f64::max);
+    let box_peak = most(&mut records.iter().filter_map(|r| r.cell_box.as_ref()?.memory_peak.map(|bytes| bytes as f64)));
+    let gcstat = std::fs::read_to_string(RepFiles::of(&results.rep_dir(&cell.dir, 1)).gcstat()).ok();
+    let samples = gcstat.and_then(|text| read_heap_samples(&text).ok()).unwrap_or_default();
+    let windows = records.iter().filter_map(|record| record.jvm.as_ref().map(|jvm| jvm.rss_mb.max));
+    let rss_peak = most(&mut samples.iter().filter_map(|sample| sample.rss_mb).chain(windows));
+    box_peak.or(rss_peak.map(|mib| mib * MIB))
 }
 
 /// `tune.json`, and `summary.json` over every trial so far: the plan's axes and `trial`, whose labels are the trials.
@@ -326,3 +333,7 @@ pub fn answers_text(results: &ResultsDir) -> Option<String> {
     }
     Some(text)
 }
+
+#[cfg(test)]
+#[path = "tune_tests.rs"]
+mod tests;
