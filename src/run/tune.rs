@@ -101,7 +101,7 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
                 number,
                 source: source_name(source).to_string(),
                 config: values,
-                described: described.clone(),
+                described,
                 options,
                 cell: cell.id.clone(),
                 dir: cell.dir.clone(),
