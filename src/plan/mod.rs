@@ -29,6 +29,7 @@ use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
 use crate::load::input::spec::{Setting, fill_target};
+use crate::load::search::ladder::LadderPlan;
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
 use phase::parse_phases;
@@ -129,6 +130,8 @@ pub struct Plan {
     pub load: LoadSettings,
     /// `[box_search]`: the smallest box that holds the SLO, searched per cell instead of running each cell once.
     pub box_search: Option<box_search::BoxSearch>,
+    /// `[tune]`: the best configuration of a space of JVM options, searched per cell trial by trial (docs/tune.md).
+    pub tune: Option<tune::TunePlan>,
 }
 
 impl Plan {
@@ -208,7 +211,18 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         }
         None => None,
     };
-    let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load, box_search };
+    let tune = match &file.tune {
+        Some(block) => {
+            let has_capacity_phase = phases.iter().any(|phase| {
+                let capacity = |ladder: &phase_ladder::PhaseLadder| matches!(ladder.plan, LadderPlan::Capacity(_));
+                phase.measure && phase.ladder.as_ref().is_some_and(capacity)
+            });
+            let parts = tune::PlanParts { target: &target, axes: &axes, has_capacity_phase, slo: &slo };
+            Some(tune::check_tune(source, block, parts, file.box_search.is_some())?)
+        }
+        None => None,
+    };
+    let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load, box_search, tune };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
     relative::check_plan(&plan).map_err(|message| source.error_at(file.target.command.span(), message))?;
     refuse_unshareable_phases(&plan).map_err(|message| source.error_at(file.phase.span(), message))?;

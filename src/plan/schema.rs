@@ -25,6 +25,8 @@ pub struct PlanFile {
     pub load: LoadFile,
     /// The smallest box that holds the SLO (docs/containers.md).
     pub box_search: Option<Spanned<BoxSearchFile>>,
+    /// The best JVM configuration searched within a space (docs/tune.md).
+    pub tune: Option<super::tune::TuneFile>,
 }
 
 /// `[box_search]`: the limits to search, each `{ from, to, precision }`.

@@ -57,7 +57,8 @@ pub struct ParameterTable {
 }
 
 /// What a tune maximises or minimises.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Objective {
     /// The capacity the plan's capacity phase finds under its SLO (higher is better).
     Capacity,
@@ -156,6 +157,88 @@ fn collector_option(name: &str) -> String {
 pub struct PlanFacts {
     pub has_capacity_phase: bool,
     pub has_slo: bool,
+}
+
+/// What the checks of `[tune]` need from the rest of the plan.
+pub(super) struct PlanParts<'a> {
+    pub target: &'a super::Target,
+    pub axes: &'a [super::Axis],
+    /// A measured phase searches the capacity (`capacity = …`).
+    pub has_capacity_phase: bool,
+    pub slo: &'a [String],
+}
+
+/// Check `[tune]` inside its plan: the facts its objective needs, never beside `[box_search]`, its options reaching
+/// the target through `{jvm}`, and no tuned parameter that the plan fixes too (in `target.jvm` or an axis value).
+pub(super) fn check_tune(
+    source: Source<'_>,
+    file: &TuneFile,
+    plan: PlanParts<'_>,
+    box_search: bool,
+) -> anyhow::Result<TunePlan> {
+    let at = file.objective.span();
+    if box_search {
+        let message = "tune: a plan searches the smallest box ([box_search]) or tunes ([tune]), not both; split it";
+        return Err(source.error_at(at, message));
+    }
+    if let Some(axis) = plan.axes.iter().find(|axis| axis.name == "trial") {
+        let message = format!("tune: axis '{}' is the name the tune gives its trials; rename the axis", axis.name);
+        return Err(source.error_at(at, message));
+    }
+    let facts = PlanFacts { has_capacity_phase: plan.has_capacity_phase, has_slo: !plan.slo.is_empty() };
+    let tuned = tune_plan(source, file, &facts)?;
+    let uses_jvm = |text: &String| text.contains("{jvm}");
+    if !plan.target.command.iter().chain(plan.target.env.values()).any(uses_jvm) {
+        let message = "tune: the tuned options reach the target only through {jvm}: put it in target.command \
+                       (`java {jvm} -jar app.jar`) or an env value";
+        return Err(source.error_at(at, message));
+    }
+    let fixed = plan.target.jvm.iter().map(|option| ("target.jvm".to_string(), option)).chain(
+        plan.axes.iter().flat_map(|axis| {
+            axis.values.iter().flat_map(move |value| {
+                value.jvm.iter().map(move |option| (format!("axis '{}' value '{}'", axis.name, value.label), option))
+            })
+        }),
+    );
+    for (place, option) in fixed {
+        for parameter in tuned.space.parameters() {
+            if tuned.setters[&parameter.name].sets_same(option) {
+                let written = file.space.get_ref().get(&parameter.name).map_or(file.space.span(), Spanned::span);
+                let message = format!(
+                    "tune.space.{}: {place} fixes it too ('{option}'); tune it or fix it, not both",
+                    parameter.name
+                );
+                return Err(source.error_at(written, message));
+            }
+        }
+    }
+    Ok(tuned)
+}
+
+impl Setter {
+    /// Whether `option`, written elsewhere in the plan, sets what this setter sets (`-Xmx512m` for `heap`, a
+    /// collector's option for `gc`, `-XX:±Flag` or `-XX:Flag=…` for a flag, `-Dname=…` for a property).
+    pub fn sets_same(&self, option: &str) -> bool {
+        match self {
+            Setter::Template { template, .. } => {
+                let head = template.split("{}").next().unwrap_or_default();
+                let name = head.trim_end_matches('=');
+                let flag = name.strip_prefix("-XX:").map(|flag| [format!("-XX:+{flag}"), format!("-XX:-{flag}")]);
+                (!head.is_empty() && option.starts_with(head))
+                    || (!name.is_empty() && option == name)
+                    || flag.is_some_and(|forms| forms.iter().any(|form| form == option))
+            }
+            Setter::Flag(name) => {
+                option == format!("-XX:+{name}")
+                    || option == format!("-XX:-{name}")
+                    || option.starts_with(&format!("-XX:{name}="))
+            }
+            Setter::Collector => {
+                COLLECTORS.iter().any(|(_, known)| *known == option)
+                    || (option.starts_with("-XX:+Use") && option.ends_with("GC"))
+            }
+        }
+    }
 }
 
 /// Check a `[tune]` block against the plan it is in.

@@ -114,3 +114,19 @@ fn bad_tune_blocks_are_refused_in_one_line_naming_the_line_and_the_fix() {
     let no_slo = PlanFacts { has_capacity_phase: true, has_slo: false };
     assert!(checked(&memory, &no_slo).unwrap_err().to_string().contains("objective \"memory\" needs an [slo]"));
 }
+
+#[test]
+fn a_setter_knows_an_option_written_elsewhere_that_sets_the_same_thing() {
+    let plan = checked(SPACE, &FACTS).unwrap();
+    let sets = |parameter: &str, option: &str| plan.setters[parameter].sets_same(option);
+    assert!(sets("heap", "-Xmx512m") && sets("heap", "-Xmx{memory*0.75}") && !sets("heap", "-Xms512m"));
+    assert!(sets("gc", "-XX:+UseSerialGC") && sets("gc", "-XX:+UseZGC") && !sets("gc", "-XX:+UseNUMA"));
+    assert!(
+        sets("-XX:MaxGCPauseMillis", "-XX:MaxGCPauseMillis=50")
+            && !sets("-XX:MaxGCPauseMillis", "-XX:MaxGCPauseMillisX=5")
+    );
+    assert!(sets("-XX:UseStringDeduplication", "-XX:-UseStringDeduplication"));
+    assert!(sets("-XX:UseStringDeduplication", "-XX:UseStringDeduplication=true"));
+    assert!(sets("-Dkv.share", "-Dkv.share=0.5") && !sets("-Dkv.share", "-Dkv.shared=1"));
+    assert!(sets("stack", "-Xss2m") && !sets("stack", "-Xms2m"));
+}

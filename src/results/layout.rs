@@ -54,6 +54,11 @@ impl ResultsDir {
         self.root.join("box_search.json")
     }
 
+    /// [`super::tune::TuneRecord`]: a tune's trials per cell, their figures and what mattered (a plan with `[tune]`).
+    pub fn tune(&self) -> PathBuf {
+        self.root.join("tune.json")
+    }
+
     pub fn report_markdown(&self) -> PathBuf {
         self.root.join("report.md")
     }

@@ -9,6 +9,7 @@ pub mod layout;
 pub mod reading;
 pub mod records;
 pub mod slow_csv;
+pub mod tune;
 
 pub use crate::jvm::gcstat_csv::HeapSample;
 pub use layout::{RepFiles, ResultsDir, read_json};

@@ -29,6 +29,8 @@ pub struct Results {
     pub plan_text: Option<String>,
     /// `box_search.json`: a box search's trials and answers (empty for a plain sweep).
     pub box_search: BoxSearchRecord,
+    /// `tune.json`: a tune's trials (None without `[tune]`).
+    pub tune: Option<super::tune::TuneRecord>,
     /// (cell id, repeat) → its folder, from the `meta.json` files found.
     rep_dirs: HashMap<(String, u32), PathBuf>,
 }
@@ -61,6 +63,7 @@ impl Results {
             env: read_json(&dir.env()),
             plan_text: std::fs::read_to_string(dir.plan_copy()).ok(),
             box_search: read_json(&dir.box_search()).unwrap_or_default(),
+            tune: read_json(&dir.tune()),
             rep_dirs: find_rep_dirs(&dir),
             summary,
             dir,

@@ -162,25 +162,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         Some(hosts) => hosts,
         None => &LocalEngine,
     };
-    let interrupted = match &plan.box_search {
-        Some(search) => {
-            let server = servers.first();
-            let context = SearchContext { plan: &plan, results: &results, stop: &stop, server, generator };
-            run_search(&context, search, &prepared)?
-        }
-        None => sweep(&plan, &prepared, &results, seed, &stop, &servers, generator)?,
+    let context = SearchContext { plan: &plan, results: &results, stop: &stop, server: servers.first(), generator };
+    let interrupted = match (&plan.box_search, &plan.tune) {
+        (Some(search), _) => run_search(&context, search, &prepared)?,
+        (None, Some(tune)) => super::tune::run_tune(&context, tune, &prepared)?,
+        (None, None) => sweep(&plan, &prepared, &results, seed, &stop, &servers, generator)?,
     };
     // Also after an interrupt: the tables and the report cover what finished (incomplete cells are marked as such).
     report(&results);
     print_box_answers(&results);
+    if let Some(text) = super::tune::answers_text(&results) {
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
+    }
     if interrupted {
         say!("jload: interrupted; finished work is kept. Continue with: jload run --resume {}", results.root.display());
         return Ok(130);
     }
     let run_cells: Vec<Cell> = prepared.into_iter().map(|item| item.cell).collect();
-    let tally = match plan.box_search {
-        Some(_) => box_search_tally(&results),
-        None => SweepTally::of(&results, &run_cells, plan.run.repeats),
+    let tally = match (&plan.box_search, &plan.tune) {
+        (Some(_), _) => box_search_tally(&results),
+        (None, Some(_)) => trials_tally(&results, tune_trial_dirs(&results)),
+        (None, None) => SweepTally::of(&results, &run_cells, plan.run.repeats),
     };
     if tally.retryable > 0 {
         say!(
@@ -313,6 +315,11 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
             .collect();
         println!("  env: {}", env.join(" "));
         match &plan.box_search {
+            None if plan.tune.is_some() => {
+                let folder =
+                    std::iter::once(item.cell.dir.clone()).filter(|dir| dir != "default").chain(["trial=tNN".into()]);
+                println!("  folders: <results>/cells/{}/rep-1, one per trial", folder.collect::<Vec<_>>().join("__"));
+            }
             None => println!("  folder: {}", dir.display()),
             Some(search) => {
                 let keys: Vec<String> =
@@ -325,8 +332,16 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
     for phase in &plan.phases {
         println!("\nphase {}", phase.describe());
     }
+    if let Some(tune) = &plan.tune {
+        print!("{}", super::tune::dry_run_text(tune, prepared.len()));
+    }
     let to_run = match &plan.box_search {
         Some(search) => print_box_search(search, prepared.len()),
+        None if plan.tune.is_some() => {
+            let tune = plan.tune.as_ref().expect("checked");
+            // A budget of time alone is not counted here: the tune stops when it is spent.
+            if tune.trials == u64::MAX { 0 } else { prepared.len() * tune.trials as usize }
+        }
         None => prepared
             .iter()
             .map(|item| {
@@ -404,9 +419,22 @@ fn print_box_answers(results: &ResultsDir) {
 
 /// How a box search's trials ended, for the exit code: a trial that ran (ok or crashed) is a result.
 fn box_search_tally(results: &ResultsDir) -> SweepTally {
+    let record = read_record(results);
+    let dirs = record.searches.iter().flat_map(|search| &search.trials).map(|trial| trial.dir.clone());
+    trials_tally(results, dirs.collect())
+}
+
+/// A tune's trial folders, in the order they ran.
+fn tune_trial_dirs(results: &ResultsDir) -> Vec<String> {
+    let record = super::tune::read_record(results);
+    record.iter().flat_map(|record| &record.cells).flat_map(|cell| &cell.trials).map(|t| t.dir.clone()).collect()
+}
+
+/// How a search's trials ended, for the exit code: a trial that ran (ok or crashed) is a result.
+fn trials_tally(results: &ResultsDir, dirs: Vec<String>) -> SweepTally {
     let mut tally = SweepTally::default();
-    for trial in read_record(results).searches.iter().flat_map(|search| &search.trials) {
-        match results.read_meta(&trial.dir, 1).map(|meta| meta.status) {
+    for dir in dirs {
+        match results.read_meta(&dir, 1).map(|meta| meta.status) {
             Some(Status::Ok | Status::Crashed) => tally.ran += 1,
             Some(Status::Failed) => tally.failed += 1,
             _ => {}

@@ -26,3 +26,4 @@ pub mod crash;
 pub mod runner;
 pub mod store;
 pub mod target;
+pub mod tune;

@@ -101,6 +101,7 @@ pub fn analyse(results: &Results) -> Analysis {
             .iter()
             .map(|search| BoxSearchFinding { sentence: search.sentence(), search: search.clone() })
             .collect(),
+        tune: results.tune.as_ref().map(super::tune::tune_section),
         timelines,
         timeline_notes,
         plan_text: results.plan_text.clone(),

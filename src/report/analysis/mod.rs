@@ -6,7 +6,7 @@
 //! throughput over ladder and search steps, ranked per step), `capacity` (a cell's capacity over its repeats),
 //! `equal_load` (which latencies are comparable), `connections` (the connection counts a plan swept), `steadiness`
 //! (findings on a target that changed), `memory` (the whole-life RSS peak and each cell's memory section),
-//! `recommend` (the recommendation), `host_effect` with `host_fit` (whether a
+//! `recommend` (the recommendation), `tune` (a tune's trials, best configurations and what mattered), `host_effect` with `host_fit` (whether a
 //! repeat's server explains a cell's spread). `compare` is the analysis of two runs side by side, with its text.
 //!
 //! The boundary, enforced by the compiler: every module here is private; this file re-exports the model — its types,
@@ -33,6 +33,7 @@ mod stats;
 mod steadiness;
 mod tail_points;
 mod timelines;
+mod tune;
 
 pub(in crate::report) use analyse::analyse;
 pub(in crate::report) use cell_attribution::{CellAttribution, Combined};
@@ -47,3 +48,4 @@ pub(in crate::report) use model::{
 pub(in crate::report) use spectrum::Source;
 pub(in crate::report) use stats::{Better, Standing};
 pub(in crate::report) use tail_points::{TailChart, TailPoint, TailWindow};
+pub(in crate::report) use tune::CellTuneSection;

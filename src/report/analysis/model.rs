@@ -44,6 +44,10 @@ pub struct Analysis {
     /// A box search's answers, one per cell and searched limit (a plan with `[box_search]`; docs/containers.md).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub box_searches: Vec<BoxSearchFinding>,
+    /// A tune's trials, best configurations and which parameters mattered, per cell (a plan with `[tune]`;
+    /// docs/tune.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tune: Option<super::tune::TuneSection>,
     /// Each cell's typical repeat over time, for the HTML's timelines (not in report.json: every figure of it is).
     #[serde(skip)]
     pub timelines: Vec<CellTimeline>,

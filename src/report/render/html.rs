@@ -22,6 +22,7 @@ use super::prose::{Part, parts};
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
 };
+use super::tune::{HISTORY_HEAD, shares, title as tune_title};
 use crate::load::format::format_ms;
 use crate::report::analysis::{
     Analysis, CAPACITY, CellPhase, CurvePoint, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
@@ -97,6 +98,7 @@ pub fn render(analysis: &Analysis) -> String {
                 nav {
                     a href="#recommendation" { "Recommendation" }
                     @if !analysis.box_searches.is_empty() { a href="#box-search" { "Smallest box" } }
+                    @if analysis.tune.is_some() { a href="#tune-0" { "Tune" } }
                     @if grid_axes(analysis).is_some() { a href="#grids" { "Grids" } }
                     @for (index, phase) in measured.iter().enumerate() {
                         a href=(format!("#phase-{index}")) { "Phase " (phase.name) }
@@ -116,6 +118,7 @@ pub fn render(analysis: &Analysis) -> String {
                     }
                 }
                 (box_searches(analysis))
+                (tune_section(analysis))
                 (grids(analysis))
                 @for (index, phase) in measured.iter().enumerate() { (phase_section(analysis, phase, index)) }
                 @for (index, sweep) in analysis.connection_sweeps.iter().enumerate() {
@@ -529,6 +532,46 @@ fn box_searches(analysis: &Analysis) -> Markup {
                                 td { (finding.search.range.dimension.words(trial.limit)) }
                                 td { @match &trial.failure { Some(why) => { "fails: " (why) }, None => "holds the SLO" } }
                             }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The tune section (a plan with `[tune]`, docs/tune.md); nothing without one.
+fn tune_section(analysis: &Analysis) -> Markup {
+    let Some(tune) = &analysis.tune else { return html! {} };
+    html! {
+        @for (index, cell) in tune.cells.iter().enumerate() {
+            h2 id=(format!("tune-{index}")) { (tune_title(analysis, cell)) }
+            ul.findings { li { (cell.answer) } }
+            @if !cell.best.is_empty() {
+                h3 { "Best configurations" }
+                table {
+                    thead { tr { th { "trial" } th { "configuration" } th { "options" } th { "figure" } th { "vs the defaults" } } }
+                    tbody {
+                        @for row in &cell.best {
+                            tr {
+                                td { (row.number) } td { (row.configuration) } td { code { (row.options.join(" ")) } }
+                                td { (row.figure_words) } td { (row.vs_default.as_deref().unwrap_or("—")) }
+                            }
+                        }
+                    }
+                }
+            }
+            h3 { "Which parameters mattered" }
+            p { @match &cell.importance_note { Some(note) => (note), None => (shares(cell)) } }
+            h3 { "Trials" }
+            table {
+                thead { tr { @for head in HISTORY_HEAD { th { (head) } } } }
+                tbody {
+                    @for row in &cell.trials {
+                        tr {
+                            td { (row.number) } td { (row.source) } td { (row.configuration) }
+                            td { code { (row.options.join(" ")) } } td { (row.outcome) }
+                            td { (row.best_so_far.as_deref().unwrap_or("—")) }
                         }
                     }
                 }

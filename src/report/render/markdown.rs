@@ -11,6 +11,7 @@ use super::grid::{grid_axes, grid_note, phase_grids};
 use super::memory::{MEMORY_NOTE, killed_line, memory_cells, memory_table, title};
 use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
+use super::tune::{HISTORY_HEAD, shares, title as tune_title};
 use crate::report::analysis::{Analysis, PhaseAnalysis, PhaseKind};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, code, inline HTML), escaping only what
@@ -236,6 +237,7 @@ pub fn render(analysis: &Analysis) -> String {
         let _ = writeln!(out);
     }
     out += &box_searches(analysis);
+    out += &tune_section(analysis);
     out += &grids(analysis);
     for phase in analysis.phases.iter().filter(|phase| phase.measured) {
         let _ = writeln!(out, "## Phase {}\n\n{}\n", escape(&phase.name), escape(&phase_shape(phase)));
@@ -397,5 +399,54 @@ fn box_searches(analysis: &Analysis) -> String {
         }
     }
     out.push('\n');
+    out
+}
+
+/// The tune section (a plan with `[tune]`, docs/tune.md); nothing without one.
+fn tune_section(analysis: &Analysis) -> String {
+    let Some(tune) = &analysis.tune else { return String::new() };
+    let mut out = String::new();
+    for cell in &tune.cells {
+        let _ = writeln!(out, "## {}\n\n- {}\n", escape(&tune_title(analysis, cell)), escape(&cell.answer));
+        if !cell.best.is_empty() {
+            let _ =
+                writeln!(out, "Best configurations:\n\n| trial | configuration | options | figure | vs the defaults |");
+            let _ = writeln!(out, "|---:|---|---|---:|---:|");
+            for row in &cell.best {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    row.number,
+                    escape(&row.configuration),
+                    escape(&row.options.join(" ")),
+                    escape(&row.figure_words),
+                    row.vs_default.as_deref().unwrap_or("—")
+                );
+            }
+            out.push('\n');
+        }
+        match &cell.importance_note {
+            Some(note) => {
+                let _ = writeln!(out, "{}\n", escape(note));
+            }
+            None => {
+                let _ = writeln!(out, "{}\n", escape(&shares(cell)));
+            }
+        }
+        let _ = writeln!(out, "Trials:\n\n| {} |\n|---:|---|---|---|---|---|", HISTORY_HEAD.join(" | "));
+        for row in &cell.trials {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                row.number,
+                row.source,
+                escape(&row.configuration),
+                escape(&row.options.join(" ")),
+                escape(&row.outcome),
+                row.best_so_far.as_deref().map_or("—".to_string(), escape)
+            );
+        }
+        out.push('\n');
+    }
     out
 }

@@ -1,0 +1,339 @@
+//! The tune's runner (docs/tune.md): per cell of the plan, trial 1 with the cell's own options alone (the JVM's
+//! ergonomics), then each configuration `tune::search` proposes from the trials so far, until the budget — trials,
+//! or time: no trial starts once the cell's time is spent. Each trial is one fresh cell-repeat through the box
+//! search's [`run_once`] (preflight — a refused option costs seconds and no load —, ready, phases, crash causes) with
+//! the trial's options after the cell's, in a folder of its own (`cells/trial=t03`); its figure per objective or why
+//! it is infeasible (`figure_of`). `tune.json` and `summary.json` (each trial a cell, `trial` an axis) are rewritten
+//! after each trial, so `--resume` replays the trials on disk — the search is a function of its seed and its trials —
+//! and goes on.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::box_trial::{SearchContext, judge, run_once};
+use super::runner::PreparedCell;
+use super::store::{build_summary, needs_run};
+use crate::atomic_file::write_json;
+use crate::jvm::gcstat_csv::read_heap_samples;
+use crate::load::search::ladder::LadderPlan;
+use crate::plan::folder::cell_folder;
+use crate::plan::matrix::Cell;
+use crate::plan::phase_ladder::PhaseLadder;
+use crate::plan::tune::{Objective, TunePlan};
+use crate::plan::{Axis, AxisValue, Plan};
+use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, ParameterShare, TuneRecord, TuneTrial, duration_words};
+use crate::results::{RepFiles, RepMeta, ResultsDir, Status, read_json};
+use crate::tune::gp::Gp;
+use crate::tune::importance::importance;
+use crate::tune::search::{Outcome, Search, Source, Trial};
+use crate::tune::space::Config;
+
+/// Tune every cell of `prepared`. Returns true when interrupted.
+pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[PreparedCell]) -> anyhow::Result<bool> {
+    let earlier: Option<TuneRecord> = read_json(&context.results.tune());
+    let mut record = TuneRecord {
+        objective: tune.objective,
+        seed: tune.seed,
+        budget_trials: (tune.trials != u64::MAX).then_some(tune.trials),
+        budget_seconds: tune.time.map(|time| time.as_secs_f64()),
+        cells: Vec::new(),
+    };
+    let search = Search::new(tune.space.clone(), tune.seed, tune.start);
+    let mut trial_cells: Vec<Cell> = Vec::new();
+    for item in prepared {
+        let earlier_trials: Vec<TuneTrial> = earlier
+            .iter()
+            .flat_map(|record| &record.cells)
+            .filter(|cell| cell.cell == item.cell.id)
+            .flat_map(|cell| cell.trials.clone())
+            .collect();
+        record.cells.push(CellTune {
+            cell: item.cell.id.clone(),
+            axes: item.cell.axes.clone(),
+            trials: Vec::new(),
+            importance: Vec::new(),
+        });
+        // The search sees the trials it proposed; the defaults' empty configuration is no point of its space.
+        let mut searched: Vec<Trial> = Vec::new();
+        loop {
+            let cell_tune = record.cells.last_mut().expect("pushed");
+            let number = cell_tune.trials.len() as u32 + 1;
+            let spent = cell_tune.seconds();
+            if u64::from(number) > tune.trials || tune.time.is_some_and(|time| spent >= time.as_secs_f64()) {
+                break;
+            }
+            let (config, source) = match number {
+                1 => (Config::new(), Source::Defaults),
+                _ => search.propose(&searched),
+            };
+            let options = tune.options(&config);
+            let cell = tune_cell(&item.cell, number, &options);
+            let kept = context.results.read_meta(&cell.dir, 1).filter(|meta| !needs_run(Some(meta)));
+            let started = Instant::now();
+            let Some(meta) = run_once(context, context.plan, &cell)? else {
+                write_records(context, &record, &trial_cells)?;
+                return Ok(true);
+            };
+            let seconds = match kept {
+                Some(kept) => earlier_trials
+                    .iter()
+                    .find(|trial| trial.number == number && trial.dir == cell.dir)
+                    .map(|trial| trial.seconds)
+                    .unwrap_or_else(|| {
+                        kept.finished_unix_s.unwrap_or(kept.started_unix_s) as f64 - kept.started_unix_s as f64
+                    }),
+                None => started.elapsed().as_secs_f64(),
+            };
+            let outcome = figure_of(tune.objective, context.plan, context.results, &cell, &meta);
+            if source != Source::Defaults {
+                let outcome = match &outcome {
+                    Ok(figure) => Outcome::Figure(tune.objective.score(*figure)),
+                    Err(_) => Outcome::Infeasible,
+                };
+                searched.push(Trial { config: config.clone(), source, outcome });
+            }
+            let described = match source {
+                Source::Defaults => "defaults".to_string(),
+                _ => tune.describe(&config),
+            };
+            let values = config_words(tune, &config);
+            cell_tune.trials.push(TuneTrial {
+                number,
+                source: source_name(source).to_string(),
+                config: values,
+                described,
+                options,
+                cell: cell.id.clone(),
+                dir: cell.dir.clone(),
+                figure: outcome.as_ref().ok().copied(),
+                infeasible: outcome.as_ref().err().cloned(),
+                seconds,
+            });
+            cell_tune.importance = parameter_shares(tune, &searched);
+            trial_cells.push(cell);
+            write_records(context, &record, &trial_cells)?;
+            let cell_tune = record.cells.last().expect("pushed");
+            say!("jload: {}", progress_line(tune, cell_tune, prepared.len() > 1));
+        }
+    }
+    Ok(false)
+}
+
+/// `trial 4/20 (model): heap=384m gc=G1 → capacity 31,200 req/s (best 41,200 req/s; 23 min left)`.
+fn progress_line(tune: &TunePlan, cell_tune: &CellTune, name_cell: bool) -> String {
+    let trial = cell_tune.trials.last().expect("a trial just ran");
+    let of = match tune.trials {
+        u64::MAX => String::new(),
+        trials => format!("/{trials}"),
+    };
+    let cell = if name_cell { format!("{}: ", cell_tune.cell) } else { String::new() };
+    let result = match (trial.figure, &trial.infeasible) {
+        (Some(figure), _) => tune.objective.words(figure),
+        (None, why) => format!("infeasible: {}", why.as_deref().unwrap_or("no figure")),
+    };
+    let mut notes = Vec::new();
+    if let Some(best) = cell_tune.best(tune.objective).and_then(|best| best.figure) {
+        notes.push(format!("best {}", tune.objective.value(best)));
+    }
+    if let Some(time) = tune.time {
+        let left = (time.as_secs_f64() - cell_tune.seconds()).max(0.0);
+        notes.push(format!("{} left", duration_words(left)));
+    }
+    let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
+    format!("{cell}trial {}{of} ({}): {} → {result}{notes}", trial.number, trial.source, trial.described)
+}
+
+fn source_name(source: Source) -> &'static str {
+    match source {
+        Source::Defaults => "defaults",
+        Source::Design => "design",
+        Source::Model => "model",
+        Source::Repeat => "repeat",
+    }
+}
+
+/// Each parameter's value as `describe` writes it (`heap` → `384m`).
+fn config_words(tune: &TunePlan, config: &Config) -> BTreeMap<String, String> {
+    let described = tune.describe(config);
+    let mut words = BTreeMap::new();
+    for parameter in tune.space.parameters() {
+        if config.contains_key(&parameter.name) {
+            let prefix = format!("{}=", parameter.name);
+            let value = described.split(' ').find_map(|word| word.strip_prefix(&prefix)).unwrap_or_default();
+            words.insert(parameter.name.clone(), value.to_string());
+        }
+    }
+    words
+}
+
+/// Which parameters mattered, from the model over the feasible searched trials; none with fewer than six.
+fn parameter_shares(tune: &TunePlan, searched: &[Trial]) -> Vec<ParameterShare> {
+    let feasible: Vec<(&Trial, f64)> = searched
+        .iter()
+        .filter_map(|trial| match trial.outcome {
+            Outcome::Figure(figure) => Some((trial, figure)),
+            Outcome::Infeasible => None,
+        })
+        .collect();
+    if feasible.len() < IMPORTANCE_MIN_FEASIBLE {
+        return Vec::new();
+    }
+    let points: Vec<Vec<f64>> = feasible.iter().map(|(trial, _)| tune.space.encode(&trial.config)).collect();
+    let figures: Vec<f64> = feasible.iter().map(|(_, figure)| *figure).collect();
+    let model = Gp::fit(&points, &figures, tune.seed);
+    importance(&tune.space, &model, tune.seed)
+        .into_iter()
+        .map(|share| ParameterShare { parameter: share.parameter, share: share.share })
+        .collect()
+}
+
+/// The trial's cell: the plan's cell with the trial's options after its own, labelled `trial=t03` beside its axes,
+/// in a folder of its own.
+fn tune_cell(cell: &Cell, number: u32, options: &[String]) -> Cell {
+    let label = format!("t{number:02}");
+    let mut trial = cell.clone();
+    trial.jvm.extend(options.iter().cloned());
+    trial.axes.insert("trial".to_string(), label.clone());
+    let own = cell_folder(&[("trial", &label)]);
+    (trial.id, trial.dir) = match cell.id.as_str() {
+        "default" => (format!("trial={label}"), own),
+        id => (format!("{id},trial={label}"), format!("{}__{own}", cell.dir)),
+    };
+    trial
+}
+
+/// A trial's figure in the objective's unit, or why it has none: crashed, killed, refused (the cause), no capacity
+/// found, the SLO missed.
+fn figure_of(
+    objective: Objective,
+    plan: &Plan,
+    results: &ResultsDir,
+    cell: &Cell,
+    meta: &RepMeta,
+) -> Result<f64, String> {
+    if meta.status != Status::Ok {
+        return Err(meta.cause.clone().unwrap_or_else(|| format!("{:?}", meta.status).to_lowercase()));
+    }
+    let measured: Vec<_> = plan.phases.iter().filter(|phase| phase.measure).collect();
+    let record = |name: &str| results.read_phase(&cell.dir, 1, name);
+    if objective == Objective::Capacity {
+        // A capacity search judges the SLO step by step: its capacity is the answer, not the whole phase's figures.
+        let phase = measured
+            .iter()
+            .find(|phase| matches!(phase.ladder, Some(PhaseLadder { plan: LadderPlan::Capacity(_), .. })))
+            .ok_or("no capacity phase")?;
+        let found = record(&phase.name).and_then(|record| record.bench.capacity);
+        return match found {
+            Some(capacity) => {
+                capacity.rps.ok_or_else(|| format!("phase '{}': no rate met {}", phase.name, capacity.slo))
+            }
+            None => Err(format!("phase '{}' found no capacity", phase.name)),
+        };
+    }
+    let (passed, why) = judge(plan, results, cell, meta);
+    if !passed {
+        return Err(why.unwrap_or_else(|| "the SLO missed".to_string()));
+    }
+    match objective {
+        Objective::P99 => {
+            let last = measured.last().ok_or("no measured phase")?;
+            let record = record(&last.name).ok_or_else(|| format!("phase '{}' has no record", last.name))?;
+            Ok(record.bench.latency_ms.p99)
+        }
+        _ => memory_peak(plan, results, cell).ok_or_else(|| "no memory figure (no box, no RSS sample)".to_string()),
+    }
+}
+
+/// The memory a trial used over its whole life, bytes: its box's peak (the kernel's, since the box was made), else
+/// the highest RSS of its `gcstat.csv` and its phases' JVM windows.
+fn memory_peak(plan: &Plan, results: &ResultsDir, cell: &Cell) -> Option<f64> {
+    const MIB: f64 = (1u64 << 20) as f64;
+    let records: Vec<_> =
+        plan.phases.iter().filter_map(|phase| results.read_phase(&cell.dir, 1, &phase.name)).collect();
+    let most = |values: &mut dyn Iterator<Item = f64>| values.reduce(f64::max);
+    let box_peak = most(&mut records.iter().filter_map(|r| r.cell_box.as_ref()?.memory_peak.map(|bytes| bytes as f64)));
+    let gcstat = std::fs::read_to_string(RepFiles::of(&results.rep_dir(&cell.dir, 1)).gcstat()).ok();
+    let samples = gcstat.and_then(|text| read_heap_samples(&text).ok()).unwrap_or_default();
+    let windows = records.iter().filter_map(|record| record.jvm.as_ref().map(|jvm| jvm.rss_mb.max));
+    let rss_peak = most(&mut samples.iter().filter_map(|sample| sample.rss_mb).chain(windows));
+    box_peak.or(rss_peak.map(|mib| mib * MIB))
+}
+
+/// `tune.json`, and `summary.json` over every trial so far: the plan's axes and `trial`, whose labels are the trials.
+fn write_records(context: &SearchContext<'_>, record: &TuneRecord, trial_cells: &[Cell]) -> anyhow::Result<()> {
+    write_json(&context.results.tune(), record)?;
+    let mut plan = context.plan.clone();
+    plan.run.repeats = 1;
+    let mut labels: Vec<String> = trial_cells.iter().filter_map(|cell| cell.axes.get("trial").cloned()).collect();
+    labels.sort();
+    labels.dedup();
+    let values = labels
+        .into_iter()
+        .map(|label| AxisValue { label, jvm: Vec::new(), jdk: None, env: BTreeMap::new(), limits: Default::default() })
+        .collect();
+    plan.axes.push(Axis { name: "trial".to_string(), values });
+    write_json(&context.results.summary(), &build_summary(&plan, trial_cells, context.results))
+}
+
+/// The tune of a finished (or interrupted) run, as recorded; None without one.
+pub fn read_record(results: &ResultsDir) -> Option<TuneRecord> {
+    read_json(&results.tune())
+}
+
+/// What `--dry-run` says of a tune: objective, budget, the space, and that the cell's command above is trial 1.
+pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
+    use crate::tune::space::{Domain, short_real};
+    let mut text = format!(
+        "\ntune: {} ({}), per cell: trial 1 the defaults — the command shown above, the JVM's ergonomics —, then \
+         {} space-filling trial(s), then the model's; seed {}\n",
+        tune.objective.name(),
+        match tune.objective {
+            Objective::Capacity => "the highest rate the capacity phase holds within the SLO",
+            Objective::P99 => "the lowest p99 of the last measured phase, within the SLO",
+            Objective::Memory => "the lowest memory peak (box, else RSS) that holds the SLO",
+        },
+        tune.start,
+        tune.seed
+    );
+    let trials = (tune.trials != u64::MAX).then(|| format!("{} trial(s)", tune.trials));
+    let time = tune.time.map(|time| format!("{} (no trial starts after it)", duration_words(time.as_secs_f64())));
+    let budget: Vec<String> = trials.into_iter().chain(time).collect();
+    text += &format!("  budget per cell: {} × {cells} cell(s)\n", budget.join(", "));
+    for parameter in tune.space.parameters() {
+        let size = |value: i64| match &tune.setters[&parameter.name] {
+            crate::plan::tune::Setter::Template { size: true, .. } => format!("{value}m"),
+            _ => value.to_string(),
+        };
+        let domain = match &parameter.domain {
+            Domain::Int { from, to, log } => {
+                format!("{}–{}{}", size(*from), size(*to), if *log { ", log" } else { "" })
+            }
+            Domain::Real { from, to, log } => {
+                format!("{}–{}{}", short_real(*from), short_real(*to), if *log { ", log" } else { "" })
+            }
+            Domain::Choice(values) => values.join(" | "),
+        };
+        let when = parameter.only_if.as_ref().map_or(String::new(), |condition| {
+            format!(" when {} is {}", condition.parameter, condition.one_of.join(" or "))
+        });
+        text += &format!("  {}: {domain}{when}\n", parameter.name);
+    }
+    text
+}
+
+/// The answers at the end of the run, one line per cell, with the best trial's options; None without a tune.
+pub fn answers_text(results: &ResultsDir) -> Option<String> {
+    let record = read_record(results)?;
+    let mut text = String::from("\ntune:\n");
+    for cell in &record.cells {
+        text += &format!("  {}\n", cell.answer(record.objective));
+        if let Some(best) = cell.best(record.objective).filter(|best| !best.options.is_empty()) {
+            text += &format!("    options: {} (trial {}, {})\n", best.options.join(" "), best.number, best.dir);
+        }
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+#[path = "tune_tests.rs"]
+mod tests;

@@ -1,0 +1,134 @@
+use super::*;
+use crate::load::record::outcomes::{Capacity, Side};
+use crate::load::record::recorder::Recorder;
+use crate::load::record::result::tests::result_of;
+use crate::plan::jdks::Jdk;
+use crate::plan::matrix::cells;
+use crate::plan::{PlanBase, parse_plan};
+use crate::results::{BoxFigures, PhaseRecord};
+
+const MIB: u64 = 1 << 20;
+
+fn plan_with(phase: &str, tail: &str) -> Plan {
+    let text = format!(
+        "name = \"t\"\n[target]\ncommand = \"java {{jvm}} -jar x.jar\"\nready = \"http://127.0.0.1:{{port}}/\"\n\
+         [[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\"]\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\n{phase}\n{tail}\n"
+    );
+    parse_plan("t.toml", &text, &PlanBase { plan_dir: "/tmp".into(), cwd: "/tmp".into() }).unwrap()
+}
+
+const SPACE: &str = "[tune.space]\nheap = { from = \"64m\", to = \"1g\" }\n\"-Dx\" = { from = 0.0, to = 1.0 }\n";
+
+/// A trial's folder holding an ended run (`status`) whose phase 'get' recorded `record`, and `gcstat` if given.
+fn ended(
+    results: &ResultsDir,
+    cell: &Cell,
+    status: Status,
+    record: Option<PhaseRecord>,
+    gcstat: Option<&str>,
+) -> RepMeta {
+    let dir = results.rep_dir(&cell.dir, 1);
+    std::fs::create_dir_all(&dir).unwrap();
+    let jdk = Jdk { home: "/jdk".into(), version: "17".into(), implementor: String::new(), found_in: String::new() };
+    let mut meta = RepMeta::begun(cell.id.clone(), cell.axes.clone(), 1, jdk, 100);
+    meta.status = status;
+    meta.cause = (status != Status::Ok).then(|| "killed by the memory limit (64 MiB)".to_string());
+    meta.finished_unix_s = Some(104);
+    if let Some(record) = record {
+        write_json(&RepFiles::of(&dir).phase_record("get"), &record).unwrap();
+    }
+    if let Some(text) = gcstat {
+        std::fs::write(RepFiles::of(&dir).gcstat(), text).unwrap();
+    }
+    meta
+}
+
+fn record(bench: crate::load::record::result::BenchResult, memory_peak: Option<u64>) -> PhaseRecord {
+    PhaseRecord {
+        phase: "get".into(),
+        measure: true,
+        start_s: 0.0,
+        bench,
+        jvm: None,
+        slo_passed: None,
+        step_jvm: Vec::new(),
+        gc_attribution: None,
+        cell_box: memory_peak.map(|peak| BoxFigures { memory_peak: Some(peak), ..BoxFigures::default() }),
+        nmt: None,
+    }
+}
+
+#[test]
+fn a_trials_cell_is_the_plans_cell_with_its_options_after_the_cells_and_a_folder_of_its_own() {
+    let plan = plan_with(
+        "duration = \"1s\"\nrate = 10",
+        &format!("[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    let cell = &cells(&plan)[0];
+    let trial = tune_cell(cell, 3, &["-Xmx384m".to_string(), "-Dx=0.3".to_string()]);
+    assert_eq!(trial.id, "gc=-XX:+UseSerialGC,trial=t03");
+    assert_eq!(trial.dir, "gc=-XX_+UseSerialGC__trial=t03");
+    assert_eq!(trial.jvm, ["-XX:+UseSerialGC", "-Xmx384m", "-Dx=0.3"]);
+    assert_eq!(trial.axes["trial"], "t03");
+}
+
+#[test]
+fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = ResultsDir::new(dir.path().to_path_buf());
+    let bench = || result_of(&Recorder::new(1, false));
+
+    // Memory: the box's peak, else the RSS peak of gcstat.csv (MiB).
+    let memory = plan_with(
+        "duration = \"1s\"\nrate = 10",
+        &format!("[slo]\np99 = \"10s\"\n[tune]\nobjective = \"memory\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    let cell = tune_cell(&cells(&memory)[0], 2, &[]);
+    let meta = ended(&results, &cell, Status::Ok, Some(record(bench(), Some(300 * MIB))), None);
+    assert_eq!(figure_of(Objective::Memory, &memory, &results, &cell, &meta), Ok((300 * MIB) as f64));
+    let cell = tune_cell(&cells(&memory)[0], 3, &[]);
+    let gcstat = "unix_ms,uptime_s,S0,E,O,eden_used_mb,old_used_mb,old_capacity_mb,rss_mb\n\
+                  1000,1.0,0,10,20,1,2,8,120.5\n2000,2.0,0,10,20,1,2,8,180.25\n";
+    let meta = ended(&results, &cell, Status::Ok, Some(record(bench(), None)), Some(gcstat));
+    assert_eq!(figure_of(Objective::Memory, &memory, &results, &cell, &meta), Ok(180.25 * MIB as f64));
+    let cell = tune_cell(&cells(&memory)[0], 4, &[]);
+    let meta = ended(&results, &cell, Status::Crashed, None, None);
+    assert_eq!(
+        figure_of(Objective::Memory, &memory, &results, &cell, &meta),
+        Err("killed by the memory limit (64 MiB)".to_string())
+    );
+
+    // p99: the last measured phase's, unless it missed the SLO.
+    let p99 = plan_with(
+        "duration = \"1s\"\nrate = 10",
+        &format!("[slo]\nerrors = \"0\"\n[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    let cell = tune_cell(&cells(&p99)[0], 5, &[]);
+    let mut failing = bench();
+    failing.errors.total = 3;
+    let meta = ended(&results, &cell, Status::Ok, Some(record(failing, None)), None);
+    let why = figure_of(Objective::P99, &p99, &results, &cell, &meta).unwrap_err();
+    assert!(why.starts_with("phase 'get': errors<=0 missed"), "{why}");
+    let cell = tune_cell(&cells(&p99)[0], 6, &[]);
+    let passing = bench();
+    let meta = ended(&results, &cell, Status::Ok, Some(record(passing.clone(), None)), None);
+    assert_eq!(figure_of(Objective::P99, &p99, &results, &cell, &meta), Ok(passing.latency_ms.p99));
+
+    // Capacity: the capacity phase's rate, or no rate met the SLO.
+    let capacity = plan_with(
+        "capacity = { start_rate = 20, max_rate = 40 }\nstep = \"1s\"",
+        &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"capacity\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    for (number, rps, expected) in
+        [(7, Some(1200.0), Ok(1200.0)), (8, None, Err("phase 'get': no rate met p99<=10ms".to_string()))]
+    {
+        let cell = tune_cell(&cells(&capacity)[0], number, &[]);
+        let mut searched = bench();
+        let verdict = String::new();
+        searched.capacity =
+            Some(Capacity { rps, slo: "p99<=10ms".into(), limited_by: Side::Target, bounds: [None, None], verdict });
+        let meta = ended(&results, &cell, Status::Ok, Some(record(searched, None)), None);
+        assert_eq!(figure_of(Objective::Capacity, &capacity, &results, &cell, &meta), expected);
+    }
+}
