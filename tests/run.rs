@@ -5,12 +5,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, repo, tempdir, without_histograms};
-
-/// JVM-heavy tests run one at a time (the machine has 2 cores).
-static HEAVY: Mutex<()> = Mutex::new(());
 
 /// A plan against kv-service with the given axes and phases (TOML fragments).
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, extra: &str) -> PathBuf {
@@ -34,7 +30,6 @@ const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
 
 #[test]
 fn two_by_two_plan_fills_a_consistent_summary() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let out = dir.join("results");
     let plan = plan(&dir, "twobytwo", TWO_BY_TWO, SHORT_PHASES, "repeats = 1\n[slo]\np99 = \"5s\"\n");
@@ -148,7 +143,6 @@ fn preflight_checks_the_complete_option_set_with_logging_options_and_folders() {
 
 #[test]
 fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     // maxMemory above the heap: the store keeps everything and the 32m JVM dies during the fill.
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [{ label = \"tiny\", jvm = [\"-Xmx32m\", \"-Dkv.maxMemory=400m\"] }, \"-Xmx96m\"]\n";
@@ -172,7 +166,6 @@ fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
 
 #[test]
 fn interrupted_sweep_resumes_exactly_the_missing_cells() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx80m\", \"-Xmx96m\"]\n";
     let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\nconnections = 4\nduration = \"3s\"\n";
@@ -298,7 +291,6 @@ fn gcstat_uptimes(path: &Path) -> Vec<f64> {
 
 #[test]
 fn unlabelled_collector_values_and_labels_of_any_character_run_clean() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let long = "x".repeat(300);
     let label = format!("a:b, c=d/e 'q' \\\"dq\\\" ü 50% $HOME {long}");
@@ -354,7 +346,6 @@ fn a_results_path_the_jvm_cannot_take_is_refused_before_anything_starts() {
 
 #[test]
 fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_failed() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     // project/plans/p.toml with workdir = ".." (project/), the jar at project/app/kv.jar, a mix beside the plan.
     let project = tempdir();
     std::fs::create_dir_all(project.join("plans/mixes")).unwrap();
@@ -463,7 +454,6 @@ fn a_command_that_cannot_start_fails_every_cell_for_the_environment_and_exits_1(
 
 #[test]
 fn a_sweep_whose_output_is_closed_runs_to_the_end_and_writes_its_reports() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
     let plan = plan(&dir, "closed", axes, SHORT_PHASES, "");
@@ -514,7 +504,6 @@ fn the_spring_boot_plan_parses_and_dry_runs_its_four_cells_and_three_connection_
 
 #[test]
 fn closed_phases_at_several_connection_counts_are_compared_side_by_side_in_every_output() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
