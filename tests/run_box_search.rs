@@ -11,14 +11,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 use common::cgroups::boxes_left_behind;
 use common::jdks::jdk17;
 use common::{interrupt_run_after, jload, json, repo, tempdir};
-
-/// JVM-heavy tests run one at a time (the machine has 2 cores).
-static HEAVY: Mutex<()> = Mutex::new(());
 
 const MIB: f64 = (1u64 << 20) as f64;
 /// What Footprint.java allocates and writes.
@@ -58,7 +54,6 @@ const OPTIONS: &str = "jvm = [\"-XX:+UseSerialGC\", \"-Xmx{memory*0.1}\", \"-XX:
 
 #[test]
 fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_an_interrupt() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let classes = compile_footprint(&dir);
     let plan = plan(&dir, &classes, OPTIONS, SEARCH);
@@ -131,7 +126,6 @@ fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_
 
 #[test]
 fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_box() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let classes = compile_footprint(&dir);
     let plan = plan(&dir, &classes, OPTIONS, "");
@@ -175,7 +169,6 @@ fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_bo
 
 #[test]
 fn the_cpu_quota_search_finds_the_quota_above_which_the_jvm_sees_two_cpus() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let classes = compile_footprint(&dir);
     // Footprint refuses to start when the JVM sees fewer than 2 CPUs: any quota up to 1.0 (the JVM rounds it up).
@@ -211,7 +204,6 @@ fn the_cpu_quota_search_finds_the_quota_above_which_the_jvm_sees_two_cpus() {
 
 #[test]
 fn an_option_relative_to_the_box_is_filled_in_whole_mebibytes_in_the_dry_run_and_the_jvms_own_heap() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let classes = compile_footprint(&dir);
     let options = "memory = \"512m\"\njvm = [\"-XX:+UseSerialGC\", \"-Xmx{memory*0.75}\", \"-Xms{memory*0.3}\"]";
