@@ -21,7 +21,7 @@ fn quickstart_in_small(dir: &std::path::Path) -> std::path::PathBuf {
          url = \"http://127.0.0.1:{{port}}/random_set?keyRange=50000&valueSize=1000\"\n\
          connections = 20\nrequests = 20000\n\
          [[phase]]\nname = \"get-set\"\nmix = \"{mix}\"\nok_status = \"200-299,404\"\nconnections = 50\n\
-         capacity = {{ precision = \"25%\" }}\nstep_warmup = \"1s\"\nstep = \"1500ms\"\nmin_requests = 4000\n\
+         capacity = {{ precision = \"25%\" }}\nstep_warmup = \"500ms\"\nstep = \"1s\"\nmin_requests = 4000\n\
          steady_max = \"0s\"\n\
          [run]\nrepeats = 1\ncooldown = \"0s\"\n[slo]\np99 = \"10ms\"\nerrors = \"0.1%\"\n",
         jar = kv_jar().display(),
