@@ -105,7 +105,7 @@ fn a_capacity_search_orders_two_jvm_configurations() {
     let axes = "[[axis]]\nname = \"jit\"\nvalues = [\"-Xint\", \"-XX:+UseSerialGC\"]\n";
     let phases = format!(
         "[[phase]]\nname = \"capacity\"\n{GET}capacity = {{ slo = \"p99<=50ms\", errors = \"0.1%\", precision = \"25%\", \
-         start_rate = 500, max_rate = 8000 }}\nstep_warmup = \"500ms\"\nstep = \"1500ms\"\nmin_requests = 200\n\
+         start_rate = 500, max_rate = 8000 }}\nstep_warmup = \"500ms\"\nstep = \"1s\"\nmin_requests = 200\n\
          steady_max = \"0s\"\n"
     );
     let summary = run_plan(&plan(&dir, "capacity", axes, &phases, "repeats = 1\n"), &out);
