@@ -30,15 +30,15 @@ fn compile_bowl(dir: &Path) -> PathBuf {
     classes
 }
 
-/// A plan running Bowl with `jvm` in `[target]`, a short warm-up and a measured second at 20 req/s, and `tail`.
+/// A plan running Bowl with `jvm` in `[target]`, a short warm-up and a measured 0.8 s at 20 req/s, and `tail`.
 fn plan(dir: &Path, classes: &Path, jvm: &str, tail: &str) -> PathBuf {
     let text = format!(
         "name = \"bowl\"\n[target]\ncommand = \"java {{jvm}} -cp {classes} Bowl {{port}}\"\n\
          ready = \"http://127.0.0.1:{{port}}/\"\njdk = \"17\"\nstartup_timeout = \"30s\"\nstop_timeout = \"5s\"\n\
          jvm = [{jvm}]\n\
          [[phase]]\nname = \"warm\"\nmeasure = false\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 16\n\
-         rate = 20\nduration = \"500ms\"\n\
-         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 16\nrate = 20\nduration = \"1s\"\n\
+         rate = 20\nduration = \"300ms\"\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 16\nrate = 20\nduration = \"800ms\"\n\
          [run]\ncooldown = \"0s\"\n{tail}\n",
         classes = classes.display()
     );
@@ -162,7 +162,7 @@ fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
                 \"-Dx\" = { from = 0.29, to = 0.31 }\n";
     let plan = plan(&dir, &classes, &format!("{FAST_JVM}, \"-Dy=0.7\""), tune);
     let text = std::fs::read_to_string(&plan).unwrap().replace(
-        "rate = 20\nduration = \"1s\"\n",
+        "rate = 20\nduration = \"800ms\"\n",
         "capacity = { start_rate = 20, max_rate = 40 }\nstep = \"1s\"\nstep_warmup = \"0s\"\nsteady_max = \"0s\"\n\
          min_requests = 10\n",
     );
