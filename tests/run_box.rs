@@ -8,14 +8,23 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::RwLock;
 
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
 use common::sshnet::SshNet;
 use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
 
-/// JVM-heavy tests run one at a time (the machine has 2 cores).
-static HEAVY: Mutex<()> = Mutex::new(());
+/// JVM-heavy tests share the machine two at a time, except those that must have it to themselves: the quota's
+/// verdict weighs timings, and a killed jload's box must be left for the next start of the test's own jload.
+static MACHINE: RwLock<()> = RwLock::new(());
+
+fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    MACHINE.read().unwrap_or_else(|poison| poison.into_inner())
+}
+
+fn alone() -> std::sync::RwLockWriteGuard<'static, ()> {
+    MACHINE.write().unwrap_or_else(|poison| poison.into_inner())
+}
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
     let text = format!(
@@ -39,7 +48,7 @@ fn rep_dir(out: &Path, id: &str) -> PathBuf {
 
 #[test]
 fn a_roomy_box_is_ok_with_its_figures_and_a_half_cpu_quota_makes_the_jvm_say_one_cpu_and_serial() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = shared();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"box\"\nvalues = [{ label = \"roomy\", memory = \"768m\" }, \
@@ -93,7 +102,7 @@ fn a_roomy_box_is_ok_with_its_figures_and_a_half_cpu_quota_makes_the_jvm_say_one
 
 #[test]
 fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = shared();
     let dir = tempdir();
     let out = dir.join("results");
     // The heap store given a heap far above its box, filled with 16 KB values well past 200 MiB (at 1500 req/s, so it
@@ -150,7 +159,7 @@ fn a_target_pushed_past_its_box_is_killed_by_the_memory_limit() {
 
 #[test]
 fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = shared();
     let net = SshNet::start(&["server"]);
     mount_cgroups_on(&net, "server");
     let dir = tempdir();
@@ -195,7 +204,7 @@ fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
 
 #[test]
 fn ctrl_c_removes_the_box_and_the_box_of_a_killed_jload_goes_at_the_next_start() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = alone();
     let dir = tempdir();
     let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\n\
         connections = 2\nduration = \"60s\"\n";
@@ -268,7 +277,7 @@ const FLAT_OUT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
 
 #[test]
 fn a_quota_that_holds_the_jvm_back_is_in_box_csv_in_the_phase_record_and_named_by_is_it_the_gc() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = alone();
     let dir = tempdir();
     let out = dir.join("results");
     // A fifth of a CPU: on this shared 2-core machine a JVM under a half CPU often gets little more than that from
