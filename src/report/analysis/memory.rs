@@ -52,8 +52,13 @@ pub struct CellMemory {
     pub headroom: Option<i64>,
     /// The headroom as a share of the limit, percent.
     pub headroom_pct: Option<f64>,
-    /// What the configuration needs: the larger of the whole-life RSS peak and the box's peak, rounded up to a MiB.
+    /// What the configuration needs: the larger of the whole-life RSS peak and the box's peak of anonymous memory
+    /// (else its peak usage), rounded up to a MiB ([`needs`]).
     pub needs: Option<u64>,
+    /// The box's highest anonymous memory over the life (`box.csv`, once a second): the part of its usage the kernel
+    /// cannot reclaim. None without `box.csv`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anon_peak: Option<u64>,
     /// Processes the kernel's OOM killer killed in the box.
     pub oom_kills: Option<u64>,
     /// The box in a few words (`512m / 0.5 CPU`), from its limit and quota; None: no box.
@@ -183,10 +188,17 @@ fn bytes(mb: f64) -> u64 {
     (mb * MIB).round() as u64
 }
 
-/// What a configuration needs: the larger of the RSS peak and the box's peak, rounded up to a whole MiB.
-fn needs(rss_peak: Option<u64>, peak: Option<u64>) -> Option<u64> {
-    let most = rss_peak.into_iter().chain(peak).max()?;
+/// What a configuration needs: the larger of the RSS peak and what the box had to hold — its peak of anonymous
+/// memory where `box.csv` has it (page cache, which the kernel reclaims before it kills, left out: a store that
+/// writes files fills any box with cache), else its peak usage — rounded up to a whole MiB.
+fn needs(rss_peak: Option<u64>, box_peak: Option<u64>, anon_peak: Option<u64>) -> Option<u64> {
+    let most = rss_peak.into_iter().chain(anon_peak.or(box_peak)).max()?;
     Some(most.div_ceil(1 << 20) << 20)
+}
+
+/// The box's highest anonymous memory in `box.csv` (sampled once a second); None without rows.
+fn anon_peak(memory: &RepMemory) -> Option<u64> {
+    memory.box_rows.iter().filter_map(|row| Some(row.sample.memory.as_ref()?.anon)).max()
 }
 
 /// A repeat's memory over its whole life: the box's figures from `box.csv` and the phase records (the latest of
@@ -240,7 +252,8 @@ pub fn cell_memory(cell: &CellSummary, memories: &HashMap<(String, u32), RepMemo
         let (figures, quota, oom_kills) = life_figures(memory, rep);
         Some((rep.rep, memory, figures, quota, oom_kills))
     });
-    let need = |figures: &Memory| needs(figures.rss_peak, figures.peak).unwrap_or(0);
+    let need =
+        |memory: &RepMemory, figures: &Memory| needs(figures.rss_peak, figures.peak, anon_peak(memory)).unwrap_or(0);
     let killed: Vec<(u32, &String)> = cell
         .reps
         .iter()
@@ -249,7 +262,7 @@ pub fn cell_memory(cell: &CellSummary, memories: &HashMap<(String, u32), RepMemo
     let (rep, memory, figures, quota_cpus, oom_kills) = candidates.fold(
         None,
         |most: Option<(u32, &RepMemory, Memory, Option<f64>, Option<u64>)>, candidate| match most {
-            Some(most) if need(&most.2) >= need(&candidate.2) => Some(most),
+            Some(most) if need(most.1, &most.2) >= need(candidate.1, &candidate.2) => Some(most),
             _ => Some(candidate),
         },
     )?;
@@ -262,7 +275,8 @@ pub fn cell_memory(cell: &CellSummary, memories: &HashMap<(String, u32), RepMemo
         .collect();
     let box_label = box_words(figures.limit, quota_cpus);
     Some(CellMemory {
-        needs: needs(figures.rss_peak, figures.peak),
+        needs: needs(figures.rss_peak, figures.peak, anon_peak(memory)),
+        anon_peak: anon_peak(memory),
         figures,
         rep,
         quota_cpus,
@@ -339,8 +353,11 @@ mod tests {
 
     #[test]
     fn a_configuration_needs_the_larger_of_its_rss_and_box_peaks_rounded_up_to_a_mib() {
-        assert_eq!(needs(Some(444 * (1 << 20) + 1), Some(400 << 20)), Some(445 << 20));
-        assert_eq!(needs(Some(300 << 20), Some(511 << 20)), Some(511 << 20));
-        assert_eq!(needs(None, None), None);
+        assert_eq!(needs(Some(444 * (1 << 20) + 1), Some(400 << 20), None), Some(445 << 20));
+        assert_eq!(needs(Some(300 << 20), Some(511 << 20), None), Some(511 << 20));
+        assert_eq!(needs(None, None, None), None);
+        // A box full of page cache needs its anonymous memory, not its limit.
+        assert_eq!(needs(Some(329 << 20), Some(360 << 20), Some(250 << 20)), Some(329 << 20));
+        assert_eq!(needs(Some(200 << 20), Some(360 << 20), Some(300 << 20)), Some(300 << 20));
     }
 }

@@ -116,6 +116,9 @@ fn memory_needed(info: &CellInfo) -> Option<Finding> {
         }
         parts.push(text);
     }
+    if let (Some(anon), Some(_)) = (memory.anon_peak, figures.peak) {
+        parts.push(format!("{} MB of it anonymous, the rest page cache the kernel reclaims", megabytes_up(anon)));
+    }
     let mut text = format!("Memory: {}{in_box} needs ≥ {needs} MB: {}", info.label, parts.join(", "));
     let committed = memory.committed_by_category(OTHER_SHARE);
     if !committed.is_empty() {
