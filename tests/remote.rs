@@ -36,16 +36,8 @@ fn remote_plan(dir: &Path, servers: &[String], get_duration: &str, extra: &str) 
     path
 }
 
-fn run_command(net: &SshNet, plan: &Path, out: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_jload"));
-    command
-        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .env("JLOAD_SSH_COMMAND", net.ssh_command());
-    command
-}
-
 fn run(net: &SshNet, plan: &Path, out: &Path) -> Output {
-    run_command(net, plan, out).output().expect("jload runs")
+    net.jload_run(plan, out).output().expect("jload runs")
 }
 
 /// Wait (90 s at most) until the run in `out` has finished cell gc=G1's fill phase, its JVM running on "server".
@@ -119,7 +111,7 @@ fn two_load_hosts_share_a_phase_and_merge_into_one_result() {
     let hosts = format!("[load]\nhosts = [\"{}\", \"{}\"]\n", net.destination("gen1"), net.destination("gen2"));
     let plan = remote_plan(&dir, &[net.destination("server")], "4s", &hosts);
     // One cell is enough here: the merge is per phase (two cells are the other tests' matter).
-    let output = run_command(&net, &plan, &out).args(["--only", "gc=G1"]).output().expect("jload runs");
+    let output = net.jload_run(&plan, &out).args(["--only", "gc=G1"]).output().expect("jload runs");
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let rep = out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1");
     let bench = &json(&rep.join("get.json"));
@@ -147,7 +139,8 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
     let dir = tempdir();
     let out = dir.join("results");
     let plan = remote_plan(&dir, &[net.destination("server")], "40s", "");
-    let child = run_command(&net, &plan, &out)
+    let child = net
+        .jload_run(&plan, &out)
         .arg("--only")
         .arg("gc=G1")
         .stdout(Stdio::null())
@@ -291,7 +284,7 @@ fn a_target_listening_only_on_its_servers_loopback_fails_with_the_fix() {
     let text = std::fs::read_to_string(&plan).unwrap();
     std::fs::write(&plan, text.replace("-Dkv.bind={host}", "-Dkv.bind=127.0.0.1").replace("\"60s\"", "\"8s\""))
         .unwrap();
-    let output = run_command(&net, &plan, &out).args(["--only", "gc=G1"]).output().unwrap();
+    let output = net.jload_run(&plan, &out).args(["--only", "gc=G1"]).output().unwrap();
     assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
     let meta = json(&out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1/meta.json"));
     let port = meta["port"].as_u64().unwrap();
@@ -319,7 +312,7 @@ fn a_remote_target_that_runs_out_of_memory_is_recorded_crashed_from_its_own_word
         .replace("\"-Xmx64m\"", "\"-Xmx32m\", \"-Dkv.maxMemory=1g\"")
         .replace("keyRange=2000&valueSize=100\"", "keyRange=2000&valueSize=100000\"");
     std::fs::write(&plan, starved).unwrap();
-    let output = run_command(&net, &plan, &out).args(["--only", "gc=G1"]).output().unwrap();
+    let output = net.jload_run(&plan, &out).args(["--only", "gc=G1"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let rep = out.join("cells").join(folder_of(&out, "gc=G1")).join("rep-1");
     let meta = json(&rep.join("meta.json"));
@@ -338,7 +331,8 @@ fn jload_killed_mid_phase_leaves_no_jvm_on_the_server() {
     let dir = tempdir();
     let out = dir.join("results");
     let plan = remote_plan(&dir, &[net.destination("server")], "40s", "");
-    let mut child = run_command(&net, &plan, &out)
+    let mut child = net
+        .jload_run(&plan, &out)
         .args(["--only", "gc=G1"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())

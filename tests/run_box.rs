@@ -176,11 +176,7 @@ fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
     );
     let plan = dir.join("remote-box.toml");
     std::fs::write(&plan, text).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
-        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .env("JLOAD_SSH_COMMAND", net.ssh_command())
-        .output()
-        .unwrap();
+    let output = net.jload_run(&plan, &out).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let rep = out.join("cells/default/rep-1");
     assert!(rep.join("meta.json").is_file(), "{stderr}");

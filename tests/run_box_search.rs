@@ -10,27 +10,14 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::cgroups::boxes_left_behind;
-use common::jdks::jdk17;
-use common::{interrupt_run_after, jload, json, repo, tempdir};
+use common::jdks::compiled;
+use common::{interrupt_run_after, jload, json, tempdir};
 
 const MIB: f64 = (1u64 << 20) as f64;
 /// What Footprint.java allocates and writes.
 const FOOTPRINT_MIB: f64 = 200.0;
-
-/// tests/java/Footprint.java compiled into `dir` (a compiled class starts faster and smaller than the source launcher).
-fn compile_footprint(dir: &Path) -> PathBuf {
-    let classes = dir.join("classes");
-    let javac = Command::new(jdk17("javac").join("bin/javac"))
-        .args(["-d", classes.to_str().unwrap()])
-        .arg(repo().join("tests/java/Footprint.java"))
-        .output()
-        .unwrap();
-    assert!(javac.status.success(), "{}", String::from_utf8_lossy(&javac.stderr));
-    classes
-}
 
 /// A plan running Footprint (200 MiB) with `target_extra` and `tail` (an `[slo]`, a `[box_search]`).
 fn plan(dir: &Path, classes: &Path, target_extra: &str, tail: &str) -> PathBuf {
@@ -55,7 +42,7 @@ const OPTIONS: &str = "jvm = [\"-XX:+UseSerialGC\", \"-Xmx{memory*0.1}\", \"-XX:
 #[test]
 fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_an_interrupt() {
     let dir = tempdir();
-    let classes = compile_footprint(&dir);
+    let classes = compiled(&dir, "Footprint.java");
     let plan = plan(&dir, &classes, OPTIONS, SEARCH);
     let out = dir.join("results");
 
@@ -127,7 +114,7 @@ fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_
 #[test]
 fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_box() {
     let dir = tempdir();
-    let classes = compile_footprint(&dir);
+    let classes = compiled(&dir, "Footprint.java");
     let plan = plan(&dir, &classes, OPTIONS, "");
     // The measured phase becomes a capacity search (100, then 200 req/s: both meet the SLO, capacity 200).
     let text = std::fs::read_to_string(&plan).unwrap().replace(
@@ -170,7 +157,7 @@ fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_bo
 #[test]
 fn the_cpu_quota_search_finds_the_quota_above_which_the_jvm_sees_two_cpus() {
     let dir = tempdir();
-    let classes = compile_footprint(&dir);
+    let classes = compiled(&dir, "Footprint.java");
     // Footprint refuses to start when the JVM sees fewer than 2 CPUs: any quota up to 1.0 (the JVM rounds it up).
     let plan = plan(&dir, &classes, "jvm = [\"-XX:+UseSerialGC\"]", "");
     let text = std::fs::read_to_string(&plan).unwrap().replace(" {port} 200\"", " {port} 16 2\"");
@@ -205,7 +192,7 @@ fn the_cpu_quota_search_finds_the_quota_above_which_the_jvm_sees_two_cpus() {
 #[test]
 fn an_option_relative_to_the_box_is_filled_in_whole_mebibytes_in_the_dry_run_and_the_jvms_own_heap() {
     let dir = tempdir();
-    let classes = compile_footprint(&dir);
+    let classes = compiled(&dir, "Footprint.java");
     let options = "memory = \"512m\"\njvm = [\"-XX:+UseSerialGC\", \"-Xmx{memory*0.75}\", \"-Xms{memory*0.3}\"]";
     let plan = plan(&dir, &classes, options, "");
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);

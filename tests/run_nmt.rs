@@ -226,11 +226,7 @@ fn a_target_on_its_own_server_has_its_native_memory_read_there_by_its_agent() {
     );
     let plan = dir.join("remote-nmt.toml");
     std::fs::write(&plan, text).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
-        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .env("JLOAD_SSH_COMMAND", net.ssh_command())
-        .output()
-        .unwrap();
+    let output = net.jload_run(&plan, &out).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let rep = out.join("cells/default/rep-1");
     let meta = json(&rep.join("meta.json"));

@@ -9,26 +9,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 
-use common::jdks::jdk17;
-use common::{interrupt_run_after, jload, json, repo, tempdir};
+use common::jdks::compiled;
+use common::{interrupt_run_after, jload, json, tempdir};
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
-
-/// tests/java/Bowl.java compiled into `dir` (a compiled class starts faster than the source launcher).
-fn compile_bowl(dir: &Path) -> PathBuf {
-    let classes = dir.join("classes");
-    let javac = Command::new(jdk17("javac").join("bin/javac"))
-        .args(["-d", classes.to_str().unwrap()])
-        .arg(repo().join("tests/java/Bowl.java"))
-        .output()
-        .unwrap();
-    assert!(javac.status.success(), "{}", String::from_utf8_lossy(&javac.stderr));
-    classes
-}
 
 /// A plan running Bowl with `jvm` in `[target]`, a short warm-up and a measured 0.8 s at 20 req/s, and `tail`.
 fn plan(dir: &Path, classes: &Path, jvm: &str, tail: &str) -> PathBuf {
@@ -59,7 +46,7 @@ fn number(value: &serde_json::Value) -> f64 {
 fn the_search_finds_the_bowls_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
-    let classes = compile_bowl(&dir);
+    let classes = compiled(&dir, "Bowl.java");
     let plan = plan(&dir, &classes, FAST_JVM, BOWL);
     let out = dir.join("results");
 
@@ -123,7 +110,7 @@ fn the_search_finds_the_bowls_minimum_within_a_tenth_in_twelve_trials_across_an_
 fn a_collector_the_jvm_refuses_is_infeasible_by_the_preflight_and_never_loaded() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
-    let classes = compile_bowl(&dir);
+    let classes = compiled(&dir, "Bowl.java");
     let tune = "[tune]\nobjective = \"p99\"\nbudget = { trials = 3 }\nseed = 1\n[tune.space]\n\
                 gc = [\"Serial\", \"-XX:+UseNoSuchGC\"]\n";
     let plan = plan(&dir, &classes, "\"-XX:TieredStopAtLevel=1\"", tune);
@@ -155,7 +142,7 @@ fn a_collector_the_jvm_refuses_is_infeasible_by_the_preflight_and_never_loaded()
 fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
-    let classes = compile_bowl(&dir);
+    let classes = compiled(&dir, "Bowl.java");
     // y at its best: the defaults (x = 0.5) serve in 18 ms, x near 0.3 in 2 ms; both hold p99 <= 50 ms at 20 and 40
     // req/s, the search's two steps, so both have a capacity of 40 and the defaults, first, stay the best.
     let tune = "[slo]\np99 = \"50ms\"\n[tune]\nobjective = \"capacity\"\nbudget = { trials = 2 }\n[tune.space]\n\
@@ -192,7 +179,7 @@ fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
 fn a_time_budget_starts_no_trial_once_it_is_spent() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
-    let classes = compile_bowl(&dir);
+    let classes = compiled(&dir, "Bowl.java");
     // A trial lasts more than a second (a JVM start and 1.5 s of load): after the defaults, the second is spent.
     let plan = plan(&dir, &classes, FAST_JVM, &BOWL.replace("trials = 12", "trials = 5, time = \"1s\""));
     let out = dir.join("results");

@@ -1,5 +1,6 @@
 //! The two JDKs the JVM suites run against (JDK 17 and Temurin 25, overridable with `JLOAD_TEST_JDK17` and
-//! `JLOAD_TEST_JDK25`), and the allocating Java program they watch (tests/java/Alloc.java).
+//! `JLOAD_TEST_JDK25`), the allocating Java program they watch (tests/java/Alloc.java), and the test programs under
+//! tests/java compiled.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +20,19 @@ pub fn jdk17(tool: &str) -> PathBuf {
 /// Temurin 25's home, which must have `bin/<tool>`.
 pub fn jdk25(tool: &str) -> PathBuf {
     jdk("JLOAD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64", tool)
+}
+
+/// tests/java/`file` compiled by JDK 17's javac into `dir/classes` (a compiled class starts faster than the source
+/// launcher): the folder to put on the class path.
+pub fn compiled(dir: &Path, file: &str) -> PathBuf {
+    let classes = dir.join("classes");
+    let javac = Command::new(jdk17("javac").join("bin/javac"))
+        .args(["-d", classes.to_str().unwrap()])
+        .arg(super::repo().join("tests/java").join(file))
+        .output()
+        .unwrap();
+    assert!(javac.status.success(), "{}", String::from_utf8_lossy(&javac.stderr));
+    classes
 }
 
 /// tests/java/Alloc.java, run by the source launcher.

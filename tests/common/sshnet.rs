@@ -91,6 +91,15 @@ impl SshNet {
         format!("ssh -F {}", self.dir.path().join("ssh_config").display())
     }
 
+    /// `jload run PLAN --out OUT`, reaching this net's hosts through its ssh (JLOAD_SSH_COMMAND).
+    pub fn jload_run(&self, plan: &Path, out: &Path) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_jload"));
+        command
+            .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .env("JLOAD_SSH_COMMAND", self.ssh_command());
+        command
+    }
+
     /// The XDG_CACHE_HOME every ssh session on that host gets (sshd's `SetEnv`): a folder of its own per host, empty
     /// when the network starts, so a fresh host has no copy of jload.
     pub fn cache_dir(&self, name: &str) -> PathBuf {
