@@ -192,6 +192,24 @@ impl BoxFigures {
 }
 
 impl PhaseRecord {
+    /// A measured phase named `phase` that started at 0 s and holds `bench` and nothing else: the plain record unit
+    /// tests build on.
+    #[cfg(test)]
+    pub fn of_bench(phase: &str, bench: BenchResult) -> PhaseRecord {
+        PhaseRecord {
+            phase: phase.into(),
+            measure: true,
+            start_s: 0.0,
+            bench,
+            jvm: None,
+            step_jvm: Vec::new(),
+            slo_passed: None,
+            gc_attribution: None,
+            cell_box: None,
+            nmt: None,
+        }
+    }
+
     /// The index in `bench.steps` of the step whose figures the record's top level holds (a ladder phase), None for
     /// a phase of one run.
     pub fn headline_step(&self) -> Option<usize> {

@@ -45,18 +45,8 @@ fn ended(
 }
 
 fn record(bench: crate::load::record::result::BenchResult, memory_peak: Option<u64>) -> PhaseRecord {
-    PhaseRecord {
-        phase: "get".into(),
-        measure: true,
-        start_s: 0.0,
-        bench,
-        jvm: None,
-        slo_passed: None,
-        step_jvm: Vec::new(),
-        gc_attribution: None,
-        cell_box: memory_peak.map(|peak| BoxFigures { memory_peak: Some(peak), ..BoxFigures::default() }),
-        nmt: None,
-    }
+    let cell_box = memory_peak.map(|peak| BoxFigures { memory_peak: Some(peak), ..BoxFigures::default() });
+    PhaseRecord { cell_box, ..PhaseRecord::of_bench("get", bench) }
 }
 
 #[test]

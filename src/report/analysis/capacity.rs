@@ -91,18 +91,7 @@ pub(crate) mod tests {
 
     /// A phase record whose bench result is `result` (every other field plain).
     pub fn record_of(bench: crate::load::record::result::BenchResult) -> PhaseRecord {
-        PhaseRecord {
-            phase: "search".into(),
-            measure: true,
-            start_s: 0.0,
-            bench,
-            jvm: None,
-            slo_passed: None,
-            step_jvm: Vec::new(),
-            gc_attribution: None,
-            cell_box: None,
-            nmt: None,
-        }
+        PhaseRecord::of_bench("search", bench)
     }
 
     /// A record of a capacity search that ended as given.

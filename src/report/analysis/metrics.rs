@@ -238,18 +238,7 @@ mod tests {
         recorder.response(0, 1_000, 3_000, 200, true);
         recorder.response(0, 1_000, 7_000, 500, false);
         let bench = result_of(&recorder);
-        let record = PhaseRecord {
-            phase: "run".into(),
-            measure: true,
-            start_s: 0.0,
-            bench: bench.clone(),
-            jvm: None,
-            step_jvm: Vec::new(),
-            slo_passed: None,
-            gc_attribution: None,
-            cell_box: None,
-            nmt: None,
-        };
+        let record = PhaseRecord::of_bench("run", bench.clone());
         let figures = RepFigures { rep: 1, record: &record, alloc_mb_s: None, rss_life_peak_mb: None };
         let bench_metrics: Vec<&str> = METRICS.iter().filter(|m| (m.read)(&figures).is_some()).map(|m| m.key).collect();
         let reported: Vec<&str> = FIGURES.iter().filter(|figure| figure.reported()).map(|figure| figure.key).collect();
