@@ -12,6 +12,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::tomlfile::Source;
+use crate::tune::search::Method;
 use crate::tune::space::{Condition, Config, Domain, Parameter, Space, Value, short_real};
 use crate::units::parse_size;
 
@@ -22,6 +23,8 @@ pub struct TuneFile {
     pub objective: Spanned<String>,
     pub budget: Spanned<BudgetFile>,
     pub seed: Option<u64>,
+    /// `"model"` (the default) or `"random"`.
+    pub method: Option<Spanned<String>>,
     /// Trials of the space-filling start (default: the number of parameters + 2, at least 4).
     pub start: Option<Spanned<usize>>,
     pub space: Spanned<BTreeMap<String, Spanned<ParameterFile>>>,
@@ -108,6 +111,7 @@ pub struct TunePlan {
     pub trials: u64,
     pub time: Option<Duration>,
     pub seed: u64,
+    pub method: Method,
     pub start: usize,
     pub space: Space,
     pub setters: BTreeMap<String, Setter>,
@@ -293,7 +297,15 @@ pub fn tune_plan(source: Source<'_>, file: &TuneFile, facts: &PlanFacts) -> anyh
         Some(start) => *start.get_ref(),
         None => (space.parameters().len() + 2).max(4),
     };
-    Ok(TunePlan { objective, trials, time, seed: file.seed.unwrap_or(1), start, space, setters })
+    let method = match file.method.as_ref().map(|method| (method.get_ref().as_str(), method.span())) {
+        None | Some(("model", _)) => Method::Model,
+        Some(("random", _)) => Method::Random,
+        Some((other, at)) => {
+            let message = format!("tune.method '{other}' is neither \"model\" nor \"random\"");
+            return Err(source.error_at(at, message));
+        }
+    };
+    Ok(TunePlan { objective, trials, time, seed: file.seed.unwrap_or(1), method, start, space, setters })
 }
 
 /// One parameter's domain and setter from what was written; the error without the key's name.

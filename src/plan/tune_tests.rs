@@ -107,6 +107,13 @@ fn bad_tune_blocks_are_refused_in_one_line_naming_the_line_and_the_fix() {
         refused(&format!("{base}stack = {{ values = [\"1m\", \"2m\"], option = \"-Xss\" }}\n"))
             .contains("has no {} where the value goes")
     );
+    assert_eq!(
+        refused(
+            &format!("{base}heap = {{ from = \"64m\", to = \"1g\" }}\n")
+                .replace("[tune]\n", "[tune]\nmethod = \"grid\"\n")
+        ),
+        "p.toml: line 2: tune.method 'grid' is neither \"model\" nor \"random\""
+    );
     let no_capacity = PlanFacts { has_capacity_phase: false, has_slo: true };
     let text = format!("{base}heap = {{ from = \"64m\", to = \"1g\" }}\n");
     assert!(checked(&text, &no_capacity).unwrap_err().to_string().contains("needs a phase with `capacity = …`"));

@@ -9,12 +9,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::load::format::{format_ms, format_rate};
 pub use crate::plan::tune::Objective;
+pub use crate::tune::search::Method;
+
+fn model_method() -> Method {
+    Method::Model
+}
 
 /// The whole file.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TuneRecord {
     pub objective: Objective,
     pub seed: u64,
+    /// How configurations were chosen after the defaults (absent in files before it was recorded: the model).
+    #[serde(default = "model_method")]
+    pub method: Method,
     /// The budget per cell: trials (None: unlimited) and seconds (None: unlimited).
     pub budget_trials: Option<u64>,
     pub budget_seconds: Option<f64>,

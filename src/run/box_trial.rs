@@ -38,8 +38,13 @@ pub fn trial(context: &SearchContext<'_>, plan: &Plan, cell: &Cell) -> anyhow::R
 /// `cell` run once under `plan` — or, when its folder holds an outcome that counts, that outcome, kept: the meta of
 /// its end. None when it was interrupted.
 pub fn run_once(context: &SearchContext<'_>, plan: &Plan, cell: &Cell) -> anyhow::Result<Option<RepMeta>> {
+    run_repeat(context, plan, cell, 1)
+}
+
+/// Repeat `rep` of `cell` under `plan`, or its outcome kept from before, as [`run_once`] does repeat 1.
+pub fn run_repeat(context: &SearchContext<'_>, plan: &Plan, cell: &Cell, rep: u32) -> anyhow::Result<Option<RepMeta>> {
     let results = context.results;
-    if let Some(meta) = results.read_meta(&cell.dir, 1).filter(|meta| !needs_run(Some(meta))) {
+    if let Some(meta) = results.read_meta(&cell.dir, rep).filter(|meta| !needs_run(Some(meta))) {
         say!("jload:        {} already ran (this search or before --resume): its outcome is kept", cell.id);
         return Ok(Some(meta));
     }
@@ -49,14 +54,14 @@ pub fn run_once(context: &SearchContext<'_>, plan: &Plan, cell: &Cell) -> anyhow
     let prepared = prepare(plan, vec![cell.clone()], context.server)?.pop().expect("one cell prepared");
     let meta = match &prepared.preflight {
         Preflight::Invalid(message) => {
-            record_rejected(results, &prepared, 1, message)?;
-            results.read_meta(&cell.dir, 1).expect("just written")
+            record_rejected(results, &prepared, rep, message)?;
+            results.read_meta(&cell.dir, rep).expect("just written")
         }
         Preflight::Valid(flags) => {
             let run = CellRun {
                 plan,
                 cell,
-                rep: 1,
+                rep,
                 jdk: &prepared.jdk,
                 flags: Some(EffectiveFlags::clone(flags)),
                 results,
@@ -81,7 +86,7 @@ pub fn judge(plan: &Plan, results: &ResultsDir, cell: &Cell, meta: &RepMeta) -> 
     }
     let rules: Vec<Threshold> = plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
     for phase in plan.phases.iter().filter(|phase| phase.measure) {
-        let Some(record) = results.read_phase(&cell.dir, 1, &phase.name) else {
+        let Some(record) = results.read_phase(&cell.dir, meta.rep, &phase.name) else {
             return (false, Some(format!("phase '{}' has no record", phase.name)));
         };
         let missed: Vec<String> = rules

@@ -27,3 +27,4 @@ pub mod runner;
 pub mod store;
 pub mod target;
 pub mod tune;
+mod tune_figure;

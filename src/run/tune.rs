@@ -10,19 +10,17 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use super::box_trial::{SearchContext, judge, run_once};
+use super::box_trial::{SearchContext, run_once};
 use super::runner::PreparedCell;
 use super::store::{build_summary, needs_run};
+use super::tune_figure::figure_of;
 use crate::atomic_file::write_json;
-use crate::jvm::gcstat_csv::read_heap_samples;
-use crate::load::search::ladder::LadderPlan;
 use crate::plan::folder::cell_folder;
 use crate::plan::matrix::Cell;
-use crate::plan::phase_ladder::PhaseLadder;
 use crate::plan::tune::{Objective, TunePlan};
-use crate::plan::{Axis, AxisValue, Plan};
+use crate::plan::{Axis, AxisValue};
 use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, ParameterShare, TuneRecord, TuneTrial, duration_words};
-use crate::results::{RepFiles, RepMeta, ResultsDir, Status, read_json};
+use crate::results::{ResultsDir, read_json};
 use crate::tune::gp::Gp;
 use crate::tune::importance::importance;
 use crate::tune::search::{Outcome, Search, Source, Trial};
@@ -34,11 +32,12 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
     let mut record = TuneRecord {
         objective: tune.objective,
         seed: tune.seed,
+        method: tune.method,
         budget_trials: (tune.trials != u64::MAX).then_some(tune.trials),
         budget_seconds: tune.time.map(|time| time.as_secs_f64()),
         cells: Vec::new(),
     };
-    let search = Search::new(tune.space.clone(), tune.seed, tune.start);
+    let search = Search::new(tune.space.clone(), tune.seed, tune.start, tune.method);
     let mut trial_cells: Vec<Cell> = Vec::new();
     for item in prepared {
         let earlier_trials: Vec<TuneTrial> = earlier
@@ -148,6 +147,7 @@ fn source_name(source: Source) -> &'static str {
         Source::Defaults => "defaults",
         Source::Design => "design",
         Source::Model => "model",
+        Source::Random => "random",
         Source::Repeat => "repeat",
     }
 }
@@ -202,63 +202,6 @@ fn tune_cell(cell: &Cell, number: u32, options: &[String]) -> Cell {
     trial
 }
 
-/// A trial's figure in the objective's unit, or why it has none: crashed, killed, refused (the cause), no capacity
-/// found, the SLO missed.
-fn figure_of(
-    objective: Objective,
-    plan: &Plan,
-    results: &ResultsDir,
-    cell: &Cell,
-    meta: &RepMeta,
-) -> Result<f64, String> {
-    if meta.status != Status::Ok {
-        return Err(meta.cause.clone().unwrap_or_else(|| format!("{:?}", meta.status).to_lowercase()));
-    }
-    let measured: Vec<_> = plan.phases.iter().filter(|phase| phase.measure).collect();
-    let record = |name: &str| results.read_phase(&cell.dir, 1, name);
-    if objective == Objective::Capacity {
-        // A capacity search judges the SLO step by step: its capacity is the answer, not the whole phase's figures.
-        let phase = measured
-            .iter()
-            .find(|phase| matches!(phase.ladder, Some(PhaseLadder { plan: LadderPlan::Capacity(_), .. })))
-            .ok_or("no capacity phase")?;
-        let found = record(&phase.name).and_then(|record| record.bench.capacity);
-        return match found {
-            Some(capacity) => {
-                capacity.rps.ok_or_else(|| format!("phase '{}': no rate met {}", phase.name, capacity.slo))
-            }
-            None => Err(format!("phase '{}' found no capacity", phase.name)),
-        };
-    }
-    let (passed, why) = judge(plan, results, cell, meta);
-    if !passed {
-        return Err(why.unwrap_or_else(|| "the SLO missed".to_string()));
-    }
-    match objective {
-        Objective::P99 => {
-            let last = measured.last().ok_or("no measured phase")?;
-            let record = record(&last.name).ok_or_else(|| format!("phase '{}' has no record", last.name))?;
-            Ok(record.bench.latency_ms.p99)
-        }
-        _ => memory_peak(plan, results, cell).ok_or_else(|| "no memory figure (no box, no RSS sample)".to_string()),
-    }
-}
-
-/// The memory a trial used over its whole life, bytes: its box's peak (the kernel's, since the box was made), else
-/// the highest RSS of its `gcstat.csv` and its phases' JVM windows.
-fn memory_peak(plan: &Plan, results: &ResultsDir, cell: &Cell) -> Option<f64> {
-    const MIB: f64 = (1u64 << 20) as f64;
-    let records: Vec<_> =
-        plan.phases.iter().filter_map(|phase| results.read_phase(&cell.dir, 1, &phase.name)).collect();
-    let most = |values: &mut dyn Iterator<Item = f64>| values.reduce(f64::max);
-    let box_peak = most(&mut records.iter().filter_map(|r| r.cell_box.as_ref()?.memory_peak.map(|bytes| bytes as f64)));
-    let gcstat = std::fs::read_to_string(RepFiles::of(&results.rep_dir(&cell.dir, 1)).gcstat()).ok();
-    let samples = gcstat.and_then(|text| read_heap_samples(&text).ok()).unwrap_or_default();
-    let windows = records.iter().filter_map(|record| record.jvm.as_ref().map(|jvm| jvm.rss_mb.max));
-    let rss_peak = most(&mut samples.iter().filter_map(|sample| sample.rss_mb).chain(windows));
-    box_peak.or(rss_peak.map(|mib| mib * MIB))
-}
-
 /// `tune.json`, and `summary.json` over every trial so far: the plan's axes and `trial`, whose labels are the trials.
 fn write_records(context: &SearchContext<'_>, record: &TuneRecord, trial_cells: &[Cell]) -> anyhow::Result<()> {
     write_json(&context.results.tune(), record)?;
@@ -283,16 +226,19 @@ pub fn read_record(results: &ResultsDir) -> Option<TuneRecord> {
 /// What `--dry-run` says of a tune: objective, budget, the space, and that the cell's command above is trial 1.
 pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
     use crate::tune::space::{Domain, short_real};
+    let then = match tune.method {
+        crate::tune::search::Method::Model => format!("{} space-filling trial(s), then the model's", tune.start),
+        crate::tune::search::Method::Random => "uniform random configurations".to_string(),
+    };
     let mut text = format!(
         "\ntune: {} ({}), per cell: trial 1 the defaults — the command shown above, the JVM's ergonomics —, then \
-         {} space-filling trial(s), then the model's; seed {}\n",
+         {then}; seed {}\n",
         tune.objective.name(),
         match tune.objective {
             Objective::Capacity => "the highest rate the capacity phase holds within the SLO",
             Objective::P99 => "the lowest p99 of the last measured phase, within the SLO",
             Objective::Memory => "the lowest memory peak (box, else RSS) that holds the SLO",
         },
-        tune.start,
         tune.seed
     );
     let trials = (tune.trials != u64::MAX).then(|| format!("{} trial(s)", tune.trials));

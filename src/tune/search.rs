@@ -35,6 +35,8 @@ pub enum Source {
     Design,
     /// The model's proposal.
     Model,
+    /// A uniform random draw (`method = "random"`: the baseline the model is measured against).
+    Random,
     /// A configuration measured again (the incumbent, a close contender).
     Repeat,
 }
@@ -53,7 +55,21 @@ pub struct Search {
     seed: u64,
     /// Points in the space-filling start.
     design_size: usize,
+    method: Method,
 }
+
+/// How the configurations after the defaults are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// A space-filling start, then the model's proposals.
+    Model,
+    /// Uniform random configurations, none twice: what a search without a model finds (bench/tune-vs-grid.sh).
+    Random,
+}
+
+/// Draws a random search makes for a configuration not yet tried before it repeats one (a small space runs out).
+const RANDOM_DRAWS: usize = 1000;
 
 /// Uniform random candidates scored per proposal, and perturbations around each of the best few trials.
 const RANDOM_CANDIDATES: usize = 1500;
@@ -65,8 +81,8 @@ const PERTURBATION_SD: f64 = 0.08;
 const REDRAWN: f64 = 0.15;
 
 impl Search {
-    pub fn new(space: Space, seed: u64, design_size: usize) -> Search {
-        Search { space, seed, design_size }
+    pub fn new(space: Space, seed: u64, design_size: usize, method: Method) -> Search {
+        Search { space, seed, design_size, method }
     }
 
     pub fn space(&self) -> &Space {
@@ -75,6 +91,9 @@ impl Search {
 
     /// The next configuration and where it comes from.
     pub fn propose(&self, trials: &[Trial]) -> (Config, Source) {
+        if self.method == Method::Random {
+            return (self.random_point(trials), Source::Random);
+        }
         let designed = trials.iter().filter(|trial| trial.source == Source::Design).count();
         let feasible = trials.iter().filter(|trial| matches!(trial.outcome, Outcome::Figure(_))).count();
         if designed < self.design_size || feasible < 2 {
@@ -91,6 +110,17 @@ impl Search {
         let mut rng = fastrand::Rng::with_seed(self.seed.wrapping_add(round.wrapping_mul(0x9E37_79B9)));
         let points = latin_hypercube(size, self.space.dimensions(), &mut rng);
         self.space.decode(&points[index % size])
+    }
+
+    /// A uniform draw of the seed and the number of trials so far, not one already tried (while the space has one).
+    fn random_point(&self, trials: &[Trial]) -> Config {
+        let mut rng = fastrand::Rng::with_seed(self.seed ^ (trials.len() as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let mut draw = || self.space.decode(&(0..self.space.dimensions()).map(|_| rng.f64()).collect::<Vec<_>>());
+        let first = draw();
+        std::iter::once(first.clone())
+            .chain((1..RANDOM_DRAWS).map(|_| draw()))
+            .find(|config| trials.iter().all(|trial| trial.config != *config))
+            .unwrap_or(first)
     }
 
     /// The candidate with the largest expected improvement × probability of feasibility.

@@ -43,7 +43,7 @@ fn best(trials: &[Trial]) -> f64 {
 }
 
 fn branin_search(seed: u64) -> Search {
-    Search::new(Space::new(vec![real("x1", -5.0, 10.0), real("x2", 0.0, 15.0)]).unwrap(), seed, 5)
+    Search::new(Space::new(vec![real("x1", -5.0, 10.0), real("x2", 0.0, 15.0)]).unwrap(), seed, 5, Method::Model)
 }
 
 #[test]
@@ -73,10 +73,38 @@ fn the_start_is_the_seed_s_hypercube_then_the_model_proposes() {
 }
 
 #[test]
+fn a_random_search_draws_configurations_not_yet_tried_and_finds_less_than_the_model() {
+    let space = Space::new(vec![real("x1", -5.0, 10.0), real("x2", 0.0, 15.0)]).unwrap();
+    let random = Search::new(space, 1, 5, Method::Random);
+    let trials = run(&random, 25, |config| Outcome::Figure(-branin(config)));
+    assert!(trials[1..].iter().all(|trial| trial.source == Source::Random));
+    assert_eq!(run(&random, 25, |config| Outcome::Figure(-branin(config))), trials, "a function of the seed");
+    let model = run(&branin_search(1), 25, |config| Outcome::Figure(-branin(config)));
+    assert!(-best(&trials) > -best(&model), "random {} against the model's {}", -best(&trials), -best(&model));
+    // A space of three configurations: each drawn once, then (no other left) one again rather than none.
+    let small = Space::new(vec![Parameter {
+        name: "gc".into(),
+        domain: Domain::Choice(vec!["A".into(), "B".into(), "C".into()]),
+        only_if: None,
+    }])
+    .unwrap();
+    let search = Search::new(small, 2, 5, Method::Random);
+    let mut tried: Vec<Trial> = Vec::new();
+    for _ in 0..4 {
+        let (config, source) = search.propose(&tried);
+        tried.push(Trial { config, source, outcome: Outcome::Figure(0.0) });
+    }
+    let mut first_three: Vec<String> = tried[..3].iter().map(|trial| trial.config["gc"].to_string()).collect();
+    first_three.sort();
+    assert_eq!(first_three, ["A", "B", "C"]);
+}
+
+#[test]
 fn an_infeasible_region_is_learned_and_avoided() {
     // The best figures lie next to a cliff: x1 above 6 crashes. After the start the model keeps proposing on the
     // feasible side.
-    let search = Search::new(Space::new(vec![real("x1", 0.0, 10.0), real("x2", 0.0, 10.0)]).unwrap(), 7, 5);
+    let search =
+        Search::new(Space::new(vec![real("x1", 0.0, 10.0), real("x2", 0.0, 10.0)]).unwrap(), 7, 5, Method::Model);
     let figure = |config: &Config| {
         let (x1, x2) = (coordinate(config, "x1"), coordinate(config, "x2"));
         if x1 > 6.0 { Outcome::Infeasible } else { Outcome::Figure(x1 - (x2 - 5.0).powi(2) / 10.0) }
@@ -97,7 +125,7 @@ fn a_choice_worse_by_a_known_amount_is_left_and_a_conditional_parameter_is_tuned
     };
     let mut pause = real("pause", 0.0, 1.0);
     pause.only_if = Some(Condition { parameter: "gc".into(), one_of: vec!["B".into()] });
-    let search = Search::new(Space::new(vec![choice, real("x", 0.0, 1.0), pause]).unwrap(), 3, 5);
+    let search = Search::new(Space::new(vec![choice, real("x", 0.0, 1.0), pause]).unwrap(), 3, 5, Method::Model);
     let figure = |config: &Config| {
         let x = coordinate(config, "x");
         let base = 10.0 - 20.0 * (x - 0.3).powi(2);
