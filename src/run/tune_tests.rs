@@ -2,10 +2,12 @@ use super::*;
 use crate::load::record::outcomes::{Capacity, Side};
 use crate::load::record::recorder::Recorder;
 use crate::load::record::result::tests::result_of;
+use crate::plan::Plan;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::cells;
 use crate::plan::{PlanBase, parse_plan};
 use crate::results::{BoxFigures, PhaseRecord};
+use crate::results::{RepFiles, RepMeta, Status};
 
 const MIB: u64 = 1 << 20;
 
