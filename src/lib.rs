@@ -17,6 +17,7 @@ pub mod remote;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod stats;
 pub mod text_table;
 pub mod tomlfile;
 pub mod tune;

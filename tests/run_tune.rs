@@ -13,6 +13,7 @@ use std::sync::Mutex;
 
 use common::jdks::compiled;
 use common::{interrupt_run_after, jload, json, tempdir};
+use jload::load::format::format_ms;
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -35,7 +36,7 @@ fn plan(dir: &Path, classes: &Path, jvm: &str, tail: &str) -> PathBuf {
 }
 
 const FAST_JVM: &str = "\"-XX:+UseSerialGC\", \"-XX:TieredStopAtLevel=1\"";
-const BOWL: &str = "[tune]\nobjective = \"p99\"\nbudget = { trials = 12 }\nseed = 1\n[tune.space]\n\
+const BOWL: &str = "[tune]\nobjective = \"p99\"\nbudget = { trials = 12 }\nseed = 1\nconfirm = 2\n[tune.space]\n\
                     \"-Dx\" = { from = 0.0, to = 1.0 }\n\"-Dy\" = { from = 0.0, to = 1.0 }\n";
 
 fn number(value: &serde_json::Value) -> f64 {
@@ -88,12 +89,43 @@ fn the_search_finds_the_bowls_minimum_within_a_tenth_in_twelve_trials_across_an_
         .unwrap();
     let (x, y) = (number(&best["config"]["-Dx"]), number(&best["config"]["-Dy"]));
     assert!((x - 0.3).abs() <= 0.1 && (y - 0.7).abs() <= 0.1, "best at x={x} y={y}: {record}");
-    let answer = format!("best: {} — p99 ", best["described"].as_str().unwrap());
-    assert!(stdout.contains(&format!("tune:\n  {answer}")) && stdout.contains("; 12 trial(s), "), "{stdout}");
     assert!(stderr.contains("jload: trial 12/12 (model): "), "{stderr}");
+
+    // Then the finalists — the search's best, the runner-up, any trial within 10 % of the best, the defaults — were
+    // each measured once more, in their trial's folder; the answer is the best median of those feasible in both.
+    let confirmation = &record["cells"][0]["confirmation"];
+    assert_eq!(confirmation["repeats"], 2, "{record}");
+    let finalists = confirmation["finalists"].as_array().unwrap();
+    let numbers: Vec<u64> = finalists.iter().map(|finalist| finalist["trial"].as_u64().unwrap()).collect();
+    assert!(numbers.contains(&best["number"].as_u64().unwrap()) && numbers.contains(&1), "{numbers:?}");
+    assert!((2..=4).contains(&numbers.len()), "{numbers:?}");
+    let medians: Vec<f64> = finalists.iter().filter_map(|finalist| finalist["median"].as_f64()).collect();
+    assert!(medians.windows(2).all(|pair| pair[0] <= pair[1]), "best (lowest p99) first: {medians:?}");
+    for finalist in finalists {
+        let trial = &trials[finalist["trial"].as_u64().unwrap() as usize - 1];
+        assert_eq!(finalist["figures"][0], trial["figure"], "repeat 1 is the trial");
+        assert_eq!(finalist["figures"].as_array().unwrap().len(), 2);
+        let folder = out.join("cells").join(trial["dir"].as_str().unwrap());
+        assert!(folder.join("rep-2/get.json").exists(), "measured again in its own folder: {folder:?}");
+        assert!(stderr.contains(&format!("jload: confirming trial {}", finalist["trial"])), "{stderr}");
+    }
+    let confirmed = &trials[numbers[0] as usize - 1];
+    let confirmed_name = match confirmed["source"].as_str().unwrap() {
+        "defaults" => "defaults",
+        _ => confirmed["described"].as_str().unwrap(),
+    };
+    let answer = format!("best: {confirmed_name} — p99 {} ms (", format_ms(medians[0]));
+    let runs = format!("; 12 trial(s) + {} confirming run(s), ", numbers.len());
+    assert!(stdout.contains(&format!("tune:\n  {answer}")) && stdout.contains(&runs), "{answer} {runs}: {stdout}");
+    assert!(stdout.contains("\n    over 2 repeats each: "), "the verdict under the answer: {stdout}");
+    assert!(stderr.contains("jload: confirmed over 2 repeats each: "), "{stderr}");
 
     let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(markdown.contains(&format!("## Tune: p99\n\n- {answer}")), "{markdown}");
+    assert!(markdown.contains("\n- Confirmed over 2 repeats each: "), "{markdown}");
+    let head = "| trial | configuration | options | figure | 95 % interval | repeats | vs the defaults |";
+    assert!(markdown.contains(head), "{markdown}");
+    assert!(markdown.contains(&format!("| {} | {confirmed_name} | ", numbers[0])), "{markdown}");
     assert!(markdown.contains("| 1 | defaults | defaults |  | "), "{markdown}");
     assert!(markdown.contains("Share of the figure's variation each parameter explains"), "{markdown}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
@@ -103,7 +135,12 @@ fn the_search_finds_the_bowls_minimum_within_a_tenth_in_twelve_trials_across_an_
     assert_eq!(report["tune"]["cells"][0]["best"][0]["number"], best["number"]);
     let summary = json(&out.join("summary.json"));
     assert_eq!(summary["axes"], serde_json::json!(["trial"]));
-    assert_eq!(summary["cells"].as_array().unwrap().len(), 12);
+    let cells = summary["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 12);
+    for (cell, trial) in cells.iter().zip(trials) {
+        let repeats = if numbers.contains(&trial["number"].as_u64().unwrap()) { 2 } else { 1 };
+        assert_eq!(cell["reps"].as_array().unwrap().len(), repeats, "{}", cell["id"]);
+    }
 }
 
 #[test]
@@ -111,7 +148,7 @@ fn a_collector_the_jvm_refuses_is_infeasible_by_the_preflight_and_never_loaded()
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let classes = compiled(&dir, "Bowl.java");
-    let tune = "[tune]\nobjective = \"p99\"\nbudget = { trials = 3 }\nseed = 1\n[tune.space]\n\
+    let tune = "[tune]\nobjective = \"p99\"\nbudget = { trials = 3 }\nseed = 1\nconfirm = 1\n[tune.space]\n\
                 gc = [\"Serial\", \"-XX:+UseNoSuchGC\"]\n";
     let plan = plan(&dir, &classes, "\"-XX:TieredStopAtLevel=1\"", tune);
     let out = dir.join("results");
@@ -145,7 +182,7 @@ fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
     let classes = compiled(&dir, "Bowl.java");
     // y at its best: the defaults (x = 0.5) serve in 18 ms, x near 0.3 in 2 ms; both hold p99 <= 50 ms at 20 and 40
     // req/s, the search's two steps, so both have a capacity of 40 and the defaults, first, stay the best.
-    let tune = "[slo]\np99 = \"50ms\"\n[tune]\nobjective = \"capacity\"\nbudget = { trials = 2 }\n[tune.space]\n\
+    let tune = "[slo]\np99 = \"50ms\"\n[tune]\nobjective = \"capacity\"\nbudget = { trials = 2 }\nconfirm = 1\n[tune.space]\n\
                 \"-Dx\" = { from = 0.29, to = 0.31 }\n";
     let plan = plan(&dir, &classes, &format!("{FAST_JVM}, \"-Dy=0.7\""), tune);
     let text = std::fs::read_to_string(&plan).unwrap().replace(
@@ -181,7 +218,8 @@ fn a_time_budget_starts_no_trial_once_it_is_spent() {
     let dir = tempdir();
     let classes = compiled(&dir, "Bowl.java");
     // A trial lasts more than a second (a JVM start and 1.5 s of load): after the defaults, the second is spent.
-    let plan = plan(&dir, &classes, FAST_JVM, &BOWL.replace("trials = 12", "trials = 5, time = \"1s\""));
+    let tune = BOWL.replace("trials = 12", "trials = 5, time = \"1s\"").replace("confirm = 2", "confirm = 1");
+    let plan = plan(&dir, &classes, FAST_JVM, &tune);
     let out = dir.join("results");
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -215,6 +253,7 @@ fn a_dry_run_shows_the_tune_and_bad_input_exits_2_with_one_line_and_starts_nothi
     assert!(stdout.contains("folders: <results>/cells/trial=tNN/rep-1, one per trial"), "{stdout}");
     assert!(stdout.contains("\ntune: p99 (the lowest p99 of the last measured phase, within the SLO), per cell"));
     assert!(stdout.contains("then 4 space-filling trial(s), then the model's; seed 1\n"), "{stdout}");
+    assert!(stdout.contains("  then the finalists (the best, the runner-up, trials within 10 % of the best — 3 at most — and the defaults) measured to 2 repeats each"), "{stdout}");
     assert!(stdout.contains("  budget per cell: 12 trial(s), 5 min (no trial starts after it) × 1 cell(s)\n"));
     assert!(stdout.contains("  -Dx: 0–1\n  -Dy: 0–1\n"), "{stdout}");
 

@@ -27,6 +27,8 @@ pub struct TuneFile {
     pub method: Option<Spanned<String>>,
     /// Trials of the space-filling start (default: the number of parameters + 2, at least 4).
     pub start: Option<Spanned<usize>>,
+    /// Measurements of each finalist once the search ends, its trial included (default 3; 1: none).
+    pub confirm: Option<Spanned<u32>>,
     pub space: Spanned<BTreeMap<String, Spanned<ParameterFile>>>,
 }
 
@@ -85,6 +87,9 @@ impl Objective {
     }
 }
 
+/// Measurements of each finalist unless the plan says: three, the fewest whose t interval is not a guess.
+pub const DEFAULT_CONFIRM: u32 = 3;
+
 /// How a parameter's value becomes JVM options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Setter {
@@ -113,6 +118,9 @@ pub struct TunePlan {
     pub seed: u64,
     pub method: Method,
     pub start: usize,
+    /// Measurements of each finalist (the best, the runner-up, close contenders, the defaults) once the search
+    /// ends, its trial the first; 1 measures none again.
+    pub confirm: u32,
     pub space: Space,
     pub setters: BTreeMap<String, Setter>,
 }
@@ -305,7 +313,15 @@ pub fn tune_plan(source: Source<'_>, file: &TuneFile, facts: &PlanFacts) -> anyh
             return Err(source.error_at(at, message));
         }
     };
-    Ok(TunePlan { objective, trials, time, seed: file.seed.unwrap_or(1), method, start, space, setters })
+    let confirm = match &file.confirm {
+        Some(confirm) if *confirm.get_ref() == 0 => {
+            let message = "tune.confirm must be at least 1 (1: no finalist measured again; 3: each measured 3 times)";
+            return Err(source.error_at(confirm.span(), message));
+        }
+        Some(confirm) => *confirm.get_ref(),
+        None => DEFAULT_CONFIRM,
+    };
+    Ok(TunePlan { objective, trials, time, seed: file.seed.unwrap_or(1), method, start, confirm, space, setters })
 }
 
 /// One parameter's domain and setter from what was written; the error without the key's name.

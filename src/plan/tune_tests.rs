@@ -33,6 +33,7 @@ fn a_space_is_checked_into_parameters_and_the_options_each_value_sets() {
         (Objective::Capacity, 20, Some(Duration::from_secs(2400)), 7)
     );
     assert_eq!(plan.start, 8, "six parameters + 2");
+    assert_eq!((plan.confirm, plan.method), (3, Method::Model), "each finalist measured three times, by the model");
     let names: Vec<&str> = plan.space.parameters().iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["-Dkv.share", "-XX:UseStringDeduplication", "gc", "heap", "stack", "-XX:MaxGCPauseMillis"]);
     let config: Config = [
@@ -113,6 +114,12 @@ fn bad_tune_blocks_are_refused_in_one_line_naming_the_line_and_the_fix() {
                 .replace("[tune]\n", "[tune]\nmethod = \"grid\"\n")
         ),
         "p.toml: line 2: tune.method 'grid' is neither \"model\" nor \"random\""
+    );
+    assert_eq!(
+        refused(
+            &format!("{base}heap = {{ from = \"64m\", to = \"1g\" }}\n").replace("[tune]\n", "[tune]\nconfirm = 0\n")
+        ),
+        "p.toml: line 2: tune.confirm must be at least 1 (1: no finalist measured again; 3: each measured 3 times)"
     );
     let no_capacity = PlanFacts { has_capacity_phase: false, has_slo: true };
     let text = format!("{base}heap = {{ from = \"64m\", to = \"1g\" }}\n");

@@ -287,6 +287,11 @@ impl RepMeta {
             jvm_said: None,
         }
     }
+
+    /// Whole seconds from its start to its end (0 while it has none).
+    pub fn wall_seconds(&self) -> f64 {
+        self.finished_unix_s.unwrap_or(self.started_unix_s).saturating_sub(self.started_unix_s) as f64
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -42,8 +42,73 @@ pub struct CellTune {
     /// empty with fewer than [`IMPORTANCE_MIN_FEASIBLE`] of them.
     #[serde(default)]
     pub importance: Vec<ParameterShare>,
+    /// The finalists measured again once the search ended (`confirm` ≥ 2); None before, or without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<Confirmation>,
 }
 
+/// The search's finalists measured again: each figure the median of its repeats, with an interval, and Welch's
+/// test — `jload compare`'s — of the confirmed best against the defaults and the runner-up (docs/tune.md).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Confirmation {
+    /// Measurements per finalist: its trial (repeat 1) and the runs after the search.
+    pub repeats: u32,
+    /// The confirmed order: those feasible in every repeat by median, best first, then the others.
+    pub finalists: Vec<Finalist>,
+    /// The first finalist against the defaults' trial (None: not tested — the defaults are the best, were
+    /// infeasible or had too few feasible repeats).
+    pub against_defaults: Option<Difference>,
+    /// The first finalist against the next one feasible in every repeat.
+    pub against_runner_up: Option<Difference>,
+    /// Wall-clock seconds of the runs after the search.
+    pub seconds: f64,
+}
+
+/// One finalist's repeats.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Finalist {
+    /// Its trial's number.
+    pub trial: u32,
+    /// The objective's figure per repeat, repeat 1 (the trial) first; None where that repeat was infeasible.
+    pub figures: Vec<Option<f64>>,
+    /// Why the first infeasible repeat was, when one was.
+    pub infeasible: Option<String>,
+    /// The median of the feasible repeats, and the 95 % t interval of their mean (two or more).
+    pub median: Option<f64>,
+    pub interval: Option<[f64; 2]>,
+}
+
+/// Welch's two-sided test of the first finalist against another.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Difference {
+    /// The other finalist's trial number.
+    pub trial: u32,
+    pub p: f64,
+    /// p < 0.05: the two differ; else they cannot be told apart.
+    pub significant: bool,
+}
+
+impl Finalist {
+    pub fn feasible_everywhere(&self) -> bool {
+        self.figures.iter().all(Option::is_some) && self.median.is_some()
+    }
+}
+
+impl Confirmation {
+    /// The confirmed best: the first finalist, when it was feasible in every repeat.
+    pub fn best(&self) -> Option<&Finalist> {
+        self.finalists.first().filter(|finalist| finalist.feasible_everywhere())
+    }
+
+    pub fn finalist(&self, trial: u32) -> Option<&Finalist> {
+        self.finalists.iter().find(|finalist| finalist.trial == trial)
+    }
+
+    /// The runs after the search.
+    pub fn runs(&self) -> usize {
+        self.finalists.iter().map(|finalist| finalist.figures.len().saturating_sub(1)).sum()
+    }
+}
 /// The feasible trials (besides the defaults) the model needs before it says which parameters mattered.
 pub const IMPORTANCE_MIN_FEASIBLE: usize = 6;
 
@@ -94,10 +159,23 @@ impl Objective {
 
     /// A figure without the objective's name: `41,200 req/s`, `3.125 ms`, `301 MiB`.
     pub fn value(self, figure: f64) -> String {
+        format!("{} {}", self.number(figure), self.unit())
+    }
+
+    /// A figure without its unit: `41,200`, `3.125`, `301`.
+    pub fn number(self, figure: f64) -> String {
         match self {
-            Objective::Capacity => format!("{} req/s", format_rate(figure)),
-            Objective::P99 => format!("{} ms", format_ms(figure)),
-            Objective::Memory => format!("{} MiB", (figure / (1u64 << 20) as f64).round()),
+            Objective::Capacity => format_rate(figure),
+            Objective::P99 => format_ms(figure),
+            Objective::Memory => format!("{}", (figure / (1u64 << 20) as f64).round()),
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            Objective::Capacity => "req/s",
+            Objective::P99 => "ms",
+            Objective::Memory => "MiB",
         }
     }
 
@@ -111,8 +189,29 @@ impl Objective {
 }
 
 impl CellTune {
-    /// The best feasible trial (the first of equals), defaults included.
+    /// The best trial: the confirmed best where the finalists were measured again, else the best feasible trial
+    /// (the first of equals), defaults included.
     pub fn best(&self, objective: Objective) -> Option<&TuneTrial> {
+        if let Some(best) = self.confirmation.as_ref().and_then(Confirmation::best) {
+            return self.trial(best.trial);
+        }
+        self.searched_best(objective)
+    }
+
+    pub fn trial(&self, number: u32) -> Option<&TuneTrial> {
+        self.trials.iter().find(|trial| trial.number == number)
+    }
+
+    /// A trial's figure as every output shows it: the median of its repeats where it was confirmed, else its own.
+    pub fn figure(&self, trial: &TuneTrial) -> Option<f64> {
+        match self.confirmation.as_ref().and_then(|confirmation| confirmation.finalist(trial.number)) {
+            Some(finalist) => finalist.median,
+            None => trial.figure,
+        }
+    }
+
+    /// The best feasible trial of the search (the first of equals), defaults included.
+    pub fn searched_best(&self, objective: Objective) -> Option<&TuneTrial> {
         self.trials.iter().filter(|trial| trial.figure.is_some()).fold(None, |best: Option<&TuneTrial>, trial| {
             match best {
                 Some(best) if objective.score(best.figure.unwrap()) >= objective.score(trial.figure.unwrap()) => {
@@ -147,21 +246,26 @@ impl CellTune {
             .collect()
     }
 
+    /// The search's seconds and the confirmation's.
     pub fn seconds(&self) -> f64 {
-        self.trials.iter().map(|trial| trial.seconds).sum()
+        self.trials.iter().map(|trial| trial.seconds).sum::<f64>()
+            + self.confirmation.as_ref().map_or(0.0, |confirmation| confirmation.seconds)
     }
 
-    /// The answer in one line: `best: heap=384m gc=G1 — capacity 41,200 req/s, 1.6× the default's 25,900 req/s; 17
-    /// trials, 38 min` (the cell first when the plan has axes).
+    /// The answer in one line: `best: heap=384m gc=G1 — capacity 41,200 req/s (39,800–42,100), 1.59× the default's
+    /// 25,900 req/s; 17 trial(s) + 6 confirming run(s), 38 min` (the cell first when the plan has axes; the interval
+    /// where the finalists were measured again).
     pub fn answer(&self, objective: Objective) -> String {
         let cell = if self.cell == "default" { String::new() } else { format!("{}: ", self.cell) };
-        let spent = format!("{} trial(s), {}", self.trials.len(), duration_words(self.seconds()));
-        let Some(best) = self.best(objective) else {
+        let runs = self.confirmation.as_ref().map_or(0, Confirmation::runs);
+        let confirming = if runs > 0 { format!(" + {runs} confirming run(s)") } else { String::new() };
+        let spent = format!("{} trial(s){confirming}, {}", self.trials.len(), duration_words(self.seconds()));
+        let Some((best, figure)) = self.best(objective).and_then(|best| Some((best, self.figure(best)?))) else {
             return format!("{cell}no feasible configuration in {spent}");
         };
-        let figure = best.figure.expect("feasible");
+        let interval = self.interval_words(objective, best.number);
         let defaults = self.trials.first().filter(|trial| trial.source == "defaults");
-        let beside = match defaults.map(|trial| (trial.figure, &trial.infeasible)) {
+        let beside = match defaults.map(|trial| (self.figure(trial), &trial.infeasible)) {
             _ if best.source == "defaults" => "the defaults (the JVM's ergonomics): no trial beat them".to_string(),
             Some((Some(default), _)) if default != 0.0 => {
                 format!("{:.2}× the default's {}", figure / default, objective.value(default))
@@ -170,7 +274,72 @@ impl CellTune {
             _ => "the defaults gave no figure".to_string(),
         };
         let described = if best.source == "defaults" { "defaults".to_string() } else { best.described.clone() };
-        format!("{cell}best: {described} — {}, {beside}; {spent}", objective.words(figure))
+        format!("{cell}best: {described} — {}{interval}, {beside}; {spent}", objective.words(figure))
+    }
+
+    /// ` (39,800–42,100)`: a confirmed trial's interval, empty for one without.
+    fn interval_words(&self, objective: Objective, trial: u32) -> String {
+        let finalist = self.confirmation.as_ref().and_then(|confirmation| confirmation.finalist(trial));
+        match finalist.and_then(|finalist| finalist.interval) {
+            Some([low, high]) => format!(" ({}–{})", objective.number(low), objective.number(high)),
+            None => String::new(),
+        }
+    }
+
+    /// What the repeats said, in one line; None without a confirmation: `over 3 repeats each: better than the
+    /// defaults (p = 0.003); the runner-up, heap=512m gc=G1 at 40,100 req/s (38,000–42,000), cannot be told apart
+    /// from it (p = 0.41)`.
+    pub fn verdict(&self, objective: Objective) -> Option<String> {
+        let confirmation = self.confirmation.as_ref()?;
+        let mut parts = Vec::new();
+        let best = confirmation.best();
+        let best_is_defaults = best.and_then(|best| self.trial(best.trial)).is_some_and(|t| t.source == "defaults");
+        let it = if best_is_defaults { "them" } else { "it" };
+        match (&confirmation.against_defaults, best) {
+            (Some(test), _) if test.significant => {
+                parts.push(format!("better than the defaults ({})", p_words(test.p)))
+            }
+            (Some(test), _) => parts.push(format!(
+                "it cannot be told apart from the defaults ({}): the gain is within the noise",
+                p_words(test.p)
+            )),
+            (None, None) => parts.push("no finalist was feasible in every repeat".to_string()),
+            (None, Some(_)) => {}
+        }
+        if let Some(test) = &confirmation.against_runner_up
+            && let Some(runner_up) = self.trial(test.trial)
+        {
+            let name =
+                if runner_up.source == "defaults" { "defaults".to_string() } else { runner_up.described.clone() };
+            let at = self.figure(runner_up).map_or(String::new(), |figure| {
+                format!(" at {}{}", objective.value(figure), self.interval_words(objective, runner_up.number))
+            });
+            let standing = match test.significant {
+                true => format!("is worse ({})", p_words(test.p)),
+                false => format!("cannot be told apart from {it} ({}): either will do", p_words(test.p)),
+            };
+            parts.push(format!("the runner-up, {name}{at}, {standing}"));
+        }
+        for failed in confirmation.finalists.iter().filter(|finalist| !finalist.feasible_everywhere()) {
+            let infeasible = failed.figures.iter().filter(|figure| figure.is_none()).count();
+            let name = self.trial(failed.trial).map_or(String::new(), |trial| trial.described.clone());
+            parts.push(format!(
+                "trial {} ({name}) was infeasible in {infeasible} of {} repeats ({})",
+                failed.trial,
+                failed.figures.len(),
+                failed.infeasible.as_deref().unwrap_or("no figure")
+            ));
+        }
+        Some(format!("over {} repeats each: {}", confirmation.repeats, parts.join("; ")))
+    }
+}
+
+/// `p = 0.003`, `p = 0.41`, `p < 0.001`.
+fn p_words(p: f64) -> String {
+    match p {
+        p if p < 0.001 => "p < 0.001".to_string(),
+        p if p < 0.01 => format!("p = {p:.3}"),
+        p => format!("p = {p:.2}"),
     }
 }
 
@@ -199,7 +368,7 @@ mod tests {
     }
 
     fn search(trials: Vec<TuneTrial>) -> CellTune {
-        CellTune { cell: "default".into(), axes: BTreeMap::new(), trials, importance: Vec::new() }
+        CellTune { cell: "default".into(), axes: BTreeMap::new(), trials, importance: Vec::new(), confirmation: None }
     }
 
     #[test]

@@ -27,4 +27,5 @@ pub mod runner;
 pub mod store;
 pub mod target;
 pub mod tune;
+mod tune_confirm;
 mod tune_figure;

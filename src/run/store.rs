@@ -25,11 +25,21 @@ pub fn needs_run(meta: Option<&RepMeta>) -> bool {
 
 /// Gather every cell-repeat's meta and phase records into the summary.
 pub fn build_summary(plan: &Plan, cells: &[Cell], results: &ResultsDir) -> Summary {
+    build_summary_with_repeats(plan, cells, results, |_| plan.run.repeats)
+}
+
+/// [`build_summary`] where each cell has its own number of repeats (a tune's finalists, measured again).
+pub fn build_summary_with_repeats(
+    plan: &Plan,
+    cells: &[Cell],
+    results: &ResultsDir,
+    repeats: impl Fn(&Cell) -> u32,
+) -> Summary {
     let cell_summaries = cells
         .iter()
         .map(|cell| {
             let mut flags = None;
-            let reps: Vec<RepSummary> = (1..=plan.run.repeats)
+            let reps: Vec<RepSummary> = (1..=repeats(cell))
                 .map(|rep| match results.read_meta(&cell.dir, rep) {
                     Some(meta) => {
                         flags = flags.take().or(meta.flags.clone());

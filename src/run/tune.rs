@@ -12,7 +12,8 @@ use std::time::Instant;
 
 use super::box_trial::{SearchContext, run_once};
 use super::runner::PreparedCell;
-use super::store::{build_summary, needs_run};
+use super::store::{build_summary_with_repeats, needs_run};
+use super::tune_confirm::{confirm, reserve_seconds};
 use super::tune_figure::figure_of;
 use crate::atomic_file::write_json;
 use crate::plan::folder::cell_folder;
@@ -51,13 +52,15 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
             axes: item.cell.axes.clone(),
             trials: Vec::new(),
             importance: Vec::new(),
+            confirmation: None,
         });
         // The search sees the trials it proposed; the defaults' empty configuration is no point of its space.
         let mut searched: Vec<Trial> = Vec::new();
         loop {
             let cell_tune = record.cells.last_mut().expect("pushed");
             let number = cell_tune.trials.len() as u32 + 1;
-            let spent = cell_tune.seconds();
+            // A time budget keeps the confirmation's share: the search stops early enough to leave it.
+            let spent = cell_tune.seconds() + reserve_seconds(tune.confirm, cell_tune);
             if u64::from(number) > tune.trials || tune.time.is_some_and(|time| spent >= time.as_secs_f64()) {
                 break;
             }
@@ -78,9 +81,7 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
                     .iter()
                     .find(|trial| trial.number == number && trial.dir == cell.dir)
                     .map(|trial| trial.seconds)
-                    .unwrap_or_else(|| {
-                        kept.finished_unix_s.unwrap_or(kept.started_unix_s) as f64 - kept.started_unix_s as f64
-                    }),
+                    .unwrap_or_else(|| kept.wall_seconds()),
                 None => started.elapsed().as_secs_f64(),
             };
             let outcome = figure_of(tune.objective, context.plan, context.results, &cell, &meta);
@@ -113,6 +114,15 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
             write_records(context, &record, &trial_cells)?;
             let cell_tune = record.cells.last().expect("pushed");
             say!("jload: {}", progress_line(tune, cell_tune, prepared.len() > 1));
+        }
+        let cell_tune = record.cells.last_mut().expect("pushed");
+        let interrupted = confirm(context, context.plan, tune, cell_tune, &trial_cells)?;
+        write_records(context, &record, &trial_cells)?;
+        if interrupted {
+            return Ok(true);
+        }
+        if let Some(verdict) = record.cells.last().and_then(|cell| cell.verdict(tune.objective)) {
+            say!("jload: confirmed {verdict}");
         }
     }
     Ok(false)
@@ -148,7 +158,6 @@ fn source_name(source: Source) -> &'static str {
         Source::Design => "design",
         Source::Model => "model",
         Source::Random => "random",
-        Source::Repeat => "repeat",
     }
 }
 
@@ -202,7 +211,8 @@ fn tune_cell(cell: &Cell, number: u32, options: &[String]) -> Cell {
     trial
 }
 
-/// `tune.json`, and `summary.json` over every trial so far: the plan's axes and `trial`, whose labels are the trials.
+/// `tune.json`, and `summary.json` over every trial so far: the plan's axes and `trial`, whose labels are the trials;
+/// a confirmed finalist's cell with its repeats.
 fn write_records(context: &SearchContext<'_>, record: &TuneRecord, trial_cells: &[Cell]) -> anyhow::Result<()> {
     write_json(&context.results.tune(), record)?;
     let mut plan = context.plan.clone();
@@ -215,7 +225,19 @@ fn write_records(context: &SearchContext<'_>, record: &TuneRecord, trial_cells: 
         .map(|label| AxisValue { label, jvm: Vec::new(), jdk: None, env: BTreeMap::new(), limits: Default::default() })
         .collect();
     plan.axes.push(Axis { name: "trial".to_string(), values });
-    write_json(&context.results.summary(), &build_summary(&plan, trial_cells, context.results))
+    let repeats = |cell: &Cell| {
+        let confirmed = record.cells.iter().filter_map(|cell_tune| {
+            let confirmation = cell_tune.confirmation.as_ref()?;
+            let finalist = confirmation
+                .finalists
+                .iter()
+                .find(|finalist| cell_tune.trial(finalist.trial).is_some_and(|trial| trial.dir == cell.dir))?;
+            Some(finalist.figures.len() as u32)
+        });
+        confirmed.max().unwrap_or(1)
+    };
+    let summary = build_summary_with_repeats(&plan, trial_cells, context.results, repeats);
+    write_json(&context.results.summary(), &summary)
 }
 
 /// The tune of a finished (or interrupted) run, as recorded; None without one.
@@ -241,6 +263,15 @@ pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
         },
         tune.seed
     );
+    if tune.confirm >= 2 {
+        text += &format!(
+            "  then the finalists (the best, the runner-up, trials within {:.0} % of the best — {} at most — and the \
+             defaults) measured to {} repeats each, the best confirmed against the defaults and the runner-up\n",
+            super::tune_confirm::CONTENDER_BAND * 100.0,
+            super::tune_confirm::CONTENDERS_MOST,
+            tune.confirm
+        );
+    }
     let trials = (tune.trials != u64::MAX).then(|| format!("{} trial(s)", tune.trials));
     let time = tune.time.map(|time| format!("{} (no trial starts after it)", duration_words(time.as_secs_f64())));
     let budget: Vec<String> = trials.into_iter().chain(time).collect();
@@ -273,6 +304,9 @@ pub fn answers_text(results: &ResultsDir) -> Option<String> {
     let mut text = String::from("\ntune:\n");
     for cell in &record.cells {
         text += &format!("  {}\n", cell.answer(record.objective));
+        if let Some(verdict) = cell.verdict(record.objective) {
+            text += &format!("    {verdict}\n");
+        }
         if let Some(best) = cell.best(record.objective).filter(|best| !best.options.is_empty()) {
             text += &format!("    options: {} (trial {}, {})\n", best.options.join(" "), best.number, best.dir);
         }

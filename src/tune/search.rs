@@ -37,8 +37,6 @@ pub enum Source {
     Model,
     /// A uniform random draw (`method = "random"`: the baseline the model is measured against).
     Random,
-    /// A configuration measured again (the incumbent, a close contender).
-    Repeat,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -29,7 +29,7 @@ mod metrics;
 mod model;
 mod recommend;
 mod spectrum;
-mod stats;
+use crate::stats;
 mod steadiness;
 mod tail_points;
 mod timelines;

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, Objective, TuneRecord};
+use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, Objective, TuneRecord, TuneTrial};
 
 /// How many of the best configurations the section lists.
 const BEST_LISTED: usize = 3;
@@ -20,8 +20,12 @@ pub struct CellTuneSection {
     pub cell: String,
     /// `best: -Dx=0.3 -Dy=0.7 — p99 2.1 ms, 0.06× the default's 34 ms; 12 trial(s), 36 s`.
     pub answer: String,
+    /// What the finalists' repeats said (`over 3 repeats each: better than the defaults (p = 0.003); …`); None when
+    /// they were not measured again.
+    pub verdict: Option<String>,
     pub trials: Vec<TuneTrialRow>,
-    /// The best feasible trials, best first (at most three).
+    /// The finalists in their confirmed order where they were measured again, else the best feasible trials, best
+    /// first (at most three).
     pub best: Vec<BestRow>,
     /// Largest first; empty with too few feasible trials (then `importance_note` says why).
     pub importance: Vec<ShareRow>,
@@ -47,8 +51,13 @@ pub struct BestRow {
     pub number: u32,
     pub configuration: String,
     pub options: Vec<String>,
-    pub figure: f64,
+    /// The median of its repeats (its trial's figure when it ran once); None when no repeat was feasible.
+    pub figure: Option<f64>,
     pub figure_words: String,
+    /// The 95 % interval of its repeats' mean, in words (`1,005–1,055`); None with fewer than two.
+    pub interval: Option<String>,
+    /// `3`, or `2 of 3 feasible (why the other was not)`.
+    pub repeats: String,
     /// Its figure over the defaults' (`0.41×`); None when the defaults gave none.
     pub vs_default: Option<String>,
 }
@@ -86,24 +95,42 @@ fn cell_section(objective: Objective, cell: &CellTune) -> CellTuneSection {
             dir: trial.dir.clone(),
         })
         .collect();
-    let default = cell.trials.first().filter(|trial| trial.source == "defaults").and_then(|trial| trial.figure);
-    let best = cell
-        .top(objective, BEST_LISTED)
-        .into_iter()
-        .map(|trial| {
-            let figure = trial.figure.expect("top lists feasible trials");
-            BestRow {
-                number: trial.number,
-                configuration: trial.described.clone(),
-                options: trial.options.clone(),
-                figure,
-                figure_words: objective.value(figure),
-                vs_default: default
-                    .filter(|default| *default != 0.0)
-                    .map(|default| format!("{:.2}×", figure / default)),
-            }
-        })
-        .collect();
+    let default = cell.trials.first().filter(|trial| trial.source == "defaults").and_then(|trial| cell.figure(trial));
+    let vs_default = |figure: Option<f64>| {
+        Some(figure? / default.filter(|default| *default != 0.0)?).map(|ratio| format!("{ratio:.2}×"))
+    };
+    let row = |trial: &TuneTrial, repeats: String, interval: Option<String>| {
+        let figure = cell.figure(trial);
+        BestRow {
+            number: trial.number,
+            configuration: if trial.source == "defaults" { "defaults".into() } else { trial.described.clone() },
+            options: trial.options.clone(),
+            figure,
+            figure_words: figure.map_or("—".to_string(), |figure| objective.value(figure)),
+            interval,
+            repeats,
+            vs_default: vs_default(figure),
+        }
+    };
+    let best = match &cell.confirmation {
+        Some(confirmation) => confirmation
+            .finalists
+            .iter()
+            .filter_map(|finalist| {
+                let trial = cell.trial(finalist.trial)?;
+                let feasible = finalist.figures.iter().flatten().count();
+                let repeats = match (feasible, finalist.figures.len(), &finalist.infeasible) {
+                    (feasible, all, Some(why)) if feasible < all => format!("{feasible} of {all} feasible ({why})"),
+                    (_, all, _) => all.to_string(),
+                };
+                let interval = finalist
+                    .interval
+                    .map(|[low, high]| format!("{}–{}", objective.number(low), objective.number(high)));
+                Some(row(trial, repeats, interval))
+            })
+            .collect(),
+        None => cell.top(objective, BEST_LISTED).into_iter().map(|trial| row(trial, "1".into(), None)).collect(),
+    };
     let feasible = cell.trials.iter().filter(|trial| trial.source != "defaults" && trial.figure.is_some()).count();
     let importance_note = match (cell.importance.is_empty(), feasible) {
         (true, feasible) if feasible < IMPORTANCE_MIN_FEASIBLE => Some(format!(
@@ -116,6 +143,7 @@ fn cell_section(objective: Objective, cell: &CellTune) -> CellTuneSection {
     CellTuneSection {
         cell: cell.cell.clone(),
         answer: cell.answer(objective),
+        verdict: cell.verdict(objective),
         trials,
         best,
         importance: cell

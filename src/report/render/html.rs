@@ -22,7 +22,7 @@ use super::prose::{Part, parts};
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
 };
-use super::tune::{HISTORY_HEAD, shares, title as tune_title};
+use super::tune::{BEST_HEAD, HISTORY_HEAD, shares, title as tune_title};
 use crate::load::format::format_ms;
 use crate::report::analysis::{
     Analysis, CAPACITY, CellPhase, CurvePoint, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
@@ -546,16 +546,20 @@ fn tune_section(analysis: &Analysis) -> Markup {
     html! {
         @for (index, cell) in tune.cells.iter().enumerate() {
             h2 id=(format!("tune-{index}")) { (tune_title(analysis, cell)) }
-            ul.findings { li { (cell.answer) } }
+            ul.findings {
+                li { (cell.answer) }
+                @if let Some(verdict) = &cell.verdict { li { "Confirmed " (verdict) } }
+            }
             @if !cell.best.is_empty() {
                 h3 { "Best configurations" }
                 table {
-                    thead { tr { th { "trial" } th { "configuration" } th { "options" } th { "figure" } th { "vs the defaults" } } }
+                    thead { tr { @for head in BEST_HEAD { th { (head) } } } }
                     tbody {
                         @for row in &cell.best {
                             tr {
                                 td { (row.number) } td { (row.configuration) } td { code { (row.options.join(" ")) } }
-                                td { (row.figure_words) } td { (row.vs_default.as_deref().unwrap_or("—")) }
+                                td { (row.figure_words) } td { (row.interval.as_deref().unwrap_or("—")) }
+                                td { (row.repeats) } td { (row.vs_default.as_deref().unwrap_or("—")) }
                             }
                         }
                     }

@@ -11,7 +11,7 @@ use super::grid::{grid_axes, grid_note, phase_grids};
 use super::memory::{MEMORY_NOTE, killed_line, memory_cells, memory_table, title};
 use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
-use super::tune::{HISTORY_HEAD, shares, title as tune_title};
+use super::tune::{BEST_HEAD, HISTORY_HEAD, shares, title as tune_title};
 use crate::report::analysis::{Analysis, PhaseAnalysis, PhaseKind};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, code, inline HTML), escaping only what
@@ -407,19 +407,24 @@ fn tune_section(analysis: &Analysis) -> String {
     let Some(tune) = &analysis.tune else { return String::new() };
     let mut out = String::new();
     for cell in &tune.cells {
-        let _ = writeln!(out, "## {}\n\n- {}\n", escape(&tune_title(analysis, cell)), escape(&cell.answer));
+        let _ = writeln!(out, "## {}\n\n- {}", escape(&tune_title(analysis, cell)), escape(&cell.answer));
+        if let Some(verdict) = &cell.verdict {
+            let _ = writeln!(out, "- Confirmed {}", escape(verdict));
+        }
+        out.push('\n');
         if !cell.best.is_empty() {
-            let _ =
-                writeln!(out, "Best configurations:\n\n| trial | configuration | options | figure | vs the defaults |");
-            let _ = writeln!(out, "|---:|---|---|---:|---:|");
+            let _ = writeln!(out, "Best configurations:\n\n| {} |", BEST_HEAD.join(" | "));
+            let _ = writeln!(out, "|---:|---|---|---:|---:|---|---:|");
             for row in &cell.best {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} |",
                     row.number,
                     escape(&row.configuration),
                     escape(&row.options.join(" ")),
                     escape(&row.figure_words),
+                    row.interval.as_deref().unwrap_or("—"),
+                    escape(&row.repeats),
                     row.vs_default.as_deref().unwrap_or("—")
                 );
             }

@@ -3,6 +3,9 @@
 
 use crate::report::analysis::{Analysis, CellTuneSection};
 
+pub const BEST_HEAD: [&str; 7] =
+    ["trial", "configuration", "options", "figure", "95 % interval", "repeats", "vs the defaults"];
+
 pub const HISTORY_HEAD: [&str; 6] = ["trial", "source", "configuration", "options", "figure", "best so far"];
 
 /// `x 61 %, y 28 %`: each parameter's share of the figure's variation, largest first.

@@ -1,6 +1,7 @@
 //! Statistics over repeats: each figure is the median of its repeats, with a Student's t 95 % confidence interval
 //! of the mean; Welch's t-test (two-sided, 5 %) tells whether two cells really differ; the best cell of a headline
-//! figure and every cell not distinguishable from it are marked.
+//! figure and every cell not distinguishable from it are marked. One definition for the report, `jload compare` and
+//! the tune's confirmation of its finalists.
 //!
 //! Why t-based and not a bootstrap: plans run 2–5 repeats, and a bootstrap of 3 values can only return those values
 //! (its 95 % interval is about the range of the repeats, which covers far less than 95 %), while the t interval is
