@@ -3,8 +3,9 @@
 //! fixed low rate and the search finds the minimum within a stated tolerance in 12 trials with a fixed seed, across
 //! a Ctrl-C and `--resume` that keeps the trials already done; a capacity tune takes its figures from the capacity
 //! phase; a collector the JVM refuses is refused by the preflight — infeasible with the JVM's message, never loaded;
-//! a time budget starts no trial once spent; a dry run shows the tune; bad input exits 2 with one line and starts
-//! nothing.
+//! a time budget starts no trial once spent; the search's finalists are measured again and the answer is their best
+//! median; a plan with axes tunes each cell on its own; a dry run shows the tune; bad input exits 2 with one line and
+//! starts nothing.
 
 mod common;
 
@@ -210,6 +211,48 @@ fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
     let answer =
         "best: defaults — capacity 40 req/s, the defaults (the JVM's ergonomics): no trial beat them; 2 trial(s)";
     assert!(stdout.contains(answer), "'{answer}' not in {stdout}");
+}
+
+#[test]
+fn a_plan_with_axes_tunes_each_of_its_cells_on_its_own() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempdir();
+    let classes = compiled(&dir, "Bowl.java");
+    // y is an axis: near the bowl's minimum (0.7, service ~2 ms) and far from it (0.2, ~102 ms); x is tuned in each.
+    let tail = "[[axis]]\nname = \"y\"\nvalues = [ { label = \"near\", jvm = [\"-Dy=0.7\"] }, \
+                { label = \"far\", jvm = [\"-Dy=0.2\"] } ]\n\
+                [tune]\nobjective = \"p99\"\nbudget = { trials = 2 }\nconfirm = 1\n[tune.space]\n\
+                \"-Dx\" = { from = 0.29, to = 0.31 }\n";
+    let plan = plan(&dir, &classes, FAST_JVM, tail);
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+
+    let record = json(&out.join("tune.json"));
+    let cells = record["cells"].as_array().unwrap();
+    let names: Vec<&str> = cells.iter().map(|cell| cell["cell"].as_str().unwrap()).collect();
+    assert_eq!(names, ["y=near", "y=far"]);
+    for cell in cells {
+        let label = cell["axes"]["y"].as_str().unwrap();
+        let dirs: Vec<&str> = cell["trials"].as_array().unwrap().iter().map(|t| t["dir"].as_str().unwrap()).collect();
+        assert_eq!(dirs, [format!("y={label}__trial=t01"), format!("y={label}__trial=t02")], "a search per cell");
+        let meta = json(&out.join("cells").join(dirs[1]).join("rep-1/meta.json"));
+        let command: Vec<&str> = meta["command"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+        let y = if label == "near" { "-Dy=0.7" } else { "-Dy=0.2" };
+        let at = command.iter().position(|word| *word == y).expect("the axis' option");
+        assert!(command[at + 1].starts_with("-Dx=0.3") || command[at + 1].starts_with("-Dx=0.29"), "{command:?}");
+    }
+    let p99 = |cell: &serde_json::Value| cell["trials"][1]["figure"].as_f64().unwrap();
+    assert!(p99(&cells[1]) > p99(&cells[0]) + 50.0, "far {} against near {}", p99(&cells[1]), p99(&cells[0]));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("tune:\n  y=near: best: ") && stdout.contains("\n  y=far: best: "), "{stdout}");
+    assert!(stderr.contains("jload: y=far: trial 2/2 (design): -Dx=0."), "{stderr}");
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["axes"], serde_json::json!(["y", "trial"]));
+    assert_eq!(summary["cells"].as_array().unwrap().len(), 4);
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(markdown.contains("## Tune: p99, y=near\n") && markdown.contains("## Tune: p99, y=far\n"), "{markdown}");
 }
 
 #[test]
