@@ -143,6 +143,13 @@ pub struct TuneTrial {
     pub seconds: f64,
 }
 
+impl TuneTrial {
+    /// What the outputs call it: `defaults`, or its configuration (`heap=384m gc=G1`).
+    pub fn name(&self) -> String {
+        if self.source == "defaults" { "defaults".to_string() } else { self.described.clone() }
+    }
+}
+
 impl Objective {
     /// A figure as "higher is better", as the search wants it.
     pub fn score(self, figure: f64) -> f64 {
@@ -260,6 +267,16 @@ impl CellTune {
         let runs = self.confirmation.as_ref().map_or(0, Confirmation::runs);
         let confirming = if runs > 0 { format!(" + {runs} confirming run(s)") } else { String::new() };
         let spent = format!("{} trial(s){confirming}, {}", self.trials.len(), duration_words(self.seconds()));
+        if let Some(confirmation) = self.confirmation.as_ref().filter(|confirmation| confirmation.best().is_none())
+            && let Some(searched) = self.searched_best(objective)
+        {
+            let name = searched.name();
+            return format!(
+                "{cell}no finalist held in all {} repeats (the search's best single trial: {name}, {}); {spent}",
+                confirmation.repeats,
+                objective.words(searched.figure.expect("feasible"))
+            );
+        }
         let Some((best, figure)) = self.best(objective).and_then(|best| Some((best, self.figure(best)?))) else {
             return format!("{cell}no feasible configuration in {spent}");
         };
@@ -273,8 +290,7 @@ impl CellTune {
             Some((None, Some(why))) => format!("the defaults were infeasible ({why})"),
             _ => "the defaults gave no figure".to_string(),
         };
-        let described = if best.source == "defaults" { "defaults".to_string() } else { best.described.clone() };
-        format!("{cell}best: {described} — {}{interval}, {beside}; {spent}", objective.words(figure))
+        format!("{cell}best: {} — {}{interval}, {beside}; {spent}", best.name(), objective.words(figure))
     }
 
     /// ` (39,800–42,100)`: a confirmed trial's interval, empty for one without.
@@ -322,7 +338,7 @@ impl CellTune {
         }
         for failed in confirmation.finalists.iter().filter(|finalist| !finalist.feasible_everywhere()) {
             let infeasible = failed.figures.iter().filter(|figure| figure.is_none()).count();
-            let name = self.trial(failed.trial).map_or(String::new(), |trial| trial.described.clone());
+            let name = self.trial(failed.trial).map_or(String::new(), TuneTrial::name);
             parts.push(format!(
                 "trial {} ({name}) was infeasible in {infeasible} of {} repeats ({})",
                 failed.trial,

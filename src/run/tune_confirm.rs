@@ -79,7 +79,8 @@ pub fn settle(
             Finalist {
                 trial: measured.trial,
                 median: estimate.as_ref().map(|estimate| estimate.median),
-                interval: estimate.and_then(|estimate| estimate.ci),
+                // Every objective's figure is a rate, a latency or a size: an interval reaching below 0 stops there.
+                interval: estimate.and_then(|estimate| estimate.ci).map(|[low, high]| [low.max(0.0), high]),
                 figures: measured.figures,
                 infeasible: measured.infeasible,
             }

@@ -127,6 +127,8 @@ fn when_the_defaults_are_the_confirmed_best_the_runner_up_is_tested_against_them
         20.0,
     );
     assert_eq!(confirmation.best().unwrap().trial, 1);
+    // Trial 7: mean 2, s = √2, ± 12.71 × 1: from below 0, which no p99 is.
+    assert_eq!(confirmation.finalists[1].interval.unwrap()[0], 0.0);
     assert_eq!(confirmation.against_defaults, None);
     assert_eq!(confirmation.against_runner_up.as_ref().map(|test| test.trial), Some(7));
 }
@@ -162,4 +164,25 @@ fn the_answer_and_the_verdict_read_the_confirmed_figures() {
     );
     assert_eq!(cell.best(Objective::Capacity).map(|best| best.number), Some(3));
     assert_eq!(cell.searched_best(Objective::Capacity).map(|best| best.number), Some(2));
+}
+
+#[test]
+fn without_a_finalist_feasible_in_every_repeat_the_answer_claims_no_best() {
+    let mut cell = search(vec![trial(1, "defaults", Some(4.5), 10.0), trial(2, "design", Some(6.3), 10.0)]);
+    cell.confirmation = Some(settle(
+        Objective::P99,
+        3,
+        vec![measured(1, &[Some(4.5), Some(35.8), None]), measured(2, &[Some(6.3), Some(2.0), None])],
+        Some(1),
+        40.0,
+    ));
+    assert_eq!(
+        cell.answer(Objective::P99),
+        "no finalist held in all 3 repeats (the search's best single trial: defaults, p99 4.500 ms); 2 trial(s) + 4 \
+         confirming run(s), 60 s"
+    );
+    assert!(cell.verdict(Objective::P99).unwrap().starts_with(
+        "over 3 repeats each: no finalist was feasible in every \
+         repeat; trial 1 (defaults) was infeasible in 1 of 3 repeats (killed by the memory limit (256 MiB))"
+    ));
 }

@@ -103,7 +103,7 @@ fn cell_section(objective: Objective, cell: &CellTune) -> CellTuneSection {
         let figure = cell.figure(trial);
         BestRow {
             number: trial.number,
-            configuration: if trial.source == "defaults" { "defaults".into() } else { trial.described.clone() },
+            configuration: trial.name(),
             options: trial.options.clone(),
             figure,
             figure_words: figure.map_or("—".to_string(), |figure| objective.value(figure)),
