@@ -304,19 +304,19 @@ impl CellTune {
 
     /// What the repeats said, in one line; None without a confirmation: `over 3 repeats each: better than the
     /// defaults (p = 0.003); the runner-up, heap=512m gc=G1 at 40,100 req/s (38,000–42,000), cannot be told apart
-    /// from it (p = 0.41)`.
+    /// from the best (p = 0.41): either will do`.
     pub fn verdict(&self, objective: Objective) -> Option<String> {
         let confirmation = self.confirmation.as_ref()?;
         let mut parts = Vec::new();
         let best = confirmation.best();
         let best_is_defaults = best.and_then(|best| self.trial(best.trial)).is_some_and(|t| t.source == "defaults");
-        let it = if best_is_defaults { "them" } else { "it" };
+        let it = if best_is_defaults { "the defaults" } else { "the best" };
         match (&confirmation.against_defaults, best) {
             (Some(test), _) if test.significant => {
                 parts.push(format!("better than the defaults ({})", p_words(test.p)))
             }
             (Some(test), _) => parts.push(format!(
-                "it cannot be told apart from the defaults ({}): the gain is within the noise",
+                "the best cannot be told apart from the defaults ({}): the gain is within the noise",
                 p_words(test.p)
             )),
             (None, None) => parts.push("no finalist was feasible in every repeat".to_string()),

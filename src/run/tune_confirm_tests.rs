@@ -160,7 +160,7 @@ fn the_answer_and_the_verdict_read_the_confirmed_figures() {
     assert_eq!(
         cell.verdict(Objective::Capacity).unwrap(),
         "over 3 repeats each: better than the defaults (p < 0.001); the runner-up, -Dx=0.2 at 970 req/s \
-         (816–1,204), cannot be told apart from it (p = 0.70): either will do"
+         (816–1,204), cannot be told apart from the best (p = 0.70): either will do"
     );
     assert_eq!(cell.best(Objective::Capacity).map(|best| best.number), Some(3));
     assert_eq!(cell.searched_best(Objective::Capacity).map(|best| best.number), Some(2));
