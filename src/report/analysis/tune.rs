@@ -1,10 +1,11 @@
 //! The report's tune section (a plan with `[tune]`, docs/tune.md): per cell, the answer in one line, the trial
-//! history with the best figure so far, the best configurations, and which parameters mattered — from `tune.json`,
-//! where the runner recorded each trial and the model's shares.
+//! history with the best figure so far, the best configurations, which parameters mattered, and for objective
+//! "memory" the frontier of memory against capacity — from `tune.json`, where the runner recorded each trial, the
+//! model's shares and the frontier.
 
 use serde::Serialize;
 
-use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, Objective, TuneRecord};
+use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, Objective, TuneRecord, TuneTrial};
 
 /// How many of the best configurations the section lists.
 const BEST_LISTED: usize = 3;
@@ -12,6 +13,8 @@ const BEST_LISTED: usize = 3;
 #[derive(Debug, Serialize)]
 pub struct TuneSection {
     pub objective: Objective,
+    /// Objective "memory": the rate it was judged at (req/s).
+    pub at_rate: Option<f64>,
     pub cells: Vec<CellTuneSection>,
 }
 
@@ -26,6 +29,26 @@ pub struct CellTuneSection {
     /// Largest first; empty with too few feasible trials (then `importance_note` says why).
     pub importance: Vec<ShareRow>,
     pub importance_note: Option<String>,
+    /// Objective "memory": every trial with both a memory and a capacity, least memory first, those on the frontier
+    /// of memory against capacity marked; empty without capacities (then `frontier_note` says why).
+    pub capacities: Vec<CapacityPoint>,
+    pub frontier_note: Option<String>,
+}
+
+/// A memory tune's trial with both figures of the frontier.
+#[derive(Debug, Serialize)]
+pub struct CapacityPoint {
+    pub number: u32,
+    pub configuration: String,
+    /// Bytes.
+    pub memory: f64,
+    pub memory_words: String,
+    /// req/s within the SLO.
+    pub capacity: f64,
+    pub capacity_words: String,
+    pub on_frontier: bool,
+    /// Whether its capacity reaches `at_rate`; None without one.
+    pub holds_at_rate: Option<bool>,
 }
 
 #[derive(Debug, Serialize)]
@@ -62,11 +85,42 @@ pub struct ShareRow {
 pub fn tune_section(record: &TuneRecord) -> TuneSection {
     TuneSection {
         objective: record.objective,
-        cells: record.cells.iter().map(|cell| cell_section(record.objective, cell)).collect(),
+        at_rate: record.at_rate,
+        cells: record.cells.iter().map(|cell| cell_section(record, cell)).collect(),
     }
 }
 
-fn cell_section(objective: Objective, cell: &CellTune) -> CellTuneSection {
+/// A memory tune's trials that have both figures, least memory first; and why there is no frontier when none has.
+fn capacities(record: &TuneRecord, cell: &CellTune) -> (Vec<CapacityPoint>, Option<String>) {
+    if record.objective != Objective::Memory {
+        return (Vec::new(), None);
+    }
+    let point = |trial: &TuneTrial| {
+        let (memory, capacity) = (trial.memory?, trial.capacity?);
+        Some(CapacityPoint {
+            number: trial.number,
+            configuration: trial.described.clone(),
+            memory,
+            memory_words: Objective::Memory.value(memory),
+            capacity,
+            capacity_words: Objective::Capacity.value(capacity),
+            on_frontier: trial.on_frontier,
+            holds_at_rate: record.at_rate.map(|rate| capacity >= rate),
+        })
+    };
+    let mut points: Vec<CapacityPoint> = cell.trials.iter().filter_map(point).collect();
+    points.sort_by(|a, b| a.memory.total_cmp(&b.memory).then(a.number.cmp(&b.number)));
+    let note = points.is_empty().then(|| {
+        "No frontier of memory against capacity: no trial recorded a capacity (it needs a measured phase with \
+         `capacity = …` that found one)."
+            .to_string()
+    });
+    (points, note)
+}
+
+fn cell_section(record: &TuneRecord, cell: &CellTune) -> CellTuneSection {
+    let objective = record.objective;
+    let (capacities, frontier_note) = capacities(record, cell);
     let best_so_far = cell.best_so_far(objective);
     let trials = cell
         .trials
@@ -124,5 +178,7 @@ fn cell_section(objective: Objective, cell: &CellTune) -> CellTuneSection {
             .map(|share| ShareRow { parameter: share.parameter.clone(), share: share.share })
             .collect(),
         importance_note,
+        capacities,
+        frontier_note,
     }
 }
