@@ -14,6 +14,7 @@ const BEST_LISTED: usize = 3;
 pub struct TuneSection {
     pub objective: Objective,
     /// Objective "memory": the rate it was judged at (req/s).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_rate: Option<f64>,
     pub cells: Vec<CellTuneSection>,
 }
@@ -31,7 +32,9 @@ pub struct CellTuneSection {
     pub importance_note: Option<String>,
     /// Objective "memory": every trial with both a memory and a capacity, least memory first, those on the frontier
     /// of memory against capacity marked; empty without capacities (then `frontier_note` says why).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub capacities: Vec<CapacityPoint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub frontier_note: Option<String>,
 }
 
@@ -180,5 +183,84 @@ fn cell_section(record: &TuneRecord, cell: &CellTune) -> CellTuneSection {
         importance_note,
         capacities,
         frontier_note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::results::tune::Method;
+
+    fn trial(number: u32, memory_mib: f64, capacity: Option<f64>, on_frontier: bool) -> TuneTrial {
+        TuneTrial {
+            number,
+            source: "random".into(),
+            config: BTreeMap::new(),
+            described: format!("-Dworkers={number}"),
+            options: Vec::new(),
+            cell: format!("trial=t{number:02}"),
+            dir: format!("trial=t{number:02}"),
+            figure: Some(memory_mib * (1u64 << 20) as f64),
+            infeasible: None,
+            seconds: 5.0,
+            capacity,
+            memory: Some(memory_mib * (1u64 << 20) as f64),
+            on_frontier,
+        }
+    }
+
+    fn record(objective: Objective, trials: Vec<TuneTrial>) -> TuneRecord {
+        let cell = CellTune { cell: "default".into(), axes: BTreeMap::new(), trials, importance: Vec::new() };
+        TuneRecord {
+            objective,
+            seed: 1,
+            method: Method::Random,
+            budget_trials: Some(3),
+            budget_seconds: None,
+            at_rate: Some(60.0),
+            cells: vec![cell],
+        }
+    }
+
+    #[test]
+    fn a_memory_tune_lists_its_trials_with_capacities_least_memory_first_or_says_why_it_has_no_frontier() {
+        let trials =
+            vec![trial(1, 300.0, Some(160.0), false), trial(2, 88.0, Some(40.0), true), trial(3, 50.0, None, false)];
+        let section = tune_section(&record(Objective::Memory, trials.clone()));
+        let cell = &section.cells[0];
+        let listed: Vec<(u32, &str, &str, bool, Option<bool>)> = cell
+            .capacities
+            .iter()
+            .map(|point| {
+                (
+                    point.number,
+                    point.memory_words.as_str(),
+                    point.capacity_words.as_str(),
+                    point.on_frontier,
+                    point.holds_at_rate,
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [(2, "88 MiB", "40 req/s", true, Some(false)), (1, "300 MiB", "160 req/s", false, Some(true))]
+        );
+        assert_eq!(cell.frontier_note, None);
+
+        let without = tune_section(&record(Objective::Memory, vec![trial(3, 50.0, None, false)]));
+        assert_eq!(
+            without.cells[0].frontier_note.as_deref(),
+            Some(
+                "No frontier of memory against capacity: no trial recorded a capacity (it needs a measured phase with \
+                 `capacity = …` that found one)."
+            )
+        );
+        // Another objective has no frontier and says nothing of one; report.json keeps its keys as before.
+        let p99 = tune_section(&record(Objective::P99, trials));
+        assert!(p99.cells[0].capacities.is_empty() && p99.cells[0].frontier_note.is_none());
+        let json = serde_json::to_value(&p99.cells[0]).unwrap();
+        assert!(json.get("capacities").is_none() && json.get("frontier_note").is_none());
     }
 }

@@ -566,7 +566,7 @@ fn tune_section(analysis: &Analysis) -> Markup {
             @if cell.capacities.iter().any(|point| point.on_frontier) {
                 h3 { "Memory → capacity" }
                 p.note { (FRONTIER_INTRO) }
-                (frontier_chart(&format!("{}: memory against capacity", tune_title(analysis, cell)), &cell.capacities, tune.at_rate))
+                (frontier_chart("Memory peak against capacity, per trial", &cell.capacities, tune.at_rate))
                 table {
                     thead { tr { @for head in frontier_head(tune.at_rate) { th { (head) } } } }
                     tbody { @for point in cell.capacities.iter().filter(|point| point.on_frontier) { tr {
