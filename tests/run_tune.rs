@@ -331,6 +331,11 @@ fn a_dry_run_shows_the_tune_and_bad_input_exits_2_with_one_line_and_starts_nothi
         ("", space(heap).replace("\"p99\"", "\"fast\""), "tune.objective 'fast' is none of"),
         (
             "",
+            space(heap).replace("budget", "at_rate = 100\nbudget"),
+            "tune.at_rate goes with objective \"memory\" only (the least memory that holds the SLO at that rate)",
+        ),
+        (
+            "",
             format!("[slo]\np99 = \"1s\"\n[box_search]\nmemory = {{ from = \"64m\", to = \"1g\" }}\n{}", space(heap)),
             "tune: a plan searches the smallest box ([box_search]) or tunes ([tune]), not both",
         ),
