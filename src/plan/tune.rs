@@ -71,8 +71,8 @@ pub enum Objective {
     Capacity,
     /// The measured phase's p99 (lower is better), within the plan's SLO where it has one.
     P99,
-    /// The memory the target used over its life — its box's peak, else its RSS peak — within the SLO (lower is
-    /// better).
+    /// The memory the target used over its life — its box's peak, else its RSS peak — within the SLO, at `at_rate`
+    /// when given (lower is better).
     Memory,
 }
 
@@ -375,7 +375,8 @@ fn at_rate(
     let (rate, at) = (*written.get_ref(), written.span());
     let refusal = if objective != Objective::Memory {
         Some(format!(
-            "tune.at_rate goes with objective \"memory\" only (the least memory that holds the SLO at that rate), not \"{}\"",
+            "tune.at_rate goes with objective \"memory\" only (the least memory that holds the SLO at that rate), \
+             not \"{}\"",
             objective.name()
         ))
     } else if !(rate.is_finite() && rate > 0.0) {

@@ -290,7 +290,8 @@ fn at_rate_words(tune: &TunePlan) -> Option<String> {
             at(rate)
         ),
         AtRate::Fixed(rate) => format!(
-            "{}: every measured phase of every trial runs at that fixed rate; a trial is feasible when it holds the SLO",
+            "{}: every measured phase of every trial runs at that fixed rate; a trial is feasible when it holds \
+             the SLO",
             at(rate)
         ),
     })
