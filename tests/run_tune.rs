@@ -315,6 +315,19 @@ fn a_dry_run_shows_the_tune_and_bad_input_exits_2_with_one_line_and_starts_nothi
     assert!(stdout.contains("  budget per cell: 12 trial(s), 5 min (no trial starts after it) × 1 cell(s)\n"));
     assert!(stdout.contains("  -Dx: 0–1\n  -Dy: 0–1\n"), "{stdout}");
 
+    // A memory tune at a rate without a capacity phase: every measured phase runs at it, the warm-up as written.
+    let memory = BOWL.replace("\"p99\"", "\"memory\"\nat_rate = 20000");
+    let plan_path = plan(&dir, &classes, FAST_JVM, &format!("[slo]\np99 = \"50ms\"\n{memory}"));
+    let (output, _) = jload(&["run", plan_path.to_str().unwrap(), "--dry-run"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("phase warm (not measured): http://127.0.0.1:{port}/ × 16 connections, 300ms at 20 req/s"));
+    assert!(stdout.contains("phase get: http://127.0.0.1:{port}/ × 16 connections, 800ms at 20000 req/s"), "{stdout}");
+    assert!(stdout.contains(
+        "\n  at 20,000 req/s: every measured phase of every trial runs at that fixed rate; a trial is feasible when it \
+         holds the SLO\n"
+    ));
+
     let space = |lines: &str| format!("[tune]\nobjective = \"p99\"\nbudget = {{ trials = 5 }}\n[tune.space]\n{lines}");
     let heap = "heap = { from = \"64m\", to = \"1g\" }\n";
     let cases = [
