@@ -4,8 +4,9 @@
 //! a Ctrl-C and `--resume` that keeps the trials already done; a capacity tune takes its figures from the capacity
 //! phase; a collector the JVM refuses is refused by the preflight — infeasible with the JVM's message, never loaded;
 //! a time budget starts no trial once spent; the search's finalists are measured again and the answer is their best
-//! median; a plan with axes tunes each cell on its own; a dry run shows the tune; bad input exits 2 with one line and
-//! starts nothing.
+//! median; a plan with axes tunes each cell on its own; a memory tune at a rate records each trial's memory and
+//! capacity, and the frontier of the two (Bowl with a pool of workers that each hold memory); a dry run shows the
+//! tune; bad input exits 2 with one line and starts nothing.
 
 mod common;
 
@@ -256,6 +257,102 @@ fn a_plan_with_axes_tunes_each_of_its_cells_on_its_own() {
 }
 
 #[test]
+fn a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_and_their_frontier() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let started = std::time::Instant::now();
+    let dir = tempdir();
+    let classes = compiled(&dir, "Bowl.java");
+    // Service 15 ms on a pool of N workers holding 24 MiB each: capacity N × 67 req/s. The search starts at 80 req/s,
+    // doubles to at most 160 or halves, and stops at the first change (precision 100 %): each step it passes runs at
+    // about 60 % of the capacity and each it fails at 120 %, which it cannot sustain (the loose p99 leaves a loaded
+    // machine's hiccups room). So 1 worker holds 40 req/s, 2 hold 80, 4 and the defaults (8) hold 160; at_rate 60
+    // leaves 1 worker below it, and the least memory at 60 req/s is 2 workers.
+    let tune = "[slo]\np99 = \"1s\"\n[tune]\nobjective = \"memory\"\nat_rate = 60\nmethod = \"random\"\n\
+                budget = { trials = 4 }\nconfirm = 1\n[tune.space]\n\"-Dworkers\" = { values = [1, 2, 4] }\n";
+    let jvm = format!("{FAST_JVM}, \"-Dx=0.48\", \"-Dy=0.7\", \"-Dworker.mb=24\"");
+    let plan = plan(&dir, &classes, &jvm, tune);
+    let text = std::fs::read_to_string(&plan).unwrap().replace(
+        "rate = 20\nduration = \"800ms\"\n",
+        "capacity = { start_rate = 80, max_rate = 160, precision = \"100%\" }\nstep = \"1.5s\"\nstep_warmup = \"0s\"\n\
+         steady_max = \"0s\"\nmin_requests = 10\n",
+    );
+    std::fs::write(&plan, text).unwrap();
+    let out = dir.join("results");
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+
+    let record = json(&out.join("tune.json"));
+    assert_eq!((record["objective"].as_str(), record["at_rate"].as_f64()), (Some("memory"), Some(60.0)));
+    let trials = record["cells"][0]["trials"].as_array().unwrap();
+    assert_eq!(trials.len(), 4, "{record}");
+    let by_workers = |workers: &str| {
+        let found = trials.iter().find(|trial| trial["config"]["-Dworkers"] == workers);
+        found.unwrap_or_else(|| panic!("no trial of {workers} worker(s): {record}"))
+    };
+    let (one, two, four, defaults) = (by_workers("1"), by_workers("2"), by_workers("4"), &trials[0]);
+    assert_eq!(defaults["source"], "defaults");
+    let capacity = |trial: &serde_json::Value| trial["capacity"].as_f64();
+    let memory = |trial: &serde_json::Value| trial["memory"].as_f64().unwrap_or_else(|| panic!("{trial}"));
+    let capacities = [one, two, four, defaults].map(capacity);
+    assert_eq!(capacities, [Some(40.0), Some(80.0), Some(160.0), Some(160.0)], "{record}");
+    // Each worker holds 24 MiB more; the defaults' eight more than four.
+    assert!(memory(one) < memory(two) && memory(two) < memory(four) && memory(four) < memory(defaults), "{record}");
+    assert_eq!(one["infeasible"], "capacity 40 req/s is below at_rate 60 req/s");
+    assert_eq!(one["figure"], serde_json::Value::Null);
+    for feasible in [two, four, defaults] {
+        assert_eq!(feasible["figure"].as_f64(), Some(memory(feasible)), "{feasible}");
+    }
+    assert!(stderr.contains("-Dworkers=1 → infeasible: capacity 40 req/s is below at_rate 60 req/s"), "{stderr}");
+
+    // The frontier: 1, 2 and 4 workers; the defaults hold what 4 workers hold, with more memory.
+    let on: Vec<&serde_json::Value> = trials.iter().filter(|trial| trial["on_frontier"] == true).collect();
+    let numbers = |list: &[&serde_json::Value]| {
+        let mut numbers: Vec<u64> = list.iter().map(|trial| trial["number"].as_u64().unwrap()).collect();
+        numbers.sort();
+        numbers
+    };
+    assert_eq!(numbers(&on), numbers(&[one, two, four]), "{record}");
+    for point in &on {
+        let beaten = trials.iter().any(|other| {
+            memory(other) <= memory(point)
+                && capacity(other) >= capacity(point)
+                && (memory(other) < memory(point) || capacity(other) > capacity(point))
+        });
+        assert!(!beaten, "{point} is dominated: {record}");
+    }
+    assert_eq!(defaults["on_frontier"], serde_json::Value::Null, "the defaults are off it");
+
+    let mib = |trial: &serde_json::Value| (memory(trial) / (1u64 << 20) as f64).round();
+    let answer = format!("best: -Dworkers=2 — memory {} MiB, ", mib(two));
+    assert!(stdout.contains(&format!("tune:\n  {answer}")), "{stdout}");
+    let frontier = format!(
+        "    frontier (memory → capacity): {} MiB → 40 req/s (t{:02}), {} MiB → 80 req/s (t{:02}), {} MiB → 160 req/s \
+         (t{:02})\n",
+        mib(one),
+        one["number"].as_u64().unwrap(),
+        mib(two),
+        two["number"].as_u64().unwrap(),
+        mib(four),
+        four["number"].as_u64().unwrap()
+    );
+    assert!(stdout.contains(&frontier), "'{frontier}' not in {stdout}");
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(markdown.contains("| memory | capacity | trial | configuration | at_rate 60 req/s |"), "{markdown}");
+    let row = format!("| {} MiB | 40 req/s | {} | -Dworkers=1 | below |", mib(one), one["number"]);
+    assert!(markdown.contains(&row), "'{row}' not in {markdown}");
+    let row = format!("| {} MiB | 80 req/s | {} | -Dworkers=2 | holds |", mib(two), two["number"]);
+    assert!(markdown.contains(&row), "'{row}' not in {markdown}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("data-chart=\"frontier\"") && html.contains("Memory → capacity"), "the frontier in HTML");
+    let report = json(&out.join("report.json"));
+    let points = report["tune"]["cells"][0]["capacities"].as_array().unwrap();
+    assert_eq!(points.len(), 4, "every trial has both figures: {report}");
+    eprintln!("memory tune: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+#[test]
 fn a_time_budget_starts_no_trial_once_it_is_spent() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
@@ -300,6 +397,19 @@ fn a_dry_run_shows_the_tune_and_bad_input_exits_2_with_one_line_and_starts_nothi
     assert!(stdout.contains("  budget per cell: 12 trial(s), 5 min (no trial starts after it) × 1 cell(s)\n"));
     assert!(stdout.contains("  -Dx: 0–1\n  -Dy: 0–1\n"), "{stdout}");
 
+    // A memory tune at a rate without a capacity phase: every measured phase runs at it, the warm-up as written.
+    let memory = BOWL.replace("\"p99\"", "\"memory\"\nat_rate = 20000");
+    let plan_path = plan(&dir, &classes, FAST_JVM, &format!("[slo]\np99 = \"50ms\"\n{memory}"));
+    let (output, _) = jload(&["run", plan_path.to_str().unwrap(), "--dry-run"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("phase warm (not measured): http://127.0.0.1:{port}/ × 16 connections, 300ms at 20 req/s"));
+    assert!(stdout.contains("phase get: http://127.0.0.1:{port}/ × 16 connections, 800ms at 20000 req/s"), "{stdout}");
+    assert!(stdout.contains(
+        "\n  at 20,000 req/s: every measured phase of every trial runs at that fixed rate; a trial is feasible when it \
+         holds the SLO\n"
+    ));
+
     let space = |lines: &str| format!("[tune]\nobjective = \"p99\"\nbudget = {{ trials = 5 }}\n[tune.space]\n{lines}");
     let heap = "heap = { from = \"64m\", to = \"1g\" }\n";
     let cases = [
@@ -314,6 +424,11 @@ fn a_dry_run_shows_the_tune_and_bad_input_exits_2_with_one_line_and_starts_nothi
         ("", space(heap).replace("\"p99\"", "\"memory\""), "objective \"memory\" needs an [slo]"),
         ("", space(heap).replace("\"p99\"", "\"capacity\""), "objective \"capacity\" needs a phase with `capacity"),
         ("", space(heap).replace("\"p99\"", "\"fast\""), "tune.objective 'fast' is none of"),
+        (
+            "",
+            space(heap).replace("budget", "at_rate = 100\nbudget"),
+            "tune.at_rate goes with objective \"memory\" only (the least memory that holds the SLO at that rate)",
+        ),
         (
             "",
             format!("[slo]\np99 = \"1s\"\n[box_search]\nmemory = {{ from = \"64m\", to = \"1g\" }}\n{}", space(heap)),

@@ -29,7 +29,6 @@ use crate::cpuset::{self, CpuSet};
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
 use crate::load::input::spec::{Setting, fill_target};
-use crate::load::search::ladder::LadderPlan;
 use crate::tomlfile::{Source, parse_toml};
 pub use phase::Phase;
 use phase::parse_phases;
@@ -213,15 +212,15 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     };
     let tune = match &file.tune {
         Some(block) => {
-            let has_capacity_phase = phases.iter().any(|phase| {
-                let capacity = |ladder: &phase_ladder::PhaseLadder| matches!(ladder.plan, LadderPlan::Capacity(_));
-                phase.measure && phase.ladder.as_ref().is_some_and(capacity)
-            });
-            let parts = tune::PlanParts { target: &target, axes: &axes, has_capacity_phase, slo: &slo };
+            let parts = tune::PlanParts { target: &target, axes: &axes, phases: &phases, slo: &slo };
             Some(tune::check_tune(source, block, parts, file.box_search.is_some())?)
         }
         None => None,
     };
+    let mut phases = phases;
+    if let Some(tune) = &tune {
+        tune::apply_at_rate(tune, &mut phases);
+    }
     let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load, box_search, tune };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
     relative::check_plan(&plan).map_err(|message| source.error_at(file.target.command.span(), message))?;

@@ -30,6 +30,15 @@ pub struct Phase {
 }
 
 impl Phase {
+    /// This phase as one run at `rate`, open-model — the one rule by which a box search's `at_capacity` runs its
+    /// capacity phase at a share of the capacity and a tune's `at_rate` runs every measured phase at that rate: a
+    /// ladder or search becomes one run as long as one of its steps' measured windows (its load carries that
+    /// already), a plain phase keeps its stop.
+    pub fn run_at_fixed_rate(&mut self, rate: f64) {
+        self.ladder = None;
+        self.load.rate = Some(rate);
+    }
+
     /// The phase's load in one line, for `--dry-run`: the requests, the connections, and how long and at what rate
     /// it runs (or its ladder).
     pub fn describe(&self) -> String {

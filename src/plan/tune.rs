@@ -3,7 +3,7 @@
 //! on a choice — checked into a [`TunePlan`]: the space the search works in (`tune::space`) and, per parameter, the
 //! one rule that turns its value into JVM options (`heap` → `-Xmx384m`, `gc` → `-XX:+UseG1GC`, `-XX:Flag` →
 //! `-XX:Flag=20`, a boolean `-XX:Flag` → `-XX:+Flag`, `-Dname` → `-Dname=0.3`, else the parameter's own `option`
-//! template with `{}`).
+//! template with `{}`); and, for objective "memory", the rate it is judged at (`at_rate`, [`AtRate`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -11,6 +11,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::Phase;
+use crate::load::search::ladder::LadderPlan;
 use crate::tomlfile::Source;
 use crate::tune::search::Method;
 use crate::tune::space::{Condition, Config, Domain, Parameter, Space, Value, short_real};
@@ -29,6 +31,8 @@ pub struct TuneFile {
     pub start: Option<Spanned<usize>>,
     /// Measurements of each finalist once the search ends, its trial included (default 3; 1: none).
     pub confirm: Option<Spanned<u32>>,
+    /// Objective "memory" only: the rate (req/s) the least memory must hold the SLO at.
+    pub at_rate: Option<Spanned<f64>>,
     pub space: Spanned<BTreeMap<String, Spanned<ParameterFile>>>,
 }
 
@@ -69,8 +73,8 @@ pub enum Objective {
     Capacity,
     /// The measured phase's p99 (lower is better), within the plan's SLO where it has one.
     P99,
-    /// The memory the target used over its life — its box's peak, else its RSS peak — within the SLO (lower is
-    /// better).
+    /// The memory the target used over its life — its box's peak, else its RSS peak — within the SLO, at `at_rate`
+    /// when given (lower is better).
     Memory,
 }
 
@@ -110,6 +114,23 @@ pub const COLLECTORS: &[(&str, &str)] = &[
     ("Shenandoah", "-XX:+UseShenandoahGC"),
 ];
 
+/// `at_rate` (objective "memory"): the rate the least memory must hold the `[slo]` at, and how a trial is held to it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AtRate {
+    /// The plan's measured capacity phase runs as written; a trial holds the rate when its capacity is at least it.
+    Capacity(f64),
+    /// No capacity phase: every measured phase runs at this fixed rate; a trial holds it when the SLO holds.
+    Fixed(f64),
+}
+
+impl AtRate {
+    pub fn rate(self) -> f64 {
+        match self {
+            AtRate::Capacity(rate) | AtRate::Fixed(rate) => rate,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TunePlan {
     pub objective: Objective,
@@ -123,6 +144,8 @@ pub struct TunePlan {
     pub confirm: u32,
     pub space: Space,
     pub setters: BTreeMap<String, Setter>,
+    /// Objective "memory": the rate it is judged at; None: the plan's own phases set the load.
+    pub at_rate: Option<AtRate>,
 }
 
 impl TunePlan {
@@ -165,19 +188,50 @@ fn collector_option(name: &str) -> String {
     COLLECTORS.iter().find(|(known, _)| *known == name).map_or(name.to_string(), |(_, option)| option.to_string())
 }
 
-/// What the rest of the plan offers the objective: a capacity phase, an SLO.
+/// What the rest of the plan offers the objective: a capacity phase, an SLO, a measured rate ladder.
 pub struct PlanFacts {
+    /// A measured phase searches the capacity (`capacity = …`).
     pub has_capacity_phase: bool,
     pub has_slo: bool,
+    /// The first measured phase with a ladder of fixed rates (`rates = […]`), which `at_rate` cannot go with.
+    pub rate_ladder: Option<String>,
+}
+
+impl PlanFacts {
+    fn of(phases: &[Phase], slo: &[String]) -> PlanFacts {
+        let measured_ladder = |capacity: bool| {
+            phases.iter().find(|phase| {
+                phase.measure
+                    && phase
+                        .ladder
+                        .as_ref()
+                        .is_some_and(|ladder| matches!(ladder.plan, LadderPlan::Capacity(_)) == capacity)
+            })
+        };
+        PlanFacts {
+            has_capacity_phase: measured_ladder(true).is_some(),
+            has_slo: !slo.is_empty(),
+            rate_ladder: measured_ladder(false).map(|phase| phase.name.clone()),
+        }
+    }
 }
 
 /// What the checks of `[tune]` need from the rest of the plan.
 pub(super) struct PlanParts<'a> {
     pub target: &'a super::Target,
     pub axes: &'a [super::Axis],
-    /// A measured phase searches the capacity (`capacity = …`).
-    pub has_capacity_phase: bool,
+    pub phases: &'a [Phase],
     pub slo: &'a [String],
+}
+
+/// `[tune] at_rate` without a capacity phase: every measured phase of every trial runs at that fixed rate, by the
+/// rule a box search's `at_capacity` runs its trials at a rate ([`Phase::run_at_fixed_rate`]).
+pub(super) fn apply_at_rate(tune: &TunePlan, phases: &mut [Phase]) {
+    if let Some(AtRate::Fixed(rate)) = tune.at_rate {
+        for phase in phases.iter_mut().filter(|phase| phase.measure) {
+            phase.run_at_fixed_rate(rate);
+        }
+    }
 }
 
 /// Check `[tune]` inside its plan: the facts its objective needs, never beside `[box_search]`, its options reaching
@@ -197,7 +251,7 @@ pub(super) fn check_tune(
         let message = format!("tune: axis '{}' is the name the tune gives its trials; rename the axis", axis.name);
         return Err(source.error_at(at, message));
     }
-    let facts = PlanFacts { has_capacity_phase: plan.has_capacity_phase, has_slo: !plan.slo.is_empty() };
+    let facts = PlanFacts::of(plan.phases, plan.slo);
     let tuned = tune_plan(source, file, &facts)?;
     let uses_jvm = |text: &String| text.contains("{jvm}");
     if !plan.target.command.iter().chain(plan.target.env.values()).any(uses_jvm) {
@@ -271,6 +325,7 @@ pub fn tune_plan(source: Source<'_>, file: &TuneFile, facts: &PlanFacts) -> anyh
     if let Some(needs) = needs {
         return Err(source.error_at(file.objective.span(), format!("tune: {needs}")));
     }
+    let at_rate = at_rate(source, file, objective, facts)?;
     let budget = file.budget.get_ref();
     let time = source.duration(&budget.time, "tune.budget time")?;
     let trials = match (budget.trials, time) {
@@ -321,7 +376,50 @@ pub fn tune_plan(source: Source<'_>, file: &TuneFile, facts: &PlanFacts) -> anyh
         Some(confirm) => *confirm.get_ref(),
         None => DEFAULT_CONFIRM,
     };
-    Ok(TunePlan { objective, trials, time, seed: file.seed.unwrap_or(1), method, start, confirm, space, setters })
+    Ok(TunePlan {
+        objective,
+        trials,
+        time,
+        seed: file.seed.unwrap_or(1),
+        method,
+        start,
+        confirm,
+        space,
+        setters,
+        at_rate,
+    })
+}
+
+/// `at_rate`: only with objective "memory", above 0, and not beside a measured rate ladder; against the capacity
+/// phase where the plan has one, else the fixed rate of every measured phase.
+fn at_rate(
+    source: Source<'_>,
+    file: &TuneFile,
+    objective: Objective,
+    facts: &PlanFacts,
+) -> anyhow::Result<Option<AtRate>> {
+    let Some(written) = &file.at_rate else { return Ok(None) };
+    let (rate, at) = (*written.get_ref(), written.span());
+    let refusal = if objective != Objective::Memory {
+        Some(format!(
+            "tune.at_rate goes with objective \"memory\" only (the least memory that holds the SLO at that rate), \
+             not \"{}\"",
+            objective.name()
+        ))
+    } else if !(rate.is_finite() && rate > 0.0) {
+        Some(format!("tune.at_rate must be a rate above 0 req/s, not {rate}"))
+    } else if let Some(phase) = facts.rate_ladder.as_ref().filter(|_| !facts.has_capacity_phase) {
+        Some(format!(
+            "tune.at_rate sets one fixed rate for every measured phase, and phase '{phase}' is a ladder of rates \
+             (`rates = […]`): drop one of them"
+        ))
+    } else {
+        None
+    };
+    if let Some(message) = refusal {
+        return Err(source.error_at(at, message));
+    }
+    Ok(Some(if facts.has_capacity_phase { AtRate::Capacity(rate) } else { AtRate::Fixed(rate) }))
 }
 
 /// One parameter's domain and setter from what was written; the error without the key's name.

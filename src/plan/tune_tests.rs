@@ -5,7 +5,7 @@ struct Wrapper {
     tune: TuneFile,
 }
 
-const FACTS: PlanFacts = PlanFacts { has_capacity_phase: true, has_slo: true };
+const FACTS: PlanFacts = PlanFacts { has_capacity_phase: true, has_slo: true, rate_ladder: None };
 
 fn checked(text: &str, facts: &PlanFacts) -> anyhow::Result<TunePlan> {
     let wrapper: Wrapper = toml::from_str(text).unwrap();
@@ -121,11 +121,11 @@ fn bad_tune_blocks_are_refused_in_one_line_naming_the_line_and_the_fix() {
         ),
         "p.toml: line 2: tune.confirm must be at least 1 (1: no finalist measured again; 3: each measured 3 times)"
     );
-    let no_capacity = PlanFacts { has_capacity_phase: false, has_slo: true };
+    let no_capacity = PlanFacts { has_capacity_phase: false, has_slo: true, rate_ladder: None };
     let text = format!("{base}heap = {{ from = \"64m\", to = \"1g\" }}\n");
     assert!(checked(&text, &no_capacity).unwrap_err().to_string().contains("needs a phase with `capacity = …`"));
     let memory = text.replace("\"capacity\"", "\"memory\"");
-    let no_slo = PlanFacts { has_capacity_phase: true, has_slo: false };
+    let no_slo = PlanFacts { has_capacity_phase: true, has_slo: false, rate_ladder: None };
     assert!(checked(&memory, &no_slo).unwrap_err().to_string().contains("objective \"memory\" needs an [slo]"));
 }
 
@@ -143,4 +143,30 @@ fn a_setter_knows_an_option_written_elsewhere_that_sets_the_same_thing() {
     assert!(sets("-XX:UseStringDeduplication", "-XX:UseStringDeduplication=true"));
     assert!(sets("-Dkv.share", "-Dkv.share=0.5") && !sets("-Dkv.share", "-Dkv.shared=1"));
     assert!(sets("stack", "-Xss2m") && !sets("stack", "-Xms2m"));
+}
+
+#[test]
+fn at_rate_goes_with_memory_alone_above_zero_against_a_capacity_phase_or_as_every_measured_phases_rate() {
+    let memory = "[tune]\nobjective = \"memory\"\nat_rate = 20000\nbudget = { trials = 5 }\n[tune.space]\n\
+                  heap = { from = \"64m\", to = \"1g\" }\n";
+    assert_eq!(checked(memory, &FACTS).unwrap().at_rate, Some(AtRate::Capacity(20000.0)));
+    let plain = PlanFacts { has_capacity_phase: false, has_slo: true, rate_ladder: None };
+    assert_eq!(checked(memory, &plain).unwrap().at_rate, Some(AtRate::Fixed(20000.0)));
+    assert_eq!(checked(&memory.replace("at_rate = 20000\n", ""), &FACTS).unwrap().at_rate, None);
+    assert_eq!(
+        refused(&memory.replace("\"memory\"", "\"p99\"")),
+        "p.toml: line 3: tune.at_rate goes with objective \"memory\" only (the least memory that holds the SLO at \
+         that rate), not \"p99\""
+    );
+    assert_eq!(
+        refused(&memory.replace("20000", "0")),
+        "p.toml: line 3: tune.at_rate must be a rate above 0 req/s, not 0"
+    );
+    assert!(refused(&memory.replace("20000", "-5.5")).ends_with("tune.at_rate must be a rate above 0 req/s, not -5.5"));
+    let ladder = PlanFacts { has_capacity_phase: false, has_slo: true, rate_ladder: Some("steps".into()) };
+    assert_eq!(
+        checked(memory, &ladder).unwrap_err().to_string(),
+        "p.toml: line 3: tune.at_rate sets one fixed rate for every measured phase, and phase 'steps' is a ladder of \
+         rates (`rates = […]`): drop one of them"
+    );
 }

@@ -1,7 +1,7 @@
 //! `tune.json`: what a tune tried per cell and how each trial ended — its configuration, the JVM options it added,
 //! where it came from (the defaults, the space-filling start, the model), its figure or why it was infeasible, its
 //! seconds — and which parameters mattered (docs/results.md, docs/tune.md); the best trial and the answer in one line
-//! for every output.
+//! for every output; for objective "memory", each trial's capacity and memory and the frontier of the two.
 
 use std::collections::BTreeMap;
 
@@ -26,6 +26,9 @@ pub struct TuneRecord {
     /// The budget per cell: trials (None: unlimited) and seconds (None: unlimited).
     pub budget_trials: Option<u64>,
     pub budget_seconds: Option<f64>,
+    /// Objective "memory": the rate (req/s) it was judged at (`[tune] at_rate`); absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_rate: Option<f64>,
     /// One search per cell of the plan, in the order they ran.
     pub cells: Vec<CellTune>,
 }
@@ -141,6 +144,33 @@ pub struct TuneTrial {
     pub infeasible: Option<String>,
     /// Wall-clock seconds, preflight to stop.
     pub seconds: f64,
+    /// Objective "memory" with a measured capacity phase: the rate it held within the SLO (req/s), feasible or not;
+    /// absent when the run did not end well or found none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<f64>,
+    /// Objective "memory": the memory it used over its whole life (bytes; box peak, else RSS peak), feasible or not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<f64>,
+    /// On its cell's frontier of memory against capacity ([`frontier`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_frontier: bool,
+}
+
+/// The Pareto frontier of memory (lower is better) against capacity (higher is better) over the trials that have
+/// both — the infeasible ones below `at_rate` too: they are what less memory buys. A trial is on it unless another
+/// has no more memory and no less capacity and is better in one; two trials with the same figures both are. Their
+/// numbers, least memory first.
+pub fn frontier(trials: &[TuneTrial]) -> Vec<u32> {
+    let points: Vec<(u32, f64, f64)> =
+        trials.iter().filter_map(|trial| Some((trial.number, trial.memory?, trial.capacity?))).collect();
+    let dominated = |(_, memory, capacity): &(u32, f64, f64)| {
+        points.iter().any(|(_, other_memory, other_capacity)| {
+            other_memory <= memory && other_capacity >= capacity && (other_memory < memory || other_capacity > capacity)
+        })
+    };
+    let mut on: Vec<(u32, f64, f64)> = points.iter().filter(|point| !dominated(point)).copied().collect();
+    on.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.total_cmp(&b.2)).then(a.0.cmp(&b.0)));
+    on.into_iter().map(|(number, _, _)| number).collect()
 }
 
 impl TuneTrial {
@@ -251,6 +281,39 @@ impl CellTune {
                 best
             })
             .collect()
+    }
+
+    /// Mark the trials on the frontier of memory against capacity ([`frontier`]), after each trial.
+    pub fn mark_frontier(&mut self) {
+        let on = frontier(&self.trials);
+        for trial in &mut self.trials {
+            trial.on_frontier = on.contains(&trial.number);
+        }
+    }
+
+    /// The trials on the frontier, least memory first.
+    pub fn frontier_trials(&self) -> Vec<&TuneTrial> {
+        let mut on: Vec<&TuneTrial> = self.trials.iter().filter(|trial| trial.on_frontier).collect();
+        on.sort_by(|a, b| a.memory.unwrap_or_default().total_cmp(&b.memory.unwrap_or_default()));
+        on
+    }
+
+    /// The frontier in one line, `frontier (memory → capacity): 52 MiB → 40 req/s (t02), 70 MiB → 80 req/s (t03)`;
+    /// None without one.
+    pub fn frontier_words(&self) -> Option<String> {
+        let points: Vec<String> = self
+            .frontier_trials()
+            .iter()
+            .map(|trial| {
+                format!(
+                    "{} → {} (t{:02})",
+                    Objective::Memory.value(trial.memory.unwrap_or_default()),
+                    Objective::Capacity.value(trial.capacity.unwrap_or_default()),
+                    trial.number
+                )
+            })
+            .collect();
+        (!points.is_empty()).then(|| format!("frontier (memory → capacity): {}", points.join(", ")))
     }
 
     /// The search's seconds and the confirmation's.
@@ -364,11 +427,13 @@ pub fn duration_words(seconds: f64) -> String {
     if seconds >= 120.0 { format!("{} min", (seconds / 60.0).round()) } else { format!("{} s", seconds.round()) }
 }
 
+/// Trials and searches for unit tests, spelled once.
 #[cfg(test)]
-mod tests {
+pub mod fixtures {
     use super::*;
 
-    fn trial(number: u32, source: &str, described: &str, figure: Option<f64>) -> TuneTrial {
+    /// A trial of 30 s; infeasible (the preflight refused it) where it has no figure.
+    pub fn trial(number: u32, source: &str, described: &str, figure: Option<f64>) -> TuneTrial {
         TuneTrial {
             number,
             source: source.into(),
@@ -380,11 +445,59 @@ mod tests {
             figure,
             infeasible: figure.is_none().then(|| "preflight: Unrecognized VM option".to_string()),
             seconds: 30.0,
+            capacity: None,
+            memory: None,
+            on_frontier: false,
         }
     }
 
-    fn search(trials: Vec<TuneTrial>) -> CellTune {
+    /// The search of a plan without axes.
+    pub fn search(trials: Vec<TuneTrial>) -> CellTune {
         CellTune { cell: "default".into(), axes: BTreeMap::new(), trials, importance: Vec::new(), confirmation: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{search, trial};
+    use super::*;
+
+    /// A memory trial with its memory (MiB) and capacity (req/s).
+    fn measured(number: u32, memory_mib: Option<f64>, capacity: Option<f64>) -> TuneTrial {
+        let memory = memory_mib.map(|mib| mib * (1u64 << 20) as f64);
+        TuneTrial { memory, capacity, ..trial(number, "model", &format!("-Dw={number}"), memory) }
+    }
+
+    #[test]
+    fn the_frontier_keeps_the_trials_no_other_beats_in_both_least_memory_first() {
+        let mut cell = search(vec![
+            measured(1, Some(300.0), Some(160.0)), // dominated by 4: more memory, the same capacity
+            measured(2, Some(60.0), Some(40.0)),
+            measured(3, Some(90.0), Some(80.0)),
+            measured(4, Some(120.0), Some(160.0)),
+            measured(5, Some(100.0), Some(70.0)), // dominated by 3: more memory, less capacity
+            measured(6, Some(90.0), Some(80.0)),  // a tie with 3: both stay
+            measured(7, Some(50.0), None),        // no capacity: left out
+            measured(8, None, Some(500.0)),       // no memory: left out
+            measured(9, Some(60.0), Some(30.0)),  // dominated by 2: the same memory, less capacity
+        ]);
+        assert_eq!(frontier(&cell.trials), [2, 3, 6, 4]);
+        cell.mark_frontier();
+        let on: Vec<u32> = cell.frontier_trials().iter().map(|trial| trial.number).collect();
+        assert_eq!(on, [2, 3, 6, 4]);
+        assert!(!cell.trials[0].on_frontier && cell.trials[1].on_frontier);
+        assert_eq!(
+            cell.frontier_words().unwrap(),
+            "frontier (memory → capacity): 60 MiB → 40 req/s (t02), 90 MiB → 80 req/s (t03), 90 MiB → 80 req/s \
+             (t06), 120 MiB → 160 req/s (t04)"
+        );
+        assert_eq!(frontier(&[measured(1, Some(50.0), None)]), Vec::<u32>::new());
+        assert_eq!(search(vec![measured(1, Some(50.0), None)]).frontier_words(), None);
+        // Only the frontier's flag is new in a trial's JSON, and only where it is on it.
+        let json = serde_json::to_value(&cell.trials[1]).unwrap();
+        assert_eq!((json["on_frontier"].as_bool(), json["capacity"].as_f64()), (Some(true), Some(40.0)));
+        let plain = serde_json::to_value(trial(1, "defaults", "defaults", Some(3.0))).unwrap();
+        assert!(plain.get("on_frontier").is_none() && plain.get("capacity").is_none() && plain.get("memory").is_none());
     }
 
     #[test]

@@ -67,13 +67,13 @@ pub fn capacity_load(
     Ok(CapacityLoad::Found { plan: fixed_rate_plan(plan, rate), words, run })
 }
 
-/// `plan` with its measured capacity phase turned into a phase of one run at `rate`, as long as one of its steps'
-/// measured windows (the phase's load carries that already).
+/// `plan` with its measured capacity phase turned into a phase of one run at `rate` ([`Phase::run_at_fixed_rate`]).
+///
+/// [`Phase::run_at_fixed_rate`]: crate::plan::Phase::run_at_fixed_rate
 fn fixed_rate_plan(plan: &Plan, rate: f64) -> Plan {
     let mut fixed = plan.clone();
     for phase in fixed.phases.iter_mut().filter(|phase| phase.measure && phase.ladder.is_some()) {
-        phase.ladder = None;
-        phase.load.rate = Some(rate);
+        phase.run_at_fixed_rate(rate);
     }
     fixed
 }

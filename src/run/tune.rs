@@ -14,11 +14,12 @@ use super::box_trial::{SearchContext, run_once};
 use super::runner::PreparedCell;
 use super::store::{build_summary_with_repeats, needs_run};
 use super::tune_confirm::{confirm, reserve_seconds};
-use super::tune_figure::figure_of;
+use super::tune_figure::{capacity_and_memory, figure_of};
 use crate::atomic_file::write_json;
+use crate::load::format::format_rate;
 use crate::plan::folder::cell_folder;
 use crate::plan::matrix::Cell;
-use crate::plan::tune::{Objective, TunePlan};
+use crate::plan::tune::{AtRate, Objective, TunePlan};
 use crate::plan::{Axis, AxisValue};
 use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, ParameterShare, TuneRecord, TuneTrial, duration_words};
 use crate::results::{ResultsDir, read_json};
@@ -36,6 +37,7 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
         method: tune.method,
         budget_trials: (tune.trials != u64::MAX).then_some(tune.trials),
         budget_seconds: tune.time.map(|time| time.as_secs_f64()),
+        at_rate: tune.at_rate.map(AtRate::rate),
         cells: Vec::new(),
     };
     let search = Search::new(tune.space.clone(), tune.seed, tune.start, tune.method);
@@ -97,6 +99,10 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
                 _ => tune.describe(&config),
             };
             let values = config_words(tune, &config);
+            let (capacity, memory) = match tune.objective {
+                Objective::Memory => capacity_and_memory(context.plan, context.results, &cell, &meta),
+                _ => (None, None),
+            };
             cell_tune.trials.push(TuneTrial {
                 number,
                 source: source_name(source).to_string(),
@@ -108,7 +114,11 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
                 figure: outcome.as_ref().ok().copied(),
                 infeasible: outcome.as_ref().err().cloned(),
                 seconds,
+                capacity,
+                memory,
+                on_frontier: false,
             });
+            cell_tune.mark_frontier();
             cell_tune.importance = parameter_shares(tune, &searched);
             trial_cells.push(cell);
             write_records(context, &record, &trial_cells)?;
@@ -272,6 +282,9 @@ pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
             tune.confirm
         );
     }
+    if let Some(judged) = at_rate_words(tune) {
+        text += &format!("  {judged}\n");
+    }
     let trials = (tune.trials != u64::MAX).then(|| format!("{} trial(s)", tune.trials));
     let time = tune.time.map(|time| format!("{} (no trial starts after it)", duration_words(time.as_secs_f64())));
     let budget: Vec<String> = trials.into_iter().chain(time).collect();
@@ -298,6 +311,23 @@ pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
     text
 }
 
+/// How a memory tune's trials are held to `at_rate`, for `--dry-run`: `at 20,000 req/s: …`; None without one.
+fn at_rate_words(tune: &TunePlan) -> Option<String> {
+    let at = |rate: f64| format!("at {} req/s", format_rate(rate));
+    Some(match tune.at_rate? {
+        AtRate::Capacity(rate) => format!(
+            "{}: every trial runs the capacity phase as written and is feasible when its capacity is at least that \
+             (its memory peak covers the search's steps above it too)",
+            at(rate)
+        ),
+        AtRate::Fixed(rate) => format!(
+            "{}: every measured phase of every trial runs at that fixed rate; a trial is feasible when it holds \
+             the SLO",
+            at(rate)
+        ),
+    })
+}
+
 /// The answers at the end of the run, one line per cell, with the best trial's options; None without a tune.
 pub fn answers_text(results: &ResultsDir) -> Option<String> {
     let record = read_record(results)?;
@@ -306,6 +336,9 @@ pub fn answers_text(results: &ResultsDir) -> Option<String> {
         text += &format!("  {}\n", cell.answer(record.objective));
         if let Some(verdict) = cell.verdict(record.objective) {
             text += &format!("    {verdict}\n");
+        }
+        if let Some(frontier) = cell.frontier_words() {
+            text += &format!("    {frontier}\n");
         }
         if let Some(best) = cell.best(record.objective).filter(|best| !best.options.is_empty()) {
             text += &format!("    options: {} (trial {}, {})\n", best.options.join(" "), best.number, best.dir);

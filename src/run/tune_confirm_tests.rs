@@ -1,25 +1,9 @@
-use std::collections::BTreeMap;
-
 use super::*;
 use crate::results::tune::TuneTrial;
+use crate::results::tune::fixtures::{self, search};
 
 fn trial(number: u32, source: &str, figure: Option<f64>, seconds: f64) -> TuneTrial {
-    TuneTrial {
-        number,
-        source: source.into(),
-        config: BTreeMap::new(),
-        described: format!("-Dx=0.{number}"),
-        options: Vec::new(),
-        cell: format!("trial=t{number:02}"),
-        dir: format!("trial=t{number:02}"),
-        figure,
-        infeasible: figure.is_none().then(|| "phase 'get': p99<=50ms missed (61 ms)".to_string()),
-        seconds,
-    }
-}
-
-fn search(trials: Vec<TuneTrial>) -> CellTune {
-    CellTune { cell: "default".into(), axes: BTreeMap::new(), trials, importance: Vec::new(), confirmation: None }
+    TuneTrial { seconds, ..fixtures::trial(number, source, &format!("-Dx=0.{number}"), figure) }
 }
 
 fn measured(trial: u32, figures: &[Option<f64>]) -> Measured {

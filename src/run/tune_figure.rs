@@ -1,14 +1,18 @@
 //! A tune trial's figure (docs/tune.md): per objective, the one number the search compares — the capacity its
 //! capacity phase found within the SLO, the last measured phase's p99, or the memory it used over its whole life —
-//! or, when it has none, why: crashed, killed, refused, no rate met the SLO, the SLO missed.
+//! or, when it has none, why: crashed, killed, refused, no rate met the SLO, the SLO missed, a capacity below
+//! `at_rate`. A memory trial on a plan with a capacity phase is judged by its capacity, not by the whole phase's
+//! figures (which include the search's steps above it); its memory peak covers those steps too.
 
 use super::box_trial::judge;
 use crate::jvm::gcstat_csv::read_heap_samples;
+use crate::load::format::format_rate;
 use crate::load::search::ladder::LadderPlan;
-use crate::plan::Plan;
 use crate::plan::matrix::Cell;
 use crate::plan::phase_ladder::PhaseLadder;
+use crate::plan::tune::AtRate;
 use crate::plan::tune::Objective;
+use crate::plan::{Phase, Plan};
 use crate::results::{RepFiles, RepMeta, ResultsDir, Status};
 
 /// A trial's figure in the objective's unit, or why it has none: crashed, killed, refused (the cause), no capacity
@@ -20,24 +24,16 @@ pub(super) fn figure_of(
     cell: &Cell,
     meta: &RepMeta,
 ) -> Result<f64, String> {
-    if meta.status != Status::Ok {
-        return Err(meta.cause.clone().unwrap_or_else(|| format!("{:?}", meta.status).to_lowercase()));
+    if let Some(cause) = failure(meta) {
+        return Err(cause);
     }
     let measured: Vec<_> = plan.phases.iter().filter(|phase| phase.measure).collect();
     let record = |name: &str| results.read_phase(&cell.dir, meta.rep, name);
     if objective == Objective::Capacity {
-        // A capacity search judges the SLO step by step: its capacity is the answer, not the whole phase's figures.
-        let phase = measured
-            .iter()
-            .find(|phase| matches!(phase.ladder, Some(PhaseLadder { plan: LadderPlan::Capacity(_), .. })))
-            .ok_or("no capacity phase")?;
-        let found = record(&phase.name).and_then(|record| record.bench.capacity);
-        return match found {
-            Some(capacity) => {
-                capacity.rps.ok_or_else(|| format!("phase '{}': no rate met {}", phase.name, capacity.slo))
-            }
-            None => Err(format!("phase '{}' found no capacity", phase.name)),
-        };
+        return capacity_of(plan, results, cell, meta);
+    }
+    if objective == Objective::Memory && capacity_phase(plan).is_some() {
+        return memory_within_capacity(plan, results, cell, meta);
     }
     let (passed, why) = judge(plan, results, cell, meta);
     if !passed {
@@ -49,9 +45,76 @@ pub(super) fn figure_of(
             let record = record(&last.name).ok_or_else(|| format!("phase '{}' has no record", last.name))?;
             Ok(record.bench.latency_ms.p99)
         }
-        _ => memory_peak(plan, results, cell, meta.rep)
-            .ok_or_else(|| "no memory figure (no box, no RSS sample)".to_string()),
+        _ => memory_of(plan, results, cell, meta.rep),
     }
+}
+
+/// What a trial of objective "memory" records besides its figure, feasible or not: its capacity (when its run ended
+/// well and the plan has a capacity phase) and its memory peak — the two figures of the frontier.
+pub(super) fn capacity_and_memory(
+    plan: &Plan,
+    results: &ResultsDir,
+    cell: &Cell,
+    meta: &RepMeta,
+) -> (Option<f64>, Option<f64>) {
+    let capacity = capacity_phase(plan).and_then(|_| capacity_of(plan, results, cell, meta).ok());
+    (capacity, memory_peak(plan, results, cell, meta.rep))
+}
+
+/// The cause of a trial that did not end well (crashed, killed, refused); None when it ran every phase.
+fn failure(meta: &RepMeta) -> Option<String> {
+    (meta.status != Status::Ok)
+        .then(|| meta.cause.clone().unwrap_or_else(|| format!("{:?}", meta.status).to_lowercase()))
+}
+
+/// Whether `phase` is a measured capacity search (`capacity = …`).
+fn is_capacity_search(phase: &Phase) -> bool {
+    phase.measure && matches!(phase.ladder, Some(PhaseLadder { plan: LadderPlan::Capacity(_), .. }))
+}
+
+/// The plan's measured capacity phase.
+fn capacity_phase(plan: &Plan) -> Option<&Phase> {
+    plan.phases.iter().find(|phase| is_capacity_search(phase))
+}
+
+/// The capacity the trial's capacity phase found, or why none. A capacity search judges the SLO step by step: its
+/// capacity is the answer, not the whole phase's figures (which include the steps above it).
+fn capacity_of(plan: &Plan, results: &ResultsDir, cell: &Cell, meta: &RepMeta) -> Result<f64, String> {
+    if let Some(cause) = failure(meta) {
+        return Err(cause);
+    }
+    let phase = capacity_phase(plan).ok_or("no capacity phase")?;
+    match results.read_phase(&cell.dir, meta.rep, &phase.name).and_then(|record| record.bench.capacity) {
+        Some(capacity) => capacity.rps.ok_or_else(|| format!("phase '{}': no rate met {}", phase.name, capacity.slo)),
+        None => Err(format!("phase '{}' found no capacity", phase.name)),
+    }
+}
+
+/// Objective "memory" on a plan with a capacity phase: the memory peak of a trial whose capacity reaches `at_rate`
+/// (without one: whose search found a capacity) and whose other measured phases hold the SLO; else why not
+/// (`capacity 40 req/s is below at_rate 60 req/s`).
+fn memory_within_capacity(plan: &Plan, results: &ResultsDir, cell: &Cell, meta: &RepMeta) -> Result<f64, String> {
+    let capacity = capacity_of(plan, results, cell, meta)?;
+    if let Some(at_rate) = plan.tune.as_ref().and_then(|tune| tune.at_rate).map(AtRate::rate)
+        && capacity < at_rate
+    {
+        return Err(format!(
+            "capacity {} req/s is below at_rate {} req/s",
+            format_rate(capacity),
+            format_rate(at_rate)
+        ));
+    }
+    let mut others = plan.clone();
+    others.phases.retain(|phase| !is_capacity_search(phase));
+    let (passed, why) = judge(&others, results, cell, meta);
+    if !passed {
+        return Err(why.unwrap_or_else(|| "the SLO missed".to_string()));
+    }
+    memory_of(plan, results, cell, meta.rep)
+}
+
+fn memory_of(plan: &Plan, results: &ResultsDir, cell: &Cell, rep: u32) -> Result<f64, String> {
+    memory_peak(plan, results, cell, rep).ok_or_else(|| "no memory figure (no box, no RSS sample)".to_string())
 }
 
 /// The memory a trial used over its whole life, bytes: its box's peak (the kernel's, since the box was made), else

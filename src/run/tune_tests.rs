@@ -124,3 +124,82 @@ fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
         assert_eq!(figure_of(Objective::Capacity, &capacity, &results, &cell, &meta), expected);
     }
 }
+
+#[test]
+fn a_memory_trial_with_a_capacity_phase_is_judged_by_its_capacity_against_at_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = ResultsDir::new(dir.path().to_path_buf());
+    let plan = plan_with(
+        "capacity = { start_rate = 250, max_rate = 2000 }\nstep = \"1s\"",
+        &format!(
+            "[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"memory\"\nat_rate = 1000\nbudget = {{ trials = 3 }}\n{SPACE}"
+        ),
+    );
+    assert_eq!(plan.phases[0].load.rate, Some(250.0), "the capacity phase runs as written");
+    let searched = |rps: Option<f64>| {
+        let mut bench = result_of(&Recorder::new(1, false));
+        // The whole phase's p99 includes the steps above the capacity: it misses the SLO, and must not count.
+        bench.latency_ms.p99 = 900.0;
+        let verdict = String::new();
+        bench.capacity =
+            Some(Capacity { rps, slo: "p99<=10ms".into(), limited_by: Side::Target, bounds: [None, None], verdict });
+        record(bench, Some(200 * MIB))
+    };
+    let cell = tune_cell(&cells(&plan)[0], 2, &[]);
+    let meta = ended(&results, &cell, Status::Ok, Some(searched(Some(1200.0))), None);
+    assert_eq!(figure_of(Objective::Memory, &plan, &results, &cell, &meta), Ok((200 * MIB) as f64));
+    assert_eq!(capacity_and_memory(&plan, &results, &cell, &meta), (Some(1200.0), Some((200 * MIB) as f64)));
+
+    let cell = tune_cell(&cells(&plan)[0], 3, &[]);
+    let meta = ended(&results, &cell, Status::Ok, Some(searched(Some(800.0))), None);
+    assert_eq!(
+        figure_of(Objective::Memory, &plan, &results, &cell, &meta),
+        Err("capacity 800 req/s is below at_rate 1,000 req/s".to_string())
+    );
+    assert_eq!(capacity_and_memory(&plan, &results, &cell, &meta), (Some(800.0), Some((200 * MIB) as f64)));
+
+    let cell = tune_cell(&cells(&plan)[0], 4, &[]);
+    let meta = ended(&results, &cell, Status::Ok, Some(searched(None)), None);
+    assert_eq!(
+        figure_of(Objective::Memory, &plan, &results, &cell, &meta),
+        Err("phase 'get': no rate met p99<=10ms".to_string())
+    );
+    assert_eq!(capacity_and_memory(&plan, &results, &cell, &meta), (None, Some((200 * MIB) as f64)));
+
+    // Without at_rate, any capacity found is feasible.
+    let plain = plan_with(
+        "capacity = { start_rate = 250, max_rate = 2000 }\nstep = \"1s\"",
+        &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"memory\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    let cell = tune_cell(&cells(&plain)[0], 5, &[]);
+    let meta = ended(&results, &cell, Status::Ok, Some(searched(Some(300.0))), None);
+    assert_eq!(figure_of(Objective::Memory, &plain, &results, &cell, &meta), Ok((200 * MIB) as f64));
+}
+
+#[test]
+fn at_rate_without_a_capacity_phase_is_every_measured_phases_fixed_rate_and_the_dry_run_says_so() {
+    let tail = format!(
+        "[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"memory\"\nat_rate = 20000\nbudget = {{ trials = 3 }}\n{SPACE}"
+    );
+    let plan = plan_with(
+        "duration = \"1s\"\nconnections = 8\n[[phase]]\nname = \"warm\"\nmeasure = false\n\
+         url = \"http://127.0.0.1:{port}/\"\nduration = \"1s\"\nrate = 5",
+        &tail,
+    );
+    let rates: Vec<(bool, Option<f64>)> = plan.phases.iter().map(|phase| (phase.measure, phase.load.rate)).collect();
+    assert_eq!(rates, [(true, Some(20000.0)), (false, Some(5.0))], "the closed-model 'get' runs at at_rate");
+    let text = dry_run_text(plan.tune.as_ref().unwrap(), 1);
+    assert!(
+        text.contains(
+            "\n  at 20,000 req/s: every measured phase of every trial runs at that fixed rate; a trial is feasible \
+             when it holds the SLO\n"
+        ),
+        "{text}"
+    );
+    let searched = plan_with("capacity = { start_rate = 250, max_rate = 2000 }\nstep = \"1s\"", &tail);
+    let text = dry_run_text(searched.tune.as_ref().unwrap(), 1);
+    assert!(
+        text.contains("\n  at 20,000 req/s: every trial runs the capacity phase as written and is feasible"),
+        "{text}"
+    );
+}

@@ -48,4 +48,4 @@ pub(in crate::report) use model::{
 pub(in crate::report) use spectrum::Source;
 pub(in crate::report) use stats::{Better, Standing};
 pub(in crate::report) use tail_points::{TailChart, TailPoint, TailWindow};
-pub(in crate::report) use tune::CellTuneSection;
+pub(in crate::report) use tune::{CapacityPoint, CellTuneSection};

@@ -1,6 +1,7 @@
 //! The report's tune section (a plan with `[tune]`, docs/tune.md): per cell, the answer in one line, the trial
-//! history with the best figure so far, the best configurations, and which parameters mattered — from `tune.json`,
-//! where the runner recorded each trial and the model's shares.
+//! history with the best figure so far, the best configurations, which parameters mattered, and for objective
+//! "memory" the frontier of memory against capacity — from `tune.json`, where the runner recorded each trial, the
+//! model's shares and the frontier.
 
 use serde::Serialize;
 
@@ -12,6 +13,9 @@ const BEST_LISTED: usize = 3;
 #[derive(Debug, Serialize)]
 pub struct TuneSection {
     pub objective: Objective,
+    /// Objective "memory": the rate it was judged at (req/s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_rate: Option<f64>,
     pub cells: Vec<CellTuneSection>,
 }
 
@@ -30,6 +34,28 @@ pub struct CellTuneSection {
     /// Largest first; empty with too few feasible trials (then `importance_note` says why).
     pub importance: Vec<ShareRow>,
     pub importance_note: Option<String>,
+    /// Objective "memory": every trial with both a memory and a capacity, least memory first, those on the frontier
+    /// of memory against capacity marked; empty without capacities (then `frontier_note` says why).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub capacities: Vec<CapacityPoint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frontier_note: Option<String>,
+}
+
+/// A memory tune's trial with both figures of the frontier.
+#[derive(Debug, Serialize)]
+pub struct CapacityPoint {
+    pub number: u32,
+    pub configuration: String,
+    /// Bytes.
+    pub memory: f64,
+    pub memory_words: String,
+    /// req/s within the SLO.
+    pub capacity: f64,
+    pub capacity_words: String,
+    pub on_frontier: bool,
+    /// Whether its capacity reaches `at_rate`; None without one.
+    pub holds_at_rate: Option<bool>,
 }
 
 #[derive(Debug, Serialize)]
@@ -71,11 +97,42 @@ pub struct ShareRow {
 pub fn tune_section(record: &TuneRecord) -> TuneSection {
     TuneSection {
         objective: record.objective,
-        cells: record.cells.iter().map(|cell| cell_section(record.objective, cell)).collect(),
+        at_rate: record.at_rate,
+        cells: record.cells.iter().map(|cell| cell_section(record, cell)).collect(),
     }
 }
 
-fn cell_section(objective: Objective, cell: &CellTune) -> CellTuneSection {
+/// A memory tune's trials that have both figures, least memory first; and why there is no frontier when none has.
+fn capacities(record: &TuneRecord, cell: &CellTune) -> (Vec<CapacityPoint>, Option<String>) {
+    if record.objective != Objective::Memory {
+        return (Vec::new(), None);
+    }
+    let point = |trial: &TuneTrial| {
+        let (memory, capacity) = (trial.memory?, trial.capacity?);
+        Some(CapacityPoint {
+            number: trial.number,
+            configuration: trial.described.clone(),
+            memory,
+            memory_words: Objective::Memory.value(memory),
+            capacity,
+            capacity_words: Objective::Capacity.value(capacity),
+            on_frontier: trial.on_frontier,
+            holds_at_rate: record.at_rate.map(|rate| capacity >= rate),
+        })
+    };
+    let mut points: Vec<CapacityPoint> = cell.trials.iter().filter_map(point).collect();
+    points.sort_by(|a, b| a.memory.total_cmp(&b.memory).then(a.number.cmp(&b.number)));
+    let note = points.is_empty().then(|| {
+        "No frontier of memory against capacity: no trial recorded a capacity (it needs a measured phase with \
+         `capacity = …` that found one)."
+            .to_string()
+    });
+    (points, note)
+}
+
+fn cell_section(record: &TuneRecord, cell: &CellTune) -> CellTuneSection {
+    let objective = record.objective;
+    let (capacities, frontier_note) = capacities(record, cell);
     let best_so_far = cell.best_so_far(objective);
     let trials = cell
         .trials
@@ -152,5 +209,74 @@ fn cell_section(objective: Objective, cell: &CellTune) -> CellTuneSection {
             .map(|share| ShareRow { parameter: share.parameter.clone(), share: share.share })
             .collect(),
         importance_note,
+        capacities,
+        frontier_note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::results::tune::fixtures;
+
+    use super::*;
+    use crate::results::tune::Method;
+
+    fn trial(number: u32, memory_mib: f64, capacity: Option<f64>, on_frontier: bool) -> TuneTrial {
+        let memory = Some(memory_mib * (1u64 << 20) as f64);
+        let plain = fixtures::trial(number, "random", &format!("-Dworkers={number}"), memory);
+        TuneTrial { seconds: 5.0, capacity, memory, on_frontier, ..plain }
+    }
+
+    fn record(objective: Objective, trials: Vec<TuneTrial>) -> TuneRecord {
+        let cell = fixtures::search(trials);
+        TuneRecord {
+            objective,
+            seed: 1,
+            method: Method::Random,
+            budget_trials: Some(3),
+            budget_seconds: None,
+            at_rate: Some(60.0),
+            cells: vec![cell],
+        }
+    }
+
+    #[test]
+    fn a_memory_tune_lists_its_trials_with_capacities_least_memory_first_or_says_why_it_has_no_frontier() {
+        let trials =
+            vec![trial(1, 300.0, Some(160.0), false), trial(2, 88.0, Some(40.0), true), trial(3, 50.0, None, false)];
+        let section = tune_section(&record(Objective::Memory, trials.clone()));
+        let cell = &section.cells[0];
+        let listed: Vec<(u32, &str, &str, bool, Option<bool>)> = cell
+            .capacities
+            .iter()
+            .map(|point| {
+                (
+                    point.number,
+                    point.memory_words.as_str(),
+                    point.capacity_words.as_str(),
+                    point.on_frontier,
+                    point.holds_at_rate,
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [(2, "88 MiB", "40 req/s", true, Some(false)), (1, "300 MiB", "160 req/s", false, Some(true))]
+        );
+        assert_eq!(cell.frontier_note, None);
+
+        let without = tune_section(&record(Objective::Memory, vec![trial(3, 50.0, None, false)]));
+        assert_eq!(
+            without.cells[0].frontier_note.as_deref(),
+            Some(
+                "No frontier of memory against capacity: no trial recorded a capacity (it needs a measured phase with \
+                 `capacity = …` that found one)."
+            )
+        );
+        // Another objective has no frontier and says nothing of one; report.json keeps its keys as before.
+        let p99 = tune_section(&record(Objective::P99, trials));
+        assert!(p99.cells[0].capacities.is_empty() && p99.cells[0].frontier_note.is_none());
+        let json = serde_json::to_value(&p99.cells[0]).unwrap();
+        assert!(json.get("capacities").is_none() && json.get("frontier_note").is_none());
     }
 }

@@ -10,6 +10,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use super::cell_styles::cell_styles;
 use super::charts::bars::{Bar, bar_chart};
 use super::charts::curves::{CurveLine, curves_chart};
+use super::charts::frontier::frontier_chart;
 use super::charts::memory::{MemoryBar, MemoryOverTime, memory_bar, memory_over_time};
 use super::charts::spectrum::{SpectrumLine, spectrum_chart};
 use super::charts::style::{CellStyle, cell_swatch};
@@ -22,7 +23,7 @@ use super::prose::{Part, parts};
 use super::tables::{
     Entry, Layout, Mark, Table, curve_table, gc_attribution_table, mark_of, phase_table, unmeasured_table,
 };
-use super::tune::{BEST_HEAD, HISTORY_HEAD, shares, title as tune_title};
+use super::tune::{BEST_HEAD, FRONTIER_INTRO, HISTORY_HEAD, frontier_head, holds_words, shares, title as tune_title};
 use crate::load::format::format_ms;
 use crate::report::analysis::{
     Analysis, CAPACITY, CellPhase, CurvePoint, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
@@ -563,6 +564,19 @@ fn tune_section(analysis: &Analysis) -> Markup {
                             }
                         }
                     }
+                }
+            }
+            @if let Some(note) = &cell.frontier_note { h3 { "Memory → capacity" } p.note { (note) } }
+            @if cell.capacities.iter().any(|point| point.on_frontier) {
+                h3 { "Memory → capacity" }
+                p.note { (FRONTIER_INTRO) }
+                (frontier_chart("Memory peak against capacity, per trial", &cell.capacities, tune.at_rate))
+                table {
+                    thead { tr { @for head in frontier_head(tune.at_rate) { th { (head) } } } }
+                    tbody { @for point in cell.capacities.iter().filter(|point| point.on_frontier) { tr {
+                        td { (point.memory_words) } td { (point.capacity_words) } td { (point.number) } td { (point.configuration) }
+                        @if let Some(holds) = point.holds_at_rate { td { (holds_words(holds)) } }
+                    } } }
                 }
             }
             h3 { "Which parameters mattered" }

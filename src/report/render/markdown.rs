@@ -11,8 +11,8 @@ use super::grid::{grid_axes, grid_note, phase_grids};
 use super::memory::{MEMORY_NOTE, killed_line, memory_cells, memory_table, title};
 use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
-use super::tune::{BEST_HEAD, HISTORY_HEAD, shares, title as tune_title};
-use crate::report::analysis::{Analysis, PhaseAnalysis, PhaseKind};
+use super::tune::{BEST_HEAD, FRONTIER_INTRO, HISTORY_HEAD, frontier_head, holds_words, shares, title as tune_title};
+use crate::report::analysis::{Analysis, CellTuneSection, PhaseAnalysis, PhaseKind};
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, code, inline HTML), escaping only what
 /// Markdown would read otherwise, so that the file reads as written too: `p99<=10ms` and `a&b` stay as they are, while
@@ -402,6 +402,32 @@ fn box_searches(analysis: &Analysis) -> String {
     out
 }
 
+/// A memory tune's frontier of memory against capacity as a table, or why it has none; nothing for other objectives.
+fn frontier_table(at_rate: Option<f64>, cell: &CellTuneSection) -> String {
+    if let Some(note) = &cell.frontier_note {
+        return format!("{}\n\n", escape(note));
+    }
+    let on: Vec<_> = cell.capacities.iter().filter(|point| point.on_frontier).collect();
+    if on.is_empty() {
+        return String::new();
+    }
+    let head = frontier_head(at_rate);
+    let rule: Vec<&str> = head.iter().enumerate().map(|(at, _)| if at < 3 { "---:" } else { "---" }).collect();
+    let mut out = format!("{FRONTIER_INTRO}\n\n| {} |\n|{}|\n", head.join(" | "), rule.join("|"));
+    for point in on {
+        let holds = point.holds_at_rate.map_or(String::new(), |holds| format!(" {} |", holds_words(holds)));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |{holds}",
+            escape(&point.memory_words),
+            escape(&point.capacity_words),
+            point.number,
+            escape(&point.configuration)
+        );
+    }
+    out + "\n"
+}
+
 /// The tune section (a plan with `[tune]`, docs/tune.md); nothing without one.
 fn tune_section(analysis: &Analysis) -> String {
     let Some(tune) = &analysis.tune else { return String::new() };
@@ -430,6 +456,7 @@ fn tune_section(analysis: &Analysis) -> String {
             }
             out.push('\n');
         }
+        out += &frontier_table(tune.at_rate, cell);
         match &cell.importance_note {
             Some(note) => {
                 let _ = writeln!(out, "{}\n", escape(note));

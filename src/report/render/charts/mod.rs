@@ -2,10 +2,12 @@
 //! the cells' looks (`style`: colour, dash, marker), and the chart kinds — `bars` (a figure per cell with its
 //! confidence interval), `curves` (P99 against achieved throughput over ladder steps, the SLO as a line), `spectrum`
 //! (latency percentile spectrum on a nines axis), `timeline` (req/s, p99, GC pauses and heap over a cell's run),
-//! `tail` (a cell's slowest requests over the JVM's GC pauses, stalls and safepoints, and the worst second zoomed).
+//! `tail` (a cell's slowest requests over the JVM's GC pauses, stalls and safepoints, and the worst second zoomed),
+//! `frontier` (a memory tune's trials as memory against capacity, its frontier joined).
 
 pub mod bars;
 pub mod curves;
+pub mod frontier;
 pub mod memory;
 pub mod spectrum;
 pub mod style;
