@@ -325,6 +325,8 @@ fn a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_and_their_fro
     assert_eq!(defaults["on_frontier"], serde_json::Value::Null, "the defaults are off it");
 
     let mib = |trial: &serde_json::Value| (memory(trial) / (1u64 << 20) as f64).round();
+    let progress = format!("-Dworkers=2 → memory {} MiB, capacity 80 req/s (best ", mib(two));
+    assert!(stderr.contains(&progress), "'{progress}' not in {stderr}");
     let answer = format!("best: -Dworkers=2 — memory {} MiB, ", mib(two));
     assert!(stdout.contains(&format!("tune:\n  {answer}")), "{stdout}");
     let frontier = format!(

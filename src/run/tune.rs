@@ -150,6 +150,13 @@ fn progress_line(tune: &TunePlan, cell_tune: &CellTune, name_cell: bool) -> Stri
         (Some(figure), _) => tune.objective.words(figure),
         (None, why) => format!("infeasible: {}", why.as_deref().unwrap_or("no figure")),
     };
+    // A memory trial's capacity, the frontier's other figure, when its figure does not already say it.
+    let result = match trial.capacity {
+        Some(capacity) if trial.figure.is_some() => {
+            format!("{result}, {}", Objective::Capacity.words(capacity))
+        }
+        _ => result,
+    };
     let mut notes = Vec::new();
     if let Some(best) = cell_tune.best(tune.objective).and_then(|best| best.figure) {
         notes.push(format!("best {}", tune.objective.value(best)));
