@@ -143,9 +143,11 @@ fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
     let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let classes = compiled(&dir, "Bowl.java");
-    // y at its best: the defaults (x = 0.5) serve in 18 ms, x near 0.3 in 2 ms; both hold p99 <= 50 ms at 20 and 40
-    // req/s, the search's two steps, so both have a capacity of 40 and the defaults, first, stay the best.
-    let tune = "[slo]\np99 = \"50ms\"\n[tune]\nobjective = \"capacity\"\nbudget = { trials = 2 }\n[tune.space]\n\
+    // y at its best: the defaults (x = 0.5) serve in 18 ms, x near 0.3 in 2 ms; both hold p99 <= 100 ms at 20 and 40
+    // req/s, the search's two steps, so both have a capacity of 40 and the defaults, first, stay the best. (A step's
+    // p99 is its slowest of 20–40 requests: a fresh JVM's first requests through the JDK's HTTP server, on a loaded
+    // 2-core machine, took up to 50 ms and more besides the 18 ms.)
+    let tune = "[slo]\np99 = \"100ms\"\n[tune]\nobjective = \"capacity\"\nbudget = { trials = 2 }\n[tune.space]\n\
                 \"-Dx\" = { from = 0.29, to = 0.31 }\n";
     let plan = plan(&dir, &classes, &format!("{FAST_JVM}, \"-Dy=0.7\""), tune);
     let text = std::fs::read_to_string(&plan).unwrap().replace(

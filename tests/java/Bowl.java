@@ -1,23 +1,30 @@
-import java.io.BufferedInputStream;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Test target whose service time is a known function of two system properties, for jload's tune: every request
  * answers 200 {@code ok} after sleeping {@code 2 + 400 × ((x − 0.3)² + (y − 0.7)²)} ms, where {@code x} and {@code y}
  * are {@code -Dx} and {@code -Dy} (default 0.5 each). Its best configuration is exactly x = 0.3, y = 0.7 (2 ms); the
- * corners of the unit square cost up to 198 ms. HTTP/1.1 on {@code 127.0.0.1:PORT}, plain sockets, a thread per
- * connection.
+ * corners of the unit square cost up to 198 ms. HTTP/1.1 on {@code 127.0.0.1:PORT} by the JDK's own server
+ * ({@code com.sun.net.httpserver}): its one dispatcher thread reads each request and schedules the answer, which a
+ * timer thread sends once the service time is up, so that a waiting request holds up no other and each request costs
+ * no more thread wake-ups than a thread per connection would (on a loaded machine each wake-up can cost milliseconds).
  *
  * <p>Run as {@code java -Dx=0.3 -Dy=0.7 -cp DIR Bowl PORT}. Prints {@code serving port=PORT service=MS ms} once it
  * listens.
  */
 public class Bowl {
+    private static final byte[] OK = "ok".getBytes(StandardCharsets.US_ASCII);
+    private static final ScheduledExecutorService ANSWERS = Executors.newSingleThreadScheduledExecutor();
+
     public static void main(String[] args) throws IOException {
         if (args.length != 1) {
             System.err.println("usage: java -Dx=X -Dy=Y Bowl.java PORT");
@@ -28,38 +35,28 @@ public class Bowl {
         double y = Double.parseDouble(System.getProperty("y", "0.5"));
         double serviceMs = 2 + 400 * ((x - 0.3) * (x - 0.3) + (y - 0.7) * (y - 0.7));
         long serviceNanos = (long) (serviceMs * 1_000_000);
-        ServerSocket server = new ServerSocket(port, 64, InetAddress.getLoopbackAddress());
+        // Headers and body leave in two writes: without TCP_NODELAY, Nagle's algorithm holds the body until the
+        // client's delayed ACK (40 ms).
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+        server.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            ANSWERS.schedule(() -> answer(exchange), serviceNanos, TimeUnit.NANOSECONDS);
+        });
+        server.start();
         System.out.println("serving port=" + port + " service=" + serviceMs + " ms");
         System.out.flush();
-        while (true) {
-            Socket socket = server.accept();
-            Thread connection = new Thread(() -> serve(socket, serviceNanos), "connection");
-            connection.setDaemon(true);
-            connection.start();
-        }
     }
 
-    /** Answers each request on the connection (HTTP/1.1, kept alive) with 200 {@code ok} after the service time. */
-    private static void serve(Socket socket, long serviceNanos) {
-        byte[] reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
-                .getBytes(StandardCharsets.US_ASCII);
-        try (socket) {
-            socket.setTcpNoDelay(true);
-            InputStream in = new BufferedInputStream(socket.getInputStream());
-            OutputStream out = socket.getOutputStream();
-            int matched = 0;
-            int next;
-            while ((next = in.read()) != -1) {
-                // The end of a request's head: CR LF CR LF.
-                matched = next == (matched % 2 == 0 ? '\r' : '\n') ? matched + 1 : (next == '\r' ? 1 : 0);
-                if (matched == 4) {
-                    Thread.sleep(serviceNanos / 1_000_000, (int) (serviceNanos % 1_000_000));
-                    out.write(reply);
-                    out.flush();
-                    matched = 0;
-                }
+    /** Answers 200 {@code ok}, the connection kept alive. */
+    private static void answer(HttpExchange exchange) {
+        try (exchange) {
+            exchange.getResponseHeaders().set("Content-Type", "text/plain");
+            exchange.sendResponseHeaders(200, OK.length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(OK);
             }
-        } catch (IOException | InterruptedException e) {
+        } catch (IOException e) {
             // The client closed the connection.
         }
     }
