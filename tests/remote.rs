@@ -1,6 +1,6 @@
 //! `jload run` beyond one machine, with real OpenSSH between network namespaces of this machine (tests/common/sshnet):
-//! the target on its own server, several load hosts merged into one result, a connection cut mid-phase, and nothing
-//! left running on the server afterwards.
+//! the target on its own server, several load hosts merged into one result, a connection cut mid-phase (the agents'
+//! silence limit set short by `JLOAD_SILENCE_LIMIT`), and nothing left running on the server afterwards.
 
 mod common;
 
@@ -139,8 +139,10 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
     let dir = tempdir();
     let out = dir.join("results");
     let plan = remote_plan(&dir, &[net.destination("server")], "40s", "");
+    // The agent gives up after 3 s without a word from jload (10 s unless JLOAD_SILENCE_LIMIT says otherwise).
     let child = net
         .jload_run(&plan, &out)
+        .env("JLOAD_SILENCE_LIMIT", "3s")
         .arg("--only")
         .arg("gc=G1")
         .stdout(Stdio::null())
@@ -148,13 +150,14 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
         .spawn()
         .unwrap();
     wait_until_the_get_phase_runs(&net, &out);
-    std::thread::sleep(Duration::from_secs(3)); // the 40-s get phase runs
+    std::thread::sleep(Duration::from_secs(1)); // the 40-s get phase runs
     net.cut("server");
     let cut = Instant::now();
     while !left_on(&net, "server").is_empty() {
+        // 3 s of silence and the JVM's stop (3.0–3.2 s when measured); the default 10 s would fail here.
         assert!(
-            cut.elapsed() < Duration::from_secs(30),
-            "the JVM outlived the connection: {:?}",
+            cut.elapsed() < Duration::from_secs(8),
+            "the JVM outlived the connection and the 3-s silence limit: {:?}",
             left_on(&net, "server")
         );
         std::thread::sleep(Duration::from_millis(200));
@@ -172,6 +175,7 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
         cause.starts_with(&format!("lost the connection to {} during phase 'get'", net.destination("server"))),
         "{cause}"
     );
+    assert!(cause.ends_with("the agent there stops the target by itself within 3 s"), "the limit set: {cause}");
     assert!(cut.elapsed() < Duration::from_secs(60), "jload noticed within seconds");
 }
 
@@ -273,6 +277,25 @@ fn bench_hosts_refuses_a_loopback_url_before_logging_in() {
         "jload: --hosts: http://127.0.0.1:9/ names this machine's loopback, which on each load host is that host \
          itself; give the target's address as the load hosts reach it\n"
     );
+}
+
+#[test]
+fn a_silence_limit_shorter_than_two_heartbeats_is_refused_in_one_line_before_logging_in() {
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = remote_plan(&dir, &["nobody@jload.invalid".to_string()], "1s", "");
+    let output = Command::new(env!("CARGO_BIN_EXE_jload"))
+        .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("JLOAD_SILENCE_LIMIT", "1500ms")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "jload: target host: JLOAD_SILENCE_LIMIT: '1500ms' is shorter than 2 s; jload says it is still there once a \
+         second, and an agent must hear it at least once before it gives up\n"
+    );
+    assert!(!out.exists(), "nothing started");
 }
 
 #[test]

@@ -8,23 +8,14 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
 
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
+use common::machine::{alone, shared};
 use common::sshnet::SshNet;
 use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
 
-/// JVM-heavy tests share the machine two at a time, except those that must have it to themselves: the quota's
-/// verdict weighs timings, and a killed jload's box must be left for the next start of the test's own jload.
-static MACHINE: RwLock<()> = RwLock::new(());
-
-fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
-    MACHINE.read().unwrap_or_else(|poison| poison.into_inner())
-}
-
-fn alone() -> std::sync::RwLockWriteGuard<'static, ()> {
-    MACHINE.write().unwrap_or_else(|poison| poison.into_inner())
-}
+// JVM-heavy tests share the machine two at a time (common::machine), except those that must have it to themselves:
+// the quota's verdict weighs timings, and a killed jload's box must be left for the next start of the test's own jload.
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
     let text = format!(

@@ -5,13 +5,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use common::machine::{alone, shared};
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, tempdir};
 
-/// JVM-heavy tests run one at a time (the machine has 2 cores).
-static HEAVY: Mutex<()> = Mutex::new(());
+// JVM-heavy tests share the machine two at a time (common::machine), except the search that compares two
+// configurations' capacities, whose rates weigh the machine's speed.
 
 /// A plan against kv-service's heap store with these axes and phases (TOML fragments) and `[run]` keys.
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, run: &str) -> PathBuf {
@@ -48,7 +48,7 @@ fn run_plan(plan: &Path, out: &Path) -> serde_json::Value {
 
 #[test]
 fn a_rate_ladder_phase_records_each_step_with_its_own_jvm_window() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = shared();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\"]\n";
@@ -99,7 +99,7 @@ fn a_rate_ladder_phase_records_each_step_with_its_own_jvm_window() {
 /// cannot, and what is tested here is the ordering, not the warm-up (tests/bench_steady.rs).
 #[test]
 fn a_capacity_search_orders_two_jvm_configurations() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = alone();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"jit\"\nvalues = [\"-Xint\", \"-XX:+UseSerialGC\"]\n";
@@ -130,7 +130,7 @@ fn a_capacity_search_orders_two_jvm_configurations() {
 
 #[test]
 fn a_ladder_that_measures_no_step_leaves_its_cell_repeat_incomplete_with_the_cause_and_the_sweep_goes_on() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = shared();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
@@ -151,7 +151,7 @@ fn a_ladder_that_measures_no_step_leaves_its_cell_repeat_incomplete_with_the_cau
 
 #[test]
 fn ctrl_c_during_a_ladder_step_leaves_the_cell_repeat_incomplete_and_stops_its_jvm() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = shared();
     let dir = tempdir();
     let out = dir.join("results");
     let phases =

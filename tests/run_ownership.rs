@@ -11,15 +11,15 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{folder_of, jload, json, jvms_with, kv_jar, tempdir};
 
-/// JVM-heavy tests run one at a time (the machine has 2 cores).
-static HEAVY: Mutex<()> = Mutex::new(());
+// The JVM-heavy tests run two at a time (cargo's two test threads, nothing held): what they assert is who answered
+// and what was recorded, never how fast.
 
 /// A loopback port that was free a moment ago.
 fn free_port() -> u16 {
@@ -115,7 +115,6 @@ fn files_in(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_foreign_server_answering_the_fixed_port_while_the_jvm_starts_slowly_fails_the_cell_naming_its_pid() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let out = dir.join("results");
     let port = free_port().to_string();
@@ -146,7 +145,6 @@ fn a_foreign_server_answering_the_fixed_port_while_the_jvm_starts_slowly_fails_t
 
 #[test]
 fn a_port_in_use_before_the_start_refuses_each_cell_repeat_naming_its_holder_and_the_sweep_goes_on() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let out = dir.join("results");
     let holder = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -224,7 +222,6 @@ fn a_missing_jar_is_refused_in_one_line_before_anything_starts() {
 
 #[test]
 fn a_target_killed_mid_phase_is_recorded_crashed_never_ok() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let out = dir.join("results");
     let command = format!("java {{jvm}} -jar {}", kv_jar().display());
@@ -252,7 +249,6 @@ fn a_target_killed_mid_phase_is_recorded_crashed_never_ok() {
 
 #[test]
 fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let net = common::sshnet::SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -290,7 +286,6 @@ fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
 
 #[test]
 fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_and_never_measured() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let net = common::sshnet::SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -332,7 +327,6 @@ fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_a
 
 #[test]
 fn a_foreign_listener_that_takes_a_later_phases_port_fails_the_cell_before_that_phase() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
     let dir = tempdir();
     let out = dir.join("results");
     let fixed = free_port();

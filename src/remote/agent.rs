@@ -9,7 +9,7 @@ use std::io::{BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
+use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request};
 use crate::jvm::nmt_reader::NmtReader;
 use crate::jvm::procfs;
 use crate::jvm::sampler::JvmSample;
@@ -19,8 +19,9 @@ use crate::launcher::{LaunchSpec, PortInUse, RunningTarget};
 /// The grace a target gets when the agent stops it on its own.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
-/// Serve one target from start to stop; the exit code of `jload agent target`.
-pub fn serve_target() -> anyhow::Result<i32> {
+/// Serve one target from start to stop, giving up after `silence_limit` without a word from the controller; the exit
+/// code of `jload agent target`.
+pub fn serve_target(silence_limit: Duration) -> anyhow::Result<i32> {
     let requests = read_requests();
     let mut out = std::io::stdout().lock();
     let spec = first_request(&requests, &mut out, "start", |request| match request {
@@ -40,7 +41,7 @@ pub fn serve_target() -> anyhow::Result<i32> {
         return Ok(1);
     }
     let mut agent = Agent { spec, target, watch: None, marks: HashMap::new(), exit_told: false, nmt: None };
-    Ok(agent.serve(&requests, &mut out))
+    Ok(agent.serve(&requests, &mut out, silence_limit))
 }
 
 struct Agent {
@@ -54,7 +55,7 @@ struct Agent {
 }
 
 impl Agent {
-    fn serve(&mut self, requests: &Receiver<Option<Request>>, out: &mut impl Write) -> i32 {
+    fn serve(&mut self, requests: &Receiver<Option<Request>>, out: &mut impl Write, silence_limit: Duration) -> i32 {
         let mut last_heard = Instant::now();
         loop {
             match requests.recv_timeout(Duration::from_millis(HEARTBEAT_INTERVAL_MS / 10)) {
@@ -77,7 +78,7 @@ impl Agent {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return self.give_up(),
             }
-            if last_heard.elapsed() > Duration::from_secs(SILENCE_LIMIT_S) {
+            if last_heard.elapsed() > silence_limit {
                 return self.give_up();
             }
             if !self.exit_told

@@ -1,6 +1,10 @@
 //! `jload agent …`: the commands the controlling jload runs on other hosts over ssh (hidden from help; not for people).
 
+use std::time::Duration;
+
 use clap::{Args, Subcommand};
+
+use super::protocol::DEFAULT_SILENCE_LIMIT;
 
 #[derive(Args)]
 pub struct AgentArgs {
@@ -11,9 +15,17 @@ pub struct AgentArgs {
 #[derive(Subcommand)]
 pub enum AgentRole {
     /// Start, watch and stop one target, told what to do on standard input (see `remote::protocol`).
-    Target,
+    Target {
+        /// Stop the target and end after this long without a word from the controller.
+        #[arg(long, default_value_t = DEFAULT_SILENCE_LIMIT.as_millis() as u64)]
+        silence_limit_ms: u64,
+    },
     /// Run one share of a load, told what on standard input (see `remote::protocol`).
-    Load,
+    Load {
+        /// End the share after this long without a word from the controller.
+        #[arg(long, default_value_t = DEFAULT_SILENCE_LIMIT.as_millis() as u64)]
+        silence_limit_ms: u64,
+    },
     /// Print a TCP port that is free on this host.
     Port,
     /// Print this machine's facts (as env.json records them) as JSON.
@@ -30,8 +42,8 @@ pub enum AgentRole {
 
 pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
     match args.role {
-        AgentRole::Target => super::agent::serve_target(),
-        AgentRole::Load => super::load_agent::serve_load(),
+        AgentRole::Target { silence_limit_ms } => super::agent::serve_target(Duration::from_millis(silence_limit_ms)),
+        AgentRole::Load { silence_limit_ms } => super::load_agent::serve_load(Duration::from_millis(silence_limit_ms)),
         AgentRole::Env => {
             let installed = crate::plan::jdks::discover();
             println!("{}", serde_json::to_string(&crate::results::Env::of_this_machine(installed, 0))?);

@@ -34,9 +34,12 @@ pub struct AgentLink {
 }
 
 impl AgentLink {
-    /// Start `script` (a `jload agent …` command) over `ssh` and keep it alive.
-    pub fn open(ssh: &Ssh, script: &str) -> anyhow::Result<Arc<AgentLink>> {
-        let mut child = ssh.spawn(script)?;
+    /// Start `jload agent ROLE` (`jload` the path of jload there) over `ssh`, told to give up after `silence_limit`
+    /// without a word, and keep it alive.
+    pub fn open(ssh: &Ssh, jload: &str, role: &str, silence_limit: Duration) -> anyhow::Result<Arc<AgentLink>> {
+        let script =
+            format!("{} agent {role} --silence-limit-ms {}", shell_words::quote(jload), silence_limit.as_millis());
+        let mut child = ssh.spawn(&script)?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
         let stdin = child.stdin.take().expect("piped stdin");

@@ -12,7 +12,7 @@ use anyhow::Context;
 
 use super::install::ensure_jload;
 use super::link::AgentLink;
-use super::protocol::{Event, LoadJob, Request};
+use super::protocol::{Event, LoadJob, Request, silence_limit};
 use super::ssh::Ssh;
 use crate::load::engine::{RunOptions, unix_us};
 use crate::load::generator::Generator;
@@ -35,6 +35,8 @@ struct LoadHost {
     ssh: Ssh,
     /// This build of jload there.
     jload: String,
+    /// How long its agent waits without a word from jload before it ends its share (`JLOAD_SILENCE_LIMIT`).
+    silence_limit: Duration,
 }
 
 impl LoadHosts {
@@ -45,10 +47,11 @@ impl LoadHosts {
                 .iter()
                 .map(|destination| {
                     scope.spawn(move || -> anyhow::Result<LoadHost> {
+                        let silence_limit = silence_limit()?;
                         let ssh = Ssh::new(destination)?;
                         ssh.check()?;
                         let jload = ensure_jload(&ssh)?;
-                        Ok(LoadHost { ssh, jload })
+                        Ok(LoadHost { ssh, jload, silence_limit })
                     })
                 })
                 .collect();
@@ -71,7 +74,7 @@ impl Generator for LoadHosts {
         let links = self
             .hosts
             .iter()
-            .map(|host| AgentLink::open(&host.ssh, &format!("{} agent load", shell_words::quote(&host.jload))))
+            .map(|host| AgentLink::open(&host.ssh, &host.jload, "load", host.silence_limit))
             .collect::<anyhow::Result<Vec<Arc<AgentLink>>>>()?;
         let parts = std::thread::scope(|scope| {
             let runs: Vec<_> = links

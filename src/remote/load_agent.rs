@@ -8,11 +8,12 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use super::agent::{first_request, read_requests, send};
-use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request, SILENCE_LIMIT_S};
+use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request};
 use crate::load::engine::{self, RunOptions};
 
-/// Run one share of a load; the exit code of `jload agent load`.
-pub fn serve_load() -> anyhow::Result<i32> {
+/// Run one share of a load, ended early after `silence_limit` without a word from the controller; the exit code of
+/// `jload agent load`.
+pub fn serve_load(silence_limit: Duration) -> anyhow::Result<i32> {
     let requests = read_requests();
     let mut out = std::io::stdout().lock();
     let job = first_request(&requests, &mut out, "load", |request| match request {
@@ -33,7 +34,7 @@ pub fn serve_load() -> anyhow::Result<i32> {
                 Ok(Some(_)) => last_heard = Instant::now(),
                 Err(RecvTimeoutError::Timeout) => {}
             }
-            if last_heard.elapsed() > Duration::from_secs(SILENCE_LIMIT_S) {
+            if last_heard.elapsed() > silence_limit {
                 stop.store(true, Ordering::Relaxed);
             }
         }

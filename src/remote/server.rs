@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::install::ensure_jload;
-use super::protocol::BoxedPreflight;
+use super::protocol::{BoxedPreflight, silence_limit};
 use super::ssh::{Ssh, quote_words};
 use crate::cgroup::Limits;
 use crate::cpuset::CpuSet;
@@ -23,17 +23,20 @@ pub struct RemoteServer {
     pub address: String,
     /// The sweep's scratch folder there.
     work_root: String,
+    /// How long the agents there wait without a word from jload before they stop the target (`JLOAD_SILENCE_LIMIT`).
+    pub silence_limit: Duration,
 }
 
 impl RemoteServer {
     /// Log in, copy jload there if needed, and make the sweep's scratch folder.
     pub fn connect(destination: &str) -> anyhow::Result<RemoteServer> {
+        let silence_limit = silence_limit()?;
         let ssh = Ssh::new(destination)?;
         ssh.check()?;
         let jload = ensure_jload(&ssh)?;
         let address = ssh.address()?;
         let work_root = ssh.run("mktemp -d \"${TMPDIR:-/tmp}/jload-target-XXXXXX\"")?.trim().to_string();
-        Ok(RemoteServer { ssh, jload, address, work_root })
+        Ok(RemoteServer { ssh, jload, address, work_root, silence_limit })
     }
 
     pub fn destination(&self) -> &str {

@@ -30,7 +30,7 @@ pub struct RemoteTarget {
 
 impl RemoteTarget {
     pub fn start(server: &RemoteServer, spec: &LaunchSpec) -> anyhow::Result<RemoteTarget> {
-        let link = AgentLink::open(&server.ssh, &format!("{} agent target", shell_words::quote(&server.jload)))?;
+        let link = AgentLink::open(&server.ssh, &server.jload, "target", server.silence_limit)?;
         let started = Instant::now();
         let answer = link.ask(&Request::Start(spec.clone()), ANSWER_LIMIT, |event| {
             matches!(event, Event::Started { .. } | Event::StartFailed { .. })

@@ -32,7 +32,7 @@ use crate::plan::limits::unlimited;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan};
-use crate::remote::protocol::SILENCE_LIMIT_S;
+use crate::remote::protocol::{DEFAULT_SILENCE_LIMIT, in_seconds};
 use crate::remote::server::RemoteServer;
 use crate::remote::target::RemoteTarget;
 use crate::results::slow_csv;
@@ -222,9 +222,9 @@ fn stop_and_judge(
 /// The cause of a cell-repeat whose server could not be reached any more.
 pub(super) fn lost_cause(run: &CellRun<'_>, lost: &str, when: &str) -> String {
     let host = run.server.map_or("the target's server", |server| server.destination());
+    let silence_limit = in_seconds(run.server.map_or(DEFAULT_SILENCE_LIMIT, |server| server.silence_limit));
     format!(
-        "lost the connection to {host} {when} ({lost}); the agent there stops the target by itself within \
-         {SILENCE_LIMIT_S} s"
+        "lost the connection to {host} {when} ({lost}); the agent there stops the target by itself within {silence_limit}"
     )
 }
 

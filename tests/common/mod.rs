@@ -4,6 +4,7 @@
 
 pub mod cgroups;
 pub mod jdks;
+pub mod machine;
 pub mod nginx;
 pub mod pki;
 pub mod queued_server;

@@ -1,19 +1,19 @@
-import java.io.BufferedInputStream;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Test target of a known fixed footprint, for jload's smallest-box search: it allocates {@code MIB} MiB of direct
  * memory, writes every page of it (so the kernel charges all of it to the target's cgroup), keeps it, then serves
- * HTTP/1.1 on {@code 127.0.0.1:PORT} over plain sockets, a thread per connection: every request answers 200 {@code ok}. Its memory stays the same while it serves.
+ * HTTP/1.1 on {@code 127.0.0.1:PORT} by the JDK's own server ({@code com.sun.net.httpserver}): every request answers
+ * 200 {@code ok}. Its memory stays the same while it serves.
  *
  * <p>With a third argument {@code MIN_CPUS} it first refuses to start, exit 3, when the JVM sees fewer CPUs than that
  * ({@code Runtime.availableProcessors()}: in a cgroup box, the CPU quota rounded up): a need for CPU that does not
@@ -25,6 +25,7 @@ import java.util.List;
 public class Footprint {
     private static final int CHUNK_BYTES = 1 << 20;
     private static final int PAGE_BYTES = 4096;
+    private static final byte[] OK = "ok".getBytes(StandardCharsets.US_ASCII);
 
     /** Kept reachable so the direct memory is never freed. */
     static final List<ByteBuffer> KEPT = new ArrayList<>();
@@ -49,47 +50,25 @@ public class Footprint {
             }
             KEPT.add(chunk);
         }
-        ServerSocket server = new ServerSocket(port, 64, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(() -> accept(server), "acceptor");
-        acceptor.start();
+        // Headers and body leave in two writes: without TCP_NODELAY, Nagle's algorithm holds the body until the
+        // client's delayed ACK (40 ms).
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+        server.createContext("/", Footprint::answer);
+        server.start();
         System.out.println("serving port=" + port + " footprint=" + mib + " MiB");
         System.out.flush();
     }
 
-    private static void accept(ServerSocket server) {
-        while (true) {
-            try {
-                Socket socket = server.accept();
-                Thread connection = new Thread(() -> serve(socket), "connection");
-                connection.setDaemon(true);
-                connection.start();
-            } catch (IOException e) {
-                return;
+    /** Answers 200 {@code ok}, the connection kept alive. */
+    private static void answer(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            exchange.getRequestBody().readAllBytes();
+            exchange.getResponseHeaders().set("Content-Type", "text/plain");
+            exchange.sendResponseHeaders(200, OK.length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(OK);
             }
-        }
-    }
-
-    /** Answers each request on the connection (HTTP/1.1, kept alive) with 200 {@code ok}; bodies are not expected. */
-    private static void serve(Socket socket) {
-        byte[] reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
-                .getBytes(StandardCharsets.US_ASCII);
-        try (socket) {
-            socket.setTcpNoDelay(true);
-            InputStream in = new BufferedInputStream(socket.getInputStream());
-            OutputStream out = socket.getOutputStream();
-            int matched = 0;
-            int next;
-            while ((next = in.read()) != -1) {
-                // The end of a request's head: CR LF CR LF.
-                matched = next == (matched % 2 == 0 ? '\r' : '\n') ? matched + 1 : (next == '\r' ? 1 : 0);
-                if (matched == 4) {
-                    out.write(reply);
-                    out.flush();
-                    matched = 0;
-                }
-            }
-        } catch (IOException e) {
-            // The client closed the connection.
         }
     }
 }
