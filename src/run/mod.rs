@@ -27,4 +27,4 @@ pub mod runner;
 pub mod store;
 pub mod target;
 pub mod tune;
-mod tune_figure;
+pub mod tune_figure;
