@@ -7,7 +7,7 @@
 //! grid, so never within 5 % and never fed to the model. Deterministic for a grid and a seed. Also reads real tunes'
 //! `tune.json` and looks each trial's configuration up in the grid.
 //!
-//! Usage (from the repository root): `tune_replay TUNE_PLAN GRID_DIR [--seeds N] [--table FILE] [--real DIR]...`
+//! Usage (from the repository root): `tune_replay TUNE_PLAN GRID_DIR [--seeds N] [--table FILE] [--real DIR]... [--trace SEED]`
 //! The grid's plan copy is read with its relative paths (the mix) against TUNE_PLAN's folder: the two plans sit side
 //! by side in bench/tune-vs-grid/.
 
@@ -30,6 +30,8 @@ struct Args {
     seeds: u64,
     table: Option<PathBuf>,
     real: Vec<PathBuf>,
+    /// Print each trial of the model's search of this seed.
+    trace: Option<u64>,
 }
 
 /// One cell of the grid: its axis labels, the options its axes add (sorted), its figure or why it has none.
@@ -106,7 +108,7 @@ fn replay() -> anyhow::Result<()> {
     let mut medians = Vec::new();
     for (name, method) in [("model", Method::Model), ("random", Method::Random)] {
         let counts: Vec<Option<usize>> = (1..=args.seeds)
-            .map(|seed| trials_to_within(&grid, &tune, method, seed, best))
+            .map(|seed| trials_to_within(&grid, &tune, method, seed, best, false))
             .collect::<Result<_, _>>()?;
         let reached: Vec<usize> = counts.iter().flatten().copied().collect();
         let median = median(&counts);
@@ -130,6 +132,11 @@ fn replay() -> anyhow::Result<()> {
         ),
         _ => println!("model / random: no ratio (a median never got within {:.0} %)", WITHIN * 100.0),
     }
+    if let Some(seed) = args.trace {
+        println!();
+        println!("the model's trials, seed {seed}:");
+        trials_to_within(&grid, &tune, Method::Model, seed, best, true)?;
+    }
     for dir in &args.real {
         print_real_tune(&grid, dir, best)?;
     }
@@ -138,12 +145,14 @@ fn replay() -> anyhow::Result<()> {
 
 /// The trial (defaults counted) at which a search of `seed` first proposes a cell within 5 % of the best; None when
 /// it has not after as many searched trials as the grid has cells.
+/// With `trace`, prints each trial.
 fn trials_to_within(
     grid: &Grid,
     tune: &TunePlan,
     method: Method,
     seed: u64,
     best: f64,
+    trace: bool,
 ) -> anyhow::Result<Option<usize>> {
     let search = Search::new(tune.space.clone(), seed, tune.start, method);
     let mut searched: Vec<Trial> = Vec::new();
@@ -155,6 +164,11 @@ fn trials_to_within(
             Err(_) => Outcome::Infeasible,
         };
         let found = matches!(cell.figure, Ok(figure) if grid.within(figure, best));
+        if trace {
+            let figure =
+                cell.figure.as_ref().map_or_else(|why| format!("infeasible: {why}"), |f| grid.objective.words(*f));
+            println!("  trial {:>2} ({source:?}): {} — {figure}", searched.len() + 2, tune.describe(&config));
+        }
         searched.push(Trial { config, source, outcome });
         if found {
             // The defaults' trial 1, then the searched ones.
@@ -263,19 +277,20 @@ fn print_real_tune(grid: &Grid, dir: &Path, best: f64) -> anyhow::Result<()> {
 }
 
 fn parse_args() -> anyhow::Result<Args> {
-    let usage = "usage: tune_replay TUNE_PLAN GRID_DIR [--seeds N] [--table FILE] [--real DIR]...";
+    let usage = "usage: tune_replay TUNE_PLAN GRID_DIR [--seeds N] [--table FILE] [--real DIR]... [--trace SEED]";
     let mut words = std::env::args().skip(1);
     let mut positional = Vec::new();
-    let (mut seeds, mut table, mut real) = (10, None, Vec::new());
+    let (mut seeds, mut table, mut real, mut trace) = (10, None, Vec::new(), None);
     while let Some(word) = words.next() {
         match word.as_str() {
             "--seeds" => seeds = words.next().context(usage)?.parse().context("--seeds takes a number")?,
             "--table" => table = Some(PathBuf::from(words.next().context(usage)?)),
             "--real" => real.push(PathBuf::from(words.next().context(usage)?)),
+            "--trace" => trace = Some(words.next().context(usage)?.parse().context("--trace takes a seed")?),
             _ if word.starts_with("--") => bail!("{usage}"),
             _ => positional.push(PathBuf::from(word)),
         }
     }
     let [tune_plan, grid] = <[PathBuf; 2]>::try_from(positional).map_err(|_| anyhow::anyhow!(usage))?;
-    Ok(Args { tune_plan, grid, seeds, table, real })
+    Ok(Args { tune_plan, grid, seeds, table, real, trace })
 }
