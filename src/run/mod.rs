@@ -28,4 +28,4 @@ pub mod store;
 pub mod target;
 pub mod tune;
 mod tune_confirm;
-mod tune_figure;
+pub mod tune_figure;

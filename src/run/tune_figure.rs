@@ -17,7 +17,7 @@ use crate::results::{RepFiles, RepMeta, ResultsDir, Status};
 
 /// A trial's figure in the objective's unit, or why it has none: crashed, killed, refused (the cause), no capacity
 /// found, the SLO missed.
-pub(super) fn figure_of(
+pub fn figure_of(
     objective: Objective,
     plan: &Plan,
     results: &ResultsDir,

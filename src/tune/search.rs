@@ -66,7 +66,8 @@ pub enum Method {
     Random,
 }
 
-/// Draws a random search makes for a configuration not yet tried before it repeats one (a small space runs out).
+/// Draws a random search (or the start, in later hypercubes) makes for a configuration not yet tried before it
+/// repeats one (a small space runs out).
 const RANDOM_DRAWS: usize = 1000;
 
 /// Uniform random candidates scored per proposal, and perturbations around each of the best few trials.
@@ -95,7 +96,7 @@ impl Search {
         let designed = trials.iter().filter(|trial| trial.source == Source::Design).count();
         let feasible = trials.iter().filter(|trial| matches!(trial.outcome, Outcome::Figure(_))).count();
         if designed < self.design_size || feasible < 2 {
-            return (self.design_point(designed), Source::Design);
+            return (self.untried_design_point(designed, trials), Source::Design);
         }
         (self.model_point(trials), Source::Model)
     }
@@ -108,6 +109,16 @@ impl Search {
         let mut rng = fastrand::Rng::with_seed(self.seed.wrapping_add(round.wrapping_mul(0x9E37_79B9)));
         let points = latin_hypercube(size, self.space.dimensions(), &mut rng);
         self.space.decode(&points[index % size])
+    }
+
+    /// Point `index` of the start, or, when a trial has had its configuration already (a space with few
+    /// configurations snaps several points of the cube to one), the first later hypercube point not yet tried.
+    fn untried_design_point(&self, index: usize, trials: &[Trial]) -> Config {
+        let size = self.design_size.max(1);
+        (0..RANDOM_DRAWS)
+            .map(|round| self.design_point(index + round * size))
+            .find(|config| trials.iter().all(|trial| trial.config != *config))
+            .unwrap_or_else(|| self.design_point(index))
     }
 
     /// A uniform draw of the seed and the number of trials so far, not one already tried (while the space has one).

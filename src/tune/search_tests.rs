@@ -100,6 +100,28 @@ fn a_random_search_draws_configurations_not_yet_tried_and_finds_less_than_the_mo
 }
 
 #[test]
+fn the_start_in_a_space_of_few_configurations_tries_each_once() {
+    // 3 × 3 configurations and a start of 8: the hypercube's points snap to configurations, several to one; each
+    // design trial is a configuration not tried before.
+    let choice = |name: &str| Parameter {
+        name: name.into(),
+        domain: Domain::Choice(vec!["1".into(), "2".into(), "4".into()]),
+        only_if: None,
+    };
+    let space = Space::new(vec![choice("a"), choice("b")]).unwrap();
+    for seed in 1..=5 {
+        let search = Search::new(space.clone(), seed, 8, Method::Model);
+        let trials = run(&search, 9, |_| Outcome::Figure(1.0));
+        let design: Vec<&Config> =
+            trials.iter().filter(|trial| trial.source == Source::Design).map(|trial| &trial.config).collect();
+        assert_eq!(design.len(), 8, "seed {seed}");
+        for (index, config) in design.iter().enumerate() {
+            assert!(!design[..index].contains(config), "seed {seed}: design trial {} repeats {config:?}", index + 1);
+        }
+    }
+}
+
+#[test]
 fn an_infeasible_region_is_learned_and_avoided() {
     // The best figures lie next to a cliff: x1 above 6 crashes. After the start the model keeps proposing on the
     // feasible side.
