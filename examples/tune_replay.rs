@@ -106,10 +106,15 @@ fn replay() -> anyhow::Result<()> {
     );
     println!("{:<8} {:>6} {:>4} {:>4} {:>6}  per seed", "method", "median", "min", "max", "never");
     let mut medians = Vec::new();
+    let mut shares = Vec::new();
     for (name, method) in [("model", Method::Model), ("random", Method::Random)] {
-        let counts: Vec<Option<usize>> = (1..=args.seeds)
-            .map(|seed| trials_to_within(&grid, &tune, method, seed, best, false))
+        let replayed: Vec<Replayed> = (1..=args.seeds)
+            .map(|seed| replay_search(&grid, &tune, method, seed, best, false))
             .collect::<Result<_, _>>()?;
+        let counts: Vec<Option<usize>> = replayed.iter().map(|replayed| replayed.to_within).collect();
+        let mut at_budget: Vec<f64> = replayed.iter().map(|replayed| replayed.share_at_budget).collect();
+        at_budget.sort_by(f64::total_cmp);
+        shares.push((name, at_budget));
         let reached: Vec<usize> = counts.iter().flatten().copied().collect();
         let median = median(&counts);
         medians.push(median);
@@ -132,10 +137,27 @@ fn replay() -> anyhow::Result<()> {
         ),
         _ => println!("model / random: no ratio (a median never got within {:.0} %)", WITHIN * 100.0),
     }
+    println!();
+    println!(
+        "the best grid figure among the first {BUDGET} trials (the defaults counted), as a share of the grid's best, \
+         over seeds 1..{}:",
+        args.seeds
+    );
+    println!("{:<8} {:>6} {:>6} {:>6}  per seed, lowest first", "method", "median", "min", "max");
+    for (name, at_budget) in &shares {
+        let words: Vec<String> = at_budget.iter().map(|share| format!("{:.0} %", share * 100.0)).collect();
+        println!(
+            "{name:<8} {:>5.0} % {:>4.0} % {:>4.0} %  {}",
+            median_of(at_budget) * 100.0,
+            at_budget.first().copied().unwrap_or_default() * 100.0,
+            at_budget.last().copied().unwrap_or_default() * 100.0,
+            words.join(" ")
+        );
+    }
     if let Some(seed) = args.trace {
         println!();
         println!("the model's trials, seed {seed}:");
-        trials_to_within(&grid, &tune, Method::Model, seed, best, true)?;
+        replay_search(&grid, &tune, Method::Model, seed, best, true)?;
     }
     for dir in &args.real {
         print_real_tune(&grid, dir, best)?;
@@ -143,19 +165,33 @@ fn replay() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The trial (defaults counted) at which a search of `seed` first proposes a cell within 5 % of the best; None when
-/// it has not after as many searched trials as the grid has cells.
-/// With `trace`, prints each trial.
-fn trials_to_within(
+/// What one search of the grid found.
+struct Replayed {
+    /// The trial (defaults counted) at which it first proposed a cell within 5 % of the best; None when it had not
+    /// after as many searched trials as the grid has cells.
+    to_within: Option<usize>,
+    /// The best grid figure among its first [`BUDGET`] trials (the defaults counted), as a share of the grid's best;
+    /// 0 when all were infeasible.
+    share_at_budget: f64,
+}
+
+/// The issue's budget: a dozen trials, the defaults' included.
+const BUDGET: usize = 12;
+
+/// A search of `seed` replayed on the grid, until it proposes a cell within 5 % of the best or has tried as many as
+/// the grid has. With `trace`, prints each trial.
+fn replay_search(
     grid: &Grid,
     tune: &TunePlan,
     method: Method,
     seed: u64,
     best: f64,
     trace: bool,
-) -> anyhow::Result<Option<usize>> {
+) -> anyhow::Result<Replayed> {
     let search = Search::new(tune.space.clone(), seed, tune.start, method);
     let mut searched: Vec<Trial> = Vec::new();
+    let mut best_at_budget: f64 = 0.0;
+    let mut to_within = None;
     while searched.len() < grid.cells.len() {
         let (config, source) = search.propose(&searched);
         let cell = grid.lookup(&tune.options(&config))?;
@@ -169,13 +205,32 @@ fn trials_to_within(
                 cell.figure.as_ref().map_or_else(|why| format!("infeasible: {why}"), |f| grid.objective.words(*f));
             println!("  trial {:>2} ({source:?}): {} — {figure}", searched.len() + 2, tune.describe(&config));
         }
+        if let Ok(figure) = cell.figure
+            && searched.len() + 2 <= BUDGET
+        {
+            // Higher is better as the search sees it; as a share of the best in the figure's own direction.
+            let share = if grid.objective.score(1.0) > 0.0 { figure / best } else { best / figure };
+            best_at_budget = best_at_budget.max(share);
+        }
         searched.push(Trial { config, source, outcome });
-        if found {
-            // The defaults' trial 1, then the searched ones.
-            return Ok(Some(searched.len() + 1));
+        // The defaults' trial 1, then the searched ones.
+        if found && to_within.is_none() {
+            to_within = Some(searched.len() + 1);
+        }
+        if to_within.is_some() && searched.len() + 1 >= BUDGET {
+            break;
         }
     }
-    Ok(None)
+    Ok(Replayed { to_within, share_at_budget: best_at_budget })
+}
+
+/// The median of sorted values (0 when there are none).
+fn median_of(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
 }
 
 /// The median of the counts, a seed that never got there counted as more than any that did; None when that is the

@@ -188,7 +188,7 @@ fn a_collector_the_jvm_refuses_is_infeasible_by_the_preflight_and_never_loaded()
 
 #[test]
 fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
-    let _machine = machine::alone();
+    let _machine = machine::shared();
     let dir = tempdir();
     let classes = compiled(&dir, "Bowl.java");
     // y at its best: the defaults (x = 0.5) serve in 18 ms, x near 0.3 in 2 ms; both hold p99 <= 100 ms at 20 and 40
@@ -269,7 +269,7 @@ fn a_plan_with_axes_tunes_each_of_its_cells_on_its_own() {
 
 #[test]
 fn a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_and_their_frontier() {
-    let _machine = machine::alone();
+    let _machine = machine::shared();
     let started = std::time::Instant::now();
     let dir = tempdir();
     let classes = compiled(&dir, "Bowl.java");
