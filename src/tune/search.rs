@@ -121,9 +121,14 @@ impl Search {
             .unwrap_or_else(|| self.design_point(index))
     }
 
+    /// The seed of one proposal: the search's, mixed with the number of trials so far.
+    fn proposal_seed(&self, trials: &[Trial]) -> u64 {
+        self.seed ^ (trials.len() as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
     /// A uniform draw of the seed and the number of trials so far, not one already tried (while the space has one).
     fn random_point(&self, trials: &[Trial]) -> Config {
-        let mut rng = fastrand::Rng::with_seed(self.seed ^ (trials.len() as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let mut rng = fastrand::Rng::with_seed(self.proposal_seed(trials));
         let mut draw = || self.space.decode(&(0..self.space.dimensions()).map(|_| rng.f64()).collect::<Vec<_>>());
         let first = draw();
         std::iter::once(first.clone())
@@ -134,7 +139,7 @@ impl Search {
 
     /// The candidate with the largest expected improvement × probability of feasibility.
     fn model_point(&self, trials: &[Trial]) -> Config {
-        let seed = self.seed ^ (trials.len() as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let seed = self.proposal_seed(trials);
         let encoded: Vec<Vec<f64>> = trials.iter().map(|trial| self.space.encode(&trial.config)).collect();
         let figures: Vec<f64> = trials
             .iter()
