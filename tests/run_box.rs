@@ -18,7 +18,7 @@ use common::{HEAP_STORE, folder_of, interrupt_run_after, jload, json, kv_jar, kv
 // the quota's verdict weighs timings, and a killed jload's box must be left for the next start of the test's own jload.
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    kv_plan(dir, name, HEAP_STORE, &format!("{target_extra}\n"), &format!("{axes}\n{phases}"), "repeats = 1")
+    kv_plan(dir, name, HEAP_STORE, target_extra, &format!("{axes}\n{phases}"), "repeats = 1")
 }
 
 const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\

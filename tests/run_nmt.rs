@@ -21,7 +21,7 @@ static HEAVY: Mutex<()> = Mutex::new(());
 const MIB: f64 = 1048576.0;
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    kv_plan(dir, name, "", &format!("{target_extra}\n"), &format!("{axes}\n{phases}"), "repeats = 1")
+    kv_plan(dir, name, "", target_extra, &format!("{axes}\n{phases}"), "repeats = 1")
 }
 
 /// 16 KB values at 1500 req/s for up to 15 s, then a short read phase.

@@ -253,13 +253,13 @@ pub fn repo() -> PathBuf {
 pub const HEAP_STORE: &str = ", \"-Dkv.store=heap\"";
 
 /// A plan file `<dir>/<name>.toml` that runs kv-service's jar: `jvm` more options after its port (TOML list items
-/// with their leading comma, like `, "-Dkv.store=heap"`), `target` more `[target]` lines (each ending in a newline), `body` the axes and phases,
+/// with their leading comma, like `, "-Dkv.store=heap"`), `target` more `[target]` keys, `body` the axes and phases,
 /// `run` more `[run]` keys (its cooldown is 0 s).
 pub fn kv_plan(dir: &Path, name: &str, jvm: &str, target: &str, body: &str, run: &str) -> PathBuf {
     let text = format!(
         "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
          startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\"{jvm}]\n\
-         {target}{body}\n[run]\ncooldown = \"0s\"\n{run}\n",
+         {target}\n{body}\n[run]\ncooldown = \"0s\"\n{run}\n",
         jar = kv_jar().display()
     );
     let path = dir.join(format!("{name}.toml"));
