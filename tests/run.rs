@@ -6,14 +6,19 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{
-    HEAP_STORE, folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, kv_plan, repo, tempdir,
-    without_histograms,
-};
+use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, repo, tempdir, without_histograms};
 
 /// A plan against kv-service with the given axes and phases (TOML fragments).
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, extra: &str) -> PathBuf {
-    kv_plan(dir, name, HEAP_STORE, "", &format!("{axes}\n{phases}"), extra)
+    let text = format!(
+        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
+         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
+         {axes}\n{phases}\n[run]\ncooldown = \"0s\"\n{extra}\n",
+        jar = kv_jar().display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 const TWO_BY_TWO: &str = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\

@@ -12,13 +12,21 @@ use std::path::{Path, PathBuf};
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
 use common::machine::{alone, shared};
 use common::sshnet::SshNet;
-use common::{HEAP_STORE, folder_of, interrupt_run_after, jload, json, kv_jar, kv_plan, tempdir};
+use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
 
 // JVM-heavy tests share the machine two at a time (common::machine), except those that must have it to themselves:
 // the quota's verdict weighs timings, and a killed jload's box must be left for the next start of the test's own jload.
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    kv_plan(dir, name, HEAP_STORE, target_extra, &format!("{axes}\n{phases}"), "repeats = 1")
+    let text = format!(
+        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
+         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
+         {target_extra}\n{axes}\n{phases}\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
+        jar = kv_jar().display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\

@@ -8,14 +8,22 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::machine::{alone, shared};
-use common::{HEAP_STORE, folder_of, interrupt_run_after, jload, json, jvms_with, kv_plan, tempdir};
+use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, tempdir};
 
 // JVM-heavy tests share the machine two at a time (common::machine), except the search that compares two
 // configurations' capacities, whose rates weigh the machine's speed.
 
 /// A plan against kv-service's heap store with these axes and phases (TOML fragments) and `[run]` keys.
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, run: &str) -> PathBuf {
-    kv_plan(dir, name, HEAP_STORE, "", &format!("{axes}\n{FILL}{phases}"), run)
+    let text = format!(
+        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
+         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
+         {axes}\n{FILL}{phases}\n[run]\ncooldown = \"0s\"\n{run}\n",
+        jar = kv_jar().display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 const FILL: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\

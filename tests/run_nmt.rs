@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
 use common::sshnet::SshNet;
-use common::{folder_of, jload, json, kv_jar, kv_plan, tempdir};
+use common::{folder_of, jload, json, kv_jar, tempdir};
 use jload::jvm::nmt_csv;
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
@@ -21,7 +21,15 @@ static HEAVY: Mutex<()> = Mutex::new(());
 const MIB: f64 = 1048576.0;
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    kv_plan(dir, name, "", target_extra, &format!("{axes}\n{phases}"), "repeats = 1")
+    let text = format!(
+        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
+         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\"]\n\
+         {target_extra}\n{axes}\n{phases}\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
+        jar = kv_jar().display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 /// 16 KB values at 1500 req/s for up to 15 s, then a short read phase.

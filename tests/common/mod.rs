@@ -249,24 +249,6 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// kv-service's heap store, as `kv_plan`'s `jvm`.
-pub const HEAP_STORE: &str = ", \"-Dkv.store=heap\"";
-
-/// A plan file `<dir>/<name>.toml` that runs kv-service's jar: `jvm` more options after its port (TOML list items
-/// with their leading comma, like `, "-Dkv.store=heap"`), `target` more `[target]` keys, `body` the axes and phases,
-/// `run` more `[run]` keys (its cooldown is 0 s).
-pub fn kv_plan(dir: &Path, name: &str, jvm: &str, target: &str, body: &str, run: &str) -> PathBuf {
-    let text = format!(
-        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\"{jvm}]\n\
-         {target}\n{body}\n[run]\ncooldown = \"0s\"\n{run}\n",
-        jar = kv_jar().display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 /// Build kv-service once per test binary; the path of its jar.
 pub fn kv_jar() -> &'static Path {
     static JAR: OnceLock<PathBuf> = OnceLock::new();
