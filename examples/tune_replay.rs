@@ -19,6 +19,7 @@ use jload::plan::tune::{Objective, TunePlan};
 use jload::plan::{PlanBase, load_plan, parse_plan};
 use jload::results::Results;
 use jload::run::tune_figure::figure_of;
+use jload::stats;
 use jload::tune::search::{Method, Outcome, Search, Trial};
 
 /// Within this share of the grid's best figure a trial counts as having found it.
@@ -148,7 +149,7 @@ fn replay() -> anyhow::Result<()> {
         let words: Vec<String> = at_budget.iter().map(|share| format!("{:.0} %", share * 100.0)).collect();
         println!(
             "{name:<8} {:>5.0} % {:>4.0} % {:>4.0} %  {}",
-            median_of(at_budget) * 100.0,
+            stats::median(at_budget.clone()).unwrap_or_default() * 100.0,
             at_budget.first().copied().unwrap_or_default() * 100.0,
             at_budget.last().copied().unwrap_or_default() * 100.0,
             words.join(" ")
@@ -222,15 +223,6 @@ fn replay_search(
         }
     }
     Ok(Replayed { to_within, share_at_budget: best_at_budget })
-}
-
-/// The median of sorted values (0 when there are none).
-fn median_of(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
 }
 
 /// The median of the counts, a seed that never got there counted as more than any that did; None when that is the
