@@ -215,10 +215,12 @@ fn sources_agree(jvm: &RealJvm, expected_source: ClockSource) -> (i64, i64, i64)
 fn jdk17_perfdata_ticks_and_the_gc_log_agree() {
     let jvm = run_real_jvm(&test_jvm::jdk17());
     let (perfdata, millis, nanos) = sources_agree(&jvm, ClockSource::PerfdataTicks);
-    // Measured on the 2-core test machine (5 runs): PerfData 87–290 µs, ms log 1,010 µs, ns log 13–87 µs.
+    // Measured on the 2-core test machine (5 runs): PerfData 87–290 µs, ms log 1,010 µs, ns log 13–87 µs. The ns
+    // log's width depends on how many lines fall at different phases of the wall clock's ms: a loaded CI machine
+    // (fewer lines, bunched) gave 204 µs, so the bound is what the ms log can never reach, not a typical figure.
     assert!(perfdata < 5_000, "one poll's gap, unless the machine starved jload for ms: {perfdata} µs");
     assert!(millis <= 2_010, "{millis} µs");
-    assert!(nanos < 200, "dozens of lines narrow uptimenanos' interval to some µs: {nanos} µs");
+    assert!(nanos < 1_000, "uptimenanos bounds uptime 0 closer than the ms log's 1 ms can: {nanos} µs");
 }
 
 #[test]
@@ -226,8 +228,8 @@ fn jdk25_perfdata_vm_start_and_the_gc_log_agree() {
     let jvm = run_real_jvm(&test_jvm::jdk25());
     let (perfdata, millis, nanos) = sources_agree(&jvm, ClockSource::PerfdataVmStart);
     // Measured (5 runs): PerfData (process start to VM begin + 1 ms) 8.8–89 ms, ms log 1,010–2,010 µs, ns log
-    // 26–70 µs.
+    // 26–70 µs (204 µs once in CI: see jdk17's test for the bound).
     assert!(perfdata < 1_000_000, "{perfdata} µs");
     assert!(millis <= 2_010, "{millis} µs");
-    assert!(nanos < 200, "{nanos} µs");
+    assert!(nanos < 1_000, "uptimenanos bounds uptime 0 closer than the ms log's 1 ms can: {nanos} µs");
 }
