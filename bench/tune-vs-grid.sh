@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # How many trials a tune needs, against a grid's ground truth (issue 24, docs/benchmarks.md "Tune against a grid"):
-# kv-service's heap store over 4 heaps × 3 collectors × 3 values of -XX:NewRatio, 36 cells, each's capacity within
-# p99 <= 20 ms found once by `jload run bench/tune-vs-grid/grid.toml` (about 18 minutes on 2 cores); then the tune's
-# search replayed on the grid's own figures (examples/tune_replay.rs) — the space of bench/tune-vs-grid/tune.toml,
-# seeds 1..N, method "model" and "random", each proposal answered with its grid cell's figure — counting the trials
-# (the defaults' trial 1 included) until one is within 5 % of the grid's best. With --real, also real tunes of that
-# plan (12 trials, seeds 1 and 2, each method; about 6 minutes each), each trial looked up in the grid.
-# Usage: bench/tune-vs-grid.sh [--grid DIR] [--seeds N (10)] [--real] [--out DIR]
+# kv-service's heap store over 4 heaps × 3 collectors × 3 values of -XX:NewRatio, 36 cells, each's figure found once
+# by `jload run` of the grid plan; then the tune's search replayed on the grid's own figures (examples/tune_replay.rs)
+# — the space of the tune plan beside it, seeds 1..N, method "model" and "random", each proposal answered with its
+# grid cell's figure — counting the trials (the defaults' trial 1 included) until one is within 5 % of the grid's
+# best. With --real, also real tunes of that plan (12 trials, seeds 1 and 2, each method), each trial looked up in
+# the grid. Two objectives, each a pair of plans in bench/tune-vs-grid/:
+#   capacity  grid.toml / tune.toml: the capacity within p99 <= 20 ms (a search per cell; about 18 minutes on 2 cores)
+#   memory    memory-grid.toml / memory-tune.toml: the least memory (whole-life RSS peak) holding p99 <= 20 ms at
+#             5,000 req/s (one fixed-rate phase per cell; about 10 minutes)
+# Usage: bench/tune-vs-grid.sh [--objective capacity|memory (capacity)] [--grid DIR] [--seeds N (10)] [--real] [--out DIR]
 #   --grid DIR  replay on an existing grid results folder instead of running the grid
 #   --out DIR   where the grid, the real tunes and grid.tsv go (default: /tmp/jload-tune-vs-grid-<time>)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+OBJECTIVE=capacity
 GRID=
 SEEDS=10
 REAL=no
 OUT=/tmp/jload-tune-vs-grid-$(date +%Y%m%d-%H%M%S)
 while [ $# -gt 0 ]; do
   case $1 in
+    --objective) OBJECTIVE=$2; shift 2 ;;
     --grid) GRID=$2; shift 2 ;;
     --seeds) SEEDS=$2; shift 2 ;;
     --real) REAL=yes; shift ;;
@@ -24,6 +29,11 @@ while [ $# -gt 0 ]; do
     *) sed -n 's/^# Usage: //p' "$0" >&2; exit 2 ;;
   esac
 done
+case $OBJECTIVE in
+  capacity) GRID_PLAN=grid.toml; TUNE_PLAN=tune.toml ;;
+  memory) GRID_PLAN=memory-grid.toml; TUNE_PLAN=memory-tune.toml ;;
+  *) echo "tune-vs-grid.sh: --objective $OBJECTIVE is neither capacity nor memory" >&2; exit 2 ;;
+esac
 trap cleanup EXIT
 PLANS=bench/tune-vs-grid
 REPLAY="$REPO_DIR/target/release/examples/tune_replay"
@@ -38,9 +48,9 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 104857
 
 if [ -z "$GRID" ]; then
   GRID=$OUT/grid
-  echo "== the grid: jload run $PLANS/grid.toml --out $GRID"
+  echo "== the grid: jload run $PLANS/$GRID_PLAN --out $GRID"
   started=$(date +%s)
-  "$JLOAD" run "$PLANS/grid.toml" --out "$GRID" > "$OUT/grid.out" 2> "$OUT/grid.err" ||
+  "$JLOAD" run "$PLANS/$GRID_PLAN" --out "$GRID" > "$OUT/grid.out" 2> "$OUT/grid.err" ||
     { echo "the grid failed (exit $?): see $OUT/grid.err; finish it with jload run --resume $GRID" >&2; exit 1; }
   echo "($(( $(date +%s) - started )) s)"
 fi
@@ -53,7 +63,7 @@ if [ "$REAL" = yes ]; then
   for method in model random; do
     for seed in 1 2; do
       plan=$OUT/plans/tune-$method-$seed.toml
-      sed -e "s/^seed = .*/seed = $seed/" -e "s/^method = .*/method = \"$method\"/" "$PLANS/tune.toml" > "$plan"
+      sed -e "s/^seed = .*/seed = $seed/" -e "s/^method = .*/method = \"$method\"/" "$PLANS/$TUNE_PLAN" > "$plan"
       echo "== real tune: jload run $plan (method $method, seed $seed, 12 trials)"
       started=$(date +%s)
       "$JLOAD" run "$plan" --out "$OUT/tune-$method-$seed" > "$OUT/tune-$method-$seed.out" 2> "$OUT/tune-$method-$seed.err" ||
@@ -65,7 +75,7 @@ if [ "$REAL" = yes ]; then
 fi
 
 echo
-echo "== replay: $REPLAY $PLANS/tune.toml $GRID --seeds $SEEDS"
-"$REPLAY" "$PLANS/tune.toml" "$GRID" --seeds "$SEEDS" --table "$OUT/grid.tsv" "${REAL_DIRS[@]}"
+echo "== replay: $REPLAY $PLANS/$TUNE_PLAN $GRID --seeds $SEEDS"
+"$REPLAY" "$PLANS/$TUNE_PLAN" "$GRID" --seeds "$SEEDS" --table "$OUT/grid.tsv" "${REAL_DIRS[@]}"
 echo
 echo "grid table: $OUT/grid.tsv; results: $GRID"
