@@ -4,7 +4,8 @@
 //! with the figure of the grid cell that has the same JVM options, read from the grid's results directory by the same
 //! rule a real trial's figure is (`run::tune_figure::figure_of`; an infeasible cell is an infeasible trial). As in a
 //! real tune, trial 1 is the defaults: counted, as a user counts trials, but no point of the space and not in the
-//! grid, so never within 5 % and never fed to the model. Deterministic for a grid and a seed. Also reads real tunes'
+//! grid, so never within 5 % and never fed to the model. A cell that missed the SLO is infeasible, and the search
+//! learns its measured figure as a real trial's (`run::tune_figure::search_outcome`). Deterministic for a grid and a seed. Also reads real tunes'
 //! `tune.json` and looks each trial's configuration up in the grid.
 //!
 //! Usage (from the repository root): `tune_replay TUNE_PLAN GRID_DIR [--seeds N] [--table FILE] [--real DIR]... [--trace SEED]`
@@ -18,7 +19,7 @@ use jload::plan::matrix::cells;
 use jload::plan::tune::{Objective, TunePlan};
 use jload::plan::{PlanBase, load_plan, parse_plan};
 use jload::results::Results;
-use jload::run::tune_figure::figure_of;
+use jload::run::tune_figure::{figure_of, search_outcome};
 use jload::stats;
 use jload::tune::search::{Method, Outcome, Search, Trial};
 
@@ -40,6 +41,8 @@ struct GridCell {
     labels: Vec<String>,
     options: Vec<String>,
     figure: Result<f64, String>,
+    /// What a trial of this configuration tells the search (`run::tune_figure::search_outcome`).
+    outcome: Outcome,
 }
 
 struct Grid {
@@ -196,10 +199,7 @@ fn replay_search(
     while searched.len() < grid.cells.len() {
         let (config, source) = search.propose(&searched);
         let cell = grid.lookup(&tune.options(&config))?;
-        let outcome = match cell.figure {
-            Ok(figure) => Outcome::Figure(grid.objective.score(figure)),
-            Err(_) => Outcome::Infeasible,
-        };
+        let outcome = cell.outcome.clone();
         let found = matches!(cell.figure, Ok(figure) if grid.within(figure, best));
         if trace {
             let figure =
@@ -251,10 +251,11 @@ fn read_grid(dir: &Path, tune_plan: &Path, objective: Objective) -> anyhow::Resu
             .read_meta(&cell.dir, 1)
             .with_context(|| format!("cell {} has not run in {}: finish it with --resume", cell.id, dir.display()))?;
         let figure = figure_of(objective, &plan, &results.dir, &cell, &meta);
+        let outcome = search_outcome(objective, &plan, &results.dir, &cell, &meta, &figure);
         let mut options = cell.jvm.clone();
         options.sort();
         let labels = axes.iter().map(|axis| cell.axes.get(axis).cloned().unwrap_or_default()).collect();
-        grid_cells.push(GridCell { labels, options, figure });
+        grid_cells.push(GridCell { labels, options, figure, outcome });
     }
     Ok(Grid { axes, cells: grid_cells, objective })
 }

@@ -14,7 +14,7 @@ use super::box_trial::{SearchContext, run_once};
 use super::runner::PreparedCell;
 use super::store::{build_summary_with_repeats, needs_run};
 use super::tune_confirm::{confirm, reserve_seconds};
-use super::tune_figure::{capacity_and_memory, figure_of};
+use super::tune_figure::{capacity_and_memory, figure_of, search_outcome};
 use crate::atomic_file::write_json;
 use crate::load::format::format_rate;
 use crate::plan::folder::cell_folder;
@@ -88,10 +88,7 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
             };
             let outcome = figure_of(tune.objective, context.plan, context.results, &cell, &meta);
             if source != Source::Defaults {
-                let outcome = match &outcome {
-                    Ok(figure) => Outcome::Figure(tune.objective.score(*figure)),
-                    Err(_) => Outcome::Infeasible,
-                };
+                let outcome = search_outcome(tune.objective, context.plan, context.results, &cell, &meta, &outcome);
                 searched.push(Trial { config: config.clone(), source, outcome });
             }
             let described = match source {
@@ -198,7 +195,7 @@ fn parameter_shares(tune: &TunePlan, searched: &[Trial]) -> Vec<ParameterShare> 
         .iter()
         .filter_map(|trial| match trial.outcome {
             Outcome::Figure(figure) => Some((trial, figure)),
-            Outcome::Infeasible => None,
+            Outcome::Missed(_) | Outcome::Infeasible => None,
         })
         .collect();
     if feasible.len() < IMPORTANCE_MIN_FEASIBLE {

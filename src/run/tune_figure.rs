@@ -14,6 +14,7 @@ use crate::plan::tune::AtRate;
 use crate::plan::tune::Objective;
 use crate::plan::{Phase, Plan};
 use crate::results::{RepFiles, RepMeta, ResultsDir, Status};
+use crate::tune::search::Outcome;
 
 /// A trial's figure in the objective's unit, or why it has none: crashed, killed, refused (the cause), no capacity
 /// found, the SLO missed.
@@ -27,8 +28,6 @@ pub fn figure_of(
     if let Some(cause) = failure(meta) {
         return Err(cause);
     }
-    let measured: Vec<_> = plan.phases.iter().filter(|phase| phase.measure).collect();
-    let record = |name: &str| results.read_phase(&cell.dir, meta.rep, name);
     if objective == Objective::Capacity {
         return capacity_of(plan, results, cell, meta);
     }
@@ -40,13 +39,40 @@ pub fn figure_of(
         return Err(why.unwrap_or_else(|| "the SLO missed".to_string()));
     }
     match objective {
-        Objective::P99 => {
-            let last = measured.last().ok_or("no measured phase")?;
-            let record = record(&last.name).ok_or_else(|| format!("phase '{}' has no record", last.name))?;
-            Ok(record.bench.latency_ms.p99)
-        }
+        Objective::P99 => last_p99(plan, results, cell, meta.rep),
         _ => memory_of(plan, results, cell, meta.rep),
     }
+}
+
+/// What the search learns from a trial whose feasible figure (or why it has none) is `figure`: that figure scored
+/// (higher is better); for a trial that ran every phase and missed a constraint — the SLO at a fixed rate, a capacity
+/// below `at_rate` — the figure it measured anyway, its p99 or its memory peak, as a miss; else nothing.
+pub fn search_outcome(
+    objective: Objective,
+    plan: &Plan,
+    results: &ResultsDir,
+    cell: &Cell,
+    meta: &RepMeta,
+    figure: &Result<f64, String>,
+) -> Outcome {
+    if let Ok(figure) = figure {
+        return Outcome::Figure(objective.score(*figure));
+    }
+    let measured = match objective {
+        _ if failure(meta).is_some() => None,
+        Objective::Capacity => None,
+        Objective::P99 => last_p99(plan, results, cell, meta.rep).ok(),
+        Objective::Memory => memory_peak(plan, results, cell, meta.rep),
+    };
+    measured.map_or(Outcome::Infeasible, |figure| Outcome::Missed(objective.score(figure)))
+}
+
+/// The p99 of the last measured phase, ms.
+fn last_p99(plan: &Plan, results: &ResultsDir, cell: &Cell, rep: u32) -> Result<f64, String> {
+    let last = plan.phases.iter().filter(|phase| phase.measure).next_back().ok_or("no measured phase")?;
+    let record =
+        results.read_phase(&cell.dir, rep, &last.name).ok_or_else(|| format!("phase '{}' has no record", last.name))?;
+    Ok(record.bench.latency_ms.p99)
 }
 
 /// What a trial of objective "memory" records besides its figure, feasible or not: its capacity (when its run ended

@@ -126,6 +126,64 @@ fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
 }
 
 #[test]
+fn a_trial_that_missed_the_slo_teaches_the_search_its_measured_figure_and_one_that_crashed_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = ResultsDir::new(dir.path().to_path_buf());
+    let memory = plan_with(
+        "duration = \"1s\"\nrate = 10",
+        &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"memory\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    let outcome = |number: u32, status: Status, p99: f64, peak: Option<u64>| {
+        let cell = tune_cell(&cells(&memory)[0], number, &[]);
+        let mut bench = result_of(&Recorder::new(1, false));
+        bench.latency_ms.p99 = p99;
+        let meta = ended(&results, &cell, status, Some(record(bench, peak)), None);
+        let figure = figure_of(Objective::Memory, &memory, &results, &cell, &meta);
+        (figure.clone(), search_outcome(Objective::Memory, &memory, &results, &cell, &meta, &figure))
+    };
+    // Held the SLO: feasible, its memory negated (less is better).
+    assert_eq!(
+        outcome(2, Status::Ok, 4.0, Some(200 * MIB)),
+        (Ok((200 * MIB) as f64), Outcome::Figure(-((200 * MIB) as f64)))
+    );
+    // Missed it at the fixed rate: infeasible, yet the memory it used was measured and the model learns it.
+    let (figure, missed) = outcome(3, Status::Ok, 20.5, Some(150 * MIB));
+    assert_eq!(figure, Err("phase 'get': p99<=10ms missed (20.5 ms)".to_string()));
+    assert_eq!(missed, Outcome::Missed(-((150 * MIB) as f64)));
+    assert!(!missed.is_feasible());
+    // Crashed: nothing measured to learn from.
+    assert_eq!(outcome(4, Status::Crashed, 4.0, Some(150 * MIB)).1, Outcome::Infeasible);
+
+    // p99: a miss teaches its p99; a capacity tune's search that held no rate has no figure at all.
+    let p99 = plan_with(
+        "duration = \"1s\"\nrate = 10",
+        &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    let cell = tune_cell(&cells(&p99)[0], 5, &[]);
+    let mut slow = result_of(&Recorder::new(1, false));
+    slow.latency_ms.p99 = 30.0;
+    let meta = ended(&results, &cell, Status::Ok, Some(record(slow, None)), None);
+    let figure = figure_of(Objective::P99, &p99, &results, &cell, &meta);
+    assert_eq!(search_outcome(Objective::P99, &p99, &results, &cell, &meta, &figure), Outcome::Missed(-30.0));
+    let capacity = plan_with(
+        "capacity = { start_rate = 20, max_rate = 40 }\nstep = \"1s\"",
+        &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"capacity\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
+    );
+    let cell = tune_cell(&cells(&capacity)[0], 6, &[]);
+    let mut none_held = result_of(&Recorder::new(1, false));
+    none_held.capacity = Some(Capacity {
+        rps: None,
+        slo: "p99<=10ms".into(),
+        limited_by: Side::Target,
+        bounds: [None, None],
+        verdict: String::new(),
+    });
+    let meta = ended(&results, &cell, Status::Ok, Some(record(none_held, None)), None);
+    let figure = figure_of(Objective::Capacity, &capacity, &results, &cell, &meta);
+    assert_eq!(search_outcome(Objective::Capacity, &capacity, &results, &cell, &meta, &figure), Outcome::Infeasible);
+}
+
+#[test]
 fn a_memory_trial_with_a_capacity_phase_is_judged_by_its_capacity_against_at_rate() {
     let dir = tempfile::tempdir().unwrap();
     let results = ResultsDir::new(dir.path().to_path_buf());

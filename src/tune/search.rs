@@ -3,8 +3,10 @@
 //! (`gp`) on the feasible trials' figures, and where some trials were infeasible (refused by the preflight, crashed,
 //! killed by their box, missed the SLO at every rate) a second process on feasibility (+1 / −1) whose probability of
 //! a feasible outcome weighs the expected improvement over the best figure so far — constrained Bayesian optimisation
-//! in the manner of Gardner et al. (ICML 2014); in the figure's model an infeasible trial stands at the worst feasible
-//! figure, so that the model does not carry a rising figure over a cliff. The next configuration maximises that product over seeded random
+//! in the manner of Gardner et al. (ICML 2014). In the figure's model a trial that missed a constraint with its figure
+//! measured (the SLO missed at a fixed rate: its p99 or its memory is still a measurement) stands at that figure, and
+//! one with no figure (refused, crashed, killed, no rate held) at the worst feasible figure, so that the model does not
+//! carry a rising figure over a cliff. The next configuration maximises that product over seeded random
 //! candidates and perturbations of the best trials, each snapped to a real configuration (integers rounded, one
 //! choice, inactive parameters dropped) before it is scored, never one already tried.
 //!
@@ -22,8 +24,18 @@ use super::space::{Config, Space};
 pub enum Outcome {
     /// Its figure (higher is better).
     Figure(f64),
+    /// It ran and its figure was measured (higher is better), but it missed a constraint: the SLO at a fixed rate, or
+    /// a capacity below `at_rate`. Infeasible, yet its figure tells the model about the figure's landscape.
+    Missed(f64),
     /// It gave no figure the objective can use: refused, crashed, killed, or outside the SLO everywhere.
     Infeasible,
+}
+
+impl Outcome {
+    /// Whether the trial met every constraint.
+    pub fn is_feasible(&self) -> bool {
+        matches!(self, Outcome::Figure(_))
+    }
 }
 
 /// Where a trial's configuration came from.
@@ -145,23 +157,24 @@ impl Search {
             .iter()
             .filter_map(|trial| match trial.outcome {
                 Outcome::Figure(figure) => Some(figure),
-                Outcome::Infeasible => None,
+                Outcome::Missed(_) | Outcome::Infeasible => None,
             })
             .collect();
-        // An infeasible trial stands in the figure's model at the worst feasible figure, so that the model does not
-        // extrapolate a rising figure into the region that fails.
+        // A trial without a figure stands in the figure's model at the worst feasible figure, so that the model does
+        // not extrapolate a rising figure into the region that fails; one that missed with its figure measured
+        // stands at that figure (the feasibility model below keeps the search off it).
         let worst = figures.iter().copied().fold(f64::INFINITY, f64::min);
         let imputed: Vec<f64> = trials
             .iter()
             .map(|trial| match trial.outcome {
-                Outcome::Figure(figure) => figure,
+                Outcome::Figure(figure) | Outcome::Missed(figure) => figure,
                 Outcome::Infeasible => worst,
             })
             .collect();
         let model = Gp::fit(&encoded, &imputed, seed);
-        let feasibility = trials.iter().any(|trial| trial.outcome == Outcome::Infeasible).then(|| {
+        let feasibility = trials.iter().any(|trial| !trial.outcome.is_feasible()).then(|| {
             let labels: Vec<f64> =
-                trials.iter().map(|trial| if trial.outcome == Outcome::Infeasible { -1.0 } else { 1.0 }).collect();
+                trials.iter().map(|trial| if trial.outcome.is_feasible() { 1.0 } else { -1.0 }).collect();
             Gp::fit(&encoded, &labels, seed.wrapping_add(1))
         });
         let best = figures.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -195,7 +208,7 @@ impl Search {
             .zip(encoded)
             .filter_map(|(trial, point)| match trial.outcome {
                 Outcome::Figure(figure) => Some((figure, point)),
-                Outcome::Infeasible => None,
+                Outcome::Missed(_) | Outcome::Infeasible => None,
             })
             .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0));

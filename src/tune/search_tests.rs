@@ -37,7 +37,7 @@ fn best(trials: &[Trial]) -> f64 {
         .iter()
         .filter_map(|trial| match trial.outcome {
             Outcome::Figure(figure) => Some(figure),
-            Outcome::Infeasible => None,
+            Outcome::Missed(_) | Outcome::Infeasible => None,
         })
         .fold(f64::NEG_INFINITY, f64::max)
 }
