@@ -42,9 +42,12 @@ fn number(value: &serde_json::Value) -> f64 {
     value.as_str().unwrap().parse().unwrap()
 }
 
+/// The longest test: named to sort first, so that cargo starts it first and the others run beside it (it shares the
+/// machine: the bowl's 2–400 ms of service time stand far above what a second JVM adds; 5 of 5 runs, 2 beside a busy
+/// loop).
 #[test]
-fn the_search_finds_the_bowls_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt() {
-    let _machine = machine::alone();
+fn a_bowl_search_finds_the_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let classes = compiled(&dir, "Bowl.java");
     // x above 0.9 crashes the server before it listens: a region the search must learn to avoid.
