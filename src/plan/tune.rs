@@ -530,7 +530,22 @@ fn values_parameter(name: &str, values: &[toml::Value], option: Option<String>) 
         Setter::Template { template, .. } if name == "heap" => Setter::Template { template, size: false },
         setter => setter,
     };
-    Ok((Domain::Choice(words), setter))
+    Ok((ordered_or_choice(words), setter))
+}
+
+/// Values that are all numbers, or all sizes as the JVM writes them (`56m`, `1g`), are ordered, smallest first: the
+/// model learns that 72m lies between 56m and 96m. Any other list (words) is a choice of unordered values.
+fn ordered_or_choice(words: Vec<String>) -> Domain {
+    let numbers: Option<Vec<f64>> = words.iter().map(|word| word.parse::<f64>().ok()).collect();
+    let sizes = || words.iter().map(|word| parse_size("", word).ok().map(|bytes| bytes as f64)).collect();
+    match numbers.or_else(sizes) {
+        Some(values) => {
+            let mut ranked: Vec<(f64, String)> = values.into_iter().zip(words).collect();
+            ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Domain::Ordered(ranked.into_iter().map(|(_, word)| word).collect())
+        }
+        None => Domain::Choice(words),
+    }
 }
 
 #[cfg(test)]

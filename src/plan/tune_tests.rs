@@ -65,6 +65,33 @@ fn a_space_is_checked_into_parameters_and_the_options_each_value_sets() {
 }
 
 #[test]
+fn a_list_of_numbers_or_sizes_is_ordered_smallest_first_and_a_list_of_words_is_a_choice() {
+    let plan = checked(
+        "[tune]\nobjective = \"p99\"\nbudget = { trials = 12 }\n[tune.space]\nheap = { values = [\"160m\", \"56m\", \"1g\", \"96m\"] }\n\
+         \"-XX:NewRatio\" = { values = [4, 1, 2] }\n\"-Dshare\" = { values = [0.75, 0.25, 0.5] }\n\
+         \"-Dmode\" = { values = [\"fast\", \"safe\"] }\n",
+        &FACTS,
+    )
+    .unwrap();
+    let domains: Vec<(&str, &Domain)> = plan.space.parameters().iter().map(|p| (p.name.as_str(), &p.domain)).collect();
+    let words = |list: &[&str]| list.iter().map(|word| word.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        domains,
+        [
+            ("-Dmode", &Domain::Choice(words(&["fast", "safe"]))),
+            ("-Dshare", &Domain::Ordered(words(&["0.25", "0.5", "0.75"]))),
+            ("-XX:NewRatio", &Domain::Ordered(words(&["1", "2", "4"]))),
+            ("heap", &Domain::Ordered(words(&["56m", "96m", "160m", "1g"]))),
+        ]
+    );
+    let config: Config = [("heap", "96m"), ("-XX:NewRatio", "2"), ("-Dshare", "0.5"), ("-Dmode", "safe")]
+        .into_iter()
+        .map(|(name, word)| (name.to_string(), Value::Choice(word.into())))
+        .collect();
+    assert_eq!(plan.options(&config), ["-Dmode=safe", "-Dshare=0.5", "-XX:NewRatio=2", "-Xmx96m"]);
+}
+
+#[test]
 fn a_collector_choice_takes_known_names_or_options_as_written() {
     let text = "[tune]\nobjective = \"p99\"\nbudget = { trials = 5 }\n[tune.space]\ngc = [\"Serial\", \"-XX:+UseZGC -XX:+ZGenerational\"]\n";
     let plan = checked(text, &FACTS).unwrap();

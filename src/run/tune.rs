@@ -306,6 +306,7 @@ pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
                 format!("{}–{}{}", short_real(*from), short_real(*to), if *log { ", log" } else { "" })
             }
             Domain::Choice(values) => values.join(" | "),
+            Domain::Ordered(values) => values.join(" < "),
         };
         let when = parameter.only_if.as_ref().map_or(String::new(), |condition| {
             format!(" when {} is {}", condition.parameter, condition.one_of.join(" or "))

@@ -6,7 +6,7 @@
 
 use super::design::latin_hypercube;
 use super::gp::Gp;
-use super::space::{Domain, Space, Value};
+use super::space::{Domain, Space, Value, coordinates};
 
 /// How many configurations the model is read at, and the bins of a range.
 const SAMPLES: usize = 2000;
@@ -39,7 +39,7 @@ pub fn importance(space: &Space, model: &Gp, seed: u64) -> Vec<Importance> {
             let group_of = |value: Option<&Value>, point: &[f64]| -> usize {
                 match (&parameter.domain, value) {
                     (_, None) => 0,
-                    (Domain::Choice(values), Some(Value::Choice(v))) => {
+                    (Domain::Choice(values) | Domain::Ordered(values), Some(Value::Choice(v))) => {
                         1 + values.iter().position(|c| c == v).unwrap_or(0)
                     }
                     (_, Some(_)) => {
@@ -49,7 +49,7 @@ pub fn importance(space: &Space, model: &Gp, seed: u64) -> Vec<Importance> {
                 }
             };
             let groups = 1 + match &parameter.domain {
-                Domain::Choice(values) => values.len(),
+                Domain::Choice(values) | Domain::Ordered(values) => values.len(),
                 _ => BINS,
             };
             let mut sums = vec![(0.0, 0usize); groups];
@@ -78,10 +78,7 @@ fn coordinate_of(space: &Space, name: &str, point: &[f64]) -> f64 {
         if parameter.name == name {
             return point[at];
         }
-        at += match &parameter.domain {
-            Domain::Choice(values) => values.len(),
-            _ => 1,
-        };
+        at += coordinates(&parameter.domain);
     }
     unreachable!("{name} is a parameter of the space")
 }

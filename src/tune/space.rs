@@ -1,8 +1,10 @@
 //! A tuning search space: named parameters — integer or real ranges (linear or log scale) and choices — some of them
 //! active only under a condition on a choice ("MaxGCPauseMillis only when gc is G1"), and the one encoding of a
 //! configuration into the unit cube that the model works in: a range maps to [0, 1] (its log where log-scaled), a
-//! choice to one coordinate per value (one-hot), and an inactive parameter to its range's middle (or no value), so
-//! that two configurations that differ only in a parameter neither uses encode alike.
+//! choice to one coordinate per value (one-hot), a list of ordered values (numbers, sizes) to one coordinate cut into
+//! equal bins, one per value in order — so that the model learns that 72m lies between 56m and 96m —, and an inactive
+//! parameter to its range's middle (or no value), so that two configurations that differ only in a parameter neither
+//! uses encode alike.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -16,6 +18,9 @@ pub enum Domain {
     Real { from: f64, to: f64, log: bool },
     /// One of these values, unordered.
     Choice(Vec<String>),
+    /// One of these values, in this order (smallest first: numbers or sizes). A configuration's value is a word, as a
+    /// choice's.
+    Ordered(Vec<String>),
 }
 
 /// A parameter applies only while another (a choice) has one of some values.
@@ -146,7 +151,7 @@ impl Space {
             let (from, to, log) = match &parameter.domain {
                 Domain::Int { from, to, log } => (*from as f64, *to as f64, *log),
                 Domain::Real { from, to, log } => (*from, *to, *log),
-                Domain::Choice(values) => {
+                Domain::Choice(values) | Domain::Ordered(values) => {
                     if values.is_empty() {
                         return Err(SpaceError::NoChoices(name.clone()));
                     }
@@ -233,7 +238,8 @@ impl Space {
     }
 }
 
-fn coordinates(domain: &Domain) -> usize {
+/// How many coordinates of the unit cube a parameter takes: one per value of a choice, else one.
+pub fn coordinates(domain: &Domain) -> usize {
     match domain {
         Domain::Choice(values) => values.len(),
         _ => 1,
@@ -262,6 +268,10 @@ fn decode_one(domain: &Domain, coordinates: &[f64]) -> Value {
             let best = (0..values.len()).fold(0, |best, i| if coordinates[i] > coordinates[best] { i } else { best });
             Value::Choice(values[best].clone())
         }
+        Domain::Ordered(values) => {
+            let bin = (coordinates[0].clamp(0.0, 1.0) * values.len() as f64) as usize;
+            Value::Choice(values[bin.min(values.len() - 1)].clone())
+        }
     }
 }
 
@@ -273,6 +283,11 @@ fn encode_one(domain: &Domain, value: Option<&Value>, point: &mut Vec<f64>) {
         (Domain::Real { from, to, log }, Some(Value::Real(v))) => point.push(to_unit(*v, *from, *to, *log)),
         (Domain::Choice(values), Some(Value::Choice(v))) => point.extend(values.iter().map(|c| f64::from(c == v))),
         (Domain::Choice(values), _) => point.extend(std::iter::repeat_n(0.0, values.len())),
+        // The middle of the value's bin.
+        (Domain::Ordered(values), Some(Value::Choice(v))) => {
+            let index = values.iter().position(|c| c == v).unwrap_or(0);
+            point.push((index as f64 + 0.5) / values.len() as f64)
+        }
         _ => point.push(0.5),
     }
 }

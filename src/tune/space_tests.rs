@@ -78,3 +78,25 @@ fn reals_print_short() {
     assert_eq!(short_real(12345.678), "12346");
     assert_eq!(short_real(0.0012346), "0.001235");
 }
+
+#[test]
+fn ordered_values_take_one_coordinate_in_equal_bins_in_their_order() {
+    let values = ["56m", "72m", "96m", "160m"].map(String::from).to_vec();
+    let heap = Parameter { name: "heap".into(), domain: Domain::Ordered(values), only_if: None };
+    let space = Space::new(vec![gc(), heap]).unwrap();
+    assert_eq!(space.dimensions(), 4, "three one-hot coordinates for gc, one for the ordered heap");
+    let decoded = |u: f64| match &space.decode(&[1.0, 0.0, 0.0, u])["heap"] {
+        Value::Choice(word) => word.clone(),
+        other => panic!("{other:?}"),
+    };
+    let bins: Vec<String> = [0.0, 0.24, 0.25, 0.49, 0.5, 0.74, 0.75, 1.0].into_iter().map(decoded).collect();
+    assert_eq!(bins, ["56m", "56m", "72m", "72m", "96m", "96m", "160m", "160m"], "a quarter of [0, 1] each");
+    let at = |word: &str| {
+        let config: Config =
+            [("gc".to_string(), Value::Choice("G1".into())), ("heap".to_string(), Value::Choice(word.into()))]
+                .into_iter()
+                .collect();
+        space.encode(&config)[3]
+    };
+    assert_eq!([at("56m"), at("72m"), at("96m"), at("160m")], [0.125, 0.375, 0.625, 0.875], "each bin's middle");
+}
