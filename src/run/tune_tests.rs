@@ -65,6 +65,11 @@ fn a_trials_cell_is_the_plans_cell_with_its_options_after_the_cells_and_a_folder
     assert_eq!(trial.axes["trial"], "t03");
 }
 
+/// A capacity search's outcome under p99 <= 10 ms: `rps` found, or none held.
+fn capacity_within_10ms(rps: Option<f64>) -> Capacity {
+    Capacity { rps, slo: "p99<=10ms".into(), limited_by: Side::Target, bounds: [None, None], verdict: String::new() }
+}
+
 #[test]
 fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
     let dir = tempfile::tempdir().unwrap();
@@ -117,9 +122,7 @@ fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
     {
         let cell = tune_cell(&cells(&capacity)[0], number, &[]);
         let mut searched = bench();
-        let verdict = String::new();
-        searched.capacity =
-            Some(Capacity { rps, slo: "p99<=10ms".into(), limited_by: Side::Target, bounds: [None, None], verdict });
+        searched.capacity = Some(capacity_within_10ms(rps));
         let meta = ended(&results, &cell, Status::Ok, Some(record(searched, None)), None);
         assert_eq!(figure_of(Objective::Capacity, &capacity, &results, &cell, &meta), expected);
     }
@@ -171,13 +174,7 @@ fn a_trial_that_missed_the_slo_teaches_the_search_its_measured_figure_and_one_th
     );
     let cell = tune_cell(&cells(&capacity)[0], 6, &[]);
     let mut none_held = result_of(&Recorder::new(1, false));
-    none_held.capacity = Some(Capacity {
-        rps: None,
-        slo: "p99<=10ms".into(),
-        limited_by: Side::Target,
-        bounds: [None, None],
-        verdict: String::new(),
-    });
+    none_held.capacity = Some(capacity_within_10ms(None));
     let meta = ended(&results, &cell, Status::Ok, Some(record(none_held, None)), None);
     let figure = figure_of(Objective::Capacity, &capacity, &results, &cell, &meta);
     assert_eq!(search_outcome(Objective::Capacity, &capacity, &results, &cell, &meta, &figure), Outcome::Infeasible);
@@ -198,9 +195,7 @@ fn a_memory_trial_with_a_capacity_phase_is_judged_by_its_capacity_against_at_rat
         let mut bench = result_of(&Recorder::new(1, false));
         // The whole phase's p99 includes the steps above the capacity: it misses the SLO, and must not count.
         bench.latency_ms.p99 = 900.0;
-        let verdict = String::new();
-        bench.capacity =
-            Some(Capacity { rps, slo: "p99<=10ms".into(), limited_by: Side::Target, bounds: [None, None], verdict });
+        bench.capacity = Some(capacity_within_10ms(rps));
         record(bench, Some(200 * MIB))
     };
     let cell = tune_cell(&cells(&plan)[0], 2, &[]);
