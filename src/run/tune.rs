@@ -25,7 +25,7 @@ use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, ParameterShare, Tu
 use crate::results::{ResultsDir, read_json};
 use crate::tune::gp::Gp;
 use crate::tune::importance::importance;
-use crate::tune::search::{Outcome, Search, Source, Trial};
+use crate::tune::search::{Search, Source, Trial};
 use crate::tune::space::Config;
 
 /// Tune every cell of `prepared`. Returns true when interrupted.
@@ -191,13 +191,8 @@ fn config_words(tune: &TunePlan, config: &Config) -> BTreeMap<String, String> {
 
 /// Which parameters mattered, from the model over the feasible searched trials; none with fewer than six.
 fn parameter_shares(tune: &TunePlan, searched: &[Trial]) -> Vec<ParameterShare> {
-    let feasible: Vec<(&Trial, f64)> = searched
-        .iter()
-        .filter_map(|trial| match trial.outcome {
-            Outcome::Figure(figure) => Some((trial, figure)),
-            Outcome::Missed(_) | Outcome::Infeasible => None,
-        })
-        .collect();
+    let feasible: Vec<(&Trial, f64)> =
+        searched.iter().filter_map(|trial| trial.outcome.feasible_figure().map(|figure| (trial, figure))).collect();
     if feasible.len() < IMPORTANCE_MIN_FEASIBLE {
         return Vec::new();
     }

@@ -8,6 +8,7 @@ use crate::plan::matrix::cells;
 use crate::plan::{PlanBase, parse_plan};
 use crate::results::{BoxFigures, PhaseRecord};
 use crate::results::{RepFiles, RepMeta, Status};
+use crate::tune::search::Outcome;
 
 const MIB: u64 = 1 << 20;
 

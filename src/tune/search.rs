@@ -1,6 +1,6 @@
 //! The search of `jload tune`: given every trial so far, the next configuration to try. The caller runs the JVM's
 //! defaults first; then come the points of a Latin hypercube (`design`), then the model: a Gaussian process
-//! (`gp`) on the feasible trials' figures, and where some trials were infeasible (refused by the preflight, crashed,
+//! (`gp`) on the trials' figures, and where some trials were infeasible (refused by the preflight, crashed,
 //! killed by their box, missed the SLO at every rate) a second process on feasibility (+1 / −1) whose probability of
 //! a feasible outcome weighs the expected improvement over the best figure so far — constrained Bayesian optimisation
 //! in the manner of Gardner et al. (ICML 2014). In the figure's model a trial that missed a constraint with its figure
@@ -32,9 +32,17 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Its figure, when it met every constraint.
+    pub fn feasible_figure(&self) -> Option<f64> {
+        match self {
+            Outcome::Figure(figure) => Some(*figure),
+            Outcome::Missed(_) | Outcome::Infeasible => None,
+        }
+    }
+
     /// Whether the trial met every constraint.
     pub fn is_feasible(&self) -> bool {
-        matches!(self, Outcome::Figure(_))
+        self.feasible_figure().is_some()
     }
 }
 
@@ -106,7 +114,7 @@ impl Search {
             return (self.random_point(trials), Source::Random);
         }
         let designed = trials.iter().filter(|trial| trial.source == Source::Design).count();
-        let feasible = trials.iter().filter(|trial| matches!(trial.outcome, Outcome::Figure(_))).count();
+        let feasible = trials.iter().filter(|trial| trial.outcome.is_feasible()).count();
         if designed < self.design_size || feasible < 2 {
             return (self.untried_design_point(designed, trials), Source::Design);
         }
@@ -153,13 +161,7 @@ impl Search {
     fn model_point(&self, trials: &[Trial]) -> Config {
         let seed = self.proposal_seed(trials);
         let encoded: Vec<Vec<f64>> = trials.iter().map(|trial| self.space.encode(&trial.config)).collect();
-        let figures: Vec<f64> = trials
-            .iter()
-            .filter_map(|trial| match trial.outcome {
-                Outcome::Figure(figure) => Some(figure),
-                Outcome::Missed(_) | Outcome::Infeasible => None,
-            })
-            .collect();
+        let figures: Vec<f64> = trials.iter().filter_map(|trial| trial.outcome.feasible_figure()).collect();
         // A trial without a figure stands in the figure's model at the worst feasible figure, so that the model does
         // not extrapolate a rising figure into the region that fails; one that missed with its figure measured
         // stands at that figure (the feasibility model below keeps the search off it).
@@ -206,10 +208,7 @@ impl Search {
         let mut ranked: Vec<(f64, &Vec<f64>)> = trials
             .iter()
             .zip(encoded)
-            .filter_map(|(trial, point)| match trial.outcome {
-                Outcome::Figure(figure) => Some((figure, point)),
-                Outcome::Missed(_) | Outcome::Infeasible => None,
-            })
+            .filter_map(|(trial, point)| trial.outcome.feasible_figure().map(|figure| (figure, point)))
             .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (_, centre) in ranked.into_iter().take(BEST_TRIALS_PERTURBED) {

@@ -33,13 +33,7 @@ fn run(search: &Search, budget: usize, figure: impl Fn(&Config) -> Outcome) -> V
 }
 
 fn best(trials: &[Trial]) -> f64 {
-    trials
-        .iter()
-        .filter_map(|trial| match trial.outcome {
-            Outcome::Figure(figure) => Some(figure),
-            Outcome::Missed(_) | Outcome::Infeasible => None,
-        })
-        .fold(f64::NEG_INFINITY, f64::max)
+    trials.iter().filter_map(|trial| trial.outcome.feasible_figure()).fold(f64::NEG_INFINITY, f64::max)
 }
 
 fn branin_search(seed: u64) -> Search {
