@@ -223,6 +223,33 @@ fn live_generational_zgc_log_on_jdk25() {
 }
 
 #[test]
+fn a_log_with_a_latin_1_line_or_a_tail_of_nuls_is_read_with_that_line_unparsed() {
+    // Another project's log (GCViewer's test data), damaged as hosts damage logs: a Latin-1 line written by a
+    // non-UTF-8 locale, and 4 KiB of NULs after the last line (a host crash while the file was being written).
+    let original = fixture("third-party/gcviewer-cms-jdk9-11-escalation.log");
+    let text = std::fs::read(&original).unwrap();
+    let first_line_end = text.iter().position(|&byte| byte == b'\n').unwrap() + 1;
+    let directory = temp_dir("damaged");
+    let latin_1 = directory.join("latin-1.log");
+    std::fs::write(&latin_1, [&text[..first_line_end], b"# host: m\xe9tro\n", &text[first_line_end..]].concat())
+        .unwrap();
+    let nuls = directory.join("nuls.log");
+    std::fs::write(&nuls, [&text[..], &[0u8; 4096][..]].concat()).unwrap();
+    let clean = json_of(&["gclog", &original, "--json"]);
+    for (damaged, line, shown) in [(&latin_1, 2, "# host: m\\xe9tro"), (&nuls, 126, "\\x00\\x00\\x00\\x00")] {
+        let report = json_of(&["gclog", &damaged.display().to_string(), "--json"]);
+        assert_eq!(report["pauses"], clean["pauses"], "{}", damaged.display());
+        assert_eq!(report["summary"], clean["summary"], "{}", damaged.display());
+        assert_eq!(report["lines"], clean["lines"].as_u64().unwrap() + 1);
+        assert_eq!(report["unparsed_lines"], clean["unparsed_lines"].as_u64().unwrap() + 1);
+        let sample = report["unparsed_samples"].as_array().unwrap().iter().find(|sample| sample["line"] == line);
+        let sample = sample.unwrap_or_else(|| panic!("no sample of line {line}: {report}"));
+        assert!(sample["text"].as_str().unwrap().starts_with(shown), "{sample}");
+    }
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
 fn input_that_is_not_a_unified_log_is_refused_saying_what_it_is() {
     let jdk8 = fixture("third-party/gcviewer-parallel-jdk8-printgcdetails.log");
     assert_one_line_error(&jload(&["gclog", &jdk8]), "is a JDK 8 GC log (-XX:+PrintGCDetails format)");

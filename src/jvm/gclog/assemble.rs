@@ -9,7 +9,7 @@ use std::path::Path;
 use chrono::{DateTime, FixedOffset, TimeDelta};
 
 use super::events::{CycleEnd, Event, recognise};
-use super::input::LogReader;
+use super::input::{LogLine, LogReader};
 use super::line::split_line;
 use super::model::{
     ConcurrentCycle, GcLog, Pause, PauseKind, RunStart, Safepoint, Stall, StallKind, TimeBase, UnparsedLine,
@@ -91,9 +91,15 @@ impl Assembler {
         let damaged = |err: std::io::Error| {
             bad_input(format!("cannot read GC log {} to its end: {err} (a damaged or cut gzip file?)", path.display()))
         };
-        while let Some(raw) = reader.next_line().map_err(damaged)? {
+        while let Some(line) = reader.next_line().map_err(damaged)? {
             line_no += 1;
-            self.add_line(Some(path), line_no, &raw);
+            match line {
+                LogLine::Text(raw) => self.add_line(Some(path), line_no, &raw),
+                LogLine::NotText(escaped) => {
+                    self.log.lines += 1;
+                    self.unparsed(Some(path), line_no, &escaped);
+                }
+            }
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, FixedOffset};
 
-use super::input::LogReader;
+use super::input::{LogLine, LogReader};
 use super::line::split_line;
 use crate::error::bad_input;
 
@@ -64,7 +64,8 @@ fn scan_candidate(path: &Path) -> anyhow::Result<Candidate> {
         modified: metadata.modified().ok(),
     };
     let mut reader = LogReader::open(path)?;
-    while let Some(raw) = reader.next_line()? {
+    while let Some(line) = reader.next_line()? {
+        let LogLine::Text(raw) = line else { continue };
         let Ok(line) = split_line(&raw) else { continue };
         candidate.first_wall = candidate.first_wall.or(line.wall);
         if line.uptime_s.is_some() {
