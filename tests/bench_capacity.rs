@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::jdks::PortJvm;
 use common::queued_server::queued_server;
 use common::{bench_json, jload, ok, serve, status, tempdir};
 
@@ -94,6 +95,39 @@ fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
     let rates: Vec<f64> = steps.iter().map(|step| f64_of(&step["requested_rps"])).collect();
     assert!(rates.starts_with(&[50.0, 100.0]) && rates.contains(&200.0), "{rates:?}");
     assert_eq!(f64_of(&result["rate"]), rps);
+}
+
+#[test]
+fn a_search_starting_above_a_queueing_servers_capacity_halves_and_blames_the_server() {
+    // A one-worker JDK HTTP server with 5 ms of CPU per request (capacity at most 200 req/s; less for its own
+    // overhead): at 8 connections and 250 req/s every connection is busy while eight requests queue behind the worker,
+    // so the raw median is several service times at every rate above the capacity. The first step has no lighter
+    // passing step to compare with: it is the server's limit, and the search halves below it.
+    let dir = tempdir();
+    let classes = common::jdks::compiled(&dir, "SaturatedTarget.java");
+    let mut java = Command::new(common::jdks::jdk17("java").join("bin/java"));
+    java.args(["-XX:+UseSerialGC", "-cp"]).arg(&classes).arg("SaturatedTarget");
+    java.args(["--port", "0", "--work-us", "5000", "--garbage-kb", "0", "--exit-after-ms", "120000"]);
+    let server = PortJvm::start(java);
+    let url = server.url();
+    let (code, result, _) = bench_json(&[
+        "-c", "8", "-t", "1", "--capacity", "p99<=50ms", "--start-rate", "250", "--step-warmup", "500ms", "--step",
+        "1s", "--min-requests", "300", "--steady-max", "0s", &url,
+    ]);
+    let capacity = &result["capacity"];
+    assert_eq!(code, 0, "a capacity was found: {capacity}");
+    assert_eq!(capacity["limited_by"], "target", "{capacity}");
+    let rps = f64_of(&capacity["rps"]);
+    assert!((150.0..=230.0).contains(&rps), "capacity {rps} req/s: {capacity}");
+    let steps = result["steps"].as_array().unwrap();
+    assert_eq!(f64_of(&steps[0]["requested_rps"]), 250.0);
+    assert_eq!(steps[0]["limited_by"]["side"], "target", "the first step: {}", steps[0]);
+    assert_eq!(f64_of(&steps[1]["requested_rps"]), 125.0, "halved: {steps:?}");
+    let high = f64_of(&capacity["bounds"][1]);
+    let failing = steps.iter().rev().find(|step| f64_of(&step["requested_rps"]) == high).unwrap();
+    // It missed on the server's side: the server fell short of the rate, or sustained it beyond the SLO.
+    let server_short = failing["limited_by"]["side"] == "target";
+    assert!(server_short || (failing["limited_by"].is_null() && failing["meets_slo"] == false), "{failing}");
 }
 
 #[test]

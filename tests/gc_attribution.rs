@@ -9,11 +9,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use common::jdks::PortJvm;
 use common::{TestDir, gc_log_option, jload, repo, tempdir};
 use serde_json::Value;
 
@@ -51,8 +51,7 @@ fn classes() -> &'static Path {
 
 /// A running StallTarget JVM with its scratch folder (where its GC log goes), killed when dropped.
 struct Target {
-    child: Child,
-    port: u16,
+    jvm: PortJvm,
     dir: TestDir,
 }
 
@@ -60,7 +59,8 @@ impl Target {
     /// Starts `java JVM_OPTIONS -cp CLASSES StallTarget ARGS` and waits for its `port=N` line.
     fn start(java: &str, jvm_options: &[String], args: &[&str]) -> Target {
         let dir = tempdir();
-        let mut child = Command::new(java)
+        let mut command = Command::new(java);
+        command
             .args(jvm_options)
             .arg("-cp")
             .arg(classes())
@@ -68,14 +68,8 @@ impl Target {
             .args(args)
             .args(["--exit-after-ms", "120000"])
             .current_dir(&*dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|err| panic!("cannot start {java}: {err}"));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line.trim().strip_prefix("port=").unwrap_or_else(|| panic!("no port line: {line:?}"));
-        Target { port: port.parse().unwrap(), child, dir }
+            .stderr(Stdio::inherit());
+        Target { jvm: PortJvm::start(command), dir }
     }
 
     fn gc_log(&self) -> PathBuf {
@@ -83,14 +77,7 @@ impl Target {
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/", self.port)
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.jvm.url()
     }
 }
 
@@ -117,7 +104,7 @@ fn measure(target: &Target) -> Measured {
     assert_eq!(warm_up.status.code(), Some(0), "{}", String::from_utf8_lossy(&warm_up.stderr));
     let scratch = tempdir();
     let json_path = scratch.join("bench.json");
-    let pid = target.child.id().to_string();
+    let pid = target.jvm.child.id().to_string();
     let seconds = format!("{SECONDS}s");
     let args = ["bench", "--rate", RATE, "-c", CONNECTIONS, "-d", &seconds, "--jvm", &pid, "--json"];
     let (output, _) = jload(&[&args[..], &[json_path.to_str().unwrap(), &url]].concat());
@@ -364,7 +351,7 @@ fn a_target_without_a_gc_log_gets_no_attribution_and_is_told_why() {
     let target = Target::start(JDK17_JAVA, &["-Xmx64m".to_string()], &["--mode", "lock"]);
     let scratch = tempdir();
     let json_path = scratch.join("bench.json");
-    let pid = target.child.id().to_string();
+    let pid = target.jvm.child.id().to_string();
     let url = target.url();
     let (output, _) =
         jload(&["bench", "--rate", "200", "-d", "2s", "--jvm", &pid, "--json", json_path.to_str().unwrap(), &url]);

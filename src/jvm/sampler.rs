@@ -113,6 +113,10 @@ pub struct JvmSample {
     /// in % of one core.
     pub cpu_pct: Option<f64>,
     pub threads: u64,
+    /// Seconds the JIT compilers have spent compiling since the JVM started (java.ci.totalTime): a JVM whose figure
+    /// still grows is still compiling its hot code.
+    #[serde(skip)]
+    pub jit_compile_s: Option<f64>,
     /// The raw counters behind the figures above, for printing exactly like jstat.
     #[serde(skip)]
     pub gc: GcCounters,
@@ -138,6 +142,8 @@ struct UptimeCounters {
     ticks: Option<Counter>,
     frequency: Option<Counter>,
     vm_start_ms: Option<Counter>,
+    /// java.ci.totalTime, in ticks of `frequency`.
+    jit_ticks: Option<Counter>,
 }
 
 /// Samples one JVM. Open once with [`JvmSampler::open`], then call [`JvmSampler::sample`] as often as needed.
@@ -229,6 +235,7 @@ impl JvmSampler {
             cpu_ticks: figures.cpu_ticks,
             cpu_pct,
             threads: figures.threads,
+            jit_compile_s: jit_compile_s(snapshot, &self.uptime_counters),
             gc,
         }))
     }
@@ -248,7 +255,15 @@ fn locate_uptime_counters(snapshot: &Snapshot) -> UptimeCounters {
         ticks: snapshot.counter("sun.os.hrt.ticks"),
         frequency: snapshot.counter("sun.os.hrt.frequency"),
         vm_start_ms: snapshot.counter("sun.rt.createVmBeginTime"),
+        jit_ticks: snapshot.counter("java.ci.totalTime"),
     }
+}
+
+/// Seconds the JIT has compiled since the JVM started, from java.ci.totalTime in sun.os.hrt ticks.
+fn jit_compile_s(snapshot: &Snapshot, counters: &UptimeCounters) -> Option<f64> {
+    let ticks = snapshot.long(counters.jit_ticks?)?;
+    let frequency = snapshot.long(counters.frequency?)?;
+    (frequency > 0).then(|| ticks as f64 / frequency as f64)
 }
 
 /// (uptime in seconds, VM start in ms since the epoch).

@@ -30,7 +30,7 @@ pub struct DurationEstimate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchEstimate {
     pub phase: String,
-    /// Steps when the capacity lies 4–8× above the start (where a start from a probe's throughput ÷ 4 puts it).
+    /// Steps when the capacity lies 1–2× above the start (where a start from a probe's throughput ÷ 2 puts it).
     pub likely_steps: u32,
     /// Steps when the ramp climbs all the way to `max_rate` (or halves the start down to its last try); None without
     /// both `start_rate` and `max_rate`.
@@ -60,8 +60,9 @@ impl SearchEstimate {
     }
 }
 
-/// Ramp steps of a likely search: the start, ×2, ×4 (passing) and ×8 (failing).
-const LIKELY_RAMP_STEPS: u32 = 4;
+/// The steps of a likely search beside its bisections: the start (passing) and ×2 (failing), and the two bounds
+/// measured again (`capacity::CONFIRMING_WINDOWS`).
+const LIKELY_RAMP_STEPS: u32 = 2 + capacity::CONFIRMING_WINDOWS;
 
 /// The estimate for `cell_repeats` cell-repeats of `plan` still to run (all of them: cells × repeats, before a
 /// first run).

@@ -54,7 +54,7 @@ impl PhaseLadder {
             LadderPlan::Capacity(goal) => {
                 let rules: Vec<&str> = goal.slo.iter().map(Threshold::expression).collect();
                 let start =
-                    goal.start_rps.map_or("a probe's throughput ÷ 4".to_string(), |rate| format!("{rate} req/s"));
+                    goal.start_rps.map_or("a probe's throughput ÷ 2".to_string(), |rate| format!("{rate} req/s"));
                 let max = goal.max_rps.map(|rate| format!(", at most {rate} req/s")).unwrap_or_default();
                 format!(
                     "capacity search under {} to {} precision, from {start}{max}; {timing}",
@@ -418,7 +418,7 @@ mod tests {
         assert_eq!(
             phase.describe(),
             "get: http://127.0.0.1:{port}/ × 50 connections, capacity search under p99<=10ms, errors<=0.1% to 5% \
-             precision, from a probe's throughput ÷ 4, at most 9000 req/s; each step 1s warm-up + 5s measured (at \
+             precision, from a probe's throughput ÷ 2, at most 9000 req/s; each step 1s warm-up + 5s measured (at \
              least 2000 requests)"
         );
     }

@@ -26,7 +26,7 @@ use crate::load::input::spec::STAND_IN_HOST;
 use crate::load::record::outcomes::{Limit, Side, Step};
 use crate::load::record::result::BenchResult;
 use crate::load::record::slow::SlowRequests;
-use crate::load::search::ladder::{LadderPlan, StepObserver, run_ladder};
+use crate::load::search::ladder::{LadderPlan, StepObserver, TargetCounters, run_ladder};
 use crate::plan::jdks::Jdk;
 use crate::plan::limits::unlimited;
 use crate::plan::matrix::Cell;
@@ -439,6 +439,13 @@ impl StepObserver for StepWindows<'_> {
         if self.announce {
             say!("jload:          {line}");
         }
+    }
+
+    fn target_counters(&mut self) -> Option<TargetCounters> {
+        let Mark::Local(sample) = self.watch?.mark()? else { return None };
+        let gc = &sample.collections;
+        let collections = [gc.ygc, gc.fgc, gc.cgc].into_iter().flatten().collect();
+        Some(TargetCounters { collections, jit_compile_s: sample.jit_compile_s })
     }
 }
 

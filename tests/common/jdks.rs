@@ -59,3 +59,35 @@ pub fn jvm_under(wrapper: u32) -> u32 {
     let children = std::fs::read_to_string(format!("/proc/{wrapper}/task/{wrapper}/children")).unwrap();
     children.split_whitespace().next().expect("the JVM under unshare").parse().unwrap()
 }
+
+/// A JVM test program that prints `port=N` once it serves: the process, killed when dropped, and its port.
+pub struct PortJvm {
+    pub child: std::process::Child,
+    pub port: u16,
+}
+
+impl PortJvm {
+    /// Spawns `command` with its stdout piped and waits for its first line, `port=N`.
+    pub fn start(mut command: Command) -> PortJvm {
+        use std::io::BufRead;
+        let mut child = command
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|err| panic!("cannot start {command:?}: {err}"));
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.trim().strip_prefix("port=").unwrap_or_else(|| panic!("no port line: {line:?}"));
+        PortJvm { port: port.parse().unwrap(), child }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for PortJvm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

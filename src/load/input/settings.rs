@@ -292,7 +292,7 @@ pub const START_RATE: SettingDef = SettingDef {
     long: Some("start-rate"),
     short: None,
     flag_name: "--start-rate",
-    help: "Capacity search: the first rate tried [default: a quarter of the warm-up's closed-model throughput]",
+    help: "Capacity search: the first rate tried [default: half the warm-up's closed-model throughput]",
 };
 pub const STEADY_MAX: SettingDef = SettingDef {
     setting: Setting::SteadyMax,

@@ -28,9 +28,10 @@ pub const LATE_SHARE: f64 = 0.01;
 /// … at least this share of the connections was busy on average (Little's law: achieved rate × raw mean latency), …
 pub const BUSY_CONNECTIONS_SHARE: f64 = 0.9;
 /// … and the target answered as fast as at light load: raw median within this factor of the raw median of the
-/// lightest step of the same ladder. A target that queues requests (saturated) answers far slower than at light load,
-/// and then it is the target's limit. One run alone has no light load to compare with: a queue that keeps every
-/// connection busy at a constant latency looks the same as too few connections, so it names both.
+/// lightest step of the same ladder that ran at a lower rate and passed. A target that queues requests (saturated)
+/// answers far slower than at light load, and then it is the target's limit. A run with no such step to compare with
+/// (one run alone, or a search's first step) cannot tell: a queue that keeps every connection busy at a constant
+/// latency looks the same as too few connections, so it is the target's limit and the reason names both.
 pub const UNQUEUED_FACTOR: f64 = 3.0;
 
 /// Who limited an open-model run at `requested_rps`, with no lighter run to compare it with; None when it sustained
@@ -39,8 +40,9 @@ pub fn limited_by(result: &BenchResult, requested_rps: f64) -> Option<Limit> {
     limited_at(result, requested_rps, None)
 }
 
-/// Who limited a step of a ladder at `requested_rps`, given the target's raw latency at the ladder's lightest step
-/// (`light_load`, this step's own when it is the lightest).
+/// Who limited a step of a ladder at `requested_rps`, given the target's raw latency at light load (`light_load`: a
+/// lighter step of the same ladder that passed; None when there is none, and then busy connections are not blamed on
+/// jload).
 pub fn limited_at(result: &BenchResult, requested_rps: f64, light_load: Option<&LatencySummary>) -> Option<Limit> {
     generator_saturated(result)
         .or_else(|| generator_slip(result, requested_rps))

@@ -58,6 +58,36 @@ pub fn merge(parts: &[(String, BenchResult)]) -> anyhow::Result<BenchResult> {
     Ok(result)
 }
 
+/// The windows one generator measured one after another at one open-model rate (a ladder's rate measured again), as
+/// one result: their recorders added exactly, and the time their windows lasted added up, so that its rate, its
+/// percentiles and its errors are those of one long window. It keeps no series (the windows are apart on the clock);
+/// its slow requests stay on each window's own clock. None when a window has no histograms to add.
+pub fn pool(windows: &[&BenchResult]) -> Option<BenchResult> {
+    let first = windows.first()?;
+    let mut recorder: Option<Recorder> = None;
+    for window in windows {
+        window.histograms.as_ref()?;
+        let recorded = recorded_by(window, 0).ok()?;
+        match &mut recorder {
+            Some(pooled) => pooled.merge(&recorded),
+            None => recorder = Some(recorded),
+        }
+    }
+    let facts = RunFacts {
+        url: first.url.clone(),
+        connections: first.connections,
+        streams: first.streams,
+        threads: first.threads,
+        rate: first.rate,
+        duration_s: windows.iter().map(|window| window.duration_s).sum(),
+        request_names: first.per_request.iter().map(|request| request.name.clone()).collect(),
+        series: Vec::new(),
+        interrupted: windows.iter().any(|window| window.interrupted),
+        start_unix_us: first.start_unix_us,
+    };
+    Some(BenchResult::build(&recorder?, facts))
+}
+
 /// Only parts that can be merged exactly, into a result that means something: each with its histograms, all of one
 /// load model, sending the same requests, none a ladder.
 fn check_parts(parts: &[(String, BenchResult)]) -> anyhow::Result<()> {

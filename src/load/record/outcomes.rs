@@ -53,6 +53,18 @@ pub struct Step {
     pub limited_by: Option<Limit>,
     /// Whether the step met the SLO it was judged on (None without one).
     pub meets_slo: Option<bool>,
+    /// How many measured windows at this rate the figures pool: 1 for each step as it ran; a capacity search judges a
+    /// rate it measured again on all its windows at once (`ladder.rs`).
+    #[serde(default = "one_window", skip_serializing_if = "is_one_window")]
+    pub windows: u32,
+}
+
+fn one_window() -> u32 {
+    1
+}
+
+fn is_one_window(windows: &u32) -> bool {
+    *windows == 1
 }
 
 /// The outcome of a capacity search: the highest rate that met the SLO, with the steps that bound it.
@@ -78,6 +90,15 @@ pub struct Warmup {
     pub windows_rps: Vec<f64>,
     /// The last windows agreed (false: it gave up at the maximum, or was cut short).
     pub steady: bool,
+    /// The target's slowest rhythm seen in the warm-up: the requests it served per cycle of the rarest kind of its
+    /// collections (a JVM's full or concurrent ones, else its young ones), which a step's window is sized to hold;
+    /// None when the target could not be watched or collected nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_cycle: Option<f64>,
+    /// Seconds the target's JIT compiled over the last windows (`steady::AGREEING`); None when it could not be
+    /// watched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jit_compile_s: Option<f64>,
 }
 
 /// The target changed under a ladder or a search.

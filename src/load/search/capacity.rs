@@ -1,8 +1,12 @@
-//! The capacity search as a pure decision: given the steps run so far, the next rate to try or the capacity found.
-//! It ramps up ×2 from the start rate until a step misses the SLO (or down ÷2 until one meets it), then bisects at
-//! the geometric midpoint until the lowest failing rate is within the precision of the highest passing one. A step
-//! the generator limited is a ceiling: the search bisects below it, and ends with no capacity claimed for the target
-//! when the ceiling is within the precision of the highest pass. `ladder::run_ladder` runs the steps.
+//! The capacity search as a pure decision: given what each rate tried so far measured, the next rate to try or the
+//! capacity found. It ramps up ×2 from the start rate until a rate misses the SLO (or down ÷2 until one meets it),
+//! then bisects at the geometric midpoint until the lowest failing rate is within the precision of the highest
+//! passing one. Neither bound is believed on one window: a rate that bounds the capacity is measured again until it
+//! rests on [`Search::windows`] windows, judged on all of them pooled (so one window that caught, or missed, one of
+//! the target's rare pauses does not decide), and a rate that fails far below the target's settled throughput is
+//! measured again before the search bisects below it. A rate the generator limited is a ceiling: the search bisects
+//! below it, and ends with no capacity claimed for the target when the ceiling is within the precision of the highest
+//! pass. `ladder::run_ladder` runs the steps and pools each rate's windows.
 
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
@@ -14,13 +18,24 @@ use crate::load::record::outcomes::{Capacity, Limit, Side, Step};
 pub const DEFAULT_PRECISION: f64 = 0.05;
 /// The error bound every SLO has unless its rules bound errors themselves.
 pub const DEFAULT_ERRORS_RULE: &str = "errors<=0.1%";
-/// Without a start rate the search starts at this share of a short closed-model probe's throughput (the closed model
-/// runs the target at about its saturation, so the ramp meets the knee after two or three doublings).
-pub const PROBE_SHARE: f64 = 0.25;
+/// Without a start rate the search starts at this share of the warm-up's settled closed-model throughput (or a short
+/// closed-model probe's): the closed model runs the target at about its saturation, so the ramp meets the knee at the
+/// first or second doubling, and a target whose SLO holds only far below its saturation is found by halving.
+pub const PROBE_SHARE: f64 = 0.5;
 /// When the start rate already misses the SLO, halve it at most this many times before giving up.
 pub const MAX_HALVINGS: i32 = 4;
 /// A search never runs more steps than this (a ramp of 2^30 and a bisection fit in far fewer).
 pub const MAX_STEPS: usize = 40;
+/// A rate that bounds a capacity rests on at least this many measured windows, pooled, …
+pub const CONFIRMING_WINDOWS: u32 = 2;
+/// … and on more, up to this many, until they hold a whole cycle of the target's rarest collections
+/// ([`Search::requests_per_cycle`]): windows shorter than that cycle either hold one of its pauses or none, and
+/// their p99 says which rather than what the rate sustains.
+pub const MAX_CONFIRMING_WINDOWS: u32 = 3;
+/// A rate that fails below this share of the target's settled closed-model throughput is measured again before the
+/// search bisects below it (until one such failure held on every window): a target that serves twice the rate when
+/// every connection presses it rarely misses an SLO at half of it, unless one window caught a rare pause.
+pub const SUSPECT_SHARE: f64 = 0.5;
 
 /// What the search is looking for, and where it starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +47,23 @@ pub struct Search {
     pub max_rps: Option<f64>,
     /// The SLO as written (`p99<=10ms, errors<=0.1%`), for the capacity's record.
     pub slo: String,
+    /// The target's settled closed-model throughput, when a warm-up measured it: a rate failing far below it is
+    /// measured again ([`SUSPECT_SHARE`]).
+    pub settled_rps: Option<f64>,
+    /// How many windows each bound of the capacity rests on at least ([`CONFIRMING_WINDOWS`]; 1: every rate
+    /// measured once).
+    pub windows: u32,
+    /// The requests the target serves per cycle of its rarest collections (seen in the warm-up), which a bound's
+    /// pooled windows hold when they can ([`MAX_CONFIRMING_WINDOWS`]).
+    pub requests_per_cycle: Option<f64>,
+}
+
+impl Search {
+    /// Whether `step` (a rate's windows pooled) rests on enough windows to bound the capacity.
+    fn confirmed(&self, step: &Step) -> bool {
+        let whole_cycle = self.requests_per_cycle.is_none_or(|cycle| step.requests as f64 >= cycle);
+        step.windows >= self.windows && (whole_cycle || step.windows >= MAX_CONFIRMING_WINDOWS.max(self.windows))
+    }
 }
 
 /// The search's next move.
@@ -97,12 +129,23 @@ pub fn describe_slo(rules: &[Threshold]) -> String {
     rules.iter().map(Threshold::expression).collect::<Vec<_>>().join(", ")
 }
 
-/// The next rate to try after `steps` (in the order run), or the capacity they establish.
+/// The next rate to try after `steps` — one per rate tried, in the order first run, each judged on its windows
+/// pooled (`Step::windows`) — or the capacity they establish. The next rate may be one already tried: it is measured
+/// again.
 pub fn decide(search: &Search, steps: &[Step]) -> Decision {
-    if steps.len() >= MAX_STEPS {
+    let windows: u32 = steps.iter().map(|step| step.windows).sum();
+    if windows as usize >= MAX_STEPS {
         return Decision::Done(cut_short(search, steps, &format!("the search stopped after {MAX_STEPS} steps")));
     }
     let (low, high) = bounds(steps);
+    // Once a failure far below the settled throughput held on every window, the target is slower than its
+    // throughput says, and the failures below it are believed too.
+    let believed = steps.iter().any(|step| outcome(step) == Outcome::Fail && search.confirmed(step));
+    let far_below = |high: &f64| search.settled_rps.is_some_and(|settled| *high < SUSPECT_SHARE * settled);
+    let suspect = high.filter(|high| !believed && far_below(high));
+    if let Some(again) = unconfirmed(search, steps, &[suspect]) {
+        return Decision::Run(again);
+    }
     // The generator's ceiling: the lowest rate it could not send. Below it the search goes on (bisecting between the
     // highest pass and it), since a lower rate may still find where the target fails; it ends without a capacity for
     // the target when nothing is left below the ceiling to try.
@@ -122,7 +165,7 @@ pub fn decide(search: &Search, steps: &[Step]) -> Decision {
     let next = match (low, high) {
         (None, None) => search.start_rps,
         (Some(low), None) if search.max_rps.is_some_and(|max| low >= max) => {
-            return Decision::Done(at_max_rate(search, low));
+            return confirmed(search, steps, &[Some(low)], || at_max_rate(search, low));
         }
         (Some(low), None) => 2.0 * low,
         (None, Some(high)) if high <= search.start_rps / 2f64.powi(MAX_HALVINGS) => {
@@ -130,21 +173,38 @@ pub fn decide(search: &Search, steps: &[Step]) -> Decision {
         }
         (None, Some(high)) => high / 2.0,
         (Some(low), Some(high)) if high <= low * (1.0 + search.precision) => {
-            return Decision::Done(found(search, steps, low, high));
+            return confirmed(search, steps, &[Some(low), Some(high)], || found(search, steps, low, high));
         }
         (Some(low), Some(high)) => (low * high).sqrt(),
     };
     let next = whole_rate(search.max_rps.map_or(next, |max| next.min(max)));
     if steps.iter().any(|step| step.requested_rps == next) {
         // Whole rates leave nothing between the bounds (or the cap was tried): as precise as rates can be.
-        return Decision::Done(match (low, high) {
-            (Some(low), Some(high)) => found(search, steps, low, high),
-            (None, Some(high)) => none_met(search, steps, high),
-            (Some(low), None) => at_max_rate(search, low),
+        return match (low, high) {
+            (Some(low), Some(high)) => {
+                confirmed(search, steps, &[Some(low), Some(high)], || found(search, steps, low, high))
+            }
+            (None, Some(high)) => Decision::Done(none_met(search, steps, high)),
+            (Some(low), None) => confirmed(search, steps, &[Some(low)], || at_max_rate(search, low)),
             (None, None) => unreachable!("a rate was tried, so the steps bound it"),
-        });
+        };
     }
     Decision::Run(next)
+}
+
+/// The capacity `found` gives, once each of `rates` rests on the search's windows; else the first to measure again.
+fn confirmed(search: &Search, steps: &[Step], rates: &[Option<f64>], found: impl FnOnce() -> Capacity) -> Decision {
+    match unconfirmed(search, steps, rates) {
+        Some(again) => Decision::Run(again),
+        None => Decision::Done(found()),
+    }
+}
+
+/// The first of `rates` whose step rests on fewer windows than the search wants.
+fn unconfirmed(search: &Search, steps: &[Step], rates: &[Option<f64>]) -> Option<f64> {
+    rates.iter().flatten().copied().find(|rate| {
+        steps.iter().find(|step| step.requested_rps == *rate).is_some_and(|step| !search.confirmed(step))
+    })
 }
 
 /// The capacity established by `steps` when the search ends before its precision (interrupted, the target broke):
@@ -184,10 +244,11 @@ fn found(search: &Search, steps: &[Step], low: f64, high: f64) -> Capacity {
         limited_by: Side::Target,
         bounds: [Some(low), Some(high)],
         verdict: format!(
-            "capacity {} req/s at {}: met at {} req/s, missed at {} req/s ({}), within {}",
+            "capacity {} req/s at {}: met at {} req/s{}, missed at {} req/s ({}), within {}",
             format_rate(low),
             search.slo,
             format_rate(low),
+            met(steps, low),
             format_rate(high),
             missed(steps, high),
             percent(search.precision)
@@ -245,16 +306,34 @@ fn generator_limited(search: &Search, steps: &[Step], ceiling: &Step) -> Capacit
     }
 }
 
-/// What a failing step at `requested` showed: who limited it, else its p99 and errors.
+/// What a failing step at `requested` showed: who limited it, else its p99 and errors; and the windows it pools.
 fn missed(steps: &[Step], requested: f64) -> String {
     let Some(step) = steps.iter().rev().find(|step| step.requested_rps == requested) else { return String::new() };
-    match &step.limited_by {
+    let shown = match &step.limited_by {
         Some(limit) => limit.reason.clone(),
         None => format!(
             "p99 {} ms, errors {:.2} %",
             crate::load::format::format_ms(step.latency_ms.p99),
             step.error_pct.unwrap_or(0.0)
         ),
+    };
+    match step.windows {
+        1 => shown,
+        windows => format!("{shown}, over {windows} windows, {:.1} s", step.duration_s),
+    }
+}
+
+/// What a passing step at `requested` that pools several windows showed: ` (p99 4.1 ms over 2 windows, 3.0 s)`;
+/// nothing for a single window, whose figures are the step's own.
+fn met(steps: &[Step], requested: f64) -> String {
+    match steps.iter().rev().find(|step| step.requested_rps == requested) {
+        Some(step) if step.windows > 1 => format!(
+            " (p99 {} ms over {} windows, {:.1} s)",
+            crate::load::format::format_ms(step.latency_ms.p99),
+            step.windows,
+            step.duration_s
+        ),
+        _ => String::new(),
     }
 }
 

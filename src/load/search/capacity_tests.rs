@@ -18,6 +18,7 @@ fn step(rps: f64, meets_slo: bool) -> Step {
         unfinished: 0,
         limited_by: None,
         meets_slo: Some(meets_slo),
+        windows: 1,
     }
 }
 
@@ -31,7 +32,15 @@ fn generator_short(rps: f64, reason: &str) -> Step {
 }
 
 fn search(start_rps: f64) -> Search {
-    Search { start_rps, precision: DEFAULT_PRECISION, max_rps: None, slo: "p99<=20ms, errors<=0.1%".to_string() }
+    Search {
+        start_rps,
+        precision: DEFAULT_PRECISION,
+        max_rps: None,
+        slo: "p99<=20ms, errors<=0.1%".to_string(),
+        settled_rps: None,
+        windows: 1,
+        requests_per_cycle: None,
+    }
 }
 
 /// Drive the search against a target that meets the SLO at every rate up to `capacity`; the rates tried and the end.

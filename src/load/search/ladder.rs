@@ -133,7 +133,26 @@ pub trait StepObserver {
     fn ladder_ended(&mut self, _why: &str) {}
     /// A line about the target's steadiness: a warm-up ended, or the target changed under the steps.
     fn steadiness(&mut self, _line: &str) {}
+    /// What the target has done since it started, when it can be watched (a local JVM's PerfData).
+    fn target_counters(&mut self) -> Option<TargetCounters> {
+        None
+    }
 }
+
+/// What a target has done since it started, by its own counters: the warm-up reads them at its start and after each
+/// window to find the target's rhythm and whether it still compiles.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TargetCounters {
+    /// Its collections of each kind (a JVM's young, full and concurrent ones), always in the same order.
+    pub collections: Vec<u64>,
+    /// Seconds its JIT compiled; None when not known.
+    pub jit_compile_s: Option<f64>,
+}
+
+/// A step's window holds at least this many cycles of the target's rarest collections at the step's rate, …
+pub const RHYTHM_CYCLES: f64 = 2.0;
+/// … but lasts at most this many times the plan's step.
+pub const RHYTHM_STRETCH: f64 = 2.0;
 
 /// Run `plan` on `spec` (its `rate` is replaced by each step's, its stop condition by `timing`), telling `observer` of
 /// each step. Steps of a search are judged on its goal's SLO, steps of a fixed ladder on `slo` (none: not judged).
@@ -165,6 +184,7 @@ pub fn run_ladder(
         results: Vec::new(),
         steadiness: Steadiness::default(),
         current_from: 0,
+        requests_per_cycle: None,
     };
     let capacity = match plan {
         LadderPlan::Rates(rates) => {
@@ -191,6 +211,8 @@ struct Ladder<'a> {
     steadiness: Steadiness,
     /// The first step of the target as it is now: the steps before it ran before the target changed under them.
     current_from: usize,
+    /// The target's slowest rhythm, from the last warm-up (`Warmup::requests_per_cycle`).
+    requests_per_cycle: Option<f64>,
 }
 
 impl Ladder<'_> {
@@ -235,23 +257,64 @@ impl Ladder<'_> {
             Err(err) if self.steps.is_empty() => return Err(err),
             Err(err) => return Ok(Some(format!("the step at {} req/s failed: {err:#}", format_rate(rate)))),
         };
-        let light_load = self.lightest_raw_latency(&result);
+        let light_load = self.light_load(rate);
         let step = judge(rate, &result, light_load.as_ref(), self.rules);
         self.observer.step_finished(&step);
-        let broken = broken(&result, rate, self.timing.window(rate));
+        let broken = broken(&result, rate, self.window(rate));
         self.steps.push(step);
         self.results.push(result);
         Ok(broken)
     }
 
-    /// The raw latency of the lightest step so far (since the target last changed), `current` included: how fast the
-    /// target answers when it does not queue, against which a busy step's latency tells queueing from too few
-    /// connections.
-    fn lightest_raw_latency(&self, current: &BenchResult) -> Option<LatencySummary> {
-        let requested = |result: &&BenchResult| result.rate.unwrap_or(f64::INFINITY);
-        let since_change = &self.results[self.current_from.min(self.results.len())..];
-        let lightest = since_change.iter().chain([current]).min_by(|a, b| requested(a).total_cmp(&requested(b)))?;
-        lightest.latency_uncorrected_ms
+    /// The target's raw latency at light load, against which a busy step at `rate` tells queueing in the target from
+    /// too few connections: that of the lightest step so far (since the target last changed) that ran below `rate`
+    /// and passed. None without such a step — a step's own latency is no light load to compare it with, nor is one
+    /// that missed the SLO.
+    fn light_load(&self, rate: f64) -> Option<LatencySummary> {
+        let since_change = self.current_from.min(self.steps.len());
+        self.steps[since_change..]
+            .iter()
+            .zip(&self.results[since_change..])
+            .filter(|(step, _)| step.requested_rps < rate && capacity::outcome(step) == capacity::Outcome::Pass)
+            .min_by(|(a, _), (b, _)| a.requested_rps.total_cmp(&b.requested_rps))
+            .and_then(|(_, result)| result.latency_uncorrected_ms)
+    }
+
+    /// The measured window at `rate`: the timing's, stretched to hold [`RHYTHM_CYCLES`] cycles of the target's
+    /// rarest collections at that rate (seen in the warm-up), at most [`RHYTHM_STRETCH`] times the plan's step. A
+    /// window shorter than the target's rhythm holds one of its rare pauses or none, and its p99 says which.
+    fn window(&self, rate: f64) -> Duration {
+        let window = self.timing.window(rate);
+        let Some(per_cycle) = self.requests_per_cycle else { return window };
+        let rhythm = Duration::from_secs_f64(RHYTHM_CYCLES * per_cycle / rate);
+        window.max(rhythm.min(self.timing.measure.mul_f64(RHYTHM_STRETCH)))
+    }
+
+    /// The steps since `from`, one per rate in the order first run: a rate measured once is its step, one measured
+    /// again is judged on its windows pooled (`merge::pool`), with `windows` saying how many.
+    fn pooled(&self, from: usize) -> Vec<Step> {
+        let mut rates: Vec<f64> = Vec::new();
+        for step in &self.steps[from..] {
+            if !rates.contains(&step.requested_rps) {
+                rates.push(step.requested_rps);
+            }
+        }
+        let pooled_at = |rate: f64| {
+            let at: Vec<usize> = (from..self.steps.len()).filter(|&i| self.steps[i].requested_rps == rate).collect();
+            let last = self.steps[*at.last().expect("a rate that was run")].clone();
+            if at.len() == 1 {
+                return last;
+            }
+            let windows: Vec<&BenchResult> = at.iter().map(|&i| &self.results[i]).collect();
+            match crate::load::record::merge::pool(&windows) {
+                Some(pooled) => Step {
+                    windows: at.len() as u32,
+                    ..judge(rate, &pooled, self.light_load(rate).as_ref(), self.rules)
+                },
+                None => last,
+            }
+        };
+        rates.into_iter().map(pooled_at).collect()
     }
 
     /// The measured result of a step at `rate`; None when Ctrl-C cut it short.
@@ -262,7 +325,7 @@ impl Ladder<'_> {
                 return Ok(None);
             }
         }
-        let result = self.generator.run(&at_rate(self.spec, rate, self.timing.window(rate)), &self.step_options())?;
+        let result = self.generator.run(&at_rate(self.spec, rate, self.window(rate)), &self.step_options())?;
         Ok((!result.interrupted).then_some(result))
     }
 
@@ -330,6 +393,7 @@ fn judge(rate: f64, result: &BenchResult, light_load: Option<&LatencySummary>, r
         unfinished: result.unfinished,
         limited_by: crate::load::record::limit::limited_at(result, rate, light_load),
         meets_slo: (!outcomes.is_empty()).then(|| outcomes.iter().all(|outcome| outcome.passed)),
+        windows: 1,
     }
 }
 
@@ -377,6 +441,7 @@ mod tests {
             unfinished: 0,
             limited_by: None,
             meets_slo: Some(true),
+            windows: 1,
         };
         let steps = [step(1000.0), step(2000.0), step(4000.0), step(3000.0)];
         let capacity = |rps: Option<f64>, limited_by: Side, bounds: [Option<f64>; 2]| Capacity {

@@ -216,6 +216,7 @@ mod tests {
             unfinished: 0,
             limited_by,
             meets_slo,
+            windows: 1,
         }
     }
 

@@ -6,7 +6,7 @@ use crate::load::input::spec::{LoadSpec, StopCondition};
 use crate::load::record::outcomes::{Capacity, Change, Warmup};
 use crate::load::record::result::BenchResult;
 use crate::load::search::capacity::{self, Decision, Outcome, Search};
-use crate::load::search::steady::{self, Check, MAX_RESEARCHES, WINDOW};
+use crate::load::search::steady::{self, Check, MAX_RESEARCHES, SteadyRule, WINDOW};
 
 use super::{CapacityGoal, Ladder};
 use crate::load::format::format_rate;
@@ -94,6 +94,9 @@ impl Ladder<'_> {
             precision: goal.precision,
             max_rps: goal.max_rps,
             slo: capacity::describe_slo(&goal.slo),
+            settled_rps: settled,
+            windows: capacity::CONFIRMING_WINDOWS,
+            requests_per_cycle: self.requests_per_cycle,
         };
         let mut from = 0;
         loop {
@@ -185,6 +188,8 @@ impl Ladder<'_> {
             from = self.steps.len();
             self.current_from = from;
             settled = Some(rewarmed);
+            search.settled_rps = settled;
+            search.requests_per_cycle = self.requests_per_cycle;
             let note = format!(
                 "{changed}: warm-up too short; {moved}, so the search ran afresh from {} req/s (the first {from} steps \
                  set aside)",
@@ -197,11 +202,11 @@ impl Ladder<'_> {
     /// Run the search over the steps from `from` on until it decides.
     fn bisect(&mut self, search: &Search, from: usize) -> anyhow::Result<Searched> {
         loop {
-            match capacity::decide(search, &self.steps[from..]) {
+            match capacity::decide(search, &self.pooled(from)) {
                 Decision::Done(found) => return Ok(Searched::Done(found)),
                 Decision::Run(rate) => {
                     if let Some(why) = self.step(rate)? {
-                        let found = capacity::cut_short(search, &self.steps[from..], &why);
+                        let found = capacity::cut_short(search, &self.pooled(from), &why);
                         self.observer.ladder_ended(&found.verdict);
                         return Ok(Searched::CutShort(found));
                     }
@@ -216,7 +221,11 @@ impl Ladder<'_> {
         if !rule.enabled() {
             return Ok(WarmedUp::Off);
         }
-        let mut warmup = Warmup { windows_rps: Vec::new(), steady: false };
+        let mut warmup =
+            Warmup { windows_rps: Vec::new(), steady: false, requests_per_cycle: None, jit_compile_s: None };
+        let at_start = self.observer.target_counters();
+        let mut compiled_s = vec![at_start.as_ref().and_then(|counters| counters.jit_compile_s)];
+        let mut latest = at_start.clone();
         while warmup.windows_rps.len() < rule.max_windows() {
             let Some(window) = self.closed_window()? else {
                 self.steadiness.warmups.push(warmup);
@@ -234,12 +243,20 @@ impl Ladder<'_> {
                 return Ok(WarmedUp::Off);
             }
             warmup.windows_rps.push(window.rps);
-            if rule.settled(&warmup.windows_rps) {
+            latest = self.observer.target_counters();
+            compiled_s.push(latest.as_ref().and_then(|counters| counters.jit_compile_s));
+            warmup.jit_compile_s = steady::jit_compiled_over_last(&compiled_s);
+            if rule.settled(&warmup.windows_rps) && SteadyRule::jit_quiet(&compiled_s) {
                 warmup.steady = true;
                 break;
             }
         }
         let settled = warmup.settled_rps();
+        warmup.requests_per_cycle = match (&at_start, &latest) {
+            (Some(start), Some(end)) => rarest_cycle(&warmup, &start.collections, &end.collections),
+            _ => None,
+        };
+        self.requests_per_cycle = warmup.requests_per_cycle;
         self.observer.steadiness(&format!("warm-up: {}", warmup.describe()));
         self.steadiness.warmups.push(warmup);
         Ok(WarmedUp::At(settled))
@@ -277,9 +294,32 @@ impl Ladder<'_> {
     }
 }
 
+/// The requests the target served per cycle of its rarest kind of collection in `warmup`, from its collections of
+/// each kind at the start and at the end; None when it collected nothing.
+fn rarest_cycle(warmup: &Warmup, start: &[u64], end: &[u64]) -> Option<f64> {
+    let requests: f64 = warmup.windows_rps.iter().map(|rps| rps * WINDOW.as_secs_f64()).sum();
+    let counts = start.iter().zip(end).map(|(start, end)| end.saturating_sub(*start));
+    let rarest = counts.filter(|count| *count > 0).min()?;
+    Some((requests / rarest as f64).round())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Recheck, recheck_says};
+    use super::{Recheck, recheck_says, rarest_cycle};
+    use crate::load::record::outcomes::Warmup;
+
+    #[test]
+    fn the_rarest_collection_that_ran_sets_the_rhythm() {
+        let warmup = Warmup {
+            windows_rps: vec![40_000.0, 50_000.0, 60_000.0],
+            steady: true,
+            requests_per_cycle: None,
+            jit_compile_s: None,
+        };
+        // 150,000 requests: 30 young collections, 2 full ones, no concurrent one.
+        assert_eq!(rarest_cycle(&warmup, &[100, 5, 7], &[130, 7, 7]), Some(75_000.0));
+        assert_eq!(rarest_cycle(&warmup, &[100, 5, 7], &[100, 5, 7]), None);
+    }
     use crate::load::search::capacity::Outcome;
 
     #[test]

@@ -3,9 +3,11 @@
 //!
 //! - **Warm-up until steady.** Before the first step, load the target at a fixed load — the closed model at the phase's
 //!   connections, which drives the JIT hardest — in windows of [`WINDOW`]. It is steady when the last [`AGREEING`]
-//!   windows' throughputs agree within the tolerance (highest ≤ lowest × (1 + tolerance)); it gives up at the maximum
-//!   and says so. The settled throughput (the mean of those windows) is what a search without a start rate starts
-//!   from (a quarter of it), in place of the closed-model probe.
+//!   windows' throughputs agree within the tolerance (highest ≤ lowest × (1 + tolerance)) and, where the target's
+//!   JIT can be watched (a local JVM's PerfData), the JIT compiled for at most [`JIT_QUIET_SHARE`] of those windows'
+//!   time: a JVM still compiling its hot code gets faster long after its throughput stops rising by much from one
+//!   second to the next. It gives up at the maximum and says so. The settled throughput (the mean of those windows) is what a search without a start rate starts
+//!   from (half of it), in place of the closed-model probe.
 //! - **Checked after the last step.** One window at the same load; when its throughput is more than [`CHANGE_FACTOR`]
 //!   away from the settled one (either way), a second window must confirm it. Confirmed, the target changed under the
 //!   ladder: a search re-checks the step above its capacity (got faster) or the capacity step (got slower) and, when
@@ -18,7 +20,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::load::format::format_rate;
+use crate::load::format::{format_rate, grouped};
 use crate::load::record::outcomes::Warmup;
 use crate::load::record::result::BenchResult;
 
@@ -30,6 +32,9 @@ pub const AGREEING: usize = 3;
 pub const CHANGE_FACTOR: f64 = 1.5;
 /// A search re-searches at most this many times after the target changed under it.
 pub const MAX_RESEARCHES: usize = 2;
+/// The JIT is quiet when it compiled for at most this share of the last [`AGREEING`] windows' time (kv-service, JDK 17:
+/// 8 to 12 s of compiling in its first 10 s under load, then a tenth of a second now and then).
+pub const JIT_QUIET_SHARE: f64 = 0.1;
 
 /// How long to warm up before a ladder's first step, and how closely its windows must agree.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -55,6 +60,15 @@ impl SteadyRule {
         ((self.max.as_secs_f64() / WINDOW.as_secs_f64()).ceil() as usize).max(AGREEING)
     }
 
+    /// Whether the JIT was quiet over the last [`AGREEING`] windows, given the seconds it had compiled at the start
+    /// of the warm-up and at each window's end (`compiled_s[0]` the start); true when the JIT cannot be watched.
+    pub fn jit_quiet(compiled_s: &[Option<f64>]) -> bool {
+        match jit_compiled_over_last(compiled_s) {
+            Some(seconds) => seconds <= JIT_QUIET_SHARE * AGREEING as f64 * WINDOW.as_secs_f64(),
+            None => true,
+        }
+    }
+
     /// Whether `windows` (throughputs, in the order run) end in [`AGREEING`] windows that agree.
     pub fn settled(&self, windows: &[f64]) -> bool {
         if windows.len() < AGREEING {
@@ -65,6 +79,13 @@ impl SteadyRule {
         let high = last.iter().copied().fold(0.0, f64::max);
         low > 0.0 && high <= low * (1.0 + self.tolerance)
     }
+}
+
+/// The seconds the JIT compiled over the last [`AGREEING`] windows, from its totals at the warm-up's start and at each
+/// window's end; None before that many windows or when the JIT cannot be watched.
+pub fn jit_compiled_over_last(compiled_s: &[Option<f64>]) -> Option<f64> {
+    let then = compiled_s.len().checked_sub(AGREEING + 1)?;
+    Some(compiled_s.last().copied()?? - compiled_s[then]?)
 }
 
 /// `"10%"` (or `"10"`) → 0.10: a tolerance above 0 and at most 100 %; None when it is not one.
@@ -101,11 +122,19 @@ impl Warmup {
         } else {
             String::new()
         };
+        let jit = match self.jit_compile_s {
+            Some(seconds) => format!("; the JIT compiled {seconds:.2} s in the last {AGREEING} s"),
+            None => String::new(),
+        };
+        let rhythm = match self.requests_per_cycle {
+            Some(requests) => format!("; its rarest collections came every {} requests", grouped(requests as u64)),
+            None => String::new(),
+        };
         if self.steady {
-            format!("steady after {seconds:.0} s in the closed model ({trend}{change})")
+            format!("steady after {seconds:.0} s in the closed model ({trend}{change}{jit}{rhythm})")
         } else {
             format!(
-                "NOT steady after {seconds:.0} s in the closed model ({trend}{change}): the target was still changing; \
+                "NOT steady after {seconds:.0} s in the closed model ({trend}{change}{jit}{rhythm}): the target was still changing; \
                  its figures may not be its steady state — warm it up longer (steady_max / --steady-max)"
             )
         }
@@ -247,16 +276,16 @@ mod tests {
 
     #[test]
     fn a_warmup_settles_at_the_mean_of_its_last_windows_and_says_how_far_it_moved() {
-        let warmup = Warmup { windows_rps: vec![200.0, 900.0, 30000.0, 31000.0, 29000.0], steady: true };
+        let warmup = Warmup { windows_rps: vec![200.0, 900.0, 30000.0, 31000.0, 29000.0], steady: true, requests_per_cycle: None, jit_compile_s: None };
         assert_eq!(warmup.settled_rps(), 30000.0);
         assert_eq!(warmup.factor(), 150.0);
         assert_eq!(
             warmup.describe(),
             "steady after 5 s in the closed model (200 → 30,000 req/s; the target got 150× faster while warming up)"
         );
-        let flat = Warmup { windows_rps: vec![1000.0, 1010.0, 990.0], steady: true };
+        let flat = Warmup { windows_rps: vec![1000.0, 1010.0, 990.0], steady: true, requests_per_cycle: None, jit_compile_s: None };
         assert_eq!(flat.describe(), "steady after 3 s in the closed model (1,000 → 1,000 req/s)");
-        let rising = Warmup { windows_rps: vec![100.0, 200.0, 300.0], steady: false };
+        let rising = Warmup { windows_rps: vec![100.0, 200.0, 300.0], steady: false, requests_per_cycle: None, jit_compile_s: None };
         assert!(rising.describe().starts_with("NOT steady after 3 s in the closed model (100 → 200 req/s; the target"));
     }
 
@@ -274,7 +303,7 @@ mod tests {
     #[test]
     fn the_problems_are_the_unsettled_warmups_and_the_changes() {
         let steadiness = Steadiness {
-            warmups: vec![Warmup { windows_rps: vec![100.0, 100.0, 100.0], steady: true }],
+            warmups: vec![Warmup { windows_rps: vec![100.0, 100.0, 100.0], steady: true, requests_per_cycle: None, jit_compile_s: None }],
             checks_rps: vec![4000.0, 4000.0],
             changes: vec![Change { factor: 40.0, set_aside: 6, researched_from: Some(1000.0), note: "n".into() }],
         };

@@ -139,6 +139,7 @@ mod tests {
             unfinished: 0,
             limited_by: limit.map(|side| Limit { side, reason: format!("{side:?} ran out") }),
             meets_slo: Some(p99 <= 10.0),
+            windows: 1,
         }
     }
 

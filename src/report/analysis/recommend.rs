@@ -181,11 +181,43 @@ fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Findin
         let shown = metric(CAPACITY).format.show(rps);
         text += &format!(", {:.1}× {} ({shown} req/s)", best_rps / rps, label(reference));
     }
-    let qualifier = finding.text.split_once("; ").map(|(_, rest)| rest.to_string());
+    let unqualified = others.iter().any(|cell| cell.standing.get(CAPACITY) == Some(&Standing::Unqualified));
+    let runner_up = others.iter().copied().max_by(|a, b| capacity(a).unwrap_or(0.0).total_cmp(&capacity(b).unwrap_or(0.0)));
+    let qualifier = match runner_up.filter(|_| unqualified) {
+        Some(runner_up) => Some(against_the_runner_up(winner, runner_up, &label(runner_up))),
+        None => finding.text.split_once("; ").map(|(_, rest)| rest.to_string()),
+    };
     if let Some(qualifier) = qualifier {
         text += &format!("; {qualifier}");
     }
     Some(Finding { text, ..finding })
+}
+
+/// Whether the best capacity stands apart from the runner-up's when repeats are too few to test: their searches'
+/// bounds tell them apart when the best met the SLO (on every window of that rate) at a rate where the runner-up
+/// missed it; else the best cannot be told apart from the runner-up.
+fn against_the_runner_up(best: &CellPhase, runner_up: &CellPhase, runner_up_label: &str) -> String {
+    let bounds = |cell: &CellPhase| cell.capacity.as_ref().map_or([None, None], |capacity| capacity.bounds);
+    let (best_met, runner_up_missed) = (bounds(best)[0], bounds(runner_up)[1]);
+    let rate = |rps: f64| metric(CAPACITY).format.show(rps);
+    match (best_met, runner_up_missed) {
+        (Some(met), Some(missed)) if missed <= met => format!(
+            "its search met the SLO at {} req/s, where the runner-up, {runner_up_label}, missed it ({} req/s): told \
+             apart by the searches' bounds, one repeat each",
+            rate(met),
+            rate(missed)
+        ),
+        (Some(met), Some(missed)) => format!(
+            "the best cannot be told apart from the runner-up, {runner_up_label}: one repeat each, and the runner-up \
+             missed the SLO only at {} req/s, above the {} req/s the best met; give the plan more repeats",
+            rate(missed),
+            rate(met)
+        ),
+        _ => format!(
+            "the best cannot be told apart from the runner-up, {runner_up_label}: one repeat each, and the runner-up's \
+             search found no rate that missed the SLO; give the plan more repeats"
+        ),
+    }
 }
 
 /// An open-model phase (a rate, or a ladder's top rate) that every measured cell held: their throughput is the rate
