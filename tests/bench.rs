@@ -1,14 +1,17 @@
 //! `jload bench` against real servers on 127.0.0.1 written inside the tests: counts, status codes, chunked bodies,
-//! stalls, resets, garbage, closed ports, the open model's rate, coordinated-omission correction in both models,
-//! thresholds, mixes, hlog output and bad input.
+//! stalls, resets, responses that are not HTTP (random bytes, an endless header section, a bad chunk, disagreeing
+//! Content-Lengths), closed ports, the open model's rate, coordinated-omission correction in both models, thresholds,
+//! mixes, hlog output and bad input.
 
 mod common;
 
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Reply, bench_json, jload, ok, pausing_server, serve, status, tempdir};
+use common::{Reply, bench_json, bench_json_and_printout, jload, ok, pausing_server, serve, status, tempdir};
 
 #[test]
 fn exact_count_with_n() {
@@ -66,11 +69,7 @@ fn stalled_server_gives_timeouts_and_the_run_ends_on_time() {
 }
 
 #[test]
-fn garbage_and_resets_are_read_errors() {
-    let garbage = serve(|_| Reply::Bytes(b"SSH-2.0-OpenSSH\r\n\r\n".to_vec()));
-    let (code, result, _) = bench_json(&["-n", "200", "-c", "4", &garbage.url("/")]);
-    assert_eq!(code, 1);
-    assert_eq!(result["errors"]["read"], 200);
+fn resets_are_read_errors() {
     let resets = serve(|seen| if seen.index % 2 == 0 { Reply::Reset } else { ok("fine") });
     let (code, result, _) = bench_json(&["-n", "400", "-c", "4", &resets.url("/")]);
     assert_eq!(code, 0);
@@ -78,6 +77,152 @@ fn garbage_and_resets_are_read_errors() {
     let successes = result["status_codes"]["200"].as_u64().unwrap();
     assert_eq!(read_errors + successes, 400);
     assert!(read_errors >= 150, "about half the requests are reset: {read_errors}");
+}
+
+/// What a misbehaving server writes in answer to what it received.
+type Answer = dyn Fn(&mut TcpStream) -> std::io::Result<()> + Send + Sync;
+
+/// A misbehaving server on 127.0.0.1, written for the tests below: one thread per connection, which writes `answer`
+/// each time a request head has arrived (`per_request_head`), or each time any bytes arrived (an HTTP/2 client's
+/// frames have no line ends), until the client closes the connection or a write fails. It stops accepting when
+/// dropped.
+struct MisbehavingServer {
+    port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+impl MisbehavingServer {
+    fn start(
+        per_request_head: bool,
+        answer: impl Fn(&mut TcpStream) -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let answer: Arc<Answer> = Arc::new(answer);
+        let stopped = stop.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut stream) = stream else { continue };
+                let answer = answer.clone();
+                std::thread::spawn(move || {
+                    while received_what_is_answered(&mut stream, per_request_head) && answer(&mut stream).is_ok() {}
+                });
+            }
+        });
+        MisbehavingServer { port, stop }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for MisbehavingServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// Read until a whole request head arrived (`per_request_head`), or any bytes; false when the client closed.
+fn received_what_is_answered(stream: &mut TcpStream, per_request_head: bool) -> bool {
+    let mut received = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return false,
+            Ok(count) => received.extend_from_slice(&chunk[..count]),
+        }
+        if !per_request_head || received.windows(4).any(|window| window == b"\r\n\r\n") {
+            return true;
+        }
+    }
+}
+
+/// 4 KiB of random bytes, the same each run (seeded).
+fn random_bytes() -> Vec<u8> {
+    let mut rng = fastrand::Rng::with_seed(29);
+    (0..4096).map(|_| rng.u8(..)).collect()
+}
+
+/// Requests each run against a misbehaving server sends: every one is answered, badly.
+const MISANSWERED: u64 = 300;
+
+/// Run a bounded load ([`MISANSWERED`] requests, each given up after 2 s) against `server` with `extra` options, and
+/// check that every request got an invalid response — no other class, no `read` error — whose first reason is
+/// `reason`, in the JSON and in the printout.
+fn assert_every_answer_is_an_invalid_response(server: &MisbehavingServer, extra: &[&str], reason: &str) {
+    let (url, requests) = (server.url(), MISANSWERED.to_string());
+    let mut args = vec!["-n", &requests, "-c", "2", "-t", "1", "--timeout", "2s"];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    let (code, result, printout, elapsed) = bench_json_and_printout(&args);
+    let errors = &result["errors"];
+    assert_eq!(code, 1, "nothing succeeded: {printout}");
+    assert_eq!(result["requests"], MISANSWERED, "{printout}");
+    assert_eq!(errors["invalid_response"], MISANSWERED, "every answer is an invalid response: {errors}");
+    assert_eq!((errors["read"].as_u64(), errors["total"].as_u64()), (Some(0), Some(MISANSWERED)), "{errors}");
+    assert_eq!(errors["invalid_response_reason"], reason, "{errors}");
+    let line = format!("  Errors        {MISANSWERED} (100.00 %): invalid response {MISANSWERED}: {reason}\n");
+    assert!(printout.contains(&line), "'{line}' in {printout}");
+    assert!(elapsed < Duration::from_secs(10), "the run ends promptly: {elapsed:?}");
+}
+
+#[test]
+fn random_bytes_are_invalid_responses_named_by_their_first_bytes() {
+    let bytes = random_bytes();
+    let hex: Vec<String> = bytes[..8].iter().map(|byte| format!("0x{byte:02x}")).collect();
+    let reason = format!("not an HTTP/1.x status line: {} …", hex.join(" "));
+    let server = MisbehavingServer::start(true, move |stream| stream.write_all(&bytes));
+    assert_every_answer_is_an_invalid_response(&server, &[], &reason);
+}
+
+#[test]
+fn an_endless_header_section_is_an_invalid_response() {
+    // 100,000 header lines, written a thousand at a time until the client closes the connection.
+    let server = MisbehavingServer::start(true, |stream| {
+        stream.write_all(b"HTTP/1.1 200 OK\r\n")?;
+        for batch in 0..100 {
+            let lines: String = (0..1000).map(|line| format!("X-Line-{batch}-{line}: {line}\r\n")).collect();
+            stream.write_all(lines.as_bytes())?;
+        }
+        stream.write_all(b"Content-Length: 0\r\n\r\n")
+    });
+    assert_every_answer_is_an_invalid_response(&server, &[], "more than 64 header lines in the response head");
+}
+
+#[test]
+fn a_bad_chunk_size_is_an_invalid_response() {
+    let server = MisbehavingServer::start(true, |stream| {
+        stream.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n\r\n")
+    });
+    assert_every_answer_is_an_invalid_response(&server, &[], "invalid chunk size line: \"zz\"");
+}
+
+#[test]
+fn disagreeing_content_lengths_are_an_invalid_response() {
+    let server = MisbehavingServer::start(true, |stream| {
+        stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello")
+    });
+    assert_every_answer_is_an_invalid_response(&server, &[], "two Content-Length headers disagree: 5 and 7");
+}
+
+#[test]
+fn an_answer_that_is_not_http_is_an_invalid_response_named_by_its_text() {
+    let server = MisbehavingServer::start(true, |stream| stream.write_all(b"SSH-2.0-OpenSSH_9.6\r\n"));
+    assert_every_answer_is_an_invalid_response(&server, &[], "not an HTTP/1.x status line: \"SSH-2.0-OpenSSH_9.6\"");
+}
+
+#[test]
+fn random_bytes_to_http2_are_invalid_responses() {
+    let bytes = random_bytes();
+    let server = MisbehavingServer::start(false, move |stream| stream.write_all(&bytes));
+    let reason = "HTTP/2 protocol error (code 0x1): the server's first frame is not SETTINGS (not an HTTP/2 server?)";
+    assert_every_answer_is_an_invalid_response(&server, &["--http2"], reason);
 }
 
 #[test]

@@ -503,6 +503,17 @@ mod tests {
     }
 
     #[test]
+    fn invalid_responses_show_with_the_first_ones_reason_after_the_other_classes() {
+        let mut result = fixture();
+        result.errors.classes.read = 2;
+        result.errors.classes.invalid_response = 5_940;
+        result.errors.total = 5_942;
+        result.errors.invalid_response_reason = Some("not an HTTP/1.x status line: 0x8f 0x1c …".to_string());
+        let line = lines_from(&render(&result), "  Errors").remove(0);
+        assert!(line.ends_with(": read 2, invalid response 5940: not an HTTP/1.x status line: 0x8f 0x1c …"), "{line}");
+    }
+
+    #[test]
     fn numbers_read_well() {
         assert_eq!(grouped(0), "0");
         assert_eq!(grouped(1234), "1,234");

@@ -211,6 +211,12 @@ pub fn jload(args: &[&str]) -> (Output, Duration) {
 
 /// Run `jload bench … --json FILE` and return the exit code and the parsed JSON.
 pub fn bench_json(args: &[&str]) -> (i32, serde_json::Value, Duration) {
+    let (code, result, _, elapsed) = bench_json_and_printout(args);
+    (code, result, elapsed)
+}
+
+/// Run `jload bench … --json FILE` and return the exit code, the parsed JSON and the printout (stdout).
+pub fn bench_json_and_printout(args: &[&str]) -> (i32, serde_json::Value, String, Duration) {
     let dir = tempdir();
     let json_path = dir.join("result.json");
     let mut all: Vec<&str> = vec!["bench", "-q", "--json", json_path.to_str().unwrap()];
@@ -220,7 +226,7 @@ pub fn bench_json(args: &[&str]) -> (i32, serde_json::Value, Duration) {
     let text = std::fs::read_to_string(&json_path).unwrap_or_else(|_| {
         panic!("no JSON written; exit {code}; stderr: {}", String::from_utf8_lossy(&output.stderr))
     });
-    (code, serde_json::from_str(&text).unwrap(), elapsed)
+    (code, serde_json::from_str(&text).unwrap(), String::from_utf8_lossy(&output.stdout).into_owned(), elapsed)
 }
 
 /// A fresh, empty temporary directory.

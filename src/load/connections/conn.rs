@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use mio::{Registry, Token};
 
-use super::http::{Parsed, ResponseParser};
+use super::http::{InvalidResponse, Parsed, ResponseParser};
 use super::socket::{Setup, Socket};
 use super::transport::{HandshakeError, Security};
 use crate::load::record::pause_correction::RecentServiceTime;
@@ -52,7 +52,9 @@ pub enum ReadOutcome {
     },
     /// The peer closed or reset the connection before the response was complete.
     Closed(PeerClose),
-    /// Another socket error, or bytes that are not a valid HTTP response.
+    /// The bytes received are not a valid HTTP/1.1 response.
+    Invalid(InvalidResponse),
+    /// Another socket error.
     Failed,
 }
 
@@ -201,7 +203,7 @@ impl Conn {
                             return ReadOutcome::Pending;
                         }
                         Ok(Parsed::NeedMore) => continue,
-                        Err(_) => return ReadOutcome::Failed,
+                        Err(invalid) => return ReadOutcome::Invalid(invalid),
                     }
                 }
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,

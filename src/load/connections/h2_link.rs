@@ -34,7 +34,9 @@ pub enum Received {
     Drained,
     /// The server closed the connection.
     Closed,
-    /// A socket error, a TLS error, or a protocol error in what the server sent.
+    /// What the server sent is not valid HTTP/2: a protocol error, in words.
+    Invalid(String),
+    /// A socket error or a TLS error.
     Failed,
 }
 
@@ -149,8 +151,8 @@ impl H2Link {
                 Ok(0) => return Received::Closed,
                 Ok(count) => {
                     *bytes_received += count as u64;
-                    if self.session.receive(&buffer[..count], &mut |event| events.push(event)).is_err() {
-                        return Received::Failed;
+                    if let Err(error) = self.session.receive(&buffer[..count], &mut |event| events.push(event)) {
+                        return Received::Invalid(error.to_string());
                     }
                 }
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}

@@ -1,8 +1,16 @@
 //! Incremental HTTP/1.1 response parser: the head with `httparse`, then the body by Content-Length, chunked encoding,
-//! or until the server closes. Body bytes are counted, never stored.
+//! or until the server closes. Body bytes are counted, never stored. Bytes that are not a valid response are an
+//! [`InvalidResponse`] with its reason in words (`http_invalid.rs` words a refused head); a close before the response
+//! is complete is [`Truncated`].
 
-/// The largest response head accepted before the response counts as unparsable.
+#[path = "http_invalid.rs"]
+mod invalid;
+
+use invalid::{excerpt, head_reason};
+
+/// The largest response head accepted; a longer one is an invalid response.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// The most header lines a response head may have; more are an invalid response.
 const MAX_HEADERS: usize = 64;
 
 /// What feeding bytes to the parser produced.
@@ -14,9 +22,13 @@ pub enum Parsed {
     Complete { status: u16, close: bool },
 }
 
-/// Why a response could not be read.
+/// Why the bytes received are not a valid HTTP/1.1 response, in words (the reason an `invalid response` error keeps).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError(pub String);
+pub struct InvalidResponse(pub String);
+
+/// The connection closed before the response was complete (a read failure: what came was valid so far).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncated;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
@@ -62,7 +74,7 @@ impl ResponseParser {
     }
 
     /// Feed the bytes read from the socket.
-    pub fn feed(&mut self, mut data: &[u8]) -> Result<Parsed, ParseError> {
+    pub fn feed(&mut self, mut data: &[u8]) -> Result<Parsed, InvalidResponse> {
         loop {
             match self.stage {
                 Stage::Head => {
@@ -99,7 +111,7 @@ impl ResponseParser {
                     let expected: &[u8] = if missing == 2 { b"\r\n" } else { b"\n" };
                     let available = data.len().min(missing as usize);
                     if data[..available] != expected[..available] {
-                        return Err(ParseError("chunk data not followed by CRLF".into()));
+                        return Err(InvalidResponse("chunk data not followed by CRLF".into()));
                     }
                     data = &data[available..];
                     if available < missing as usize {
@@ -121,14 +133,14 @@ impl ResponseParser {
         }
     }
 
-    /// The server closed the connection: completes a response delimited by close, fails any other started one.
-    pub fn feed_eof(&mut self) -> Result<Parsed, ParseError> {
+    /// The server closed the connection: completes a response delimited by close; any other is cut short.
+    pub fn feed_eof(&mut self) -> Result<Parsed, Truncated> {
         match self.stage {
             Stage::UntilClose => {
                 self.close = true;
                 Ok(self.complete())
             }
-            _ => Err(ParseError("connection closed before the response was complete".into())),
+            _ => Err(Truncated),
         }
     }
 
@@ -140,7 +152,7 @@ impl ResponseParser {
     }
 
     /// Try to parse the head from carried-over plus new bytes; returns how many new bytes it used.
-    fn parse_head(&mut self, data: &[u8]) -> Result<Option<usize>, ParseError> {
+    fn parse_head(&mut self, data: &[u8]) -> Result<Option<usize>, InvalidResponse> {
         let carried = self.pending.len();
         if carried > 0 {
             self.pending.extend_from_slice(data);
@@ -152,14 +164,14 @@ impl ResponseParser {
             Ok(httparse::Status::Complete(length)) => length,
             Ok(httparse::Status::Partial) => {
                 if buffer.len() > MAX_HEAD_BYTES {
-                    return Err(ParseError(format!("response head larger than {MAX_HEAD_BYTES} bytes")));
+                    return Err(InvalidResponse(format!("response head larger than {MAX_HEAD_BYTES} bytes")));
                 }
                 if carried == 0 {
                     self.pending.extend_from_slice(data);
                 }
                 return Ok(None);
             }
-            Err(err) => return Err(ParseError(format!("unparsable response: {err}"))),
+            Err(err) => return Err(InvalidResponse(head_reason(buffer, err, MAX_HEADERS))),
         };
         let status = response.code.unwrap_or(0);
         let mut content_length: Option<u64> = None;
@@ -167,8 +179,13 @@ impl ResponseParser {
         let mut close = response.version == Some(0);
         for header in response.headers.iter() {
             if header.name.eq_ignore_ascii_case("content-length") {
-                let value = std::str::from_utf8(header.value).ok().and_then(|text| text.trim().parse().ok());
-                content_length = Some(value.ok_or_else(|| ParseError("invalid Content-Length".into()))?);
+                let length = parse_content_length(header.value)?;
+                if let Some(earlier) = content_length.filter(|&earlier| earlier != length) {
+                    return Err(InvalidResponse(format!(
+                        "two Content-Length headers disagree: {earlier} and {length}"
+                    )));
+                }
+                content_length = Some(length);
             } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
                 chunked =
                     header.value.len() >= 7 && header.value[header.value.len() - 7..].eq_ignore_ascii_case(b"chunked");
@@ -200,7 +217,7 @@ impl ResponseParser {
     }
 
     /// Move bytes up to and including the next LF into `pending`; the index of the line end (CR or LF) when complete.
-    fn take_line(&mut self, data: &mut &[u8]) -> Result<Option<usize>, ParseError> {
+    fn take_line(&mut self, data: &mut &[u8]) -> Result<Option<usize>, InvalidResponse> {
         match data.iter().position(|&byte| byte == b'\n') {
             Some(newline) => {
                 self.pending.extend_from_slice(&data[..=newline]);
@@ -215,7 +232,9 @@ impl ResponseParser {
                 self.pending.extend_from_slice(data);
                 *data = &[];
                 if self.pending.len() > MAX_HEAD_BYTES {
-                    return Err(ParseError("chunk-size or trailer line too long".into()));
+                    return Err(InvalidResponse(format!(
+                        "chunk size or trailer line longer than {MAX_HEAD_BYTES} bytes"
+                    )));
                 }
                 Ok(None)
             }
@@ -224,13 +243,22 @@ impl ResponseParser {
 }
 
 /// Parse a chunk-size line (hex size, optional `;extensions`).
-fn parse_chunk_size_line(line: &[u8]) -> Result<u64, ParseError> {
+fn parse_chunk_size_line(line: &[u8]) -> Result<u64, InvalidResponse> {
     let mut with_crlf = line.to_vec();
     with_crlf.extend_from_slice(b"\r\n");
     match httparse::parse_chunk_size(&with_crlf) {
         Ok(httparse::Status::Complete((_, size))) => Ok(size),
-        _ => Err(ParseError(format!("invalid chunk size line '{}'", String::from_utf8_lossy(line)))),
+        _ => Err(InvalidResponse(format!("invalid chunk size line: {}", excerpt(line)))),
     }
+}
+
+/// A Content-Length value: decimal digits only (white space around them aside), within 64 bits.
+fn parse_content_length(value: &[u8]) -> Result<u64, InvalidResponse> {
+    let digits = std::str::from_utf8(value.trim_ascii())
+        .ok()
+        .filter(|text| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit()));
+    let length = digits.and_then(|digits| digits.parse().ok());
+    length.ok_or_else(|| InvalidResponse(format!("Content-Length is not a number: {}", excerpt(value))))
 }
 
 /// Whether `haystack` contains `needle`, ASCII case ignored.
@@ -312,17 +340,86 @@ mod tests {
         assert_eq!(parser.feed_eof().unwrap(), Parsed::Complete { status: 200, close: true });
     }
 
-    #[test]
-    fn garbage_and_truncation_are_errors() {
+    /// The reason `response`, fed whole, is invalid.
+    fn invalid(response: &[u8]) -> String {
         let mut parser = ResponseParser::default();
-        assert!(parser.feed(b"this is not http\r\n\r\n").is_err());
+        match parser.feed(response) {
+            Err(InvalidResponse(reason)) => reason,
+            parsed => panic!("not refused: {parsed:?}"),
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_a_status_line_are_invalid_with_their_first_bytes() {
+        assert_eq!(
+            invalid(b"\x8f\x1c\x03\xe2\x99\x00\x7f\x80\x81\r\n"),
+            "not an HTTP/1.x status line: 0x8f 0x1c 0x03 0xe2 0x99 0x00 0x7f 0x80 …"
+        );
+        assert_eq!(invalid(b"SSH-2.0-OpenSSH\r\n\r\n"), "not an HTTP/1.x status line: \"SSH-2.0-OpenSSH\"");
+    }
+
+    #[test]
+    fn an_endless_header_section_is_invalid_past_the_most_header_lines() {
+        let mut parser = ResponseParser::default();
+        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\n").unwrap(), Parsed::NeedMore);
+        let mut refused = None;
+        for line in 0..100_000 {
+            if let Err(InvalidResponse(reason)) = parser.feed(format!("X-Line-{line}: {line}\r\n").as_bytes()) {
+                refused = Some((line, reason));
+                break;
+            }
+        }
+        let (line, reason) = refused.expect("refused before 100,000 header lines");
+        assert_eq!(line, MAX_HEADERS, "the line past the bound");
+        assert_eq!(reason, "more than 64 header lines in the response head");
+    }
+
+    #[test]
+    fn a_head_longer_than_64_kib_is_invalid() {
+        let mut parser = ResponseParser::default();
+        let long_value = vec![b'v'; MAX_HEAD_BYTES];
+        assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\nX-Long: ").unwrap(), Parsed::NeedMore);
+        assert_eq!(parser.feed(&long_value), Err(InvalidResponse("response head larger than 65536 bytes".into())));
+    }
+
+    #[test]
+    fn a_bad_header_line_is_invalid_with_the_line() {
+        let reason = invalid(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nNo colon here\r\n\r\n");
+        assert_eq!(reason, "invalid header line (invalid header name): \"No colon here\"");
+    }
+
+    #[test]
+    fn a_bad_chunk_size_is_invalid_with_its_line() {
+        let reason = invalid(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n");
+        assert_eq!(reason, "invalid chunk size line: \"zz\"");
+        let reason = invalid(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n");
+        assert_eq!(reason, "chunk data not followed by CRLF");
+    }
+
+    #[test]
+    fn disagreeing_content_lengths_are_invalid_and_repeated_equal_ones_are_not() {
+        let reason = invalid(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello");
+        assert_eq!(reason, "two Content-Length headers disagree: 5 and 7");
+        let response = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok";
+        assert_eq!(parse_split_everywhere(response, false), Parsed::Complete { status: 200, close: false });
+    }
+
+    #[test]
+    fn a_content_length_that_is_not_a_number_is_invalid() {
+        assert_eq!(invalid(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n"), "Content-Length is not a number: \"x\"");
+        assert_eq!(invalid(b"HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n"), "Content-Length is not a number: \"+5\"");
+        let reason = invalid(b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n");
+        assert_eq!(reason, "Content-Length is not a number: \"99999999999999999999\"");
+    }
+
+    #[test]
+    fn a_close_before_the_response_is_complete_is_truncated_not_invalid() {
         let mut parser = ResponseParser::default();
         assert_eq!(parser.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc").unwrap(), Parsed::NeedMore);
-        assert!(parser.feed_eof().is_err());
+        assert_eq!(parser.feed_eof(), Err(Truncated));
         let mut parser = ResponseParser::default();
-        assert!(parser.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n").is_err());
-        let mut parser = ResponseParser::default();
-        assert!(parser.feed(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").is_err());
+        assert_eq!(parser.feed(b"HTTP/1.1 2").unwrap(), Parsed::NeedMore);
+        assert_eq!(parser.feed_eof(), Err(Truncated));
     }
 
     #[test]

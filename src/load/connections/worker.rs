@@ -419,6 +419,13 @@ impl<P: Wire> Worker<'_, P> {
         P::lane_goes_on(self, index, now);
     }
 
+    /// The response to lane `index`'s request is not valid HTTP (`reason` says why): an `invalid response` error
+    /// (the first one's reason kept), and the lane goes on as after any failure.
+    pub(crate) fn fail_invalid(&mut self, index: usize, reason: &str, now: Instant) {
+        self.recorder.invalid_response(self.conns[index].request, reason);
+        P::lane_goes_on(self, index, now);
+    }
+
     /// A request unanswered for the whole timeout: an error, recorded with the wait it had when the timeout expired
     /// (from its intended send to its send plus the timeout, however late the scan noticed), as the client saw it.
     fn time_out(&mut self, index: usize, now: Instant) {

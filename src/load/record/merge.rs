@@ -2,7 +2,8 @@
 //! load: each part is turned back into what its workers recorded — its histograms, decoded, and its counters — those
 //! are added exactly as the engine adds its own threads' ([`Recorder::merge`]), and the result is built by the same
 //! code as a single run's ([`BenchResult::build`]). Percentiles are never averaged: they are read from the added
-//! histograms. Each part's own figures are kept beside it (`hosts`) to spot an overloaded generator.
+//! histograms. The first invalid response's reason (of the run, of each request name) is the first part's that has one,
+//! in the order merged. Each part's own figures are kept beside it (`hosts`) to spot an overloaded generator.
 
 use anyhow::Context;
 
@@ -189,6 +190,7 @@ fn tally(
     tally.latency = latency;
     tally.requests = requests;
     tally.errors = errors.classes;
+    tally.invalid_response_reason = errors.invalid_response_reason.clone();
     for (code, count) in status_codes {
         let index = code.parse::<usize>().map_or(0, |code| code.min(999));
         tally.status_codes[index] += count;

@@ -10,11 +10,26 @@ const T: i64 = 1_767_225_600_000_000;
 /// The result of a run that began at `start_us` and answered, second by second, requests of these latencies (µs),
 /// each with a 200; open model at `rate` when given.
 fn part(start_us: i64, seconds: &[&[u64]], rate: Option<f64>, connections: usize, threads: usize) -> BenchResult {
+    part_with_invalid_responses(start_us, seconds, rate, connections, threads, &[])
+}
+
+/// A part as [`part`] gives it that also got, in its first second, an invalid response for each of `reasons`.
+fn part_with_invalid_responses(
+    start_us: i64,
+    seconds: &[&[u64]],
+    rate: Option<f64>,
+    connections: usize,
+    threads: usize,
+    reasons: &[&str],
+) -> BenchResult {
     let mut recorder = Recorder::new(1, rate.is_some());
     let mut series = Vec::new();
     for (second, latencies) in seconds.iter().enumerate() {
         for &latency in *latencies {
             recorder.response(0, latency, latency, 200, true);
+        }
+        if second == 0 {
+            reasons.iter().for_each(|reason| recorder.invalid_response(0, reason));
         }
         series.push(SeriesRow::of(second as u64, 1.0, &recorder.take_interval()));
     }
@@ -193,4 +208,19 @@ fn one_part_merged_alone_keeps_its_figures() {
     assert_eq!((merged.latency_ms, merged.latency_uncorrected_ms), (alone.latency_ms, alone.latency_uncorrected_ms));
     assert_eq!((merged.requests, merged.rps, merged.duration_s), (alone.requests, alone.rps, alone.duration_s));
     assert_eq!((&merged.series, &merged.histograms), (&alone.series, &alone.histograms));
+}
+
+#[test]
+fn invalid_responses_add_up_and_keep_the_first_parts_reason() {
+    let clean = part(T, &[&[1_000]], None, 1, 1);
+    let first = part_with_invalid_responses(T, &[&[1_000]], None, 1, 1, &["not an HTTP/1.x status line: 0x8f", "b"]);
+    let second = part_with_invalid_responses(T, &[&[1_000]], None, 1, 1, &["invalid chunk size line: \"zz\""]);
+    // As `jload merge` gets them: read back from their JSON.
+    let read_back =
+        |part: &BenchResult| -> BenchResult { serde_json::from_str(&serde_json::to_string(part).unwrap()).unwrap() };
+    let merged = merge(&labelled(vec![read_back(&clean), read_back(&first), read_back(&second)])).unwrap();
+    assert_eq!((merged.errors.classes.invalid_response, merged.errors.total, merged.requests), (3, 3, 6));
+    assert_eq!(merged.errors.invalid_response_reason.as_deref(), Some("not an HTTP/1.x status line: 0x8f"));
+    let merged = merge(&labelled(vec![read_back(&second), read_back(&first)])).unwrap();
+    assert_eq!(merged.errors.invalid_response_reason.as_deref(), Some("invalid chunk size line: \"zz\""));
 }

@@ -51,9 +51,10 @@ impl LeftWaiting {
 }
 
 /// Errors by class: the one list of the classes, which a result's `errors` (`result::ErrorSummary`) holds flattened
-/// into its JSON beside their total. `status` counts responses whose code is not a success (4xx/5xx by default).
-/// The connection classes (`connect` and the TLS handshake's) count connections that never carried a request, the
-/// others requests.
+/// into its JSON beside their total. `status` counts responses whose code is not a success (4xx/5xx by default),
+/// `invalid_response` responses that are not valid HTTP, `read` the other failures to read an answer (a reset, a close
+/// before the answer was complete). The connection classes (`connect` and the TLS handshake's) count connections that
+/// never carried a request, the others requests.
 #[derive(Debug, Default, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct ErrorCounts {
     pub connect: u64,
@@ -70,11 +71,16 @@ pub struct ErrorCounts {
     pub write: u64,
     /// Responses with a 4xx or 5xx status.
     pub status: u64,
+    /// Responses that are not valid HTTP: not HTTP/1.x, a head over a bound, a bad chunk, a Content-Length that is not
+    /// one number; over HTTP/2, a protocol error in what the server sent. Absent from records written before it.
+    #[serde(default)]
+    pub invalid_response: u64,
 }
 
 impl ErrorCounts {
     /// Every class with the name outputs give it, in the order they list them: the one list of the classes.
-    pub fn by_class(&self) -> [(&'static str, u64); 8] {
+    /// `invalid response` comes last, so that a description can end with its reason (`ErrorSummary::describe`).
+    pub fn by_class(&self) -> [(&'static str, u64); 9] {
         [
             ("connect", self.connect),
             ("tls handshake", self.tls_handshake),
@@ -84,6 +90,7 @@ impl ErrorCounts {
             ("read", self.read),
             ("write", self.write),
             ("status", self.status),
+            ("invalid response", self.invalid_response),
         ]
     }
 
@@ -116,6 +123,7 @@ impl ErrorCounts {
         self.read += other.read;
         self.write += other.write;
         self.status += other.status;
+        self.invalid_response += other.invalid_response;
     }
 }
 
@@ -128,6 +136,8 @@ pub enum Failure {
     Timeout,
     Read,
     Write,
+    /// The response is not valid HTTP (recorded with its reason: [`Recorder::invalid_response`]).
+    InvalidResponse,
 }
 
 /// Counters for one request name (or the whole run).
@@ -135,22 +145,35 @@ pub enum Failure {
 pub struct Tally {
     /// Latency from the intended send time (equal to the actual send time in the closed model).
     pub latency: Histogram<u64>,
-    /// Requests completed: a response of any status, or a timeout / read / write failure after sending.
+    /// Requests completed: a response of any status, or a timeout / read / write / invalid-response failure after
+    /// sending.
     pub requests: u64,
     pub errors: ErrorCounts,
+    /// Why the first of the `errors.invalid_response` was not valid HTTP.
+    pub invalid_response_reason: Option<String>,
     /// Responses by status code (index = code, 0..=999).
     pub status_codes: Vec<u64>,
 }
 
 impl Tally {
     pub fn new() -> Tally {
-        Tally { latency: new_histogram(), requests: 0, errors: ErrorCounts::default(), status_codes: vec![0; 1000] }
+        Tally {
+            latency: new_histogram(),
+            requests: 0,
+            errors: ErrorCounts::default(),
+            invalid_response_reason: None,
+            status_codes: vec![0; 1000],
+        }
     }
 
+    /// Adds `other`'s counts; the first invalid response's reason stays this one's when it has one, else `other`'s.
     pub fn merge(&mut self, other: &Tally) {
         self.latency.add(&other.latency).expect("same histogram bounds");
         self.requests += other.requests;
         self.errors.add(&other.errors);
+        if self.invalid_response_reason.is_none() {
+            self.invalid_response_reason = other.invalid_response_reason.clone();
+        }
         for (mine, theirs) in self.status_codes.iter_mut().zip(&other.status_codes) {
             *mine += theirs;
         }
@@ -188,6 +211,18 @@ impl Tally {
                 self.requests += 1;
                 self.errors.write += 1;
             }
+            Failure::InvalidResponse => {
+                self.requests += 1;
+                self.errors.invalid_response += 1;
+            }
+        }
+    }
+
+    /// An invalid response, and its reason when it is the first.
+    fn record_invalid_response(&mut self, reason: &str) {
+        self.record_failure(Failure::InvalidResponse);
+        if self.invalid_response_reason.is_none() {
+            self.invalid_response_reason = Some(reason.to_string());
         }
     }
 }
@@ -382,11 +417,24 @@ impl Recorder {
         }
     }
 
-    /// A request that failed after it was sent.
+    /// A request that failed after it was sent (not with an invalid response, which has a reason:
+    /// [`Recorder::invalid_response`]).
     pub fn failure(&mut self, request: usize, failure: Failure) {
+        debug_assert!(failure != Failure::InvalidResponse, "an invalid response is recorded with its reason");
         self.total.record_failure(failure);
         if let Some(tally) = self.per_request.get_mut(request) {
             tally.record_failure(failure);
+        }
+        self.interval.requests += 1;
+        self.interval.errors += 1;
+    }
+
+    /// The response to a request is not valid HTTP, for `reason`: an error of its class, the reason kept when it is
+    /// the first of the run (and of its request name).
+    pub fn invalid_response(&mut self, request: usize, reason: &str) {
+        self.total.record_invalid_response(reason);
+        if let Some(tally) = self.per_request.get_mut(request) {
+            tally.record_invalid_response(reason);
         }
         self.interval.requests += 1;
         self.interval.errors += 1;
@@ -484,16 +532,48 @@ mod tests {
 
     #[test]
     fn a_results_errors_are_the_classes_flattened_beside_their_total() {
-        let classes = ErrorCounts { connect: 1, tls_alert: 2, timeout: 3, status: 4, ..ErrorCounts::default() };
-        let summary = crate::load::record::summary::ErrorSummary::from(&classes);
+        let mut tally = Tally::new();
+        tally.errors = ErrorCounts { connect: 1, tls_alert: 2, timeout: 3, status: 4, ..ErrorCounts::default() };
+        let summary = crate::load::record::summary::ErrorSummary::of(&tally);
         let json = serde_json::to_string(&summary).unwrap();
         assert_eq!(
             json,
-            r#"{"connect":1,"tls_handshake":0,"tls_certificate":0,"tls_alert":2,"timeout":3,"read":0,"write":0,"status":4,"total":10}"#
+            r#"{"connect":1,"tls_handshake":0,"tls_certificate":0,"tls_alert":2,"timeout":3,"read":0,"write":0,"status":4,"invalid_response":0,"total":10}"#
         );
         let before_tls = r#"{"connect":1,"timeout":3,"read":0,"write":0,"status":4,"total":8}"#;
         let read: crate::load::record::summary::ErrorSummary = serde_json::from_str(before_tls).unwrap();
         assert_eq!((read.classes.tls_alert, read.classes.timeout, read.total), (0, 3, 8));
+        assert_eq!((read.classes.invalid_response, read.invalid_response_reason), (0, None));
+    }
+
+    #[test]
+    fn an_invalid_response_is_its_own_class_with_the_first_reason_kept() {
+        let mut recorder = Recorder::new(2, false);
+        recorder.invalid_response(1, "not an HTTP/1.x status line: 0x8f");
+        recorder.invalid_response(0, "invalid chunk size line: \"zz\"");
+        recorder.failure(1, Failure::Read);
+        let errors = &recorder.total.errors;
+        assert_eq!((errors.invalid_response, errors.read, errors.total(), recorder.total.requests), (2, 1, 3, 3));
+        assert_eq!(recorder.total.invalid_response_reason.as_deref(), Some("not an HTTP/1.x status line: 0x8f"));
+        assert_eq!(recorder.per_request[0].invalid_response_reason.as_deref(), Some("invalid chunk size line: \"zz\""));
+        assert_eq!(recorder.per_request[1].errors.invalid_response, 1);
+        assert_eq!((recorder.interval.requests, recorder.interval.errors), (3, 3));
+        assert_eq!(errors.describe(), "read 1, invalid response 2");
+    }
+
+    #[test]
+    fn merged_tallies_keep_the_first_invalid_response_reason_there_is() {
+        let mut merged = Tally::new();
+        let mut without = Tally::new();
+        without.record_failure(Failure::Read);
+        let mut first = Tally::new();
+        first.record_invalid_response("first");
+        let mut second = Tally::new();
+        second.record_invalid_response("second");
+        for tally in [&without, &first, &second] {
+            merged.merge(tally);
+        }
+        assert_eq!((merged.invalid_response_reason.as_deref(), merged.errors.invalid_response), (Some("first"), 2));
     }
 
     #[test]

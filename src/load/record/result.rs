@@ -157,7 +157,8 @@ pub struct BenchResult {
     pub threads: usize,
     /// Target rate of the open model, requests per second.
     pub rate: Option<f64>,
-    /// Requests completed: a response of any status, or a timeout / read / write failure after sending.
+    /// Requests completed: a response of any status, or a timeout / read / write / invalid-response failure after
+    /// sending.
     pub requests: u64,
     pub duration_s: f64,
     pub rps: f64,
@@ -320,7 +321,7 @@ fn request_result(name: &str, tally: &Tally, duration_s: f64) -> RequestResult {
         requests: tally.requests,
         rps: per_second(tally.requests, duration_s),
         latency_ms: LatencySummary::from_histogram(&tally.latency),
-        errors: ErrorSummary::from(&tally.errors),
+        errors: ErrorSummary::of(tally),
         status_codes: status_map(&tally.status_codes),
     }
 }
@@ -352,7 +353,7 @@ impl BenchResult {
             latency_uncorrected_ms: merged.uncorrected.as_ref().map(LatencySummary::from_histogram),
             latency_corrected_ms: merged.corrected.as_ref().map(LatencySummary::from_histogram),
             late: facts.rate.map(|_| merged.late),
-            errors: ErrorSummary::from(&total.errors),
+            errors: ErrorSummary::of(total),
             status_codes: status_map(&total.status_codes),
             reconnects: merged.reconnects,
             connection_setup: Some(ConnectionSetup {

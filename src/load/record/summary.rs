@@ -3,7 +3,7 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::recorder::ErrorCounts;
+use super::recorder::{ErrorCounts, Tally};
 
 /// Latency figures in milliseconds.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
@@ -39,24 +39,36 @@ impl LatencySummary {
     }
 }
 
-/// Errors by class plus their total: the classes of [`ErrorCounts`], flattened into the JSON beside `total`.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+/// Errors by class plus their total: the classes of [`ErrorCounts`], flattened into the JSON beside `total`, and why
+/// the first invalid response was invalid.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ErrorSummary {
     #[serde(flatten)]
     pub classes: ErrorCounts,
     pub total: u64,
-}
-
-impl From<&ErrorCounts> for ErrorSummary {
-    fn from(classes: &ErrorCounts) -> Self {
-        ErrorSummary { classes: *classes, total: classes.total() }
-    }
+    /// Why the first of the `invalid_response` errors was not valid HTTP ("not an HTTP/1.x status line: 0x8f …").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid_response_reason: Option<String>,
 }
 
 impl ErrorSummary {
-    /// The classes as text (see [`ErrorCounts::describe`]).
+    /// The errors `tally` counted.
+    pub fn of(tally: &Tally) -> ErrorSummary {
+        ErrorSummary {
+            classes: tally.errors,
+            total: tally.errors.total(),
+            invalid_response_reason: tally.invalid_response_reason.clone(),
+        }
+    }
+
+    /// The classes as text (see [`ErrorCounts::describe`]), the last — `invalid response` — followed by the first
+    /// one's reason: "read 3, invalid response 12: not an HTTP/1.x status line: 0x8f 0x1c …".
     pub fn describe(&self) -> String {
-        self.classes.describe()
+        let classes = self.classes.describe();
+        match &self.invalid_response_reason {
+            Some(reason) if self.classes.invalid_response > 0 => format!("{classes}: {reason}"),
+            _ => classes,
+        }
     }
 
     /// Connections that failed before carrying a request.

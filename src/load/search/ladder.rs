@@ -387,7 +387,7 @@ fn judge(rate: f64, result: &BenchResult, light_load: Option<&LatencySummary>, r
         duration_s: result.duration_s,
         requests: result.requests,
         latency_ms: result.latency_ms,
-        errors: result.errors,
+        errors: result.errors.clone(),
         error_pct: result.error_pct(),
         never_sent: result.never_sent,
         unfinished: result.unfinished,

@@ -130,6 +130,7 @@ impl Worker<'_, Http1> {
             ReadOutcome::Pending => {}
             ReadOutcome::Complete { status, close } => self.complete(index, status, close || peer_closed, now),
             ReadOutcome::Closed(how) => self.closed_by_peer(index, how, Failure::Read, now),
+            ReadOutcome::Invalid(invalid) => self.fail_invalid(index, &invalid.0, now),
             ReadOutcome::Failed => self.fail(index, Failure::Read, now),
         }
     }

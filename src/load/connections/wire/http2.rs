@@ -213,7 +213,7 @@ impl Worker<'_, Http2> {
     fn flush_link(&mut self, link: usize, now: Instant) {
         let flushed = self.wire.links[link].flush(self.poll.registry(), Token(link), &mut self.recorder.bytes_sent);
         if flushed.is_err() {
-            self.link_lost(link, now);
+            self.link_lost(link, None, now);
         }
     }
 
@@ -239,8 +239,10 @@ impl Worker<'_, Http2> {
         self.wire.stream_events = events;
         self.start_waiting_lanes(link, now);
         self.wire.flush_deferred_for = None;
-        if !matches!(received, Received::Drained) {
-            return self.link_lost(link, now);
+        match received {
+            Received::Drained => {}
+            Received::Invalid(reason) => return self.link_lost(link, Some(&reason), now),
+            Received::Closed | Received::Failed => return self.link_lost(link, None, now),
         }
         if self.wire.links[link].state == LinkState::Up {
             self.flush_link(link, now);
@@ -295,13 +297,18 @@ impl Worker<'_, Http2> {
         self.lane_goes_on_link(lane, now);
     }
 
-    /// The connection broke (closed by the server, a socket or TLS error, an HTTP/2 protocol error): each request
-    /// in flight on it fails; those waiting for a stream wait for one of the new connection.
-    fn link_lost(&mut self, link: usize, now: Instant) {
+    /// The connection broke — closed by the server, a socket or TLS error (a `read` error for each request in flight
+    /// on it), or a protocol error in what the server sent (`invalid`, its reason: an `invalid response` for each) —
+    /// and the requests waiting for a stream wait for one of the new connection.
+    fn link_lost(&mut self, link: usize, invalid: Option<&str>, now: Instant) {
         self.wire.links[link].close(self.poll.registry());
         for lane in self.wire.links[link].lanes.clone() {
             if self.conns[lane].state == State::Reading {
-                self.recorder.failure(self.conns[lane].request, Failure::Read);
+                let request = self.conns[lane].request;
+                match invalid {
+                    Some(reason) => self.recorder.invalid_response(request, reason),
+                    None => self.recorder.failure(request, Failure::Read),
+                }
             }
         }
         self.replace_link(link, now);
