@@ -1,7 +1,8 @@
 //! `jload report` and `jload compare` on results directories written by real `jload run`s against kv-service
 //! (tests/fixtures/results, see capture.sh there): exact table cells, cross-checked against the per-repeat phase
-//! JSONs; report.json; a crashed cell; one repeat; missing optional files; escaping; nothing else written to the
-//! directory; compare with a real regression, with noise, and with two cells of one run; bad input.
+//! JSONs; report.json; one GC share in every output, and the GC-time figures beside it only where they add something;
+//! a crashed cell; one repeat; missing optional files; escaping; nothing else written to the directory; compare with
+//! a real regression, with noise, and with two cells of one run; bad input.
 
 mod common;
 mod results_fixtures;

@@ -1,7 +1,8 @@
 //! Reports of a big sweep: the real 25-cell run in tests/fixtures/results/sweep25 (5 heaps × 5 collectors against
 //! kv-service, one repeat, see capture.sh). report.md's grids of the headline figures (exact positions, cross-checked
 //! against the per-cell phase JSONs), one grid per value of a third axis, tables with cells as rows, the phase URL
-//! with `{port}`, and the terminal tables at the end of `jload run` within 120 columns with CGC.
+//! with `{port}`, the terminal tables at the end of `jload run` within 120 columns with CGC, and jstat's GC time beside
+//! the GC share only where Shenandoah's counts its concurrent cycles.
 
 mod common;
 mod results_fixtures;
@@ -130,7 +131,7 @@ fn jstats_gc_time_is_shown_beside_the_gc_share_where_shenandoah_counts_its_concu
     // Shenandoah's GCT counts its concurrent cycles: 18.59 % against pauses of 0.02 % of the phase.
     assert_eq!(figures("64m Shenandoah"), ("0.02".to_string(), jstat_of("64m", "Shenandoah")));
     assert_eq!(jstat_of("64m", "Shenandoah"), "18.59");
-    // Serial's differs from its pause share by the time to reach a safepoint: shown, in this phase, as a column.
+    // The column is the phase's: every cell has its figure in it, Serial's too.
     assert_eq!(figures("32m Serial").1, jstat_of("32m", "Serial"));
     assert!(
         set.contains(
@@ -142,6 +143,27 @@ fn jstats_gc_time_is_shown_beside_the_gc_share_where_shenandoah_counts_its_concu
         ),
         "{set}"
     );
+}
+
+#[test]
+fn jstats_gc_time_is_not_shown_for_collectors_that_stop_the_world_for_their_work() {
+    // The same sweep without its concurrent collectors: Serial's, Parallel's and G1's GCT is within a point of their
+    // pause shares (0.57 points apart at most, 256m G1 in get), so the GC share stands alone.
+    let dir = copy_of("sweep25");
+    edit_summary(&dir, |summary| {
+        let cells = summary["cells"].as_array_mut().unwrap();
+        cells.retain(|cell| !["ZGC", "Shenandoah"].contains(&cell["axes"]["gc"].as_str().unwrap()));
+        assert_eq!(cells.len(), 15);
+    });
+    let markdown = report(&dir);
+    for phase in ["set", "get"] {
+        let from = markdown.find(&format!("\n## Phase {phase}\n")).unwrap();
+        let section = markdown[from + 1..].split("\n## ").next().unwrap();
+        let header = section.lines().find(|line| line.starts_with("|heap gc \\\\ metrics|")).unwrap();
+        assert!(header.contains("|GC share %|"), "{header}");
+        assert!(!header.contains("jstat GC time"), "{phase}: {header}");
+        assert!(!section.contains("\njstat GC time %:"), "{section}");
+    }
 }
 
 #[test]
