@@ -128,6 +128,11 @@ fn jvm_metrics() -> Vec<Metric> {
         Metric::new("fgct_s", "FGCT", Format::Seconds, None, FGC, |f| jvm(f, |j| j.collections.fgct_s)),
         Metric::new("cgc", "CGC", Format::Count, None, CGC, |f| jvm(f, |j| j.collections.cgc.map(|v| v as f64))),
         Metric::new("cgct_s", "CGCT", Format::Seconds, None, CGC, |f| jvm(f, |j| j.collections.cgct_s)),
+        // The GC share: the share of the phase the application waited for the collector, paused or with a thread
+        // stalled (their union: at most 100 %), the GC windows the attribution weighs; jstat's GC time without a log.
+        Metric::new("gc_wait_pct", "GC share %", Format::Percent, LOWER, GC_SHARE_VIEWS, |f| {
+            jvm(f, |j| j.gc_wait_pct())
+        }),
         // jstat's GC time (GCT): the collector's own time counter, which leaves out the time to reach a safepoint and
         // counts Shenandoah's concurrent cycles.
         Metric::new("gc_pct", "jstat GC time %", Format::Percent, LOWER, &[View::Report(ReportRow::GcTime)], |f| {
@@ -148,11 +153,6 @@ fn jvm_metrics() -> Vec<Metric> {
         }),
         Metric::new("longest_stall_ms", "longest GC stall", Format::Ms, LOWER, LONGEST_STALL, |f| {
             jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.stall_max_ms))
-        }),
-        // The GC share: the share of the phase the application waited for the collector, paused or with a thread
-        // stalled (their union: at most 100 %), the GC windows the attribution weighs; jstat's GC time without a log.
-        Metric::new("gc_wait_pct", "GC share %", Format::Percent, LOWER, GC_SHARE_VIEWS, |f| {
-            jvm(f, |j| j.gc_wait_pct())
         }),
         Metric::new(
             "safepoint_pct",
