@@ -1,7 +1,8 @@
 //! `jload report` and `jload compare` on results directories written by real `jload run`s against kv-service
 //! (tests/fixtures/results, see capture.sh there): exact table cells, cross-checked against the per-repeat phase
-//! JSONs; report.json; a crashed cell; one repeat; missing optional files; escaping; nothing else written to the
-//! directory; compare with a real regression, with noise, and with two cells of one run; bad input.
+//! JSONs; report.json; one GC share in every output, and the GC-time figures beside it only where they add something;
+//! a crashed cell; one repeat; missing optional files; escaping; nothing else written to the directory; compare with
+//! a real regression, with noise, and with two cells of one run; bad input.
 
 mod common;
 mod results_fixtures;
@@ -51,10 +52,10 @@ fn sweep_report_has_the_seeds_tables_with_exact_cells() {
         "|YGC/YGCT (s)|/|41/0.418|13/0.127|".to_string(),
         "|FGC/FGCT (s)|/|0/0.000|0/0.000|".to_string(),
         "|CGC/CGCT (s)|/|10/0.062|2/0.004|".to_string(),
-        "|GC time %|/|15.38|4.35|".to_string(),
-        // G1 has no stalls.
-        "|GC stall %|/|0.00|0.00|".to_string(),
-        "|GC-stalled threads (mean)|/|0.00|0.00|".to_string(),
+        // The GC share: pauses (and stalls: G1 has none), jstat's GC time beside it only where it adds something
+        // (below); the safepoint share because -Xmx64m stood at safepoints that are no GC for 5 points more.
+        "|GC share %|/|15.64|4.38|".to_string(),
+        "|safepoint % (GC or not)|/|20.55|4.83|".to_string(),
         "|longest GC pause (ms)|/|40.97|18.80|".to_string(),
         "|allocation rate (MB/s)|/|80.2|160.0|".to_string(),
         // Over the JVM's whole life (gcstat.csv and every phase's window), the get phase's peaks included.
@@ -151,6 +152,163 @@ fn p95_reaches_every_output_from_its_one_registry_entry() {
     let keys: Vec<&str> = lines.iter().map(|line| line["metric"].as_str().unwrap()).collect();
     assert_eq!(&keys[..5], ["rps", "p50_ms", "p90_ms", "p95_ms", "p99_ms"], "beside P90 and P99");
     assert_eq!(lines[3]["verdict"], "shown");
+}
+
+/// The end-of-run tables `jload run` prints for a results directory.
+fn terminal_tables(dir: &Path) -> String {
+    jload::report::Report::open(dir).unwrap().terminal_tables()
+}
+
+/// The rows of a phase's table in report.md: from its heading to the next.
+fn phase_section<'a>(markdown: &'a str, phase: &str) -> &'a str {
+    let (_, from) = markdown.split_once(&format!("\n## Phase {phase}\n")).unwrap_or_else(|| panic!("{markdown}"));
+    from.split("\n## ").next().unwrap()
+}
+
+fn row_labels(section: &str) -> Vec<&str> {
+    section.lines().filter(|line| line.starts_with('|')).filter_map(|line| line.split('|').nth(1)).collect()
+}
+
+#[test]
+fn the_gc_share_is_one_figure_in_the_table_the_json_the_terminal_and_compare() {
+    let dir = copy_of("compare-base");
+    let markdown = report(&dir);
+    let json = read_json(&dir.join("report.json"));
+    let get = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "get").unwrap();
+    assert_eq!(get["gc_share"]["figure"], "gc_wait_pct");
+    let median = get["cells"][0]["figures"]["gc_wait_pct"]["median"].as_f64().unwrap();
+    // The GC log's pauses of each repeat (no stalls), as shares of their windows: the share is their median.
+    let reps: Vec<Value> = read_json(&dir.join("summary.json"))["cells"][0]["reps"].as_array().unwrap().clone();
+    let shares: Vec<f64> = reps
+        .iter()
+        .map(|rep| {
+            let jvm = &rep["phases"]["get"]["jvm"];
+            let seconds = jvm["uptime_end_s"].as_f64().unwrap() - jvm["uptime_start_s"].as_f64().unwrap();
+            jvm["pauses"]["total_ms"].as_f64().unwrap() / 10.0 / seconds
+        })
+        .collect();
+    assert!((median - self::median(shares.clone())).abs() < 1e-3, "{median} against {shares:?}");
+    let shown = format!("{median:.2}");
+    assert_eq!(line_starting(phase_section(&markdown, "get"), "|GC share %|"), format!("|GC share %|{shown}|"));
+    // The terminal's end-of-run table, as `jload run` prints it.
+    let stdout = terminal_tables(&dir);
+    let row = stdout.lines().find(|line| line.trim_start().starts_with("GC share %")).unwrap();
+    assert_eq!(row.split_whitespace().last(), Some(shown.as_str()), "{stdout}");
+    assert!(!stdout.contains("GC pause %") && !stdout.contains("GC time"), "one GC share: {stdout}");
+    // compare, for context: the same figure under the same label, and no other GC share.
+    let (code, stdout, stderr) = compare(&[&path("compare-base"), &path("compare-rerun")]);
+    assert_eq!(code, 0, "{stderr}");
+    let line = verdict_of(&stdout, "GC share %");
+    assert!(line.contains(&format!("{shown} (n=3)")), "{line}");
+    assert!(!stdout.contains("GC time") && !stdout.contains("GC pause %"), "{stdout}");
+    let (_, stdout, _) = compare(&[&path("compare-base"), &path("compare-rerun"), "--json"]);
+    let compared: Value = serde_json::from_str(&stdout).unwrap();
+    let lines = compared["phases"][0]["lines"].as_array().unwrap();
+    let gc: Vec<&str> =
+        lines.iter().filter_map(|line| line["metric"].as_str()).filter(|key| key.contains("pct")).collect();
+    assert!(gc.contains(&"gc_wait_pct") && !gc.contains(&"gc_pct") && !gc.contains(&"pause_pct"), "{gc:?}");
+}
+
+#[test]
+fn the_gc_share_is_defined_under_the_table_and_says_where_it_is_jstats() {
+    let dir = copy_of("compare-base");
+    // Repeat 2 of the cell had no GC log: its JVM window has no pauses, only jstat's GC time.
+    edit_summary(&dir, |summary| {
+        summary["cells"][0]["reps"][1]["phases"]["get"]["jvm"].as_object_mut().unwrap().remove("pauses");
+    });
+    let markdown = report(&dir);
+    let section = phase_section(&markdown, "get");
+    assert!(
+        section.contains(
+            "\nGC share %: the share of the phase the application waited for the collector — its GC pauses, each \
+             from its safepoint's start (reaching it included) where the GC log has safepoint lines, and the time \
+             threads were stalled for it outside a pause, counted once where they overlap: the GC windows \"is it the \
+             GC?\" weighs (GC log). Without a GC log it is jstat's GC time (GCT), the collector's own time counter: \
+             -Xmx128m (repeat 2).\n"
+        ),
+        "{section}"
+    );
+    let json = read_json(&dir.join("report.json"));
+    let get = json["phases"].as_array().unwrap().iter().find(|phase| phase["name"] == "get").unwrap();
+    assert_eq!(get["gc_share"]["from_jstat"], serde_json::json!(["heap=-Xmx128m"]));
+    assert_eq!(get["cells"][0]["gc_share_from_jstat"], serde_json::json!([2]));
+    let stdout = terminal_tables(&dir);
+    assert!(
+        stdout.contains("  NOTE GC share %: jstat's GC time (GCT) for -Xmx128m, which had no GC log\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_safepoint_share_and_jstats_gc_time_are_shown_only_where_they_add_to_the_gc_share() {
+    let dir = copy_of("sweep");
+    let markdown = report(&dir);
+    let (set, get) = (phase_section(&markdown, "set"), phase_section(&markdown, "get"));
+    for section in [set, get] {
+        let labels = row_labels(section);
+        assert!(labels.contains(&"GC share %"), "{labels:?}");
+        // G1 stops the world for its work: jstat's GC time is below the pause share by the time to reach each
+        // safepoint (15.38 against 15.64 %), and G1 never stalls.
+        for hidden in
+            ["jstat GC time %", "GC pause %", "GC stall %", "GC-stalled threads (mean)", "longest GC stall (ms)"]
+        {
+            assert!(!labels.contains(&hidden), "{hidden}: {labels:?}");
+        }
+    }
+    // In set, -Xmx64m stood at safepoints that are no GC for 4.9 points more than its pauses (1.31×); in get no
+    // cell did by more than 1.25× (-Xmx64m: 6.43 against 5.37 %).
+    assert!(row_labels(set).contains(&"safepoint % (GC or not)"));
+    assert!(!row_labels(get).contains(&"safepoint % (GC or not)"), "{get}");
+    assert!(
+        set.contains(
+            "\nsafepoint % (GC or not): the time the JVM stood at safepoints, the GC's and every other \
+             (deoptimization, code-cache sweeps, thread dumps, …), as a share of the phase (the GC log's safepoint \
+             lines). Shown because it is more than 1 percentage point and 1.25× above the GC pause share in -Xmx64m \
+             (20.55 % against 15.64 %): safepoints that are no GC took time of their own.\n"
+        ),
+        "{set}"
+    );
+    assert!(!get.contains("\nsafepoint % (GC or not):"), "{get}");
+}
+
+#[test]
+fn stalls_show_the_gc_shares_parts_beside_it() {
+    let dir = copy_of("compare-base");
+    // Every repeat's JVM had a thread stalled for 100 ms at 0.2 s into the phase, away from its pauses.
+    edit_summary(&dir, |summary| {
+        for rep in summary["cells"][0]["reps"].as_array_mut().unwrap() {
+            let jvm = &mut rep["phases"]["get"]["jvm"];
+            let start = jvm["uptime_start_s"].as_f64().unwrap() + 0.2;
+            let pauses = &mut jvm["pauses"];
+            pauses["stalls"] = serde_json::json!([[start, 100.0, "allocation_stall"]]);
+            pauses["stall_count"] = 1.into();
+            pauses["stall_total_ms"] = 100.0.into();
+            pauses["stall_max_ms"] = 100.0.into();
+        }
+    });
+    let markdown = report(&dir);
+    let section = phase_section(&markdown, "get");
+    let labels = row_labels(section);
+    let at = labels.iter().position(|label| *label == "GC share %").unwrap();
+    assert_eq!(labels[at + 1..at + 4], ["GC pause %", "GC stall %", "GC-stalled threads (mean)"], "{labels:?}");
+    assert!(labels.contains(&"longest GC stall (ms)"), "{labels:?}");
+    assert!(
+        section.contains(
+            "\nGC pause % and GC stall %: the GC share's two parts, the pauses alone and the time at least one thread \
+             was stalled for the collector outside a pause (ZGC allocation stalls, Shenandoah allocation failures); \
+             GC-stalled threads (mean): those stalls summed over threads, per second of the phase. Shown because \
+             threads stalled in -Xmx128m.\n"
+        ),
+        "{section}"
+    );
+    // The share is the union: the pauses' share plus the stall's 100 ms of the window.
+    let json = read_json(&dir.join("report.json"));
+    let figures = &json["phases"][1]["cells"][0]["figures"];
+    let value =
+        |key: &str| figures[key]["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>();
+    for ((share, pause), stall) in value("gc_wait_pct").into_iter().zip(value("pause_pct")).zip(value("stall_pct")) {
+        assert!((share - (pause + stall)).abs() < 1e-3, "{share} against {pause} + {stall}");
+    }
 }
 
 #[test]

@@ -248,7 +248,7 @@ fn a_25_cell_report_has_grids_every_cell_in_the_legend_and_no_two_cells_alike() 
         .flat_map(|heap| ["Serial", "Parallel", "G1", "ZGC", "Shenandoah"].map(|gc| format!("{heap} {gc}")))
         .collect();
 
-    // Grids: per phase req/s, P99 and GC pause %, rows the heaps, columns the collectors.
+    // Grids: per phase req/s, P99 and GC share %, rows the heaps, columns the collectors.
     let grids = select(root, "table.grid");
     assert_eq!(grids.len(), 6);
     let columns: Vec<String> = select(grids[0], "thead th").iter().map(text).collect();

@@ -88,6 +88,14 @@ fn zgc_allocation_stalls_reach_the_phase_record_and_the_report() {
     assert!(shown <= 100.0, "a share of the phase: {shown}");
     let threads = shown_total_ms / 1000.0 / (to - from);
     assert!(markdown.contains(&format!("\n|GC-stalled threads (mean)|{threads:.2}|\n")), "{markdown}");
+    // The GC share counts the stalls with the pauses, as "is it the GC?" does, and its parts are shown beside it,
+    // saying why.
+    let share = row_value(&markdown, "GC share %");
+    assert!(share >= shown && share <= 100.0, "GC share {share}, stalls {shown}");
+    assert!(markdown.contains("threads stalled in "), "{markdown}");
+    let gc_share = &json(&out.join("report.json"))["phases"][0]["gc_share"];
+    assert_eq!(gc_share["figure"], "gc_wait_pct");
+    assert_eq!(gc_share["beside"][0]["figures"][1], "stall_pct", "{gc_share}");
     // "Is it the GC?" lays the tail over the stalls, counted as GC.
     assert!(markdown.contains("\n## Is it the GC?\n"), "{markdown}");
     let attribution = &json(&out.join("report.json"))["phases"][0]["cells"][0]["gc_attribution"];

@@ -548,3 +548,44 @@ fn jloads_own_reads_and_their_safepoints_are_counted_apart_and_never_blamed() {
     );
     assert_eq!(attribution.unexplained.len(), 10, "the slow requests that met only jload's safepoints are unexplained");
 }
+
+#[test]
+fn the_reports_gc_share_is_the_share_of_the_run_its_gc_windows_cover() {
+    // The report's GC share (`JvmWindow::gc_wait_pct`) over a span of a real GC log is the share of the same span
+    // the verdict's GC windows cover (`gc_time_share`): pauses from their safepoints' start and stalls, their union.
+    use crate::jvm::gclog::parse_path;
+    use crate::jvm::window::{JvmWindow, WindowPauses};
+    let fixture = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog").join(name);
+        parse_path(&path).unwrap()
+    };
+    // JDK 17 ZGC in 32 MB: pauses and allocation stalls of threads at once; G1 with safepoint lines.
+    for (name, from_s, to_s) in [
+        ("zgc-jdk17-stalls.log", 0.30, 0.37),
+        ("g1-jdk17.log", 0.03, 0.2),
+        ("serial-jdk17.log", 0.0, 1.0),
+        ("zgc-jdk25-stalls.log", 0.0, 2.0),
+    ] {
+        let log = fixture(name);
+        let stops = crate::jvm::stops::stops(&log);
+        assert!(stops.iter().any(|stop| stop.kind == StopKind::GcPause), "{name}");
+        let clock = clock(0.0);
+        let windows = on_run_clock(&stops, &clock, clock.unix_us_at(from_s));
+        let span_us = ((to_s - from_s) * 1e6).round() as u64;
+        let attribution = attribute(&run(quiet_requests()), &names(), &windows, span_us, clock);
+        let jvm = JvmWindow {
+            uptime_start_s: from_s,
+            uptime_end_s: to_s,
+            pauses: Some(WindowPauses::from_log(&log, from_s, to_s)),
+            ..JvmWindow::default()
+        };
+        let share = jvm.gc_wait_pct().unwrap();
+        assert!(share > 0.0, "{name}");
+        // To the microsecond each end of a stop is rounded to.
+        let tolerance = 2.0 * stops.len() as f64 / span_us as f64 * 100.0;
+        assert!(
+            (share - attribution.gc_time_share * 100.0).abs() <= tolerance,
+            "{name}: {share} against {attribution:?}"
+        );
+    }
+}

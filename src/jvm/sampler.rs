@@ -49,17 +49,17 @@ pub fn jstat_columns_note(collector: &str) -> Option<&'static str> {
     match collector {
         "Shenandoah" => Some(
             "Shenandoah: jstat's FGC/FGCT count every pause and every concurrent cycle (Shenandoah reports them all as \
-             its one \"full\" collector), not full collections, and a cycle's time includes its pauses, so GC time % \
-             can pass 100 %; GC pause % and GC stall % (GC log) are what the application waited.",
+             its one \"full\" collector), not full collections, and a cycle's time includes its pauses, so jstat GC \
+             time % can pass 100 %; the GC share (GC log) is what the application waited.",
         ),
         "ZGC" => Some(
-            "ZGC: jstat's CGC/CGCT count ZGC's pauses (about three a cycle), not its concurrent cycles, and GC time % \
-             is pause time; threads held up by allocation stalls show only in GC stall % (GC log).",
+            "ZGC: jstat's CGC/CGCT count ZGC's pauses (about three a cycle), not its concurrent cycles, and jstat's \
+             GC time is pause time; threads held up by allocation stalls count in the GC share (GC log).",
         ),
         "ZGC (generational)" => Some(
             "ZGC (generational): jstat's YGC/YGCT count the pauses of minor collections and CGC/CGCT those of major \
-             collections, not collections, and GC time % is pause time; allocation stalls show only in GC stall % (GC \
-             log).",
+             collections, not collections, and jstat's GC time is pause time; allocation stalls count in the GC share \
+             (GC log).",
         ),
         _ => None,
     }

@@ -8,7 +8,7 @@
 pub mod threshold;
 pub mod views;
 
-pub use views::{Judged, ReportRow, TerminalRow, View};
+pub use views::{Judged, ReportRow, ShownWhen, TerminalRow, View};
 
 use super::format::format_ms;
 use super::record::result::BenchResult;

@@ -54,6 +54,7 @@ pub enum ReportRow {
     Ygc,
     Fgc,
     Cgc,
+    GcShare,
     GcTime,
     GcPause,
     GcStall,
@@ -70,7 +71,7 @@ pub enum ReportRow {
 
 impl ReportRow {
     /// Every row, in the tables' order.
-    pub const ALL: [ReportRow; 21] = [
+    pub const ALL: [ReportRow; 22] = [
         ReportRow::Rps,
         ReportRow::P99,
         ReportRow::Latency,
@@ -80,6 +81,7 @@ impl ReportRow {
         ReportRow::Ygc,
         ReportRow::Fgc,
         ReportRow::Cgc,
+        ReportRow::GcShare,
         ReportRow::GcTime,
         ReportRow::GcPause,
         ReportRow::GcStall,
@@ -109,11 +111,12 @@ impl ReportRow {
             ReportRow::Ygc => "YGC/YGCT (s)",
             ReportRow::Fgc => "FGC/FGCT (s)",
             ReportRow::Cgc => "CGC/CGCT (s)",
-            ReportRow::GcTime => "GC time %",
+            ReportRow::GcShare => "GC share %",
+            ReportRow::GcTime => "jstat GC time %",
             ReportRow::GcPause => "GC pause %",
             ReportRow::GcStall => "GC stall %",
             ReportRow::StalledThreads => "GC-stalled threads (mean)",
-            ReportRow::Safepoint => "safepoint %",
+            ReportRow::Safepoint => "safepoint % (GC or not)",
             ReportRow::LongestPause => "longest GC pause (ms)",
             ReportRow::LongestStall => "longest GC stall (ms)",
             ReportRow::Allocation => "allocation rate (MB/s)",
@@ -130,11 +133,31 @@ impl ReportRow {
         matches!(self, ReportRow::Rps | ReportRow::P99)
     }
 
-    /// A row shown only where some cell of the phase has its figures: the cgroup box's (a plan with `memory` or
-    /// `cpus_quota`), so reports of plans without a box stay as they were.
-    pub fn only_when_present(self) -> bool {
-        matches!(self, ReportRow::MemoryLimit | ReportRow::MemoryPeak | ReportRow::CpuThrottled)
+    /// When a phase's table shows the row.
+    pub fn shown_when(self) -> ShownWhen {
+        match self {
+            ReportRow::MemoryLimit | ReportRow::MemoryPeak | ReportRow::CpuThrottled => ShownWhen::Present,
+            ReportRow::GcTime
+            | ReportRow::GcPause
+            | ReportRow::GcStall
+            | ReportRow::StalledThreads
+            | ReportRow::Safepoint
+            | ReportRow::LongestStall => ShownWhen::AddsToGcShare,
+            _ => ShownWhen::Always,
+        }
     }
+}
+
+/// When a row of the report's tables is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShownWhen {
+    Always,
+    /// Where some cell of the phase has its figures: the cgroup box's (a plan with `memory` or `cpus_quota`), so
+    /// reports of plans without a box stay as they were.
+    Present,
+    /// A GC-time figure beside the GC share, shown where it adds something to it: the phase's rule
+    /// (`report::analysis::gc_share`) names its figures.
+    AddsToGcShare,
 }
 
 /// The rows of the end-of-run table, in their order; a row shows the figures that list it, `/`-joined.
@@ -149,7 +172,7 @@ pub enum TerminalRow {
     Ygc,
     Fgc,
     Cgc,
-    GcPause,
+    GcShare,
 }
 
 impl TerminalRow {
@@ -164,7 +187,7 @@ impl TerminalRow {
         TerminalRow::Ygc,
         TerminalRow::Fgc,
         TerminalRow::Cgc,
-        TerminalRow::GcPause,
+        TerminalRow::GcShare,
     ];
 
     /// The row's label, short for the terminal.
@@ -179,7 +202,7 @@ impl TerminalRow {
             TerminalRow::Ygc => "YGC/YGCT s",
             TerminalRow::Fgc => "FGC/FGCT s",
             TerminalRow::Cgc => "CGC/CGCT s",
-            TerminalRow::GcPause => "GC pause %",
+            TerminalRow::GcShare => "GC share %",
         }
     }
 
@@ -199,7 +222,7 @@ mod tests {
         assert!(ReportRow::ALL.windows(2).all(|pair| pair[0] < pair[1]));
         assert!(TerminalRow::ALL.windows(2).all(|pair| pair[0] < pair[1]));
         assert_eq!(ReportRow::ALL.last(), Some(&ReportRow::CpuThrottled));
-        assert_eq!(TerminalRow::ALL.last(), Some(&TerminalRow::GcPause));
+        assert_eq!(TerminalRow::ALL.last(), Some(&TerminalRow::GcShare));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::cell_attribution::{CellAttribution, MissingRep, RepAttribution, cell_
 use super::connections::connection_sweeps;
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
 use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
+use super::gc_share::GcShare;
 use super::host_effect::{phase_host_effect, rep_hosts};
 use super::memory::{RepMemory, cell_memory, phase_memory, rep_memories};
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric, ranked_headlines};
@@ -65,6 +66,7 @@ pub fn analyse(results: &Results) -> Analysis {
             let slo_p99_ms = p99_bound(slo_rules.chain(summary.slo.iter().map(String::as_str)));
             let hosts =
                 measured.then(|| phase_host_effect(summary, name, kind, &cell_phases, &rep_hosts, &label)).flatten();
+            let gc_share = GcShare::of(&cell_phases, &label);
             PhaseAnalysis {
                 name: name.clone(),
                 measured: *measured,
@@ -75,6 +77,7 @@ pub fn analyse(results: &Results) -> Analysis {
                 cells: cell_phases,
                 recommendation: None,
                 hosts,
+                gc_share,
             }
         })
         .collect::<Vec<PhaseAnalysis>>();
@@ -290,6 +293,11 @@ fn cell_phase(
         standing: BTreeMap::new(),
         slo,
         gc_attribution,
+        gc_share_from_jstat: reps
+            .iter()
+            .filter(|figures| figures.record.headline_jvm().is_some_and(|jvm| jvm.pauses.is_none()))
+            .map(|figures| figures.rep)
+            .collect(),
         tail_chart,
         spectrum: cell_spectrum(results, &cell.id, phase, &reps, notes),
         short_of_rate: short_of_rate(&measured),

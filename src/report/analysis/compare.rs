@@ -16,14 +16,14 @@ use super::memory::{cell_memory_of, rep_rss_life_peak_mb};
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric};
 use super::stats::{Estimate, welch};
 use crate::error::bad_input;
-use crate::load::figures::{Judged, View};
+use crate::load::figures::{Judged, ShownWhen, View};
 use crate::load::record::outcomes::Side;
 use crate::results::{Results, ResultsDir};
 
 /// The figures compared, in the registry's order, with `true` for the judged ones.
 /// Whether the figure's report row is shown only where a cell has it (the box's figures).
 fn only_when_present(key: &str) -> bool {
-    metric(key).shown.iter().any(|view| matches!(view, View::Report(row) if row.only_when_present()))
+    metric(key).shown.iter().any(|view| matches!(view, View::Report(row) if row.shown_when() == ShownWhen::Present))
 }
 
 fn rows() -> impl Iterator<Item = (&'static str, bool)> {

@@ -110,7 +110,11 @@ const YGC: &[View] = &[View::Report(ReportRow::Ygc), View::Terminal(TerminalRow:
 const FGC: &[View] = &[View::Report(ReportRow::Fgc), View::Terminal(TerminalRow::Fgc)];
 // Concurrent cycles: G1 and ZGC count them; Serial, Parallel and (JDK 17) Shenandoah have no counter (`-`).
 const CGC: &[View] = &[View::Report(ReportRow::Cgc), View::Terminal(TerminalRow::Cgc)];
-const PAUSE: &[View] = &[View::Report(ReportRow::GcPause), View::Terminal(TerminalRow::GcPause)];
+// The GC share, in every output (`gc_share.rs`); the other GC-time figures in the report's tables where the phase's
+// rule shows them beside it.
+const GC_SHARE_VIEWS: &[View] =
+    &[View::Report(ReportRow::GcShare), View::Terminal(TerminalRow::GcShare), CONTEXT, View::Grid];
+const PAUSE: &[View] = &[View::Report(ReportRow::GcPause)];
 const LONGEST_PAUSE: &[View] = &[View::Report(ReportRow::LongestPause), CONTEXT];
 const STALLED: &[View] = &[View::Report(ReportRow::StalledThreads)];
 const LONGEST_STALL: &[View] = &[View::Report(ReportRow::LongestStall)];
@@ -124,10 +128,17 @@ fn jvm_metrics() -> Vec<Metric> {
         Metric::new("fgct_s", "FGCT", Format::Seconds, None, FGC, |f| jvm(f, |j| j.collections.fgct_s)),
         Metric::new("cgc", "CGC", Format::Count, None, CGC, |f| jvm(f, |j| j.collections.cgc.map(|v| v as f64))),
         Metric::new("cgct_s", "CGCT", Format::Seconds, None, CGC, |f| jvm(f, |j| j.collections.cgct_s)),
-        Metric::new("gc_pct", "GC time %", Format::Percent, LOWER, &[View::Report(ReportRow::GcTime), CONTEXT], |f| {
+        // The GC share: the share of the phase the application waited for the collector, paused or with a thread
+        // stalled (their union: at most 100 %), the GC windows the attribution weighs; jstat's GC time without a log.
+        Metric::new("gc_wait_pct", "GC share %", Format::Percent, LOWER, GC_SHARE_VIEWS, |f| {
+            jvm(f, |j| j.gc_wait_pct())
+        }),
+        // jstat's GC time (GCT): the collector's own time counter, which leaves out the time to reach a safepoint and
+        // counts Shenandoah's concurrent cycles.
+        Metric::new("gc_pct", "jstat GC time %", Format::Percent, LOWER, &[View::Report(ReportRow::GcTime)], |f| {
             jvm(f, |j| j.gc_time_pct)
         }),
-        // jstat's GCT counts ZGC's and Shenandoah's concurrent cycles too; this is the stop-the-world share.
+        // The GC pauses alone, each from its safepoint's start where the log has safepoint lines.
         Metric::new("pause_pct", "GC pause %", Format::Percent, LOWER, PAUSE, |f| jvm(f, |j| j.paused_pct())),
         Metric::new("longest_pause_ms", "longest GC pause", Format::Ms, LOWER, LONGEST_PAUSE, |f| {
             jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.max_ms))
@@ -143,14 +154,9 @@ fn jvm_metrics() -> Vec<Metric> {
         Metric::new("longest_stall_ms", "longest GC stall", Format::Ms, LOWER, LONGEST_STALL, |f| {
             jvm(f, |j| j.pauses.as_ref().map(|pauses| pauses.stall_max_ms))
         }),
-        // The grids' GC figure: the share of the phase the application waited for the collector, paused or with a
-        // thread stalled (their union: at most 100 %).
-        Metric::new("gc_wait_pct", "GC pause+stall %", Format::Percent, LOWER, &[View::Grid], |f| {
-            jvm(f, |j| j.gc_wait_pct())
-        }),
         Metric::new(
             "safepoint_pct",
-            "safepoint %",
+            "safepoint % (GC or not)",
             Format::Percent,
             LOWER,
             &[View::Report(ReportRow::Safepoint)],

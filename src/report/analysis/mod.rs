@@ -4,7 +4,8 @@
 //! latency percentile spectrum), `cell_attribution` ("is it the GC?" over a cell's repeats), `tail_points` (the slow
 //! requests and stops its chart draws), `timelines` (each cell's typical repeat over time), `curves` (latency against
 //! throughput over ladder and search steps, ranked per step), `capacity` (a cell's capacity over its repeats),
-//! `equal_load` (which latencies are comparable), `connections` (the connection counts a plan swept), `steadiness`
+//! `equal_load` (which latencies are comparable), `gc_share` (which figure is a phase's GC share and which GC-time
+//! figures are shown beside it), `connections` (the connection counts a plan swept), `steadiness`
 //! (findings on a target that changed), `memory` (the whole-life RSS peak and each cell's memory section),
 //! `recommend` (the recommendation), `tune` (a tune's trials, best configurations and what mattered), `host_effect` with `host_fit` (whether a
 //! repeat's server explains a cell's spread). `compare` is the analysis of two runs side by side, with its text.
@@ -22,6 +23,7 @@ mod compare;
 mod connections;
 mod curves;
 mod equal_load;
+mod gc_share;
 mod host_effect;
 mod host_fit;
 mod memory;
@@ -40,6 +42,7 @@ pub(in crate::report) use cell_attribution::{CellAttribution, Combined};
 pub(in crate::report) use compare::{compare, parse_threshold, render as render_comparison};
 pub(in crate::report) use curves::CurvePoint;
 pub(in crate::report) use equal_load::PhaseKind;
+pub(in crate::report) use gc_share::GC_SHARE;
 pub(in crate::report) use memory::{CellMemory, OTHER_SHARE};
 pub(in crate::report) use metrics::{CAPACITY, Format, HEADLINE, Metric, metric, ranked_headlines, shown_in};
 pub(in crate::report) use model::{

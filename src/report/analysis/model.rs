@@ -10,6 +10,7 @@ use super::capacity::CellCapacity;
 use super::cell_attribution::CellAttribution;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
+use super::gc_share::GcShare;
 use super::host_effect::{HostEffect, RankedCell};
 use super::memory::{CellMemory, Memory};
 use super::metrics::{Format, metric};
@@ -189,6 +190,8 @@ pub struct PhaseAnalysis {
     pub recommendation: Option<Recommendation>,
     /// Whether its repeats' spread follows the servers they ran on; None when they ran on one machine.
     pub hosts: Option<HostEffect>,
+    /// Which figure is its GC share, and the GC-time figures its tables show beside it and why.
+    pub gc_share: GcShare,
 }
 
 #[derive(Debug, Serialize)]
@@ -203,6 +206,9 @@ pub struct CellPhase {
     pub slo: Option<SloVerdict>,
     /// "Is it the GC?": the attribution of its tail to GC over its repeats, or why there is none.
     pub gc_attribution: CellAttribution,
+    /// The repeats without a GC log, whose GC share is jstat's GC time (GCT).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gc_share_from_jstat: Vec<u32>,
     /// The slow requests and the JVM's stops of one repeat, for the HTML's chart (not in report.json: too many).
     #[serde(skip)]
     pub tail_chart: Option<TailChart>,

@@ -26,7 +26,7 @@ use super::tables::{
 use super::tune::{BEST_HEAD, FRONTIER_INTRO, HISTORY_HEAD, frontier_head, holds_words, shares, title as tune_title};
 use crate::load::format::format_ms;
 use crate::report::analysis::{
-    Analysis, CAPACITY, CellPhase, CurvePoint, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
+    Analysis, CAPACITY, CellPhase, CurvePoint, GC_SHARE, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
 };
 
 const STYLE: &str = r#"
@@ -339,9 +339,9 @@ fn phase_section(analysis: &Analysis, phase: &PhaseAnalysis, index: usize) -> Ma
             }
         }
         figure {
-            (bar_chart("gc-time", &format!("{}: GC summary — time stopped by GC", phase.name),
-                "GC pause % of the phase (GC log; jstat's GC time where there is no log)",
-                &plain_bars(analysis, phase, "pause_pct")))
+            (bar_chart("gc-time", &format!("{}: GC summary — time waited for the collector", phase.name),
+                "GC share % of the phase: GC pauses and stalls (GC log; jstat's GC time where there is no log)",
+                &plain_bars(analysis, phase, GC_SHARE)))
         }
         figure {
             (bar_chart("gc-pause", &format!("{}: GC summary — longest pause", phase.name), "longest GC pause, ms (GC log)",

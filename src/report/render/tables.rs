@@ -5,7 +5,7 @@
 
 use crate::attribution::{TailRequest, TailShare};
 use crate::jvm::sampler::jstat_columns_note;
-use crate::load::figures::{ReportRow, View};
+use crate::load::figures::{ReportRow, ShownWhen, View};
 use crate::load::format::format_ms;
 use crate::report::analysis::{
     Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, CurvePoint, Format, Metric, PhaseAnalysis,
@@ -129,8 +129,8 @@ struct RowSpec {
     label: String,
     keys: Vec<&'static str>,
     headline: bool,
-    /// Shown only where a cell of the phase has one of its figures ([`ReportRow::only_when_present`]).
-    optional: bool,
+    /// When the phase's table shows it ([`ReportRow::shown_when`]).
+    shown_when: ShownWhen,
 }
 
 /// The rows of the report's tables among `rows` that some figure of the registry lists, each with those figures in
@@ -144,7 +144,7 @@ fn row_specs(rows: &[ReportRow], headlines: bool) -> Vec<RowSpec> {
                 label: row.label(&labels),
                 keys: figures.iter().map(|figure| figure.key).collect(),
                 headline: headlines && row.is_headline(),
-                optional: row.only_when_present(),
+                shown_when: row.shown_when(),
             })
         })
         .collect()
@@ -236,8 +236,10 @@ fn missing_entry(info: &CellInfo, phase: &str, first_row: bool) -> Entry {
 
 /// The rows of `specs`; a cell without figures says why in the first of them when `says_why` (else `/`).
 fn rows(analysis: &Analysis, phase: &PhaseAnalysis, specs: &[RowSpec], prefix: &str, says_why: bool) -> Vec<Row> {
-    let present = |spec: &&RowSpec| {
-        !spec.optional || phase.cells.iter().any(|cell| spec.keys.iter().any(|key| cell.figure(key).is_some()))
+    let present = |spec: &&RowSpec| match spec.shown_when {
+        ShownWhen::Always => true,
+        ShownWhen::Present => phase.cells.iter().any(|cell| spec.keys.iter().any(|key| cell.figure(key).is_some())),
+        ShownWhen::AddsToGcShare => spec.keys.iter().any(|key| phase.gc_share.shows(key)),
     };
     specs
         .iter()
@@ -302,6 +304,7 @@ pub fn phase_table(analysis: &Analysis, phase: &PhaseAnalysis) -> Table {
     if let Some(hosts) = &phase.hosts {
         notes.extend(hosts.cell_notes(&|cell| analysis.cell(cell).label.clone()));
     }
+    notes.extend(gc_share_notes(phase));
     notes.extend(jstat_notes(analysis));
     Table::of_cells(analysis, rows, notes)
 }
@@ -342,7 +345,12 @@ fn capacity_rows(analysis: &Analysis, phase: &PhaseAnalysis) -> Vec<Row> {
 
 /// The capacity's row of a capacity phase's table (the registry's capacity figure, above the others).
 fn capacity_row() -> RowSpec {
-    RowSpec { label: metric(CAPACITY).label.to_string(), keys: vec![CAPACITY], headline: true, optional: false }
+    RowSpec {
+        label: metric(CAPACITY).label.to_string(),
+        keys: vec![CAPACITY],
+        headline: true,
+        shown_when: ShownWhen::Always,
+    }
 }
 
 /// Latency against throughput over a ladder's or a search's steps: one row per requested rate, per cell the P99 and
@@ -412,6 +420,12 @@ fn curve_entry(analysis: &Analysis, point: &CurvePoint) -> Entry {
 
 fn join(reps: &[u32]) -> String {
     reps.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// What the GC share is (and where it is jstat's GC time), then each GC-time figure shown beside it and why.
+fn gc_share_notes(phase: &PhaseAnalysis) -> Vec<String> {
+    let share = &phase.gc_share;
+    std::iter::once(share.definition.clone()).chain(share.beside.iter().map(|beside| beside.why.clone())).collect()
 }
 
 /// One line per collector of the run whose jstat columns do not mean what their names say.

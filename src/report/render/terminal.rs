@@ -7,7 +7,7 @@
 use crate::load::figures::{TerminalRow, View};
 use crate::load::record::outcomes::Side;
 use crate::report::analysis::{
-    Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, Kind, PhaseAnalysis, metric, shown_in,
+    Analysis, CAPACITY, CellAttribution, CellInfo, CellPhase, Combined, GC_SHARE, Kind, PhaseAnalysis, metric, shown_in,
 };
 use crate::report::words::kind_words;
 use crate::results::Status;
@@ -100,6 +100,7 @@ pub fn phase_tables(analysis: &Analysis) -> String {
             out.push('\n');
         }
         out += &steadiness_lines(phase);
+        out += &gc_share_line(analysis, phase);
         out += &gc_lines(analysis, phase);
         out.push('\n');
     }
@@ -142,6 +143,20 @@ fn steadiness_lines(phase: &PhaseAnalysis) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Under a phase's table, the cells whose GC share is jstat's GC time, since they had no GC log; nothing when every
+/// cell had one.
+fn gc_share_line(analysis: &Analysis, phase: &PhaseAnalysis) -> String {
+    let from_jstat = &phase.gc_share.from_jstat;
+    if from_jstat.is_empty() {
+        return String::new();
+    }
+    let cells: Vec<&str> = from_jstat.iter().map(|id| analysis.cell(id).label.as_str()).collect();
+    let line =
+        format!("NOTE {}: jstat's GC time (GCT) for {}, which had no GC log", metric(GC_SHARE).label, cells.join(", "));
+    let options = textwrap::Options::new(TERMINAL_COLUMNS).initial_indent(INDENT).subsequent_indent(INDENT);
+    textwrap::fill(&line, options) + "\n"
 }
 
 /// "Is it the GC?" under a phase's table: one short line per cell.
@@ -246,7 +261,7 @@ mod tests {
         let dir = sweep_with(|_| {});
         let tables = Report::open(dir.path()).unwrap().terminal_tables();
         assert_eq!(row(&tables, "set", "status"), ["crashed", "ok", "ok"]);
-        for label in ["req/s", "p99 ms", "YGC/YGCT s", "GC pause %"] {
+        for label in ["req/s", "p99 ms", "YGC/YGCT s", "GC share %"] {
             assert_eq!(row(&tables, "set", label)[0], "crashed", "{label}");
         }
     }
@@ -387,7 +402,7 @@ mod tests {
             let sentence = &phase.hosts.as_ref().unwrap().sentence;
             let table = tables.split("\n\n").find(|table| table.trim_start().starts_with(&phase.name)).unwrap();
             let at = table.find("  is it the GC?").unwrap();
-            let lines: Vec<&str> = table[..at].lines().rev().take_while(|line| !line.contains("GC pause %")).collect();
+            let lines: Vec<&str> = table[..at].lines().rev().take_while(|line| !line.contains("GC share %")).collect();
             let text: Vec<&str> = lines.iter().rev().map(|line| line.trim()).collect();
             assert_eq!(
                 text.join(" "),
