@@ -231,7 +231,14 @@ fn write_records(context: &SearchContext<'_>, record: &TuneRecord, trial_cells: 
     labels.dedup();
     let values = labels
         .into_iter()
-        .map(|label| AxisValue { label, jvm: Vec::new(), jdk: None, env: BTreeMap::new(), limits: Default::default() })
+        .map(|label| AxisValue {
+            label,
+            jvm: Vec::new(),
+            jdk: None,
+            env: BTreeMap::new(),
+            args: Vec::new(),
+            limits: Default::default(),
+        })
         .collect();
     plan.axes.push(Axis { name: "trial".to_string(), values });
     let repeats = |cell: &Cell| {
