@@ -570,10 +570,11 @@ fn setter_for(name: &str, sets: Sets, size: bool) -> Result<Setter, String> {
         _ if name.starts_with("-XX:") || name.starts_with("-D") => {
             Ok(Setter::Template { template: format!("{name}={{}}"), size })
         }
-        _ => Err(format!(
-            "say which JVM option it sets, like option = \"-Xss{{}}\" (or name it heap, gc, -XX:Flag or -Dproperty), \
-             or which program arguments, like args = [\"--threads\", \"{{}}\"]"
-        )),
+        _ => Err(
+            "say which JVM option it sets, like option = \"-Xss{}\" (or name it heap, gc, -XX:Flag or -Dproperty), \
+             or which program arguments, like args = [\"--threads\", \"{}\"]"
+                .to_string(),
+        ),
     }
 }
 
