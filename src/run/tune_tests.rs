@@ -259,3 +259,18 @@ fn at_rate_without_a_capacity_phase_is_every_measured_phases_fixed_rate_and_the_
         "{text}"
     );
 }
+
+#[test]
+fn the_dry_run_names_the_program_arguments_a_parameter_sets() {
+    let space = "[tune.space]\nthreads = { values = [10, 50], args = [\"--container-threads\", \"{}\"] }\n\
+                 journal = { values = [true, false], args = [\"--no-request-journal\"] }\n\
+                 heap = { from = \"64m\", to = \"1g\" }\n";
+    let plan = plan_with(
+        "duration = \"1s\"\nrate = 10",
+        &format!("[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{space}"),
+    );
+    let text = dry_run_text(plan.tune.as_ref().unwrap(), 1);
+    assert!(text.contains("\n  heap: 64m–1024m\n"), "{text}");
+    assert!(text.contains("\n  journal: true | false, program arguments --no-request-journal when true\n"), "{text}");
+    assert!(text.contains("\n  threads: 10 < 50, program arguments --container-threads {}\n"), "{text}");
+}
