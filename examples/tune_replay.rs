@@ -1,12 +1,12 @@
-//! bench/tune-vs-grid.sh's replay (docs/benchmarks.md, "Tune against a grid"): how many trials the tune's search
-//! needs to come within 5 % of a grid's best figure, judged on the grid's own figures so that noise does not decide.
-//! The space is the tune plan's (`[tune.space]`, the grid's values written as choices); each proposal is answered
-//! with the figure of the grid cell that has the same JVM options, read from the grid's results directory by the same
-//! rule a real trial's figure is (`run::tune_figure::figure_of`; an infeasible cell is an infeasible trial). As in a
-//! real tune, trial 1 is the defaults: counted, as a user counts trials, but no point of the space and not in the
-//! grid, so never within 5 % and never fed to the model. A cell that missed the SLO is infeasible, and the search
-//! learns its measured figure as a real trial's (`run::tune_figure::search_outcome`). Deterministic for a grid and a seed. Also reads real tunes'
-//! `tune.json` and looks each trial's configuration up in the grid.
+//! bench/tune-vs-grid.sh's replay (docs/benchmarks.md, "Tune against a grid"): how many trials the tune's search needs
+//! to come within 5 % of a grid's best figure, judged on the grid's own figures so that noise does not decide. The
+//! space is the tune plan's (`[tune.space]`, the grid's values written as choices); each proposal is answered with the
+//! figure of the grid cell that has the same JVM options and program arguments, read from the grid's results directory
+//! by the same rule a real trial's figure is (`run::tune_figure::figure_of`; an infeasible cell is an infeasible
+//! trial). As in a real tune, trial 1 is the defaults: counted, as a user counts trials, but no point of the space and
+//! not in the grid, so never within 5 % and never fed to the model. A cell that missed the SLO is infeasible, and the
+//! search learns its measured figure as a real trial's (`run::tune_figure::search_outcome`). Deterministic for a grid
+//! and a seed. Also reads real tunes' `tune.json` and looks each trial's configuration up in the grid.
 //!
 //! Usage (from the repository root): `tune_replay TUNE_PLAN GRID_DIR [--seeds N] [--table FILE] [--real DIR]... [--trace SEED]`
 //! The grid's plan copy is read with its relative paths (the mix) against TUNE_PLAN's folder: the two plans sit side
@@ -36,10 +36,12 @@ struct Args {
     trace: Option<u64>,
 }
 
-/// One cell of the grid: its axis labels, the options its axes add (sorted), its figure or why it has none.
+/// One cell of the grid: its axis labels, the options and program arguments its axes add (each sorted), its figure
+/// or why it has none.
 struct GridCell {
     labels: Vec<String>,
     options: Vec<String>,
+    args: Vec<String>,
     figure: Result<f64, String>,
     /// What a trial of this configuration tells the search (`run::tune_figure::search_outcome`).
     outcome: Outcome,
@@ -57,12 +59,15 @@ impl Grid {
         feasible.max_by(|a, b| self.objective.score(a.1).total_cmp(&self.objective.score(b.1)))
     }
 
-    /// The figure of the cell with these options (a space and a grid that disagree are an error).
-    fn lookup(&self, options: &[String]) -> anyhow::Result<&GridCell> {
-        let mut options = options.to_vec();
-        options.sort();
-        self.cells.iter().find(|cell| cell.options == options).with_context(|| {
-            format!("no grid cell has the options {}: the space and the grid differ", options.join(" "))
+    /// The figure of the cell with these options and program arguments (a space and a grid that disagree are an
+    /// error).
+    fn lookup(&self, options: &[String], args: &[String]) -> anyhow::Result<&GridCell> {
+        let (options, args) = (sorted(options), sorted(args));
+        self.cells.iter().find(|cell| cell.options == options && cell.args == args).with_context(|| {
+            format!(
+                "no grid cell has the options {}: the space and the grid differ",
+                jload::results::tune::settings_words(&options, &args)
+            )
         })
     }
 
@@ -198,7 +203,7 @@ fn replay_search(
     let mut to_within = None;
     while searched.len() < grid.cells.len() {
         let (config, source) = search.propose(&searched);
-        let cell = grid.lookup(&tune.options(&config))?;
+        let cell = grid.lookup(&tune.options(&config), &tune.args(&config))?;
         let outcome = cell.outcome.clone();
         let found = matches!(cell.figure, Ok(figure) if grid.within(figure, best));
         if trace {
@@ -252,12 +257,18 @@ fn read_grid(dir: &Path, tune_plan: &Path, objective: Objective) -> anyhow::Resu
             .with_context(|| format!("cell {} has not run in {}: finish it with --resume", cell.id, dir.display()))?;
         let figure = figure_of(objective, &plan, &results.dir, &cell, &meta);
         let outcome = search_outcome(objective, &plan, &results.dir, &cell, &meta, &figure);
-        let mut options = cell.jvm.clone();
-        options.sort();
+        let (options, args) = (sorted(&cell.jvm), sorted(&cell.args));
         let labels = axes.iter().map(|axis| cell.axes.get(axis).cloned().unwrap_or_default()).collect();
-        grid_cells.push(GridCell { labels, options, figure, outcome });
+        grid_cells.push(GridCell { labels, options, args, figure, outcome });
     }
     Ok(Grid { axes, cells: grid_cells, objective })
+}
+
+/// Words in order, so that a configuration is found whatever order its parameters or axes gave them in.
+fn sorted(words: &[String]) -> Vec<String> {
+    let mut words = words.to_vec();
+    words.sort();
+    words
 }
 
 fn described(grid: &Grid, cell: &GridCell) -> String {
@@ -294,7 +305,7 @@ fn print_real_tune(grid: &Grid, dir: &Path, best: f64) -> anyhow::Result<()> {
             );
             let in_grid = match trial.source.as_str() {
                 "defaults" => "not in the grid".to_string(),
-                _ => match grid.lookup(&trial.options)?.figure {
+                _ => match grid.lookup(&trial.options, &trial.args)?.figure {
                     Ok(figure) => {
                         if grid.within(figure, best) && first_within.is_none() {
                             first_within = Some(trial.number);

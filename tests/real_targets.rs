@@ -1,8 +1,9 @@
 //! `jload run` on targets nobody here wrote, as real processes: a service that logs lines merely mentioning
 //! OutOfMemoryError (and one whose thread really runs out of heap), a start script that runs java without exec,
 //! a script that daemonizes like `startup.sh`, a plan whose options would never reach the JVM, and a real Apache
-//! Tomcat fetched through Maven by plans/tomcat.toml's build step (cached under target/tomcat/). After every run no
-//! process of the target is left, checked by scanning /proc.
+//! Tomcat fetched through Maven by plans/tomcat.toml's build step (cached under target/tomcat/), and a real WireMock
+//! (plans/wiremock.toml's, from Maven Central into target/wiremock/) whose program arguments switch its request
+//! journal off. After every run no process of the target is left, checked by scanning /proc.
 
 mod common;
 
@@ -290,5 +291,52 @@ fn a_tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_ca
     assert_eq!(terminal_row(&stdout, "status"), ["ok", "ok"], "{stdout}");
     let base = repo().join("target/tomcat-base");
     assert!(!base.join("logs").exists(), "no log files under catalina.base");
+    assert!(processes_mentioning(&out.display().to_string()).is_empty());
+}
+
+/// WireMock standalone from Maven Central (plans/wiremock.toml's build step fetches it into target/wiremock/), which
+/// is configured by its program arguments: the shipped plan, short, with both journal values at 10 container
+/// threads, and a last phase that asks WireMock's admin API for its request journal — answered with the journal on,
+/// refused with `--no-request-journal`: each JVM got its cell's args and acted on them.
+#[test]
+fn a_wiremock_gets_its_request_journal_switch_and_threads_as_program_arguments() {
+    let _machine = shared();
+    let dir = tempdir();
+    let shipped = std::fs::read_to_string(repo().join("plans/wiremock.toml")).unwrap();
+    let text = shipped
+        .replace("workdir = \"..\"", &format!("workdir = \"{}\"", repo().display()))
+        .replace("duration = \"10s\"", "duration = \"1s\"")
+        .replace("rates = [1000, 2000, 4000]", "rates = [500]")
+        .replace("step = \"4s\"", "step = \"1s\"")
+        .replace("min_requests = 1000", "min_requests = 200\nsteady_max = \"0s\"")
+        .replace("cooldown = \"1s\"", "cooldown = \"0s\"")
+        .replace("\"-Xms1g\", \"-Xmx1g\"", "\"-Xmx128m\"")
+        + "[[phase]]\nname = \"journal\"\nmeasure = false\nurl = \"http://127.0.0.1:{port}/__admin/requests?limit=1\"\n\
+           connections = 1\nrequests = 3\n";
+    assert!(text.contains("rates = [500]") && text.contains("steady_max = \"0s\""), "{text}");
+    assert!(text.contains("duration = \"1s\"") && text.contains("cooldown = \"0s\""), "{text}");
+    assert!(text.contains("jvm = [\"-Xmx128m\", "), "{text}");
+    let plan = dir.join("wiremock.toml");
+    std::fs::write(&plan, text).unwrap();
+    let out = dir.join("results");
+    let (code, _, stderr) = run(&plan, &out, &["--only", "threads=10"]);
+    assert_eq!(code, 0, "{stderr}");
+    for (journal, args, journal_errors) in
+        [("on", "--container-threads 10", 0), ("off", "--no-request-journal --container-threads 10", 3)]
+    {
+        let rep = out.join("cells").join(folder_of(&out, &format!("journal={journal},threads=10"))).join("rep-1");
+        let meta = json(&rep.join("meta.json"));
+        assert_eq!(meta["status"], "ok", "{meta}");
+        let command: Vec<&str> =
+            meta["command"].as_array().unwrap().iter().map(|word| word.as_str().unwrap()).collect();
+        assert!(command.join(" ").ends_with(&format!("--disable-banner {args}")), "at {{args}}: {command:?}");
+        // A cold WireMock's one-second step, on a loaded machine perhaps not answered yet: recorded, without errors
+        // (how fast is not what this test asks).
+        let hello = json(&rep.join("hello.json"));
+        assert_eq!(hello["errors"]["total"], 0, "{hello}");
+        let asked = json(&rep.join("journal.json"));
+        assert_eq!(asked["requests"], 3, "{asked}");
+        assert_eq!(asked["errors"]["total"], journal_errors, "journal {journal}: {asked}");
+    }
     assert!(processes_mentioning(&out.display().to_string()).is_empty());
 }

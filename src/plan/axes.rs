@@ -1,12 +1,13 @@
 //! The plan's axes: each checked (a unique name, at least one value, unique labels) into its values — written out
-//! (`values = [...]`), or a box axis in shorthand (`memory = ["384m", "512m"]`, `cpus_quota = [0.5, 1]`).
+//! (`values = [...]`: options, JDK, env, program arguments, box), or a box axis in shorthand (`memory = ["384m",
+//! "512m"]`, `cpus_quota = [0.5, 1]`).
 
 use std::collections::{BTreeMap, HashSet};
 
 use toml::Spanned;
 
 use super::schema::{AxisFile, AxisValueFile};
-use super::{Axis, AxisValue, PlanBase, limits, resolve_jdk};
+use super::{Axis, AxisValue, PlanBase, args, limits, resolve_jdk};
 use crate::cgroup::Limits;
 use crate::tomlfile::Source;
 
@@ -62,13 +63,16 @@ fn axis_values(
         let checked = match value.get_ref() {
             AxisValueFile::Option(option) => {
                 let (jvm, env, limits) = (vec![option.clone()], BTreeMap::new(), Limits::default());
-                AxisValue { label: option.clone(), jvm, jdk: None, env, limits }
+                AxisValue { label: option.clone(), jvm, jdk: None, env, args: Vec::new(), limits }
             }
             AxisValueFile::Table(table) => AxisValue {
                 label: table.label.clone(),
                 jvm: table.jvm.clone(),
                 jdk: resolve_jdk(&table.jdk, base),
                 env: table.env.clone(),
+                args: args::parse_args(table.args.as_ref()).map_err(|message| {
+                    source.error_at(value.span(), format!("axis '{axis_name}' value '{}': {message}", table.label))
+                })?,
                 limits: limits::axis_value_limits(source, value.span(), axis_name, table)?,
             },
         };

@@ -77,7 +77,7 @@ pub fn quota_axis(source: Source<'_>, axis_name: &str, quotas: &Spanned<Vec<f64>
 }
 
 fn shorthand_value(label: String, limits: Limits) -> AxisValue {
-    AxisValue { label, jvm: Vec::new(), jdk: None, env: BTreeMap::new(), limits }
+    AxisValue { label, jvm: Vec::new(), jdk: None, env: BTreeMap::new(), args: Vec::new(), limits }
 }
 
 /// `over`'s limits where it sets them, else `base`'s.

@@ -1,5 +1,6 @@
 //! Matrix expansion: the cartesian product of the plan's axes, one cell per combination, each with a stable id
-//! (`heap=-Xmx64m,gc=G1`), its labels, the JVM options its axis values add, and its JDK and environment.
+//! (`heap=-Xmx64m,gc=G1`), its labels, the JVM options and program arguments its axis values add, and its JDK and
+//! environment.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +22,9 @@ pub struct Cell {
     /// The JDK an axis value asks for (overrides target.jdk).
     pub jdk: Option<String>,
     pub env: BTreeMap<String, String>,
+    /// Program arguments contributed by the axis values, in axis order: placed by [`crate::plan::args::place_args`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
     /// The box the cell's target runs in: `[target]`'s limits, each replaced by an axis value's that sets it.
     #[serde(default, skip_serializing_if = "limits::unlimited")]
     pub limits: Limits,
@@ -37,6 +41,7 @@ pub fn cells(plan: &Plan) -> Vec<Cell> {
         jvm: Vec::new(),
         jdk: None,
         env: BTreeMap::new(),
+        args: Vec::new(),
         limits: plan.target.limits,
         dir: String::new(),
     }];
@@ -55,6 +60,7 @@ pub fn cells(plan: &Plan) -> Vec<Cell> {
                     extended.jdk = value.jdk.clone();
                 }
                 extended.env.extend(value.env.iter().map(|(key, val)| (key.clone(), val.clone())));
+                extended.args.extend(value.args.iter().cloned());
                 extended.limits = limits::merged(&extended.limits, &value.limits);
                 next.push(extended);
             }
@@ -176,6 +182,25 @@ mod tests {
             ]
         );
         assert_eq!(cells[0].jvm, ["-XX:+UseSerialGC", "-Da=1"]);
+    }
+
+    #[test]
+    fn program_arguments_are_concatenated_in_axis_order() {
+        let cells = cells(&plan(
+            "[[axis]]\nname = \"journal\"\nvalues = [{ label = \"on\" }, \
+             { label = \"off\", args = [\"--no-request-journal\"] }]\n\
+             [[axis]]\nname = \"threads\"\nvalues = [{ label = \"10\", args = [\"--container-threads\", \"10\"] }]\n",
+        ));
+        let args: Vec<(&str, Vec<&str>)> =
+            cells.iter().map(|cell| (cell.id.as_str(), cell.args.iter().map(String::as_str).collect())).collect();
+        assert_eq!(
+            args,
+            [
+                ("journal=on,threads=10", vec!["--container-threads", "10"]),
+                ("journal=off,threads=10", vec!["--no-request-journal", "--container-threads", "10"]),
+            ]
+        );
+        assert!(cells.iter().all(|cell| cell.jvm.is_empty()), "args are no JVM options");
     }
 
     #[test]

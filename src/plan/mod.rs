@@ -1,6 +1,7 @@
 //! Plans: a TOML file describing a control-variable experiment, checked completely before anything starts and
 //! turned into typed values (target, axes, phases, run settings, SLO) and the matrix of cells.
 
+pub mod args;
 mod axes;
 pub mod box_search;
 pub mod estimate;
@@ -38,7 +39,7 @@ use schema::{LoadFile, PlanFile, RunFile, SloFile, TargetFile};
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Target {
     pub build: Option<String>,
-    /// Command words before expansion (`{jvm}`, `{port}`, `{java}`).
+    /// Command words before expansion (`{jvm}`, `{port}`, `{java}`, `{args}`).
     pub command: Vec<String>,
     pub ready: String,
     pub startup_timeout: Duration,
@@ -89,6 +90,10 @@ pub struct AxisValue {
     pub jvm: Vec<String>,
     pub jdk: Option<String>,
     pub env: BTreeMap<String, String>,
+    /// Program arguments this value adds (after the command's words, or at `{args}`), in axis order after the
+    /// earlier axes' ([`args::place_args`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
     /// The box limits this value sets (over `[target]`'s).
     #[serde(default, skip_serializing_if = "limits::unlimited")]
     pub limits: Limits,
@@ -223,6 +228,7 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
     }
     let plan = Plan { name, description: file.description, target, axes, phases, run, slo, load, box_search, tune };
     refuse_loopback_urls_when_remote(&plan).map_err(|message| source.error_at(file.target.ready.span(), message))?;
+    check_args_placement(&plan).map_err(|message| source.error_at(file.target.command.span(), message))?;
     relative::check_plan(&plan).map_err(|message| source.error_at(file.target.command.span(), message))?;
     refuse_unshareable_phases(&plan).map_err(|message| source.error_at(file.phase.span(), message))?;
     Ok(plan)
@@ -456,6 +462,29 @@ fn refuse_unused_options(target: &Target, axes: &[Axis]) -> Result<(), String> {
     }
 }
 
+/// `{args}` stands only in `target.command`, once, as a word of its own ([`args::check_placement`]): not in
+/// `target.jvm`, `target.env`, the ready URL, a phase's URLs or an axis value's options and env.
+fn check_args_placement(plan: &Plan) -> Result<(), String> {
+    let target = &plan.target;
+    let target_texts = target
+        .jvm
+        .iter()
+        .map(|option| ("target.jvm".to_string(), option.as_str()))
+        .chain(target.env.iter().map(|(key, value)| (format!("target.env.{key}"), value.as_str())))
+        .chain(plan.urls().map(|(place, url)| (place, url.as_str())));
+    let axis_texts = plan.axes.iter().flat_map(|axis| {
+        axis.values.iter().flat_map(move |value| {
+            let key = move |what: &str| format!("axis '{}' value '{}' {what}", axis.name, value.label);
+            value
+                .jvm
+                .iter()
+                .map(move |option| (key("jvm"), option.as_str()))
+                .chain(value.env.iter().map(move |(name, text)| (key(&format!("env.{name}")), text.as_str())))
+        })
+    });
+    args::check_placement(&target.command, target_texts.chain(axis_texts))
+}
+
 fn slo_expressions(source: Source<'_>, slo: &SloFile) -> anyhow::Result<Vec<String>> {
     let mut entries: Vec<_> = slo.iter().collect();
     entries.sort_by_key(|(_, value)| value.span().start);
@@ -562,6 +591,40 @@ mod tests {
             let err = error_of(&text);
             assert!(err.starts_with(&format!("p.toml: {expected}")), "expected '{expected}' in {err}");
         }
+    }
+
+    #[test]
+    fn bad_program_arguments_are_one_line_naming_the_value_and_the_fix() {
+        let axis = |values: &str| format!("{TARGET}[[axis]]\nname = \"journal\"\nvalues = [{values}]\n{PHASE}");
+        assert_eq!(
+            error_of(&axis("{ label = \"off\", args = \"--no-request-journal\" }")),
+            "p.toml: line 7: axis 'journal' value 'off': args must be a list of words, like args = \
+             [\"--no-request-journal\"] or [\"--container-threads\", \"10\"], not \"--no-request-journal\""
+        );
+        let err = parse_plan(
+            "p.toml",
+            &axis("{ label = \"off\", args = [1] }"),
+            &PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() },
+        )
+        .unwrap_err();
+        assert!(err.downcast_ref::<crate::error::BadInput>().is_some(), "bad input: exit 2");
+        let in_a_word = TARGET.replace("java {jvm} -jar x.jar", "sh -c 'java {jvm} -jar x.jar {args}'") + PHASE;
+        assert_eq!(
+            error_of(&in_a_word),
+            "p.toml: line 3: target.command: {args} must be a word of its own, not part of 'java {jvm} -jar x.jar \
+             {args}' (it stands for several words); to hand the args to a shell, pass them as its arguments: sh -c \
+             'exec … \"$@\"' sh {args}"
+        );
+        let in_env = format!("{TARGET}env = {{ APP_ARGS = \"{{args}}\" }}\n{PHASE}");
+        assert_eq!(
+            error_of(&in_env),
+            "p.toml: line 3: target.env.APP_ARGS holds {args}, which stands only in target.command, as a word of its \
+             own (without it the args go at the command's end)"
+        );
+        let in_axis_jvm = axis("{ label = \"x\", jvm = [\"-Dargs={args}\"] }");
+        assert!(error_of(&in_axis_jvm).starts_with("p.toml: line 3: axis 'journal' value 'x' jvm holds {args}"));
+        let with_phase = format!("{}{PHASE}", TARGET.replace("-jar x.jar", "-jar x.jar {args} --port {port}"));
+        assert!(parse_plan("p.toml", &with_phase, &PlanBase { plan_dir: "/p".into(), cwd: "/p".into() }).is_ok());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Options relative to the cell's box (docs/containers.md): `{memory}` and `{memory*0.75}` in a JVM option, the
-//! command or an env value stand for the cell's memory limit (or that share of it) in whole MiB, `-Xmx{memory*0.75}`
+//! command, a program argument or an env value stand for the cell's memory limit (or that share of it) in whole MiB, `-Xmx{memory*0.75}`
 //! → `-Xmx384m` in a 512 MiB box. Checked when the plan is read; filled in where the other placeholders are.
 
 use super::Plan;
@@ -7,7 +7,7 @@ use super::matrix::cells;
 
 const OPEN: &str = "{memory";
 
-/// Check every `{memory…}` of the plan's options, command and env: each reads, and each cell that uses one has a
+/// Check every `{memory…}` of the plan's options, command, program arguments and env: each reads, and each cell that uses one has a
 /// memory limit (its own, or the one a box search gives each trial).
 pub(super) fn check_plan(plan: &Plan) -> Result<(), String> {
     let target = &plan.target;
@@ -16,7 +16,7 @@ pub(super) fn check_plan(plan: &Plan) -> Result<(), String> {
         .axes
         .iter()
         .flat_map(|axis| axis.values.iter())
-        .flat_map(|value| value.jvm.iter().chain(value.env.values()));
+        .flat_map(|value| value.jvm.iter().chain(value.env.values()).chain(&value.args));
     for text in texts.clone().chain(axis_texts) {
         check(text)?;
     }
@@ -26,7 +26,7 @@ pub(super) fn check_plan(plan: &Plan) -> Result<(), String> {
     }
     let target_uses = texts.clone().find(|text| mentions_memory(text));
     for cell in cells(plan) {
-        let cell_uses = cell.jvm.iter().chain(cell.env.values()).find(|text| mentions_memory(text));
+        let cell_uses = cell.jvm.iter().chain(cell.env.values()).chain(&cell.args).find(|text| mentions_memory(text));
         if let Some(text) = target_uses.or(cell_uses)
             && cell.limits.memory_bytes.is_none()
         {

@@ -67,7 +67,8 @@ pub struct TargetFile {
     /// Shell command run once before any cell (e.g. `mvn -q … package`).
     pub build: Option<String>,
     /// The target's command line; `{jvm}` expands to the JVM options, `{port}` to the cell's port, `{java}` (or a
-    /// leading `java`) to the cell's JDK.
+    /// leading `java`) to the cell's JDK, `{args}` (a word of its own) to the axes' program arguments, which
+    /// otherwise go at its end.
     pub command: Spanned<String>,
     /// URL that answers 2xx once the target is ready.
     pub ready: Spanned<String>,
@@ -130,6 +131,9 @@ pub struct AxisValueTable {
     pub jdk: Option<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Program arguments: a list of words after the command's own, or where `{args}` stands. Any TOML value here:
+    /// `plan::args` checks it, so that `args = "x"` gets its own one-line error rather than the untagged enum's.
+    pub args: Option<toml::Value>,
     /// The cell's box, over `[target]`'s: memory limit (`"384m"`) and CPU quota (`0.5`). Plain values, not spanned:
     /// serde's untagged enum loses spans; errors name the axis value's line.
     pub memory: Option<String>,

@@ -3,7 +3,8 @@
 //! on a choice — checked into a [`TunePlan`]: the space the search works in (`tune::space`) and, per parameter, the
 //! one rule that turns its value into JVM options (`heap` → `-Xmx384m`, `gc` → `-XX:+UseG1GC`, `-XX:Flag` →
 //! `-XX:Flag=20`, a boolean `-XX:Flag` → `-XX:+Flag`, `-Dname` → `-Dname=0.3`, else the parameter's own `option`
-//! template with `{}`); and, for objective "memory", the rate it is judged at (`at_rate`, [`AtRate`]).
+//! template with `{}`) or into program arguments (its `args` template, `["--container-threads", "{}"]`, or a
+//! boolean's words when true); and, for objective "memory", the rate it is judged at (`at_rate`, [`AtRate`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -63,6 +64,9 @@ pub struct ParameterTable {
     pub when: Option<BTreeMap<String, Vec<String>>>,
     /// The JVM option with `{}` where the value goes, for a parameter not named after its option.
     pub option: Option<String>,
+    /// Program arguments instead of a JVM option: words with `{}` where the value goes, or, for two booleans, the
+    /// words given when true. Any TOML value here: checked by `plan::args::parse_args`, for its one-line error.
+    pub args: Option<toml::Value>,
 }
 
 /// What a tune maximises or minimises.
@@ -103,6 +107,10 @@ pub enum Setter {
     Flag(String),
     /// A collector by name; a value starting with `-` is an option as is.
     Collector,
+    /// Program arguments: each `{}` of the words replaced by the value (a size as `<MiB>m`).
+    Args { words: Vec<String>, size: bool },
+    /// Program arguments of two booleans: the words for true, none for false.
+    ArgsWhenTrue(Vec<String>),
 }
 
 /// The collectors `gc` may name, with the option that picks each (JDK 17 and 25).
@@ -151,22 +159,25 @@ pub struct TunePlan {
 impl TunePlan {
     /// The JVM options of a configuration, in the space's parameter order.
     pub fn options(&self, config: &Config) -> Vec<String> {
-        let mut options = Vec::new();
+        self.words(config, false)
+    }
+
+    /// The program arguments of a configuration, in the space's parameter order: they follow the cell's own.
+    pub fn args(&self, config: &Config) -> Vec<String> {
+        self.words(config, true)
+    }
+
+    /// The words of the parameters that set program arguments (`args`) or JVM options (not `args`).
+    fn words(&self, config: &Config, args: bool) -> Vec<String> {
+        let mut words = Vec::new();
         for parameter in self.space.parameters() {
             let Some(value) = config.get(&parameter.name) else { continue };
-            match (&self.setters[&parameter.name], value) {
-                (Setter::Template { template, size: true }, Value::Int(mib)) => {
-                    options.push(template.replace("{}", &format!("{mib}m")))
-                }
-                (Setter::Template { template, .. }, value) => options.push(template.replace("{}", &value.to_string())),
-                (Setter::Flag(name), Value::Choice(on)) => {
-                    options.push(format!("-XX:{}{name}", if on == "true" { '+' } else { '-' }))
-                }
-                (Setter::Collector, Value::Choice(name)) => options.push(collector_option(name)),
-                (_, value) => options.push(format!("{}={value}", parameter.name)),
+            let setter = &self.setters[&parameter.name];
+            if setter.sets_args() == args {
+                words.extend(setter.words(&parameter.name, value));
             }
         }
-        options
+        words
     }
 
     /// A configuration in one line as the user wrote its parameters: `heap=384m gc=G1 -XX:MaxGCPauseMillis=20`.
@@ -174,9 +185,9 @@ impl TunePlan {
         let mut words = Vec::new();
         for parameter in self.space.parameters() {
             let Some(value) = config.get(&parameter.name) else { continue };
-            let shown = match (&self.setters[&parameter.name], value) {
-                (Setter::Template { size: true, .. }, Value::Int(mib)) => format!("{mib}m"),
-                (_, value) => value.to_string(),
+            let shown = match value {
+                Value::Int(mib) if self.setters[&parameter.name].takes_sizes() => format!("{mib}m"),
+                value => value.to_string(),
             };
             words.push(format!("{}={shown}", parameter.name));
         }
@@ -254,7 +265,8 @@ pub(super) fn check_tune(
     let facts = PlanFacts::of(plan.phases, plan.slo);
     let tuned = tune_plan(source, file, &facts)?;
     let uses_jvm = |text: &String| text.contains("{jvm}");
-    if !plan.target.command.iter().chain(plan.target.env.values()).any(uses_jvm) {
+    let sets_options = tuned.setters.values().any(|setter| !setter.sets_args());
+    if sets_options && !plan.target.command.iter().chain(plan.target.env.values()).any(uses_jvm) {
         let message = "tune: the tuned options reach the target only through {jvm}: put it in target.command \
                        (`java {jvm} -jar app.jar`) or an env value";
         return Err(source.error_at(at, message));
@@ -278,10 +290,71 @@ pub(super) fn check_tune(
             }
         }
     }
+    let fixed_args = plan.axes.iter().flat_map(|axis| {
+        axis.values.iter().flat_map(move |value| value.args.iter().map(move |arg| (axis, value, arg)))
+    });
+    for (axis, value, arg) in fixed_args {
+        for parameter in tuned.space.parameters() {
+            if tuned.setters[&parameter.name].sets_same_arg(arg) {
+                let written = file.space.get_ref().get(&parameter.name).map_or(file.space.span(), Spanned::span);
+                let message = format!(
+                    "tune.space.{}: axis '{}' value '{}' gives its argument too ('{arg}'); tune it or fix it, not both",
+                    parameter.name, axis.name, value.label
+                );
+                return Err(source.error_at(written, message));
+            }
+        }
+    }
     Ok(tuned)
 }
 
 impl Setter {
+    /// Whether its words are program arguments rather than JVM options.
+    pub fn sets_args(&self) -> bool {
+        matches!(self, Setter::Args { .. } | Setter::ArgsWhenTrue(_))
+    }
+
+    /// Whether its values are sizes, written `<MiB>m`.
+    pub fn takes_sizes(&self) -> bool {
+        matches!(self, Setter::Template { size: true, .. } | Setter::Args { size: true, .. })
+    }
+
+    /// The words a parameter's value sets: the one rule of every output that names them.
+    fn words(&self, name: &str, value: &Value) -> Vec<String> {
+        let filled = |template: &str, size: bool| match (size, value) {
+            (true, Value::Int(mib)) => template.replace("{}", &format!("{mib}m")),
+            _ => template.replace("{}", &value.to_string()),
+        };
+        match (self, value) {
+            (Setter::Template { template, size }, _) => vec![filled(template, *size)],
+            (Setter::Flag(flag), Value::Choice(on)) => {
+                vec![format!("-XX:{}{flag}", if on == "true" { '+' } else { '-' })]
+            }
+            (Setter::Collector, Value::Choice(collector)) => vec![collector_option(collector)],
+            (Setter::Args { words, size }, _) => words.iter().map(|word| filled(word, *size)).collect(),
+            (Setter::ArgsWhenTrue(words), Value::Choice(on)) if on == "true" => words.clone(),
+            (Setter::ArgsWhenTrue(_), _) => Vec::new(),
+            (_, value) => vec![format!("{name}={value}")],
+        }
+    }
+
+    /// Whether `arg`, a program argument an axis value gives, sets what this setter sets: the setter's first word,
+    /// the flag (`--container-threads` of `["--container-threads", "{}"]`, `--threads=` of `["--threads={}"]`), or
+    /// any word of a boolean's.
+    pub fn sets_same_arg(&self, arg: &str) -> bool {
+        match self {
+            Setter::Args { words, .. } => {
+                let Some(first) = words.first() else { return false };
+                match first.split_once("{}") {
+                    Some((head, _)) => !head.is_empty() && (arg.starts_with(head) || arg == head.trim_end_matches('=')),
+                    None => arg == first || arg.starts_with(&format!("{first}=")),
+                }
+            }
+            Setter::ArgsWhenTrue(words) => words.iter().any(|word| word == arg),
+            _ => false,
+        }
+    }
+
     /// Whether `option`, written elsewhere in the plan, sets what this setter sets (`-Xmx512m` for `heap`, a
     /// collector's option for `gc`, `-XX:±Flag` or `-XX:Flag=…` for a flag, `-Dname=…` for a property).
     pub fn sets_same(&self, option: &str) -> bool {
@@ -303,6 +376,7 @@ impl Setter {
                 COLLECTORS.iter().any(|(_, known)| *known == option)
                     || (option.starts_with("-XX:+Use") && option.ends_with("GC"))
             }
+            Setter::Args { .. } | Setter::ArgsWhenTrue(_) => false,
         }
     }
 }
@@ -435,12 +509,27 @@ fn parameter(name: &str, written: &ParameterFile) -> Result<(Parameter, Setter),
     {
         return Err(format!("option '{option}' has no {{}} where the value goes"));
     }
+    let args = match table.and_then(|table| table.args.as_ref()) {
+        Some(written) => Some(super::args::parse_args(Some(written))?),
+        None => None,
+    };
+    let sets = match (option, args) {
+        (Some(_), Some(_)) => {
+            return Err("give option (a JVM option) or args (program arguments), not both".into());
+        }
+        (Some(option), None) => Sets::Option(option),
+        (None, Some(words)) if words.is_empty() => {
+            return Err("args is empty; give the words it sets, like args = [\"--container-threads\", \"{}\"]".into());
+        }
+        (None, Some(words)) => Sets::Args(words),
+        (None, None) => Sets::Named,
+    };
     let range = table.filter(|table| table.from.is_some() || table.to.is_some());
     let domain_and_setter = match (range, values) {
         (Some(_), Some(_)) => return Err("give a range (from, to) or values, not both".into()),
         (None, None) => return Err("give a range (from = …, to = …) or values = […]".into()),
-        (Some(table), None) => range_parameter(name, table, option)?,
-        (None, Some(values)) => values_parameter(name, values, option)?,
+        (Some(table), None) => range_parameter(name, table, sets)?,
+        (None, Some(values)) => values_parameter(name, values, sets)?,
     };
     let (domain, setter) = domain_and_setter;
     Ok((Parameter { name: name.to_string(), domain, only_if }, setter))
@@ -456,23 +545,40 @@ fn condition(when: &BTreeMap<String, Vec<String>>) -> Result<Condition, String> 
     }
 }
 
-/// The setter of a parameter named after its option, or the written template.
-fn setter_for(name: &str, option: Option<String>, size: bool) -> Result<Setter, String> {
-    if let Some(template) = option {
-        return Ok(Setter::Template { template, size });
+/// What a parameter was written to set: the JVM option it is named after, its `option` template, or its `args`.
+enum Sets {
+    Named,
+    Option(String),
+    Args(Vec<String>),
+}
+
+/// The setter of a parameter named after its option, or the written template (JVM option or program arguments).
+fn setter_for(name: &str, sets: Sets, size: bool) -> Result<Setter, String> {
+    match sets {
+        Sets::Option(template) => return Ok(Setter::Template { template, size }),
+        Sets::Args(words) if words.iter().any(|word| word.contains("{}")) => return Ok(Setter::Args { words, size }),
+        Sets::Args(words) => {
+            return Err(format!(
+                "args {words:?} has no {{}} where the value goes (only a parameter of values = [true, false] may \
+                 leave it out: its args are then given for true)"
+            ));
+        }
+        Sets::Named => {}
     }
     match name {
         "heap" => Ok(Setter::Template { template: "-Xmx{}".into(), size: true }),
         _ if name.starts_with("-XX:") || name.starts_with("-D") => {
             Ok(Setter::Template { template: format!("{name}={{}}"), size })
         }
-        _ => Err(format!(
-            "say which JVM option it sets, like option = \"-Xss{{}}\" (or name it heap, gc, -XX:Flag or -Dproperty)"
-        )),
+        _ => Err(
+            "say which JVM option it sets, like option = \"-Xss{}\" (or name it heap, gc, -XX:Flag or -Dproperty), \
+             or which program arguments, like args = [\"--threads\", \"{}\"]"
+                .to_string(),
+        ),
     }
 }
 
-fn range_parameter(name: &str, table: &ParameterTable, option: Option<String>) -> Result<(Domain, Setter), String> {
+fn range_parameter(name: &str, table: &ParameterTable, sets: Sets) -> Result<(Domain, Setter), String> {
     let (Some(from), Some(to)) = (&table.from, &table.to) else {
         return Err("a range needs both from and to".into());
     };
@@ -482,7 +588,7 @@ fn range_parameter(name: &str, table: &ParameterTable, option: Option<String>) -
             let mib =
                 |text: &str| parse_size(name, text).map(|bytes| (bytes / (1 << 20)) as i64).map_err(|e| e.to_string());
             let domain = Domain::Int { from: mib(from)?, to: mib(to)?, log: table.log };
-            return Ok((domain, setter_for(name, option, true)?));
+            return Ok((domain, setter_for(name, sets, true)?));
         }
         (from, to) => match (
             from.as_float().or(from.as_integer().map(|i| i as f64)),
@@ -495,13 +601,21 @@ fn range_parameter(name: &str, table: &ParameterTable, option: Option<String>) -
     if name == "heap" {
         return Err("heap is a size range: write from = \"64m\", to = \"1g\"".into());
     }
-    Ok((domain, setter_for(name, option, false)?))
+    Ok((domain, setter_for(name, sets, false)?))
 }
 
-fn values_parameter(name: &str, values: &[toml::Value], option: Option<String>) -> Result<(Domain, Setter), String> {
-    if values.iter().all(toml::Value::is_bool) && values.len() == 2 && option.is_none() && name.starts_with("-XX:") {
-        let flag = name.trim_start_matches("-XX:").trim_start_matches(['+', '-']).to_string();
-        return Ok((Domain::Choice(vec!["true".into(), "false".into()]), Setter::Flag(flag)));
+fn values_parameter(name: &str, values: &[toml::Value], sets: Sets) -> Result<(Domain, Setter), String> {
+    let booleans = values.iter().all(toml::Value::is_bool) && values.len() == 2;
+    let both = || Domain::Choice(vec!["true".into(), "false".into()]);
+    match &sets {
+        Sets::Named if booleans && name.starts_with("-XX:") => {
+            let flag = name.trim_start_matches("-XX:").trim_start_matches(['+', '-']).to_string();
+            return Ok((both(), Setter::Flag(flag)));
+        }
+        Sets::Args(words) if booleans && !words.iter().any(|word| word.contains("{}")) => {
+            return Ok((both(), Setter::ArgsWhenTrue(words.clone())));
+        }
+        _ => {}
     }
     let words: Vec<String> = values
         .iter()
@@ -516,7 +630,7 @@ fn values_parameter(name: &str, values: &[toml::Value], option: Option<String>) 
     if words.len() < 2 {
         return Err("list at least two values to choose from".into());
     }
-    if name == "gc" && option.is_none() {
+    if name == "gc" && matches!(sets, Sets::Named) {
         if let Some(unknown) = words.iter().find(|w| !w.starts_with('-') && collector_option(w) == **w) {
             let known: Vec<&str> = COLLECTORS.iter().map(|(name, _)| *name).collect();
             return Err(format!(
@@ -526,7 +640,7 @@ fn values_parameter(name: &str, values: &[toml::Value], option: Option<String>) 
         }
         return Ok((Domain::Choice(words), Setter::Collector));
     }
-    let setter = match setter_for(name, option, false)? {
+    let setter = match setter_for(name, sets, false)? {
         Setter::Template { template, .. } if name == "heap" => Setter::Template { template, size: false },
         setter => setter,
     };

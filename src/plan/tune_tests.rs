@@ -173,6 +173,57 @@ fn a_setter_knows_an_option_written_elsewhere_that_sets_the_same_thing() {
 }
 
 #[test]
+fn a_parameter_with_args_sets_program_arguments_and_no_jvm_option() {
+    let text = "[tune]\nobjective = \"p99\"\nbudget = { trials = 6 }\n[tune.space]\n\
+                threads = { values = [10, 50, 200], args = [\"--container-threads\", \"{}\"] }\n\
+                journal = { values = [true, false], args = [\"--no-request-journal\"] }\n\
+                buffer = { from = \"1m\", to = \"8m\", args = [\"--buffer={}\"] }\n\
+                heap = { from = \"64m\", to = \"1g\" }\n";
+    let plan = checked(text, &FACTS).unwrap();
+    let domains: Vec<(&str, &Domain)> = plan.space.parameters().iter().map(|p| (p.name.as_str(), &p.domain)).collect();
+    assert_eq!(domains[1], ("heap", &Domain::Int { from: 64, to: 1024, log: false }));
+    assert_eq!(domains[2], ("journal", &Domain::Choice(vec!["true".into(), "false".into()])));
+    assert_eq!(domains[3], ("threads", &Domain::Ordered(vec!["10".into(), "50".into(), "200".into()])));
+    let config = |journal: &str| -> Config {
+        [
+            ("threads", Value::Choice("50".into())),
+            ("journal", Value::Choice(journal.into())),
+            ("buffer", Value::Int(4)),
+            ("heap", Value::Int(128)),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect()
+    };
+    assert_eq!(plan.options(&config("true")), ["-Xmx128m"], "only heap sets a JVM option");
+    assert_eq!(plan.args(&config("true")), ["--buffer=4m", "--no-request-journal", "--container-threads", "50"]);
+    assert_eq!(plan.args(&config("false")), ["--buffer=4m", "--container-threads", "50"]);
+    assert_eq!(plan.describe(&config("false")), "buffer=4m heap=128m journal=false threads=50");
+    assert!(plan.setters["threads"].sets_same_arg("--container-threads"));
+    assert!(plan.setters["buffer"].sets_same_arg("--buffer=2m") && !plan.setters["buffer"].sets_same_arg("--b"));
+    assert!(plan.setters["journal"].sets_same_arg("--no-request-journal"));
+    assert!(!plan.setters["heap"].sets_same_arg("--container-threads") && !plan.setters["threads"].sets_same("-Xmx1g"));
+
+    let base = "[tune]\nobjective = \"p99\"\nbudget = { trials = 6 }\n[tune.space]\n";
+    assert_eq!(
+        refused(&format!("{base}threads = {{ values = [10, 50], args = \"--container-threads\" }}\n")),
+        "p.toml: line 5: tune.space.threads: args must be a list of words, like args = [\"--no-request-journal\"] \
+         or [\"--container-threads\", \"10\"], not \"--container-threads\""
+    );
+    assert_eq!(
+        refused(&format!("{base}threads = {{ values = [10, 50], args = [\"--container-threads\"] }}\n")),
+        "p.toml: line 5: tune.space.threads: args [\"--container-threads\"] has no {} where the value goes (only a \
+         parameter of values = [true, false] may leave it out: its args are then given for true)"
+    );
+    assert_eq!(
+        refused(&format!(
+            "{base}threads = {{ values = [10, 50], args = [\"-t\", \"{{}}\"], option = \"-Dt={{}}\" }}\n"
+        )),
+        "p.toml: line 5: tune.space.threads: give option (a JVM option) or args (program arguments), not both"
+    );
+}
+
+#[test]
 fn at_rate_goes_with_memory_alone_above_zero_against_a_capacity_phase_or_as_every_measured_phases_rate() {
     let memory = "[tune]\nobjective = \"memory\"\nat_rate = 20000\nbudget = { trials = 5 }\n[tune.space]\n\
                   heap = { from = \"64m\", to = \"1g\" }\n";

@@ -135,6 +135,9 @@ pub struct TuneTrial {
     pub described: String,
     /// The JVM options the trial added to its cell's.
     pub options: Vec<String>,
+    /// The program arguments the trial added to its cell's (a parameter with `args`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
     /// Its cell id in `summary.json` and its folder under `cells/` (`trial=t03`).
     pub cell: String,
     pub dir: String,
@@ -178,6 +181,18 @@ impl TuneTrial {
     pub fn name(&self) -> String {
         if self.source == "defaults" { "defaults".to_string() } else { self.described.clone() }
     }
+
+    /// What it added to its cell's command line, in one line ([`settings_words`]).
+    pub fn settings_words(&self) -> String {
+        settings_words(&self.options, &self.args)
+    }
+}
+
+/// JVM options and program arguments in one line, as every output shows what a trial set: the options, then
+/// `args: …` when there are program arguments (`-Xmx384m args: --container-threads 50`).
+pub fn settings_words(options: &[String], args: &[String]) -> String {
+    let args = (!args.is_empty()).then(|| format!("args: {}", args.join(" ")));
+    options.iter().cloned().chain(args).collect::<Vec<_>>().join(" ")
 }
 
 impl Objective {
@@ -440,6 +455,7 @@ pub mod fixtures {
             config: BTreeMap::new(),
             described: described.into(),
             options: Vec::new(),
+            args: Vec::new(),
             cell: format!("trial=t{number:02}"),
             dir: format!("trial=t{number:02}"),
             figure,

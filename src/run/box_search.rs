@@ -182,6 +182,7 @@ fn searched_axis(range: SearchRange, cells: &[Cell]) -> Axis {
             jvm: Vec::new(),
             jdk: None,
             env: BTreeMap::new(),
+            args: Vec::new(),
             limits: range.dimension.set(Limits::default(), limit),
         })
         .collect();

@@ -1,5 +1,5 @@
-//! Unit tests of `cell`: how a cell's JVM options and command line are assembled and quoted, that the JVM accepts
-//! them, and the progress line of a ladder step.
+//! Unit tests of `cell`: how a cell's JVM options, program arguments and command line are assembled and quoted, that
+//! the JVM accepts them, and the progress line of a ladder step.
 
 use std::path::Path;
 
@@ -63,6 +63,39 @@ fn command_line_expands_jvm_as_words_or_inside_a_word_and_replaces_a_leading_jav
     let words = command_line(&inside, &cells(&inside)[0], &jdk, at("9", Path::new("/d")));
     assert_eq!(words.len(), 3);
     assert!(words[2].starts_with("exec java -Dport=9 ") && words[2].ends_with(" Main"), "{}", words[2]);
+}
+
+/// A plan running `command` with a journal axis and a threads axis that give program arguments.
+fn args_plan(command: &str) -> Plan {
+    let text = format!(
+        "name = \"a\"\n[target]\ncommand = \"{command}\"\nready = \"http://127.0.0.1:{{port}}/\"\n\
+         [[axis]]\nname = \"journal\"\nvalues = [{{ label = \"off\", args = [\"--no-request-journal\"], \
+         jvm = [\"-Dj=off\"] }}]\n\
+         [[axis]]\nname = \"threads\"\nvalues = [{{ label = \"8\", args = [\"--container-threads\", \"8\", \
+         \"--root-dir={{dir}}\"] }}]\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nduration = \"1s\"\n"
+    );
+    parse_plan("a.toml", &text, &PlanBase { plan_dir: "/tmp".into(), cwd: "/tmp".into() }).unwrap()
+}
+
+#[test]
+fn program_arguments_go_where_args_stands_or_after_the_last_word_with_placeholders_filled() {
+    let jdk = jdk17();
+    let placed = args_plan("java {jvm} -jar w.jar {args} --port {port}");
+    let cell = &cells(&placed)[0];
+    let words = command_line(&placed, cell, &jdk, at("9", Path::new("/d")));
+    let options = jvm_options(&placed, cell, &jdk, at("9", Path::new("/d")));
+    assert_eq!(words[1..=options.len()], options[..], "the JVM options stay where {{jvm}} is");
+    assert_eq!(options[0], "-Dj=off");
+    let tail = &words[options.len() + 1..];
+    assert_eq!(
+        tail,
+        ["-jar", "w.jar", "--no-request-journal", "--container-threads", "8", "--root-dir=/d", "--port", "9"]
+    );
+    let appended = args_plan("java {jvm} -jar w.jar --port {port}");
+    let words = command_line(&appended, &cells(&appended)[0], &jdk, at("9", Path::new("/d")));
+    let tail = &words[words.len() - 6..];
+    assert_eq!(tail, ["--port", "9", "--no-request-journal", "--container-threads", "8", "--root-dir=/d"]);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! A cell's command line: the JVM options of one start of its target — the plan's, the cell's, then jload's own
-//! telemetry options (GC log, PerfData, crash file, exit on OOM, Native Memory Tracking) — its command words and its
-//! environment, with every placeholder (`{jvm}`, `{port}`, `{host}`, `{dir}`, `{java}`, `{memory*F}`) filled in.
+//! telemetry options (GC log, PerfData, crash file, exit on OOM, Native Memory Tracking) — its command words with
+//! the cell's program arguments placed (`{args}`, else at the end) and its environment, with every placeholder
+//! (`{jvm}`, `{port}`, `{host}`, `{dir}`, `{java}`, `{memory*F}`) filled in.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,7 +10,7 @@ use crate::jvm::nmt;
 use crate::load::input::spec::fill_target;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
-use crate::plan::{Plan, relative};
+use crate::plan::{Plan, args, relative};
 use crate::results::RepFiles;
 
 /// The JVM options jload adds to every cell: GC log into the cell's folder, PerfData on, crash file beside it,
@@ -56,20 +57,29 @@ pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Ve
 }
 
 /// The cell's command line: `{jvm}` → all JVM options, `{port}`, `{dir}` (the cell-repeat's folder), `{java}` and a
-/// leading `java` → the cell's JDK.
+/// leading `java` → the cell's JDK; the cell's program arguments at `{args}`, else after the last word
+/// ([`args::place_args`]).
 pub fn command_line(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Vec<String> {
     let options = jvm_options(plan, cell, jdk, at);
     let mut words = Vec::new();
     for (index, word) in plan.target.command.iter().enumerate() {
         if word == "{jvm}" {
             words.extend(options.iter().cloned());
+        } else if word == args::ARGS_PLACEHOLDER {
+            words.push(word.clone());
         } else if index == 0 && word == "java" {
             words.push(jdk.java().display().to_string());
         } else {
             words.push(fill_with_options(word, &options, jdk, at, cell));
         }
     }
-    words
+    args::place_args(words, &program_args(cell, jdk, at))
+}
+
+/// The cell's program arguments, in axis order (a tune trial's after its cell's), with `{port}`, `{host}`, `{dir}`,
+/// `{java}` and `{memory…}` filled in.
+pub fn program_args(cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Vec<String> {
+    cell.args.iter().map(|word| fill_placeholders(word, jdk, at, cell)).collect()
 }
 
 /// The cell's extra environment: target.env, then the cell's axis env, with every placeholder filled in

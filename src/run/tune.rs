@@ -70,8 +70,8 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
                 1 => (Config::new(), Source::Defaults),
                 _ => search.propose(&searched),
             };
-            let options = tune.options(&config);
-            let cell = tune_cell(&item.cell, number, &options);
+            let (options, args) = (tune.options(&config), tune.args(&config));
+            let cell = tune_cell(&item.cell, number, &options, &args);
             let kept = context.results.read_meta(&cell.dir, 1).filter(|meta| !needs_run(Some(meta)));
             let started = Instant::now();
             let Some(meta) = run_once(context, context.plan, &cell)? else {
@@ -106,6 +106,7 @@ pub fn run_tune(context: &SearchContext<'_>, tune: &TunePlan, prepared: &[Prepar
                 config: values,
                 described,
                 options,
+                args,
                 cell: cell.id.clone(),
                 dir: cell.dir.clone(),
                 figure: outcome.as_ref().ok().copied(),
@@ -205,12 +206,13 @@ fn parameter_shares(tune: &TunePlan, searched: &[Trial]) -> Vec<ParameterShare> 
         .collect()
 }
 
-/// The trial's cell: the plan's cell with the trial's options after its own, labelled `trial=t03` beside its axes,
-/// in a folder of its own.
-fn tune_cell(cell: &Cell, number: u32, options: &[String]) -> Cell {
+/// The trial's cell: the plan's cell with the trial's options and program arguments after its own, labelled
+/// `trial=t03` beside its axes, in a folder of its own.
+fn tune_cell(cell: &Cell, number: u32, options: &[String], args: &[String]) -> Cell {
     let label = format!("t{number:02}");
     let mut trial = cell.clone();
     trial.jvm.extend(options.iter().cloned());
+    trial.args.extend(args.iter().cloned());
     trial.axes.insert("trial".to_string(), label.clone());
     let own = cell_folder(&[("trial", &label)]);
     (trial.id, trial.dir) = match cell.id.as_str() {
@@ -231,7 +233,14 @@ fn write_records(context: &SearchContext<'_>, record: &TuneRecord, trial_cells: 
     labels.dedup();
     let values = labels
         .into_iter()
-        .map(|label| AxisValue { label, jvm: Vec::new(), jdk: None, env: BTreeMap::new(), limits: Default::default() })
+        .map(|label| AxisValue {
+            label,
+            jvm: Vec::new(),
+            jdk: None,
+            env: BTreeMap::new(),
+            args: Vec::new(),
+            limits: Default::default(),
+        })
         .collect();
     plan.axes.push(Axis { name: "trial".to_string(), values });
     let repeats = |cell: &Cell| {
@@ -289,10 +298,8 @@ pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
     let budget: Vec<String> = trials.into_iter().chain(time).collect();
     text += &format!("  budget per cell: {} × {cells} cell(s)\n", budget.join(", "));
     for parameter in tune.space.parameters() {
-        let size = |value: i64| match &tune.setters[&parameter.name] {
-            crate::plan::tune::Setter::Template { size: true, .. } => format!("{value}m"),
-            _ => value.to_string(),
-        };
+        let setter = &tune.setters[&parameter.name];
+        let size = |value: i64| if setter.takes_sizes() { format!("{value}m") } else { value.to_string() };
         let domain = match &parameter.domain {
             Domain::Int { from, to, log } => {
                 format!("{}–{}{}", size(*from), size(*to), if *log { ", log" } else { "" })
@@ -306,7 +313,14 @@ pub fn dry_run_text(tune: &TunePlan, cells: usize) -> String {
         let when = parameter.only_if.as_ref().map_or(String::new(), |condition| {
             format!(" when {} is {}", condition.parameter, condition.one_of.join(" or "))
         });
-        text += &format!("  {}: {domain}{when}\n", parameter.name);
+        let sets = match setter {
+            crate::plan::tune::Setter::Args { words, .. } => format!(", program arguments {}", words.join(" ")),
+            crate::plan::tune::Setter::ArgsWhenTrue(words) => {
+                format!(", program arguments {} when true", words.join(" "))
+            }
+            _ => String::new(),
+        };
+        text += &format!("  {}: {domain}{when}{sets}\n", parameter.name);
     }
     text
 }
@@ -340,8 +354,9 @@ pub fn answers_text(results: &ResultsDir) -> Option<String> {
         if let Some(frontier) = cell.frontier_words() {
             text += &format!("    {frontier}\n");
         }
-        if let Some(best) = cell.best(record.objective).filter(|best| !best.options.is_empty()) {
-            text += &format!("    options: {} (trial {}, {})\n", best.options.join(" "), best.number, best.dir);
+        if let Some(best) = cell.best(record.objective).filter(|best| !best.options.is_empty() || !best.args.is_empty())
+        {
+            text += &format!("    options: {} (trial {}, {})\n", best.settings_words(), best.number, best.dir);
         }
     }
     Some(text)

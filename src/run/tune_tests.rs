@@ -53,16 +53,18 @@ fn record(bench: crate::load::record::result::BenchResult, memory_peak: Option<u
 }
 
 #[test]
-fn a_trials_cell_is_the_plans_cell_with_its_options_after_the_cells_and_a_folder_of_its_own() {
+fn a_trials_cell_is_the_plans_cell_with_its_options_and_args_after_the_cells_and_a_folder_of_its_own() {
     let plan = plan_with(
         "duration = \"1s\"\nrate = 10",
         &format!("[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
     );
     let cell = &cells(&plan)[0];
-    let trial = tune_cell(cell, 3, &["-Xmx384m".to_string(), "-Dx=0.3".to_string()]);
+    let options = ["-Xmx384m".to_string(), "-Dx=0.3".to_string()];
+    let trial = tune_cell(cell, 3, &options, &["--threads".to_string(), "50".to_string()]);
     assert_eq!(trial.id, "gc=-XX:+UseSerialGC,trial=t03");
     assert_eq!(trial.dir, "gc=-XX_+UseSerialGC__trial=t03");
     assert_eq!(trial.jvm, ["-XX:+UseSerialGC", "-Xmx384m", "-Dx=0.3"]);
+    assert_eq!(trial.args, ["--threads", "50"]);
     assert_eq!(trial.axes["trial"], "t03");
 }
 
@@ -82,15 +84,15 @@ fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
         "duration = \"1s\"\nrate = 10",
         &format!("[slo]\np99 = \"10s\"\n[tune]\nobjective = \"memory\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
     );
-    let cell = tune_cell(&cells(&memory)[0], 2, &[]);
+    let cell = tune_cell(&cells(&memory)[0], 2, &[], &[]);
     let meta = ended(&results, &cell, Status::Ok, Some(record(bench(), Some(300 * MIB))), None);
     assert_eq!(figure_of(Objective::Memory, &memory, &results, &cell, &meta), Ok((300 * MIB) as f64));
-    let cell = tune_cell(&cells(&memory)[0], 3, &[]);
+    let cell = tune_cell(&cells(&memory)[0], 3, &[], &[]);
     let gcstat = "unix_ms,uptime_s,S0,E,O,eden_used_mb,old_used_mb,old_capacity_mb,rss_mb\n\
                   1000,1.0,0,10,20,1,2,8,120.5\n2000,2.0,0,10,20,1,2,8,180.25\n";
     let meta = ended(&results, &cell, Status::Ok, Some(record(bench(), None)), Some(gcstat));
     assert_eq!(figure_of(Objective::Memory, &memory, &results, &cell, &meta), Ok(180.25 * MIB as f64));
-    let cell = tune_cell(&cells(&memory)[0], 4, &[]);
+    let cell = tune_cell(&cells(&memory)[0], 4, &[], &[]);
     let meta = ended(&results, &cell, Status::Crashed, None, None);
     assert_eq!(
         figure_of(Objective::Memory, &memory, &results, &cell, &meta),
@@ -102,13 +104,13 @@ fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
         "duration = \"1s\"\nrate = 10",
         &format!("[slo]\nerrors = \"0\"\n[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
     );
-    let cell = tune_cell(&cells(&p99)[0], 5, &[]);
+    let cell = tune_cell(&cells(&p99)[0], 5, &[], &[]);
     let mut failing = bench();
     failing.errors.total = 3;
     let meta = ended(&results, &cell, Status::Ok, Some(record(failing, None)), None);
     let why = figure_of(Objective::P99, &p99, &results, &cell, &meta).unwrap_err();
     assert!(why.starts_with("phase 'get': errors<=0 missed"), "{why}");
-    let cell = tune_cell(&cells(&p99)[0], 6, &[]);
+    let cell = tune_cell(&cells(&p99)[0], 6, &[], &[]);
     let passing = bench();
     let meta = ended(&results, &cell, Status::Ok, Some(record(passing.clone(), None)), None);
     assert_eq!(figure_of(Objective::P99, &p99, &results, &cell, &meta), Ok(passing.latency_ms.p99));
@@ -121,7 +123,7 @@ fn each_objective_reads_its_figure_or_says_why_the_trial_is_infeasible() {
     for (number, rps, expected) in
         [(7, Some(1200.0), Ok(1200.0)), (8, None, Err("phase 'get': no rate met p99<=10ms".to_string()))]
     {
-        let cell = tune_cell(&cells(&capacity)[0], number, &[]);
+        let cell = tune_cell(&cells(&capacity)[0], number, &[], &[]);
         let mut searched = bench();
         searched.capacity = Some(capacity_within_10ms(rps));
         let meta = ended(&results, &cell, Status::Ok, Some(record(searched, None)), None);
@@ -138,7 +140,7 @@ fn a_trial_that_missed_the_slo_teaches_the_search_its_measured_figure_and_one_th
         &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"memory\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
     );
     let outcome = |number: u32, status: Status, p99: f64, peak: Option<u64>| {
-        let cell = tune_cell(&cells(&memory)[0], number, &[]);
+        let cell = tune_cell(&cells(&memory)[0], number, &[], &[]);
         let mut bench = result_of(&Recorder::new(1, false));
         bench.latency_ms.p99 = p99;
         let meta = ended(&results, &cell, status, Some(record(bench, peak)), None);
@@ -163,7 +165,7 @@ fn a_trial_that_missed_the_slo_teaches_the_search_its_measured_figure_and_one_th
         "duration = \"1s\"\nrate = 10",
         &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
     );
-    let cell = tune_cell(&cells(&p99)[0], 5, &[]);
+    let cell = tune_cell(&cells(&p99)[0], 5, &[], &[]);
     let mut slow = result_of(&Recorder::new(1, false));
     slow.latency_ms.p99 = 30.0;
     let meta = ended(&results, &cell, Status::Ok, Some(record(slow, None)), None);
@@ -173,7 +175,7 @@ fn a_trial_that_missed_the_slo_teaches_the_search_its_measured_figure_and_one_th
         "capacity = { start_rate = 20, max_rate = 40 }\nstep = \"1s\"",
         &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"capacity\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
     );
-    let cell = tune_cell(&cells(&capacity)[0], 6, &[]);
+    let cell = tune_cell(&cells(&capacity)[0], 6, &[], &[]);
     let mut none_held = result_of(&Recorder::new(1, false));
     none_held.capacity = Some(capacity_within_10ms(None));
     let meta = ended(&results, &cell, Status::Ok, Some(record(none_held, None)), None);
@@ -199,12 +201,12 @@ fn a_memory_trial_with_a_capacity_phase_is_judged_by_its_capacity_against_at_rat
         bench.capacity = Some(capacity_within_10ms(rps));
         record(bench, Some(200 * MIB))
     };
-    let cell = tune_cell(&cells(&plan)[0], 2, &[]);
+    let cell = tune_cell(&cells(&plan)[0], 2, &[], &[]);
     let meta = ended(&results, &cell, Status::Ok, Some(searched(Some(1200.0))), None);
     assert_eq!(figure_of(Objective::Memory, &plan, &results, &cell, &meta), Ok((200 * MIB) as f64));
     assert_eq!(capacity_and_memory(&plan, &results, &cell, &meta), (Some(1200.0), Some((200 * MIB) as f64)));
 
-    let cell = tune_cell(&cells(&plan)[0], 3, &[]);
+    let cell = tune_cell(&cells(&plan)[0], 3, &[], &[]);
     let meta = ended(&results, &cell, Status::Ok, Some(searched(Some(800.0))), None);
     assert_eq!(
         figure_of(Objective::Memory, &plan, &results, &cell, &meta),
@@ -212,7 +214,7 @@ fn a_memory_trial_with_a_capacity_phase_is_judged_by_its_capacity_against_at_rat
     );
     assert_eq!(capacity_and_memory(&plan, &results, &cell, &meta), (Some(800.0), Some((200 * MIB) as f64)));
 
-    let cell = tune_cell(&cells(&plan)[0], 4, &[]);
+    let cell = tune_cell(&cells(&plan)[0], 4, &[], &[]);
     let meta = ended(&results, &cell, Status::Ok, Some(searched(None)), None);
     assert_eq!(
         figure_of(Objective::Memory, &plan, &results, &cell, &meta),
@@ -225,7 +227,7 @@ fn a_memory_trial_with_a_capacity_phase_is_judged_by_its_capacity_against_at_rat
         "capacity = { start_rate = 250, max_rate = 2000 }\nstep = \"1s\"",
         &format!("[slo]\np99 = \"10ms\"\n[tune]\nobjective = \"memory\"\nbudget = {{ trials = 3 }}\n{SPACE}"),
     );
-    let cell = tune_cell(&cells(&plain)[0], 5, &[]);
+    let cell = tune_cell(&cells(&plain)[0], 5, &[], &[]);
     let meta = ended(&results, &cell, Status::Ok, Some(searched(Some(300.0))), None);
     assert_eq!(figure_of(Objective::Memory, &plain, &results, &cell, &meta), Ok((200 * MIB) as f64));
 }
@@ -256,4 +258,19 @@ fn at_rate_without_a_capacity_phase_is_every_measured_phases_fixed_rate_and_the_
         text.contains("\n  at 20,000 req/s: every trial runs the capacity phase as written and is feasible"),
         "{text}"
     );
+}
+
+#[test]
+fn the_dry_run_names_the_program_arguments_a_parameter_sets() {
+    let space = "[tune.space]\nthreads = { values = [10, 50], args = [\"--container-threads\", \"{}\"] }\n\
+                 journal = { values = [true, false], args = [\"--no-request-journal\"] }\n\
+                 heap = { from = \"64m\", to = \"1g\" }\n";
+    let plan = plan_with(
+        "duration = \"1s\"\nrate = 10",
+        &format!("[tune]\nobjective = \"p99\"\nbudget = {{ trials = 3 }}\n{space}"),
+    );
+    let text = dry_run_text(plan.tune.as_ref().unwrap(), 1);
+    assert!(text.contains("\n  heap: 64m–1024m\n"), "{text}");
+    assert!(text.contains("\n  journal: true | false, program arguments --no-request-journal when true\n"), "{text}");
+    assert!(text.contains("\n  threads: 10 < 50, program arguments --container-threads {}\n"), "{text}");
 }

@@ -64,6 +64,9 @@ pub struct TuneTrialRow {
     pub source: String,
     pub configuration: String,
     pub options: Vec<String>,
+    /// The program arguments it added (a parameter with `args`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
     pub figure: Option<f64>,
     /// The figure in words, or `infeasible: why`.
     pub outcome: String,
@@ -77,6 +80,9 @@ pub struct BestRow {
     pub number: u32,
     pub configuration: String,
     pub options: Vec<String>,
+    /// The program arguments it added (a parameter with `args`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
     /// The median of its repeats (its trial's figure when it ran once); None when no repeat was feasible.
     pub figure: Option<f64>,
     pub figure_words: String,
@@ -143,6 +149,7 @@ fn cell_section(record: &TuneRecord, cell: &CellTune) -> CellTuneSection {
             source: trial.source.clone(),
             configuration: trial.described.clone(),
             options: trial.options.clone(),
+            args: trial.args.clone(),
             figure: trial.figure,
             outcome: match (trial.figure, &trial.infeasible) {
                 (Some(figure), _) => objective.value(figure),
@@ -162,6 +169,7 @@ fn cell_section(record: &TuneRecord, cell: &CellTune) -> CellTuneSection {
             number: trial.number,
             configuration: trial.name(),
             options: trial.options.clone(),
+            args: trial.args.clone(),
             figure,
             figure_words: figure.map_or("—".to_string(), |figure| objective.value(figure)),
             interval,

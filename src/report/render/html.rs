@@ -28,6 +28,7 @@ use crate::load::format::format_ms;
 use crate::report::analysis::{
     Analysis, CAPACITY, CellPhase, CurvePoint, GC_SHARE, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
 };
+use crate::results::tune::settings_words;
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;
@@ -558,7 +559,7 @@ fn tune_section(analysis: &Analysis) -> Markup {
                     tbody {
                         @for row in &cell.best {
                             tr {
-                                td { (row.number) } td { (row.configuration) } td { code { (row.options.join(" ")) } }
+                                td { (row.number) } td { (row.configuration) } td { code { (settings_words(&row.options, &row.args)) } }
                                 td { (row.figure_words) } td { (row.interval.as_deref().unwrap_or("—")) }
                                 td { (row.repeats) } td { (row.vs_default.as_deref().unwrap_or("—")) }
                             }
@@ -588,7 +589,7 @@ fn tune_section(analysis: &Analysis) -> Markup {
                     @for row in &cell.trials {
                         tr {
                             td { (row.number) } td { (row.source) } td { (row.configuration) }
-                            td { code { (row.options.join(" ")) } } td { (row.outcome) }
+                            td { code { (settings_words(&row.options, &row.args)) } } td { (row.outcome) }
                             td { (row.best_so_far.as_deref().unwrap_or("—")) }
                         }
                     }

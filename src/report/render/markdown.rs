@@ -13,6 +13,7 @@ use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
 use super::tune::{BEST_HEAD, FRONTIER_INTRO, HISTORY_HEAD, frontier_head, holds_words, shares, title as tune_title};
 use crate::report::analysis::{Analysis, CellTuneSection, PhaseAnalysis, PhaseKind};
+use crate::results::tune::settings_words;
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, code, inline HTML), escaping only what
 /// Markdown would read otherwise, so that the file reads as written too: `p99<=10ms` and `a&b` stay as they are, while
@@ -447,7 +448,7 @@ fn tune_section(analysis: &Analysis) -> String {
                     "| {} | {} | {} | {} | {} | {} | {} |",
                     row.number,
                     escape(&row.configuration),
-                    escape(&row.options.join(" ")),
+                    escape(&settings_words(&row.options, &row.args)),
                     escape(&row.figure_words),
                     row.interval.as_deref().unwrap_or("—"),
                     escape(&row.repeats),
@@ -473,7 +474,7 @@ fn tune_section(analysis: &Analysis) -> String {
                 row.number,
                 row.source,
                 escape(&row.configuration),
-                escape(&row.options.join(" ")),
+                escape(&settings_words(&row.options, &row.args)),
                 escape(&row.outcome),
                 row.best_so_far.as_deref().map_or("—".to_string(), escape)
             );
