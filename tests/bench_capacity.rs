@@ -99,15 +99,16 @@ fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
 
 #[test]
 fn a_search_starting_above_a_queueing_servers_capacity_halves_and_blames_the_server() {
-    // A one-worker JDK HTTP server with 5 ms of CPU per request (capacity at most 200 req/s; less for its own
-    // overhead): at 8 connections and 250 req/s every connection is busy while eight requests queue behind the worker,
-    // so the raw median is several service times at every rate above the capacity. The first step has no lighter
-    // passing step to compare with: it is the server's limit, and the search halves below it.
+    // A one-worker JDK HTTP server with a 5 ms service time (it sleeps, so the other tests' load does not stretch
+    // it: capacity at most 200 req/s, less for its own overhead): at 8 connections and 250 req/s every connection is
+    // busy while eight requests queue behind the worker, so the raw median is several service times at every rate
+    // above the capacity. The first step has no lighter passing step to compare with: it is the server's limit, and
+    // the search halves below it.
     let dir = tempdir();
     let classes = common::jdks::compiled(&dir, "SaturatedTarget.java");
     let mut java = Command::new(common::jdks::jdk17("java").join("bin/java"));
     java.args(["-XX:+UseSerialGC", "-cp"]).arg(&classes).arg("SaturatedTarget");
-    java.args(["--port", "0", "--work-us", "5000", "--garbage-kb", "0", "--exit-after-ms", "120000"]);
+    java.args(["--port", "0", "--work-us", "0", "--sleep-us", "5000", "--garbage-kb", "0", "--exit-after-ms", "120000"]);
     let server = PortJvm::start(java);
     let url = server.url();
     let (code, result, _) = bench_json(&[
@@ -124,29 +125,33 @@ fn a_search_starting_above_a_queueing_servers_capacity_halves_and_blames_the_ser
     assert_eq!(steps[0]["limited_by"]["side"], "target", "the first step: {}", steps[0]);
     assert_eq!(f64_of(&steps[1]["requested_rps"]), 125.0, "halved: {steps:?}");
     let high = f64_of(&capacity["bounds"][1]);
-    let failing = steps.iter().rev().find(|step| f64_of(&step["requested_rps"]) == high).unwrap();
-    // It missed on the server's side: the server fell short of the rate, or sustained it beyond the SLO.
-    let server_short = failing["limited_by"]["side"] == "target";
-    assert!(server_short || (failing["limited_by"].is_null() && failing["meets_slo"] == false), "{failing}");
+    // The failing bound's windows missed on the server's side: none was the generator's limit, and one at least fell
+    // short of the rate or missed the SLO (the bound is judged on its windows pooled).
+    let failing: Vec<&serde_json::Value> =
+        steps.iter().filter(|step| f64_of(&step["requested_rps"]) == high).collect();
+    assert!(failing.iter().all(|step| step["limited_by"]["side"] != "generator"), "{failing:?}");
+    assert!(failing.iter().any(|step| step["limited_by"]["side"] == "target" || step["meets_slo"] == false));
 }
 
 #[test]
-fn without_a_start_rate_the_search_starts_at_a_quarter_of_a_closed_model_probe() {
+fn without_a_start_rate_the_search_starts_at_half_a_closed_model_probe() {
     let (code, result) = on_known_server(
-        &["--capacity", "p99<=1s", "--max-rate", "50", "--step-warmup", "300ms", "--min-requests", "100"],
+        &["--capacity", "p99<=1s", "--max-rate", "80", "--step-warmup", "300ms", "--min-requests", "100"],
         search_generator_limited,
     );
     assert_eq!(code, 0, "{}", result["capacity"]);
-    // The closed-model probe saturates the server at 1/S = 100 req/s (less on a loaded machine): a quarter is 25.
+    // The closed-model probe saturates the server at 1/S = 100 req/s (less on a loaded machine): half is 50.
     let steps = result["steps"].as_array().unwrap();
     let first = f64_of(&steps[0]["requested_rps"]);
-    assert!((20.0..=25.0).contains(&first), "the search started at {first} req/s");
-    // It doubles to the highest rate allowed, which meets the SLO: capacity at least that, no failing bound.
-    assert_eq!(f64_of(&steps.last().unwrap()["requested_rps"]), 50.0, "{steps:?}");
+    assert!((40.0..=50.0).contains(&first), "the search started at {first} req/s");
+    // It doubles to the highest rate allowed, which meets the SLO and is measured again: capacity at least that, no
+    // failing bound.
+    let rates: Vec<f64> = steps.iter().map(|step| f64_of(&step["requested_rps"])).collect();
+    assert_eq!(rates[1..], [80.0, 80.0], "{steps:?}");
     let capacity = &result["capacity"];
-    assert_eq!(capacity["rps"], 50.0);
-    assert_eq!(capacity["bounds"], serde_json::json!([50.0, null]));
-    assert!(capacity["verdict"].as_str().unwrap().contains("up to the highest allowed, 50 req/s"), "{capacity}");
+    assert_eq!(capacity["rps"], 80.0);
+    assert_eq!(capacity["bounds"], serde_json::json!([80.0, null]));
+    assert!(capacity["verdict"].as_str().unwrap().contains("up to the highest allowed, 80 req/s"), "{capacity}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::machine::{alone, shared};
+use common::machine::shared;
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, tempdir};
 
 // JVM-heavy tests share the machine two at a time (common::machine), the search that compares two configurations'

@@ -441,6 +441,12 @@ impl StepObserver for StepWindows<'_> {
         }
     }
 
+    fn rate_pooled(&mut self, pooled: &Step) {
+        if self.announce {
+            say!("jload:            {}", pooled_line(pooled));
+        }
+    }
+
     fn target_counters(&mut self) -> Option<TargetCounters> {
         let Mark::Local(sample) = self.watch?.mark()? else { return None };
         let gc = &sample.collections;
@@ -465,6 +471,16 @@ fn step_line(step: &Step) -> String {
         "{} req/s: {:.0} achieved, p99 {:.2} ms{verdict}{limit}",
         step.requested_rps, step.achieved_rps, step.latency_ms.p99
     )
+}
+
+/// A rate's windows pooled, in one line: `over 2 windows (6.0 s): p99 11.20 ms, SLO missed`.
+fn pooled_line(pooled: &Step) -> String {
+    let verdict = match pooled.meets_slo {
+        Some(true) => ", SLO met",
+        Some(false) => ", SLO missed",
+        None => "",
+    };
+    format!("over {} windows ({:.1} s): p99 {:.2} ms{verdict}", pooled.windows, pooled.duration_s, pooled.latency_ms.p99)
 }
 
 /// Whether load must end now: Ctrl-C was pressed, the target died or its server cannot be reached.

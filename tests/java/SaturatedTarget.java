@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * wait in a queue, while small, frequent GC pauses come and go.
  *
  * <p>One worker thread ({@code --workers}, default 1) serves every request from the HTTP server's queue; each request
- * burns {@code --work-us} of CPU (default 1000) and allocates {@code --garbage-kb} of short-lived arrays (default 64).
+ * burns {@code --work-us} of CPU (default 1000) and allocates {@code --garbage-kb} of short-lived arrays (default 64);
+ * with {@code --sleep-us} it then sleeps that long besides (default 0): a service time that takes no CPU, which a
+ * shared machine's other work does not stretch.
  * Driven by more connections than the worker keeps up with, each request waits for the ones queued before it: its
  * latency is many service times, and that queue is what makes the tail. With a small young generation (for example
  * {@code -Xmn8m -XX:+UseSerialGC}) the garbage brings several young collections a second, each well under a
@@ -41,6 +43,7 @@ public final class SaturatedTarget {
         int port = 0;
         int workers = 1;
         long workMicros = 1000;
+        long sleepMicros = 0;
         int garbageKb = 64;
         long hangEvery = 0;
         long exitAfterMs = MAX_LIFETIME_MS;
@@ -50,6 +53,7 @@ public final class SaturatedTarget {
                 case "--port" -> port = Integer.parseInt(value);
                 case "--workers" -> workers = Integer.parseInt(value);
                 case "--work-us" -> workMicros = Long.parseLong(value);
+                case "--sleep-us" -> sleepMicros = Long.parseLong(value);
                 case "--garbage-kb" -> garbageKb = Integer.parseInt(value);
                 case "--hang-every" -> hangEvery = Long.parseLong(value);
                 case "--exit-after-ms" -> exitAfterMs = Math.min(MAX_LIFETIME_MS, Long.parseLong(value));
@@ -62,11 +66,19 @@ public final class SaturatedTarget {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
         server.createContext("/health", exchange -> answer(exchange));
         long work = workMicros;
+        long sleep = sleepMicros;
         int garbage = garbageKb;
         long hang = hangEvery;
         AtomicLong served = new AtomicLong();
         server.createContext("/", exchange -> {
             serve(work, garbage);
+            if (sleep > 0) {
+                try {
+                    Thread.sleep(sleep / 1000, (int) (sleep % 1000) * 1000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             if (hang > 0 && served.incrementAndGet() % hang == 0) {
                 return;
             }

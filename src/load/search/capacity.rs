@@ -26,16 +26,13 @@ pub const PROBE_SHARE: f64 = 0.5;
 pub const MAX_HALVINGS: i32 = 4;
 /// A search never runs more steps than this (a ramp of 2^30 and a bisection fit in far fewer).
 pub const MAX_STEPS: usize = 40;
-/// A rate that bounds a capacity rests on at least this many measured windows, pooled, …
+/// A rate that bounds a capacity rests on this many measured windows, pooled.
 pub const CONFIRMING_WINDOWS: u32 = 2;
-/// … and on more, up to this many, until they hold a whole cycle of the target's rarest collections
-/// ([`Search::requests_per_cycle`]): windows shorter than that cycle either hold one of its pauses or none, and
-/// their p99 says which rather than what the rate sustains.
-pub const MAX_CONFIRMING_WINDOWS: u32 = 3;
-/// A rate that fails below this share of the target's settled closed-model throughput is measured again before the
-/// search bisects below it (until one such failure held on every window): a target that serves twice the rate when
-/// every connection presses it rarely misses an SLO at half of it, unless one window caught a rare pause.
-pub const SUSPECT_SHARE: f64 = 0.5;
+/// A rate that fails below this share of the target's settled closed-model throughput — the search's start among
+/// them — is measured again before the search bisects below it (until one such failure held on every window): a
+/// target that serves nearly twice the rate when every connection presses it rarely misses an SLO there, unless one
+/// window caught a rare pause.
+pub const SUSPECT_SHARE: f64 = 0.6;
 
 /// What the search is looking for, and where it starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,19 +47,14 @@ pub struct Search {
     /// The target's settled closed-model throughput, when a warm-up measured it: a rate failing far below it is
     /// measured again ([`SUSPECT_SHARE`]).
     pub settled_rps: Option<f64>,
-    /// How many windows each bound of the capacity rests on at least ([`CONFIRMING_WINDOWS`]; 1: every rate
-    /// measured once).
+    /// How many windows each bound of the capacity rests on ([`CONFIRMING_WINDOWS`]; 1: every rate measured once).
     pub windows: u32,
-    /// The requests the target serves per cycle of its rarest collections (seen in the warm-up), which a bound's
-    /// pooled windows hold when they can ([`MAX_CONFIRMING_WINDOWS`]).
-    pub requests_per_cycle: Option<f64>,
 }
 
 impl Search {
     /// Whether `step` (a rate's windows pooled) rests on enough windows to bound the capacity.
     fn confirmed(&self, step: &Step) -> bool {
-        let whole_cycle = self.requests_per_cycle.is_none_or(|cycle| step.requests as f64 >= cycle);
-        step.windows >= self.windows && (whole_cycle || step.windows >= MAX_CONFIRMING_WINDOWS.max(self.windows))
+        step.windows >= self.windows
     }
 }
 

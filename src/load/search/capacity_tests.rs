@@ -39,7 +39,6 @@ fn search(start_rps: f64) -> Search {
         slo: "p99<=20ms, errors<=0.1%".to_string(),
         settled_rps: None,
         windows: 1,
-        requests_per_cycle: None,
     }
 }
 
@@ -200,9 +199,82 @@ fn the_search_stops_after_its_step_limit() {
 }
 
 #[test]
-fn the_start_rate_is_a_quarter_of_the_closed_model_throughput() {
-    assert_eq!(start_from_probe(1950.0), 488.0);
+fn the_start_rate_is_half_the_closed_model_throughput() {
+    assert_eq!(start_from_probe(1951.0), 976.0);
     assert_eq!(start_from_probe(1.0), 1.0);
+}
+
+/// Drive a search that measures rates again, keeping one step per rate (its windows pooled, as the ladder does):
+/// `pooled_meets(rate, windows)` says whether the rate's windows together meet the SLO; the rates in the order run,
+/// and the end.
+fn run_pooled(search: &Search, pooled_meets: impl Fn(f64, u32) -> bool) -> (Vec<f64>, Vec<Step>, Capacity) {
+    let (mut rates, mut steps): (Vec<f64>, Vec<Step>) = (Vec::new(), Vec::new());
+    loop {
+        match decide(search, &steps) {
+            Decision::Run(rps) => {
+                rates.push(rps);
+                let windows = steps.iter().find(|step| step.requested_rps == rps).map_or(1, |step| step.windows + 1);
+                let pooled = Step {
+                    windows,
+                    requests: (rps * 5.0) as u64 * u64::from(windows),
+                    duration_s: 5.0 * f64::from(windows),
+                    ..step(rps, pooled_meets(rps, windows))
+                };
+                match steps.iter_mut().find(|step| step.requested_rps == rps) {
+                    Some(known) => *known = pooled,
+                    None => steps.push(pooled),
+                }
+            }
+            Decision::Done(found) => return (rates, steps, found),
+        }
+    }
+}
+
+fn confirming(start_rps: f64) -> Search {
+    Search { windows: CONFIRMING_WINDOWS, ..search(start_rps) }
+}
+
+#[test]
+fn each_bound_is_measured_again_before_the_search_ends() {
+    // The course of the first test up to 497 meeting it and 519 missing it, then 497 and 519 once more each.
+    let (rates, steps, capacity) = run_pooled(&confirming(100.0), |rate, _| rate <= 500.0);
+    assert_eq!(rates, [100.0, 200.0, 400.0, 800.0, 566.0, 476.0, 519.0, 497.0, 497.0, 519.0]);
+    assert_eq!(capacity.bounds, [Some(497.0), Some(519.0)]);
+    let windows: Vec<(f64, u32)> = steps.iter().map(|step| (step.requested_rps, step.windows)).collect();
+    assert_eq!(windows[6..], [(519.0, 2), (497.0, 2)]);
+    assert_eq!(
+        capacity.verdict,
+        "capacity 497 req/s at p99<=20ms, errors<=0.1%: met at 497 req/s (p99 3.000 ms over 2 windows, 10.0 s), missed \
+         at 519 req/s (p99 250.0 ms, errors 0.00 %, over 2 windows, 10.0 s), within 5 %"
+    );
+}
+
+#[test]
+fn a_bound_that_changes_side_when_measured_again_moves_the_capacity() {
+    // 497 met it in one window but misses over two: 476 meets, 497 misses, 497/476 = 1.044: 476 is confirmed.
+    let (rates, _, capacity) = run_pooled(&confirming(100.0), |rate, windows| match rate {
+        497.0 => windows == 1,
+        rate => rate <= 500.0,
+    });
+    assert_eq!(rates[7..], [497.0, 497.0, 476.0]);
+    assert_eq!(capacity.bounds, [Some(476.0), Some(497.0)]);
+}
+
+#[test]
+fn a_failure_far_below_the_settled_throughput_is_measured_again_before_the_search_halves() {
+    // Settled at 1000 req/s: 400 failing its first window is measured again (it is below 60 % of 1000), passes over
+    // both, and the ramp goes on to 800.
+    let search = Search { settled_rps: Some(1000.0), ..confirming(400.0) };
+    let (rates, _, _) = run_pooled(&search, |rate, windows| rate == 400.0 && windows > 1 || rate < 400.0);
+    assert_eq!(rates[..3], [400.0, 400.0, 800.0]);
+}
+
+#[test]
+fn once_a_far_failure_holds_on_every_window_the_failures_below_it_are_believed() {
+    // 400 fails over two windows: the halving to 200 is believed without measuring 200 again.
+    let search = Search { settled_rps: Some(1000.0), ..confirming(400.0) };
+    let (rates, _, _) = run_pooled(&search, |rate, _| rate < 150.0);
+    assert_eq!(rates[..4], [400.0, 400.0, 200.0, 100.0]);
 }
 
 #[test]

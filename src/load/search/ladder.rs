@@ -127,6 +127,8 @@ pub const PROBE_DURATION: Duration = Duration::from_secs(2);
 pub trait StepObserver {
     fn step_started(&mut self, _requested_rps: f64) {}
     fn step_finished(&mut self, _step: &Step) {}
+    /// A rate measured again is judged on all its windows at once: `pooled` (its `windows` above 1).
+    fn rate_pooled(&mut self, _pooled: &Step) {}
     /// A search without a start rate probed the target in the closed model and starts at `start_rps`.
     fn probed(&mut self, _closed_rps: f64, _start_rps: f64) {}
     /// The ladder ended before its plan did (interrupted, the target broke, a step failed); `why` says which.
@@ -149,10 +151,9 @@ pub struct TargetCounters {
     pub jit_compile_s: Option<f64>,
 }
 
-/// A step's window holds at least this many cycles of the target's rarest collections at the step's rate, …
-pub const RHYTHM_CYCLES: f64 = 2.0;
-/// … but lasts at most this many times the plan's step.
-pub const RHYTHM_STRETCH: f64 = 2.0;
+/// A step's window is stretched to hold a whole number of cycles of the target's rarest collections at the step's
+/// rate when one cycle lasts at most this many times the plan's step.
+pub const RHYTHM_STRETCH: f64 = 3.0;
 
 /// Run `plan` on `spec` (its `rate` is replaced by each step's, its stop condition by `timing`), telling `observer` of
 /// each step. Steps of a search are judged on its goal's SLO, steps of a fixed ladder on `slo` (none: not judged).
@@ -263,6 +264,11 @@ impl Ladder<'_> {
         let broken = broken(&result, rate, self.window(rate));
         self.steps.push(step);
         self.results.push(result);
+        if let Some(pooled) = self.pooled(self.current_from).into_iter().find(|pooled| pooled.requested_rps == rate)
+            && pooled.windows > 1
+        {
+            self.observer.rate_pooled(&pooled);
+        }
         Ok(broken)
     }
 
@@ -280,14 +286,17 @@ impl Ladder<'_> {
             .and_then(|(_, result)| result.latency_uncorrected_ms)
     }
 
-    /// The measured window at `rate`: the timing's, stretched to hold [`RHYTHM_CYCLES`] cycles of the target's
-    /// rarest collections at that rate (seen in the warm-up), at most [`RHYTHM_STRETCH`] times the plan's step. A
-    /// window shorter than the target's rhythm holds one of its rare pauses or none, and its p99 says which.
+    /// The measured window at `rate`: the timing's, stretched to a whole number of cycles of the target's rarest
+    /// collections at that rate (seen in the warm-up) when one cycle lasts at most [`RHYTHM_STRETCH`] times the
+    /// plan's step. A window of a cycle and a half holds one of the rare pauses or two, and its p99 says which more
+    /// than what the rate sustains; a whole number of cycles holds as many as the rate brings.
     fn window(&self, rate: f64) -> Duration {
         let window = self.timing.window(rate);
-        let Some(per_cycle) = self.requests_per_cycle else { return window };
-        let rhythm = Duration::from_secs_f64(RHYTHM_CYCLES * per_cycle / rate);
-        window.max(rhythm.min(self.timing.measure.mul_f64(RHYTHM_STRETCH)))
+        let Some(cycle_s) = self.requests_per_cycle.map(|requests| requests / rate) else { return window };
+        if cycle_s <= 0.0 || cycle_s > RHYTHM_STRETCH * self.timing.measure.as_secs_f64() {
+            return window;
+        }
+        Duration::from_secs_f64((window.as_secs_f64() / cycle_s).ceil() * cycle_s)
     }
 
     /// The steps since `from`, one per rate in the order first run: a rate measured once is its step, one measured

@@ -148,6 +148,19 @@ impl StepObserver for StepProgress {
         }
     }
 
+    fn rate_pooled(&mut self, pooled: &Step) {
+        if !self.quiet {
+            eprintln!(
+                "step {}: {} req/s over its {} windows: p99 {} ms, SLO {}",
+                self.started,
+                format_rate(pooled.requested_rps),
+                pooled.windows,
+                format_ms(pooled.latency_ms.p99),
+                slo_mark(pooled.meets_slo)
+            );
+        }
+    }
+
     fn step_finished(&mut self, step: &Step) {
         if !self.quiet {
             let limited = step

@@ -96,7 +96,6 @@ impl Ladder<'_> {
             slo: capacity::describe_slo(&goal.slo),
             settled_rps: settled,
             windows: capacity::CONFIRMING_WINDOWS,
-            requests_per_cycle: self.requests_per_cycle,
         };
         let mut from = 0;
         loop {
@@ -189,7 +188,6 @@ impl Ladder<'_> {
             self.current_from = from;
             settled = Some(rewarmed);
             search.settled_rps = settled;
-            search.requests_per_cycle = self.requests_per_cycle;
             let note = format!(
                 "{changed}: warm-up too short; {moved}, so the search ran afresh from {} req/s (the first {from} steps \
                  set aside)",
