@@ -116,7 +116,8 @@ fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_bo
     let dir = tempdir();
     let classes = compiled(&dir, "Footprint.java");
     let plan = plan(&dir, &classes, OPTIONS, "");
-    // The measured phase becomes a capacity search (100, then 200 req/s: both meet the SLO, capacity 200).
+    // The measured phase becomes a capacity search (100, then 200 req/s: both meet the SLO; 200, the cap, measured
+    // again: capacity 200).
     let text = std::fs::read_to_string(&plan).unwrap().replace(
         "rate = 100\nduration = \"1s\"\n",
         "capacity = { start_rate = 100, max_rate = 200 }\nstep = \"1s\"\nstep_warmup = \"0s\"\n\
@@ -135,7 +136,7 @@ fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_bo
     assert_eq!(search["capacity"]["share"].as_f64(), Some(0.5));
     assert_eq!(search["load"], "100 req/s, 50% of the 200 req/s found in the largest box");
     let capacity_run = out.join("cells").join(search["capacity"]["dir"].as_str().unwrap()).join("rep-1");
-    assert_eq!(json(&capacity_run.join("get.json"))["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(json(&capacity_run.join("get.json"))["steps"].as_array().unwrap().len(), 3);
     assert_eq!(json(&capacity_run.join("meta.json"))["box"]["memory_bytes"].as_f64(), Some(1024.0 * MIB));
     // Each trial that got to its phases ran it at the fixed rate, as one run.
     let largest = out.join("cells").join(search["trials"][0]["dir"].as_str().unwrap()).join("rep-1");

@@ -264,9 +264,8 @@ impl Ladder<'_> {
         let broken = broken(&result, rate, self.window(rate));
         self.steps.push(step);
         self.results.push(result);
-        if let Some(pooled) = self.pooled(self.current_from).into_iter().find(|pooled| pooled.requested_rps == rate)
-            && pooled.windows > 1
-        {
+        let pooled = self.pooled_at(self.current_from, rate);
+        if pooled.windows > 1 {
             self.observer.rate_pooled(&pooled);
         }
         Ok(broken)
@@ -308,22 +307,24 @@ impl Ladder<'_> {
                 rates.push(step.requested_rps);
             }
         }
-        let pooled_at = |rate: f64| {
-            let at: Vec<usize> = (from..self.steps.len()).filter(|&i| self.steps[i].requested_rps == rate).collect();
-            let last = self.steps[*at.last().expect("a rate that was run")].clone();
-            if at.len() == 1 {
-                return last;
+        rates.into_iter().map(|rate| self.pooled_at(from, rate)).collect()
+    }
+
+    /// The steps at `rate` since `from` (one at least) as one: the step itself when it ran once, else its windows
+    /// pooled and judged as one step.
+    fn pooled_at(&self, from: usize, rate: f64) -> Step {
+        let at: Vec<usize> = (from..self.steps.len()).filter(|&i| self.steps[i].requested_rps == rate).collect();
+        let last = self.steps[*at.last().expect("a rate that was run")].clone();
+        if at.len() == 1 {
+            return last;
+        }
+        let windows: Vec<&BenchResult> = at.iter().map(|&i| &self.results[i]).collect();
+        match crate::load::record::merge::pool(&windows) {
+            Some(pooled) => {
+                Step { windows: at.len() as u32, ..judge(rate, &pooled, self.light_load(rate).as_ref(), self.rules) }
             }
-            let windows: Vec<&BenchResult> = at.iter().map(|&i| &self.results[i]).collect();
-            match crate::load::record::merge::pool(&windows) {
-                Some(pooled) => Step {
-                    windows: at.len() as u32,
-                    ..judge(rate, &pooled, self.light_load(rate).as_ref(), self.rules)
-                },
-                None => last,
-            }
-        };
-        rates.into_iter().map(pooled_at).collect()
+            None => last,
+        }
     }
 
     /// The measured result of a step at `rate`; None when Ctrl-C cut it short.
