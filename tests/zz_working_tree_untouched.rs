@@ -37,6 +37,28 @@ fn no_test_left_a_file_in_the_working_tree() {
     );
 }
 
+#[test]
+fn no_jvm_leftover_is_tracked() {
+    // A JVM leaves `.attach_pid<pid>` where an attach client asked it to listen, `hs_err_pid<pid>.log` and core files
+    // where it crashed: a run's leftovers, never the project's.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Ok(output) = Command::new("git").args(["ls-files", "-z"]).current_dir(repo).output() else { return };
+    let numbered = |name: &str, prefix: &str, suffix: &str| {
+        name.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(suffix))
+            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit()))
+    };
+    let leftovers: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .split('\0')
+        .filter(|path| {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            numbered(name, ".attach_pid", "") || numbered(name, "hs_err_pid", ".log") || numbered(name, "core.", "")
+        })
+        .map(str::to_string)
+        .collect();
+    assert!(leftovers.is_empty(), "a JVM's leftovers are tracked (git rm them): {leftovers:?}");
+}
+
 /// Whether the file `path` (or any file under the folder `path`) was modified after `since`.
 fn written_since(path: &Path, since: SystemTime) -> bool {
     let Ok(metadata) = std::fs::symlink_metadata(path) else { return false };
