@@ -108,12 +108,38 @@ fn a_search_starting_above_a_queueing_servers_capacity_halves_and_blames_the_ser
     let classes = common::jdks::compiled(&dir, "SaturatedTarget.java");
     let mut java = Command::new(common::jdks::jdk17("java").join("bin/java"));
     java.args(["-XX:+UseSerialGC", "-cp"]).arg(&classes).arg("SaturatedTarget");
-    java.args(["--port", "0", "--work-us", "0", "--sleep-us", "5000", "--garbage-kb", "0", "--exit-after-ms", "120000"]);
+    java.args([
+        "--port",
+        "0",
+        "--work-us",
+        "0",
+        "--sleep-us",
+        "5000",
+        "--garbage-kb",
+        "0",
+        "--exit-after-ms",
+        "120000",
+    ]);
     let server = PortJvm::start(java);
     let url = server.url();
     let (code, result, _) = bench_json(&[
-        "-c", "8", "-t", "1", "--capacity", "p99<=50ms", "--start-rate", "250", "--step-warmup", "500ms", "--step",
-        "1s", "--min-requests", "300", "--steady-max", "0s", &url,
+        "-c",
+        "8",
+        "-t",
+        "1",
+        "--capacity",
+        "p99<=50ms",
+        "--start-rate",
+        "250",
+        "--step-warmup",
+        "500ms",
+        "--step",
+        "1s",
+        "--min-requests",
+        "300",
+        "--steady-max",
+        "0s",
+        &url,
     ]);
     let capacity = &result["capacity"];
     assert_eq!(code, 0, "a capacity was found: {capacity}");
@@ -127,8 +153,7 @@ fn a_search_starting_above_a_queueing_servers_capacity_halves_and_blames_the_ser
     let high = f64_of(&capacity["bounds"][1]);
     // The failing bound's windows missed on the server's side: none was the generator's limit, and one at least fell
     // short of the rate or missed the SLO (the bound is judged on its windows pooled).
-    let failing: Vec<&serde_json::Value> =
-        steps.iter().filter(|step| f64_of(&step["requested_rps"]) == high).collect();
+    let failing: Vec<&serde_json::Value> = steps.iter().filter(|step| f64_of(&step["requested_rps"]) == high).collect();
     assert!(failing.iter().all(|step| step["limited_by"]["side"] != "generator"), "{failing:?}");
     assert!(failing.iter().any(|step| step["limited_by"]["side"] == "target" || step["meets_slo"] == false));
 }

@@ -117,7 +117,9 @@ fn not_text(head: &[u8]) -> Option<&'static str> {
     let lines: Vec<&[u8]> = complete.split(|&byte| byte == b'\n').filter(|line| !line.is_empty()).collect();
     let not_text = lines
         .iter()
-        .filter(|line| std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line)).map_or(true, |line| !is_text(line)))
+        .filter(|line| {
+            std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line)).map_or(true, |line| !is_text(line))
+        })
         .count();
     (not_text as f64 > NOT_TEXT_LINES_SHARE * lines.len() as f64).then_some("binary data (mostly no UTF-8 text)")
 }
@@ -159,7 +161,8 @@ mod tests {
     fn a_line_of_latin_1_or_nuls_is_read_as_not_text_with_its_bytes_escaped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gc.log");
-        std::fs::write(&path, b"[0.1s][info][gc] Using G1\r\n# host: m\xe9tro\n\x00\x00\x00\x00\n\tindented\n").unwrap();
+        std::fs::write(&path, b"[0.1s][info][gc] Using G1\r\n# host: m\xe9tro\n\x00\x00\x00\x00\n\tindented\n")
+            .unwrap();
         let mut reader = LogReader::open(&path).unwrap();
         let mut lines = Vec::new();
         while let Some(line) = reader.next_line().unwrap() {

@@ -194,9 +194,11 @@ fn confirmed(search: &Search, steps: &[Step], rates: &[Option<f64>], found: impl
 
 /// The first of `rates` whose step rests on fewer windows than the search wants.
 fn unconfirmed(search: &Search, steps: &[Step], rates: &[Option<f64>]) -> Option<f64> {
-    rates.iter().flatten().copied().find(|rate| {
-        steps.iter().find(|step| step.requested_rps == *rate).is_some_and(|step| !search.confirmed(step))
-    })
+    rates
+        .iter()
+        .flatten()
+        .copied()
+        .find(|rate| steps.iter().find(|step| step.requested_rps == *rate).is_some_and(|step| !search.confirmed(step)))
 }
 
 /// The capacity established by `steps` when the search ends before its precision (interrupted, the target broke):

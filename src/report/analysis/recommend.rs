@@ -182,7 +182,8 @@ fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Findin
         text += &format!(", {:.1}× {} ({shown} req/s)", best_rps / rps, label(reference));
     }
     let unqualified = others.iter().any(|cell| cell.standing.get(CAPACITY) == Some(&Standing::Unqualified));
-    let runner_up = others.iter().copied().max_by(|a, b| capacity(a).unwrap_or(0.0).total_cmp(&capacity(b).unwrap_or(0.0)));
+    let runner_up =
+        others.iter().copied().max_by(|a, b| capacity(a).unwrap_or(0.0).total_cmp(&capacity(b).unwrap_or(0.0)));
     let qualifier = match runner_up.filter(|_| unqualified) {
         Some(runner_up) => Some(against_the_runner_up(winner, runner_up, &label(runner_up))),
         None => finding.text.split_once("; ").map(|(_, rest)| rest.to_string()),
