@@ -455,13 +455,18 @@ impl StepObserver for StepWindows<'_> {
     }
 }
 
-/// A ladder step in one line: `4000 req/s: 3998 achieved, p99 4.1 ms, SLO met`.
-fn step_line(step: &Step) -> String {
-    let verdict = match step.meets_slo {
+/// `, SLO met`, `, SLO missed`, or nothing for a step judged on no SLO.
+fn slo_verdict(meets_slo: Option<bool>) -> &'static str {
+    match meets_slo {
         Some(true) => ", SLO met",
         Some(false) => ", SLO missed",
         None => "",
-    };
+    }
+}
+
+/// A ladder step in one line: `4000 req/s: 3998 achieved, p99 4.1 ms, SLO met`.
+fn step_line(step: &Step) -> String {
+    let verdict = slo_verdict(step.meets_slo);
     let limit = match &step.limited_by {
         Some(Limit { side: Side::Target, reason }) => format!("; limited by the target: {reason}"),
         Some(Limit { side: Side::Generator, reason }) => format!("; limited by jload (the generator): {reason}"),
@@ -475,12 +480,11 @@ fn step_line(step: &Step) -> String {
 
 /// A rate's windows pooled, in one line: `over 2 windows (6.0 s): p99 11.20 ms, SLO missed`.
 fn pooled_line(pooled: &Step) -> String {
-    let verdict = match pooled.meets_slo {
-        Some(true) => ", SLO met",
-        Some(false) => ", SLO missed",
-        None => "",
-    };
-    format!("over {} windows ({:.1} s): p99 {:.2} ms{verdict}", pooled.windows, pooled.duration_s, pooled.latency_ms.p99)
+    let verdict = slo_verdict(pooled.meets_slo);
+    format!(
+        "over {} windows ({:.1} s): p99 {:.2} ms{verdict}",
+        pooled.windows, pooled.duration_s, pooled.latency_ms.p99
+    )
 }
 
 /// Whether load must end now: Ctrl-C was pressed, the target died or its server cannot be reached.

@@ -185,7 +185,6 @@ pub fn run_ladder(
         results: Vec::new(),
         steadiness: Steadiness::default(),
         current_from: 0,
-        requests_per_cycle: None,
     };
     let capacity = match plan {
         LadderPlan::Rates(rates) => {
@@ -212,8 +211,6 @@ struct Ladder<'a> {
     steadiness: Steadiness,
     /// The first step of the target as it is now: the steps before it ran before the target changed under them.
     current_from: usize,
-    /// The target's slowest rhythm, from the last warm-up (`Warmup::requests_per_cycle`).
-    requests_per_cycle: Option<f64>,
 }
 
 impl Ladder<'_> {
@@ -286,12 +283,13 @@ impl Ladder<'_> {
     }
 
     /// The measured window at `rate`: the timing's, stretched to a whole number of cycles of the target's rarest
-    /// collections at that rate (seen in the warm-up) when one cycle lasts at most [`RHYTHM_STRETCH`] times the
+    /// collections at that rate (seen in the last warm-up) when one cycle lasts at most [`RHYTHM_STRETCH`] times the
     /// plan's step. A window of a cycle and a half holds one of the rare pauses or two, and its p99 says which more
     /// than what the rate sustains; a whole number of cycles holds as many as the rate brings.
     fn window(&self, rate: f64) -> Duration {
         let window = self.timing.window(rate);
-        let Some(cycle_s) = self.requests_per_cycle.map(|requests| requests / rate) else { return window };
+        let requests_per_cycle = self.steadiness.warmups.last().and_then(|warmup| warmup.requests_per_cycle);
+        let Some(cycle_s) = requests_per_cycle.map(|requests| requests / rate) else { return window };
         if cycle_s <= 0.0 || cycle_s > RHYTHM_STRETCH * self.timing.measure.as_secs_f64() {
             return window;
         }

@@ -244,7 +244,7 @@ impl Ladder<'_> {
             latest = self.observer.target_counters();
             compiled_s.push(latest.as_ref().and_then(|counters| counters.jit_compile_s));
             warmup.jit_compile_s = steady::jit_compiled_over_last(&compiled_s);
-            if rule.settled(&warmup.windows_rps) && SteadyRule::jit_quiet(&compiled_s) {
+            if rule.settled(&warmup.windows_rps) && SteadyRule::jit_quiet(warmup.jit_compile_s) {
                 warmup.steady = true;
                 break;
             }
@@ -254,7 +254,6 @@ impl Ladder<'_> {
             (Some(start), Some(end)) => rarest_cycle(&warmup, &start.collections, &end.collections),
             _ => None,
         };
-        self.requests_per_cycle = warmup.requests_per_cycle;
         self.observer.steadiness(&format!("warm-up: {}", warmup.describe()));
         self.steadiness.warmups.push(warmup);
         Ok(WarmedUp::At(settled))
@@ -303,7 +302,7 @@ fn rarest_cycle(warmup: &Warmup, start: &[u64], end: &[u64]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Recheck, recheck_says, rarest_cycle};
+    use super::{Recheck, rarest_cycle, recheck_says};
     use crate::load::record::outcomes::Warmup;
 
     #[test]

@@ -60,13 +60,10 @@ impl SteadyRule {
         ((self.max.as_secs_f64() / WINDOW.as_secs_f64()).ceil() as usize).max(AGREEING)
     }
 
-    /// Whether the JIT was quiet over the last [`AGREEING`] windows, given the seconds it had compiled at the start
-    /// of the warm-up and at each window's end (`compiled_s[0]` the start); true when the JIT cannot be watched.
-    pub fn jit_quiet(compiled_s: &[Option<f64>]) -> bool {
-        match jit_compiled_over_last(compiled_s) {
-            Some(seconds) => seconds <= JIT_QUIET_SHARE * AGREEING as f64 * WINDOW.as_secs_f64(),
-            None => true,
-        }
+    /// Whether the JIT was quiet over the last [`AGREEING`] windows, given the seconds it compiled over them
+    /// ([`jit_compiled_over_last`]); true when the JIT cannot be watched.
+    pub fn jit_quiet(compiled_over_last: Option<f64>) -> bool {
+        compiled_over_last.is_none_or(|seconds| seconds <= JIT_QUIET_SHARE * AGREEING as f64 * WINDOW.as_secs_f64())
     }
 
     /// Whether `windows` (throughputs, in the order run) end in [`AGREEING`] windows that agree.
@@ -276,16 +273,31 @@ mod tests {
 
     #[test]
     fn a_warmup_settles_at_the_mean_of_its_last_windows_and_says_how_far_it_moved() {
-        let warmup = Warmup { windows_rps: vec![200.0, 900.0, 30000.0, 31000.0, 29000.0], steady: true, requests_per_cycle: None, jit_compile_s: None };
+        let warmup = Warmup {
+            windows_rps: vec![200.0, 900.0, 30000.0, 31000.0, 29000.0],
+            steady: true,
+            requests_per_cycle: None,
+            jit_compile_s: None,
+        };
         assert_eq!(warmup.settled_rps(), 30000.0);
         assert_eq!(warmup.factor(), 150.0);
         assert_eq!(
             warmup.describe(),
             "steady after 5 s in the closed model (200 → 30,000 req/s; the target got 150× faster while warming up)"
         );
-        let flat = Warmup { windows_rps: vec![1000.0, 1010.0, 990.0], steady: true, requests_per_cycle: None, jit_compile_s: None };
+        let flat = Warmup {
+            windows_rps: vec![1000.0, 1010.0, 990.0],
+            steady: true,
+            requests_per_cycle: None,
+            jit_compile_s: None,
+        };
         assert_eq!(flat.describe(), "steady after 3 s in the closed model (1,000 → 1,000 req/s)");
-        let rising = Warmup { windows_rps: vec![100.0, 200.0, 300.0], steady: false, requests_per_cycle: None, jit_compile_s: None };
+        let rising = Warmup {
+            windows_rps: vec![100.0, 200.0, 300.0],
+            steady: false,
+            requests_per_cycle: None,
+            jit_compile_s: None,
+        };
         assert!(rising.describe().starts_with("NOT steady after 3 s in the closed model (100 → 200 req/s; the target"));
     }
 
@@ -303,7 +315,12 @@ mod tests {
     #[test]
     fn the_problems_are_the_unsettled_warmups_and_the_changes() {
         let steadiness = Steadiness {
-            warmups: vec![Warmup { windows_rps: vec![100.0, 100.0, 100.0], steady: true, requests_per_cycle: None, jit_compile_s: None }],
+            warmups: vec![Warmup {
+                windows_rps: vec![100.0, 100.0, 100.0],
+                steady: true,
+                requests_per_cycle: None,
+                jit_compile_s: None,
+            }],
             checks_rps: vec![4000.0, 4000.0],
             changes: vec![Change { factor: 40.0, set_aside: 6, researched_from: Some(1000.0), note: "n".into() }],
         };
