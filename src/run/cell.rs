@@ -450,7 +450,8 @@ impl StepObserver for StepWindows<'_> {
     fn target_counters(&mut self) -> Option<TargetCounters> {
         let Mark::Local(sample) = self.watch?.mark()? else { return None };
         let gc = &sample.collections;
-        let collections = [gc.ygc, gc.fgc, gc.cgc].into_iter().flatten().collect();
+        let kinds = [("young", gc.ygc), ("full", gc.fgc), ("concurrent", gc.cgc)];
+        let collections = kinds.into_iter().filter_map(|(kind, count)| Some((kind, count?))).collect();
         Some(TargetCounters { collections, jit_compile_s: sample.jit_compile_s })
     }
 }
@@ -478,13 +479,10 @@ fn step_line(step: &Step) -> String {
     )
 }
 
-/// A rate's windows pooled, in one line: `over 2 windows (6.0 s): p99 11.20 ms, SLO missed`.
+/// A rate's windows pooled, in one line: `over 2 windows, 6.0 s: p99 11.20 ms, SLO missed`.
 fn pooled_line(pooled: &Step) -> String {
     let verdict = slo_verdict(pooled.meets_slo);
-    format!(
-        "over {} windows ({:.1} s): p99 {:.2} ms{verdict}",
-        pooled.windows, pooled.duration_s, pooled.latency_ms.p99
-    )
+    format!("{}: p99 {:.2} ms{verdict}", pooled.pooled_windows(), pooled.latency_ms.p99)
 }
 
 /// Whether load must end now: Ctrl-C was pressed, the target died or its server cannot be reached.

@@ -133,6 +133,7 @@ fn a_ladder_step_is_one_progress_line_with_its_verdict_and_limit() {
         limited_by: None,
         meets_slo: Some(true),
         windows: 1,
+        rare: None,
     };
     assert_eq!(step_line(&step), "4000 req/s: 3998 achieved, p99 4.13 ms, SLO met");
     step.meets_slo = None;

@@ -196,6 +196,7 @@ fn a_part_without_histograms_a_ladder_another_model_or_other_requests_is_refused
         limited_by: None,
         meets_slo: None,
         windows: 1,
+        rare: None,
     }];
     assert!(refusal(vec![run(), ladder]).starts_with("gen2 is a rate ladder or capacity search"));
     assert_eq!(refusal(Vec::new()), "nothing to merge: give the results of at least one run");

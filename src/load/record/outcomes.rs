@@ -57,6 +57,51 @@ pub struct Step {
     /// rate it measured again on all its windows at once (`ladder.rs`).
     #[serde(default = "one_window", skip_serializing_if = "is_one_window")]
     pub windows: u32,
+    /// Set when the pooled windows were weighed by the target's rarest collection (`search/rare.rs`): some held it and
+    /// some did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rare: Option<RareShare>,
+}
+
+/// How a rate's pooled windows were weighed by a collection some of them held and the others did not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RareShare {
+    /// The kind of collection (`full`, `concurrent`, `young`).
+    pub kind: String,
+    /// How many of the rate's windows held one.
+    pub windows_with: u32,
+    /// The requests the target served per collection of this kind, over every window the search counted.
+    pub requests_per_collection: f64,
+    /// The share of the pool's requests the windows holding one stand for, as over a long run, in percent.
+    pub share_pct: f64,
+    /// How many times each window with one, and each without, is taken into the pool.
+    pub repeats_with: u64,
+    pub repeats_without: u64,
+}
+
+impl RareShare {
+    /// `the 1 window with a full collection weighed to 12.5 % (one per 480,000 requests)`.
+    pub fn describe(&self) -> String {
+        let windows = match self.windows_with {
+            1 => "the 1 window".to_string(),
+            n => format!("the {n} windows"),
+        };
+        format!(
+            "{windows} with a {} collection weighed to {} % (one per {} requests)",
+            self.kind,
+            self.share_pct,
+            crate::load::format::grouped(self.requests_per_collection as u64)
+        )
+    }
+}
+
+impl Step {
+    /// What a rate measured again rests on: `over 2 windows, 3.0 s`, and how they were weighed when they were (`; the
+    /// 1 window with a full collection weighed to 12.5 % (one per 480,000 requests)`).
+    pub fn pooled_windows(&self) -> String {
+        let weighed = self.rare.as_ref().map(|rare| format!("; {}", rare.describe())).unwrap_or_default();
+        format!("over {} windows, {:.1} s{weighed}", self.windows, self.duration_s)
+    }
 }
 
 fn one_window() -> u32 {

@@ -313,7 +313,7 @@ fn missed(steps: &[Step], requested: f64) -> String {
     };
     match step.windows {
         1 => shown,
-        windows => format!("{shown}, over {windows} windows, {:.1} s", step.duration_s),
+        _ => format!("{shown}, {}", step.pooled_windows()),
     }
 }
 
@@ -321,12 +321,9 @@ fn missed(steps: &[Step], requested: f64) -> String {
 /// nothing for a single window, whose figures are the step's own.
 fn met(steps: &[Step], requested: f64) -> String {
     match steps.iter().rev().find(|step| step.requested_rps == requested) {
-        Some(step) if step.windows > 1 => format!(
-            " (p99 {} ms over {} windows, {:.1} s)",
-            crate::load::format::format_ms(step.latency_ms.p99),
-            step.windows,
-            step.duration_s
-        ),
+        Some(step) if step.windows > 1 => {
+            format!(" (p99 {} ms {})", crate::load::format::format_ms(step.latency_ms.p99), step.pooled_windows())
+        }
         _ => String::new(),
     }
 }

@@ -19,6 +19,7 @@ fn step(rps: f64, meets_slo: bool) -> Step {
         limited_by: None,
         meets_slo: Some(meets_slo),
         windows: 1,
+        rare: None,
     }
 }
 

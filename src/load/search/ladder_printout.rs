@@ -151,10 +151,10 @@ impl StepObserver for StepProgress {
     fn rate_pooled(&mut self, pooled: &Step) {
         if !self.quiet {
             eprintln!(
-                "step {}: {} req/s over its {} windows: p99 {} ms, SLO {}",
+                "step {}: {} req/s {}: p99 {} ms, SLO {}",
                 self.started,
                 format_rate(pooled.requested_rps),
-                pooled.windows,
+                pooled.pooled_windows(),
                 format_ms(pooled.latency_ms.p99),
                 slo_mark(pooled.meets_slo)
             );
@@ -230,6 +230,7 @@ mod tests {
             limited_by,
             meets_slo,
             windows: 1,
+            rare: None,
         }
     }
 

@@ -140,6 +140,7 @@ mod tests {
             limited_by: limit.map(|side| Limit { side, reason: format!("{side:?} ran out") }),
             meets_slo: Some(p99 <= 10.0),
             windows: 1,
+            rare: None,
         }
     }
 

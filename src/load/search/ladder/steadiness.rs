@@ -8,7 +8,7 @@ use crate::load::record::result::BenchResult;
 use crate::load::search::capacity::{self, Decision, Outcome, Search};
 use crate::load::search::steady::{self, Check, MAX_RESEARCHES, SteadyRule, WINDOW};
 
-use super::{CapacityGoal, Ladder};
+use super::{CapacityGoal, Ladder, TargetCounters};
 use crate::load::format::format_rate;
 
 /// How a warm-up ended.
@@ -251,7 +251,7 @@ impl Ladder<'_> {
         }
         let settled = warmup.settled_rps();
         warmup.requests_per_cycle = match (&at_start, &latest) {
-            (Some(start), Some(end)) => rarest_cycle(&warmup, &start.collections, &end.collections),
+            (Some(start), Some(end)) => rarest_cycle(&warmup, start, end),
             _ => None,
         };
         self.observer.steadiness(&format!("warm-up: {}", warmup.describe()));
@@ -293,16 +293,16 @@ impl Ladder<'_> {
 
 /// The requests the target served per cycle of its rarest kind of collection in `warmup`, from its collections of
 /// each kind at the start and at the end; None when it collected nothing.
-fn rarest_cycle(warmup: &Warmup, start: &[u64], end: &[u64]) -> Option<f64> {
+fn rarest_cycle(warmup: &Warmup, start: &TargetCounters, end: &TargetCounters) -> Option<f64> {
     let requests: f64 = warmup.windows_rps.iter().map(|rps| rps * WINDOW.as_secs_f64()).sum();
-    let counts = start.iter().zip(end).map(|(start, end)| end.saturating_sub(*start));
+    let counts = start.collections_until(end).into_iter().map(|(_, count)| count);
     let rarest = counts.filter(|count| *count > 0).min()?;
     Some((requests / rarest as f64).round())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Recheck, rarest_cycle, recheck_says};
+    use super::{Recheck, TargetCounters, rarest_cycle, recheck_says};
     use crate::load::record::outcomes::Warmup;
 
     #[test]
@@ -313,9 +313,13 @@ mod tests {
             requests_per_cycle: None,
             jit_compile_s: None,
         };
+        let counters = |young, full, concurrent| TargetCounters {
+            collections: vec![("young", young), ("full", full), ("concurrent", concurrent)],
+            jit_compile_s: None,
+        };
         // 150,000 requests: 30 young collections, 2 full ones, no concurrent one.
-        assert_eq!(rarest_cycle(&warmup, &[100, 5, 7], &[130, 7, 7]), Some(75_000.0));
-        assert_eq!(rarest_cycle(&warmup, &[100, 5, 7], &[100, 5, 7]), None);
+        assert_eq!(rarest_cycle(&warmup, &counters(100, 5, 7), &counters(130, 7, 7)), Some(75_000.0));
+        assert_eq!(rarest_cycle(&warmup, &counters(100, 5, 7), &counters(100, 5, 7)), None);
     }
     use crate::load::search::capacity::Outcome;
 

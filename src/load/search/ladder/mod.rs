@@ -3,25 +3,26 @@
 //! rate, with its own warm-up and measured window; what it measured is kept as a [`Step`] beside the phase's result.
 //! [`run_ladder`] runs the steps of a ladder or a search, one engine run each for the warm-up and the window, after a
 //! warm-up until the target is steady and with a check after the last step (`steady.rs` has the rule,
-//! `ladder_steady.rs` runs it and acts on it).
+//! `steadiness.rs` runs it and acts on it).
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::capacity;
-use super::steady::SteadyRule;
 use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
 use crate::load::format::format_rate;
 use crate::load::generator::Generator;
 use crate::load::input::spec::{LoadSpec, StopCondition};
+use crate::load::record::merge;
 use crate::load::record::outcomes::{Capacity, Steadiness, Step};
 use crate::load::record::result::BenchResult;
 use crate::load::record::summary::LatencySummary;
+use crate::load::search::capacity;
+use crate::load::search::rare::{self, Counted};
+use crate::load::search::steady::SteadyRule;
 
-#[path = "ladder_steady.rs"]
-mod ladder_steady;
+mod steadiness;
 
 /// The rates a ladder phase runs, lowest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -145,10 +146,21 @@ pub trait StepObserver {
 /// window to find the target's rhythm and whether it still compiles.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TargetCounters {
-    /// Its collections of each kind (a JVM's young, full and concurrent ones), always in the same order.
-    pub collections: Vec<u64>,
+    /// Its collections of each kind (a JVM's `young`, `full` and `concurrent` ones), always in the same order.
+    pub collections: Vec<(&'static str, u64)>,
     /// Seconds its JIT compiled; None when not known.
     pub jit_compile_s: Option<f64>,
+}
+
+impl TargetCounters {
+    /// The collections of each kind from these counters to `later` ones.
+    pub fn collections_until(&self, later: &TargetCounters) -> Vec<(&'static str, u64)> {
+        self.collections
+            .iter()
+            .zip(&later.collections)
+            .map(|((kind, count), (_, later))| (*kind, later.saturating_sub(*count)))
+            .collect()
+    }
 }
 
 /// A step's window is stretched to hold a whole number of cycles of the target's rarest collections at the step's
@@ -183,6 +195,7 @@ pub fn run_ladder(
         generator,
         steps: Vec::new(),
         results: Vec::new(),
+        counted: Vec::new(),
         steadiness: Steadiness::default(),
         current_from: 0,
     };
@@ -207,6 +220,8 @@ struct Ladder<'a> {
     steps: Vec<Step>,
     /// The full result of each step, beside `steps`.
     results: Vec<BenchResult>,
+    /// What the target did in each step's measured window, beside `steps` (None when it cannot be watched).
+    counted: Vec<Option<Counted>>,
     /// The warm-ups and checks so far.
     steadiness: Steadiness,
     /// The first step of the target as it is now: the steps before it ran before the target changed under them.
@@ -249,8 +264,8 @@ impl Ladder<'_> {
     /// Run one step at `rate`: its warm-up, then its measured window. Some(why) when the ladder must end here.
     fn step(&mut self, rate: f64) -> anyhow::Result<Option<String>> {
         self.observer.step_started(rate);
-        let result = match self.measure(rate) {
-            Ok(Some(result)) => result,
+        let (result, counted) = match self.measure(rate) {
+            Ok(Some(measured)) => measured,
             Ok(None) => return Ok(Some(format!("interrupted during the step at {} req/s", format_rate(rate)))),
             Err(err) if self.steps.is_empty() => return Err(err),
             Err(err) => return Ok(Some(format!("the step at {} req/s failed: {err:#}", format_rate(rate)))),
@@ -261,6 +276,7 @@ impl Ladder<'_> {
         let broken = broken(&result, rate, self.window(rate));
         self.steps.push(step);
         self.results.push(result);
+        self.counted.push(counted);
         let pooled = self.pooled_at(self.current_from, rate);
         if pooled.windows > 1 {
             self.observer.rate_pooled(&pooled);
@@ -309,32 +325,38 @@ impl Ladder<'_> {
     }
 
     /// The steps at `rate` since `from` (one at least) as one: the step itself when it ran once, else its windows
-    /// pooled and judged as one step.
+    /// pooled and judged as one step. When some of the windows held the target's rarest collection and others did
+    /// not, its latency and its verdict are those of the windows weighed to the long run's share (`rare.rs`); its
+    /// counts stay those of the windows as they ran.
     fn pooled_at(&self, from: usize, rate: f64) -> Step {
         let at: Vec<usize> = (from..self.steps.len()).filter(|&i| self.steps[i].requested_rps == rate).collect();
         let last = self.steps[*at.last().expect("a rate that was run")].clone();
         if at.len() == 1 {
             return last;
         }
-        let windows: Vec<&BenchResult> = at.iter().map(|&i| &self.results[i]).collect();
-        match crate::load::record::merge::pool(&windows) {
-            Some(pooled) => {
-                Step { windows: at.len() as u32, ..judge(rate, &pooled, self.light_load(rate).as_ref(), self.rules) }
-            }
-            None => last,
-        }
+        let windows: Vec<(&BenchResult, Option<&Counted>)> =
+            at.iter().map(|&i| (&self.results[i], self.counted[i].as_ref())).collect();
+        let counted: Vec<&Counted> = self.counted[from..].iter().flatten().collect();
+        pool_rate(rate, &windows, &counted, self.light_load(rate).as_ref(), self.rules).unwrap_or(last)
     }
 
-    /// The measured result of a step at `rate`; None when Ctrl-C cut it short.
-    fn measure(&self, rate: f64) -> anyhow::Result<Option<BenchResult>> {
+    /// The measured result of a step at `rate`, with what the target did in its window (when it can be watched);
+    /// None when Ctrl-C cut it short.
+    fn measure(&mut self, rate: f64) -> anyhow::Result<Option<(BenchResult, Option<Counted>)>> {
         if !self.timing.warmup.is_zero() {
             let warmup = self.generator.run(&at_rate(self.spec, rate, self.timing.warmup), &self.step_options())?;
             if warmup.interrupted {
                 return Ok(None);
             }
         }
+        let before = self.observer.target_counters();
         let result = self.generator.run(&at_rate(self.spec, rate, self.window(rate)), &self.step_options())?;
-        Ok((!result.interrupted).then_some(result))
+        let after = self.observer.target_counters();
+        let counted = before.zip(after).map(|(before, after)| Counted {
+            requests: result.requests,
+            collections: before.collections_until(&after),
+        });
+        Ok((!result.interrupted).then_some((result, counted)))
     }
 
     /// The caller's options for one engine run, without an hlog (each run would overwrite the last one's).
@@ -402,7 +424,41 @@ fn judge(rate: f64, result: &BenchResult, light_load: Option<&LatencySummary>, r
         limited_by: crate::load::record::limit::limited_at(result, rate, light_load),
         meets_slo: (!outcomes.is_empty()).then(|| outcomes.iter().all(|outcome| outcome.passed)),
         windows: 1,
+        rare: None,
     }
+}
+
+/// One rate's `windows` (each with what the target did in it, when it was counted) judged as one step: their
+/// histograms pooled. When some of them held the target's rarest collection and others did not, the step's latency
+/// and verdict are those of the windows weighed to the long run's share of it over every window `counted`
+/// (`rare.rs`); its counts stay those of the windows as they ran. None when a window has no histograms.
+fn pool_rate(
+    rate: f64,
+    windows: &[(&BenchResult, Option<&Counted>)],
+    counted: &[&Counted],
+    light_load: Option<&LatencySummary>,
+    rules: &[Threshold],
+) -> Option<Step> {
+    let results: Vec<&BenchResult> = windows.iter().map(|(result, _)| *result).collect();
+    let step = Step { windows: windows.len() as u32, ..judge(rate, &merge::pool(&results)?, light_load, rules) };
+    let counted_at: Option<Vec<&Counted>> = windows.iter().map(|(_, counted)| *counted).collect();
+    let Some(share) = counted_at.and_then(|counted_at| rare::weigh(&counted_at, counted)) else { return Some(step) };
+    let weighed: Vec<&BenchResult> = windows
+        .iter()
+        .flat_map(|(result, counted)| {
+            let repeats = counted.map_or(1, |counted| rare::repeats_of(counted, &share));
+            std::iter::repeat_n(*result, repeats as usize)
+        })
+        .collect();
+    let judged = judge(rate, &merge::pool(&weighed)?, light_load, rules);
+    Some(Step {
+        latency_ms: judged.latency_ms,
+        error_pct: judged.error_pct,
+        limited_by: judged.limited_by,
+        meets_slo: judged.meets_slo,
+        rare: Some(share),
+        ..step
+    })
 }
 
 /// Why the ladder cannot go on after a step at `rate` planned to last `window`: no request succeeded, or the target
@@ -450,6 +506,7 @@ mod tests {
             limited_by: None,
             meets_slo: Some(true),
             windows: 1,
+            rare: None,
         };
         let steps = [step(1000.0), step(2000.0), step(4000.0), step(3000.0)];
         let capacity = |rps: Option<f64>, limited_by: Side, bounds: [Option<f64>; 2]| Capacity {
@@ -473,6 +530,42 @@ mod tests {
     use crate::load::record::recorder::{Failure, Recorder};
     use crate::load::record::result::tests::result_of;
     use crate::load::record::summary::ErrorSummary;
+
+    /// A 1-s window of 60,000 requests at 2 ms, `slow` of them at 60 ms instead.
+    fn window_with_slow(slow: u64) -> BenchResult {
+        let mut recorder = Recorder::new(1, true);
+        for index in 0..60_000 {
+            let latency_us = if index < slow { 60_000 } else { 2_000 };
+            recorder.response(0, latency_us, latency_us, 200, true);
+        }
+        result_of(&recorder)
+    }
+
+    #[test]
+    fn a_rate_whose_one_window_caught_a_rare_full_collection_is_judged_at_its_long_run_share() {
+        // Eight counted windows of 60,000 requests, one full collection among them: in the first window at this
+        // rate, whose full collection made 2,000 requests slow. Pooled as they ran, 1.7 % of the rate's requests are
+        // slow and p99 is 60 ms; over a long run that window is one in eight, 0.4 % are slow, and p99 is 2 ms.
+        let counted = |full| Counted { requests: 60_000, collections: vec![("young", 10), ("full", full)] };
+        let all: Vec<Counted> = (0..8).map(|index| counted(u64::from(index == 6))).collect();
+        let (caught, missed) = (window_with_slow(2_000), window_with_slow(0));
+        let rules = [Threshold::parse("p99<=10ms").unwrap()];
+        let windows = [(&caught, Some(&all[6])), (&missed, Some(&all[7]))];
+        let step = pool_rate(60_000.0, &windows, &all.iter().collect::<Vec<_>>(), None, &rules).unwrap();
+        assert_eq!((step.windows, step.requests, step.meets_slo), (2, 120_000, Some(true)));
+        assert!(step.latency_ms.p99 < 2.1, "{:?}", step.latency_ms);
+        let rare = step.rare.as_ref().unwrap();
+        assert_eq!((rare.kind.as_str(), rare.share_pct, rare.repeats_with, rare.repeats_without), ("full", 12.5, 1, 7));
+        assert_eq!(
+            step.pooled_windows(),
+            "over 2 windows, 2.0 s; the 1 window with a full collection weighed to 12.5 % (one per 480,000 requests)"
+        );
+
+        let uncounted = [(&caught, Some(&all[6])), (&missed, None)];
+        let as_they_ran = pool_rate(60_000.0, &uncounted, &[], None, &rules).unwrap();
+        assert_eq!((as_they_ran.meets_slo, as_they_ran.rare.is_none()), (Some(false), true));
+        assert!(as_they_ran.latency_ms.p99 > 59.0, "{:?}", as_they_ran.latency_ms);
+    }
 
     #[test]
     fn a_window_is_extended_to_hold_the_minimum_requests() {
