@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use jload::jvm::attach::nmt;
 use jload::jvm::attach::{AttachedJvm, DEFAULT_TIMEOUT};
-use jload::jvm::nmt;
 
 fn main() {
     let args: Vec<u64> = std::env::args().skip(1).map(|arg| arg.parse().expect("PID COUNT INTERVAL_MS")).collect();

@@ -2,10 +2,10 @@
 //! to come within 5 % of a grid's best figure, judged on the grid's own figures so that noise does not decide. The
 //! space is the tune plan's (`[tune.space]`, the grid's values written as choices); each proposal is answered with the
 //! figure of the grid cell that has the same JVM options and program arguments, read from the grid's results directory
-//! by the same rule a real trial's figure is (`run::tune_figure::figure_of`; an infeasible cell is an infeasible
+//! by the same rule a real trial's figure is (`run::tune::figure::figure_of`; an infeasible cell is an infeasible
 //! trial). As in a real tune, trial 1 is the defaults: counted, as a user counts trials, but no point of the space and
 //! not in the grid, so never within 5 % and never fed to the model. A cell that missed the SLO is infeasible, and the
-//! search learns its measured figure as a real trial's (`run::tune_figure::search_outcome`). Deterministic for a grid
+//! search learns its measured figure as a real trial's (`run::tune::figure::search_outcome`). Deterministic for a grid
 //! and a seed. Also reads real tunes' `tune.json` and looks each trial's configuration up in the grid.
 //!
 //! Usage (from the repository root): `tune_replay TUNE_PLAN GRID_DIR [--seeds N] [--table FILE] [--real DIR]... [--trace SEED]`
@@ -19,7 +19,7 @@ use jload::plan::matrix::cells;
 use jload::plan::tune::{Objective, TunePlan};
 use jload::plan::{PlanBase, load_plan, parse_plan};
 use jload::results::Results;
-use jload::run::tune_figure::{figure_of, search_outcome};
+use jload::run::tune::figure::{figure_of, search_outcome};
 use jload::stats;
 use jload::tune::search::{Method, Outcome, Search, Trial};
 
@@ -43,7 +43,7 @@ struct GridCell {
     options: Vec<String>,
     args: Vec<String>,
     figure: Result<f64, String>,
-    /// What a trial of this configuration tells the search (`run::tune_figure::search_outcome`).
+    /// What a trial of this configuration tells the search (`run::tune::figure::search_outcome`).
     outcome: Outcome,
 }
 
@@ -66,7 +66,7 @@ impl Grid {
         self.cells.iter().find(|cell| cell.options == options && cell.args == args).with_context(|| {
             format!(
                 "no grid cell has the options {}: the space and the grid differ",
-                jload::results::tune::settings_words(&options, &args)
+                jload::results::tune_json::settings_words(&options, &args)
             )
         })
     }

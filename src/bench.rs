@@ -21,10 +21,10 @@ use crate::attribution::{self, GcAttribution};
 use crate::cpuset::CpuSet;
 use crate::error::{bad_input, exit};
 use crate::jvm;
-use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::sampler::JvmSample;
+use crate::jvm::perfdata::sampler::JvmSample;
+use crate::jvm::uptime::clock::{ClockInterval, ClockSource};
 use crate::jvm::watch::JvmWatch;
-use crate::jvm::window::{JvmWindow, WindowPauses};
+use crate::jvm::watch::window::{JvmWindow, WindowPauses};
 use crate::load::connections::start_at;
 use crate::load::engine::RunOptions;
 use crate::load::figures::threshold::Threshold;
@@ -185,15 +185,15 @@ impl WatchedJvm {
         let interval = parse_duration("--jvm-interval", interval)?;
         let pid = if target == "auto" {
             let (endpoint, _) = parse_url(url)?;
-            jvm::target::resolve_port(endpoint.addr.port())?
+            jvm::resolve::resolve_port(endpoint.addr.port())?
         } else {
-            jvm::target::resolve(target)?
+            jvm::resolve::resolve(target)?
         };
         let watch = JvmWatch::start(pid, interval, None, Duration::from_secs(2))?;
         let start = watch.mark().ok_or_else(|| anyhow::anyhow!("JVM {pid} exited before the run started"))?;
         let arguments = jvm::procfs::cmdline(pid).unwrap_or_default();
         let gc_log = jvm::gclog::log_file_from_args(&arguments, pid);
-        Ok(WatchedJvm { watch, start, gc_log, clock: jvm::clock::from_perfdata(pid) })
+        Ok(WatchedJvm { watch, start, gc_log, clock: jvm::uptime::clock::from_perfdata(pid) })
     }
 
     /// The window from the start to now, with the GC-log pauses inside it, and the attribution of `result`'s tail.

@@ -1,6 +1,6 @@
 //! Plain-text tables for the terminal: each column aligned left or right and as wide as its widest cell (at least its
 //! minimum width), columns separated by a gap of spaces, no trailing spaces. (`jload gcstat` keeps jstat's own
-//! layout in `jvm/gcutil.rs`, which must stay byte-identical to jstat.)
+//! layout in `jvm/perfdata/gcutil.rs`, which must stay byte-identical to jstat.)
 
 /// Which side of its column a cell keeps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Java's own OutOfMemoryErrors, each named by kind, from real JVMs (JDK 17 and Temurin 25) running
-//! tests/java/Oom.java: the runner's crash judgement (`run::crash`) reads their stderr as it reads a target's and
+//! tests/java/Oom.java: the runner's crash judgement (`run::cell::crash`) reads their stderr as it reads a target's and
 //! records "Java OOM: <kind> — <the JVM's line>", never a bare crash and never a kill by the memory limit.
 
 mod common;
@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use common::jdks::{jdk17, jdk25};
 use common::{repo, tempdir};
 use jload::results::{ExitInfo, RepFiles};
-use jload::run::crash::{Ending, Evidence, JavaOom};
+use jload::run::cell::crash::{Ending, Evidence, JavaOom};
 
 /// Run Oom.java `kind` with `java` from `home` and the options, its output in `dir`'s stdout.log and stderr.log as
 /// the runner keeps a target's; then judge it as the runner does a target that died by itself.

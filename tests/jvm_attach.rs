@@ -1,5 +1,5 @@
 //! jload's own client of HotSpot's attach protocol (`jload::jvm::attach`) and its native memory summary
-//! (`jload::jvm::nmt`) against real JVMs of JDK 17 and Temurin 25 running tests/java/Alloc.java: the text of a
+//! (`jload::jvm::attach::nmt`) against real JVMs of JDK 17 and Temurin 25 running tests/java/Alloc.java: the text of a
 //! command is `jcmd`'s (byte for byte for `VM.version` and `VM.flags`; for `VM.native_memory summary` the same lines
 //! and categories, figures within a tolerance, as they move between two reads); the first attach starts the JVM's
 //! listener (`.attach_pid` and SIGQUIT, no thread dump, the file removed) and the second reuses its socket; a JVM in
@@ -21,8 +21,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::jdks::{alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
+use jload::jvm::attach::nmt::{self, NmtError, NmtReadError, NmtSummary};
 use jload::jvm::attach::{AttachError, AttachedJvm};
-use jload::jvm::nmt::{self, NmtError, NmtReadError, NmtSummary};
 
 /// Source-launcher start (compiling Alloc.java) plus its allocation phase, on a busy 2-core machine.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(120);

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
 use common::sshnet::SshNet;
 use common::{folder_of, jload, json, kv_jar, tempdir};
-use jload::jvm::nmt_csv;
+use jload::jvm::attach::nmt_csv;
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
 static HEAVY: Mutex<()> = Mutex::new(());
@@ -116,7 +116,7 @@ fn a_cell_asked_to_track_reads_its_native_memory_at_each_phase_end_into_nmt_csv(
     let mut found = Vec::new();
     for phase in ["fill", "get"] {
         let record = json(&rep.join(format!("{phase}.json")));
-        let kept: jload::jvm::nmt::NmtSummary = serde_json::from_value(record["nmt"].clone()).unwrap();
+        let kept: jload::jvm::attach::nmt::NmtSummary = serde_json::from_value(record["nmt"].clone()).unwrap();
         let index = reads
             .iter()
             .rposition(|read| read.summary.total == kept.total && read.summary.categories == kept.categories);

@@ -7,9 +7,9 @@ use anyhow::Result;
 use clap::{ArgAction, Args};
 
 use super::discovery::{self, JvmInfo};
-use super::gcutil::{self, Column, Columns, GC, GCUTIL};
-use super::sampler::{JvmSample, JvmSampler};
-use super::target;
+use super::perfdata::gcutil::{self, Column, Columns, GC, GCUTIL};
+use super::perfdata::sampler::{JvmSample, JvmSampler};
+use super::resolve::resolve;
 use crate::error::{bad_input, exit};
 use crate::text_table;
 
@@ -126,7 +126,7 @@ pub fn run_gcstat(args: GcstatArgs) -> Result<i32> {
         header_every: args.header_every,
         timestamp: args.timestamp,
     };
-    let pid = target::resolve(&args.target)?;
+    let pid = resolve(&args.target)?;
     let mut sampler = JvmSampler::open(pid)?;
     sample_loop(&mut sampler, &output, interval.unwrap_or_default(), count)
 }

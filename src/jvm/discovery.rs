@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::perfdata::file as perfdata_file;
 use super::perfdata::{PerfData, Snapshot};
-use super::{perfdata_file, procfs};
+use super::procfs;
 
 /// What `jload jps` shows about one JVM.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

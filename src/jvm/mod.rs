@@ -2,25 +2,21 @@
 //! target resolution (pid, `port:N`, name), /proc figures, GC-log analysis (`jload gclog`), and watching a JVM
 //! over a window of time, and HotSpot's attach protocol with the native memory summary it reads. It knows nothing
 //! about HTTP.
+//!
+//! Folders: `perfdata/` reads a JVM's PerfData file (the reader, where the file is, jstat's formulas, one sample of
+//! PerfData and /proc); `watch/` watches a JVM over a window of time (the sampling thread, `gcstat.csv`, a window's
+//! figures); `uptime/` puts the JVM's uptime on the wall clock and its stops on that clock; `attach/` speaks HotSpot's
+//! attach protocol and reads native memory through it; `gclog/` parses GC logs.
 
 pub mod attach;
 pub mod cli;
-pub mod clock;
 pub mod discovery;
 pub mod gc_init;
 pub mod gclog;
-pub mod gcstat_csv;
-pub mod gcutil;
-pub mod nmt;
-pub mod nmt_csv;
-pub mod nmt_reader;
 pub mod perfdata;
-pub mod perfdata_file;
 pub mod procfs;
-pub mod sampler;
-pub mod stops;
-pub mod target;
+pub mod resolve;
 #[cfg(test)]
 pub mod test_jvm;
+pub mod uptime;
 pub mod watch;
-pub mod window;

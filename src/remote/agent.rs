@@ -10,9 +10,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request};
-use crate::jvm::nmt_reader::NmtReader;
+use crate::jvm::attach::nmt_reader::NmtReader;
+use crate::jvm::perfdata::sampler::JvmSample;
 use crate::jvm::procfs;
-use crate::jvm::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
 use crate::launcher::{LaunchSpec, PortInUse, RunningTarget};
 

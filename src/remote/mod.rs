@@ -9,6 +9,6 @@ pub mod link;
 pub mod load;
 pub mod load_agent;
 pub mod protocol;
+pub mod remote_target;
 pub mod server;
 pub mod ssh;
-pub mod target;

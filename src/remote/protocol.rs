@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::cgroup::BoxSample;
 use crate::error::bad_input;
-use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::window::JvmWindow;
+use crate::jvm::uptime::clock::{ClockInterval, ClockSource};
+use crate::jvm::watch::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener, PortInUse};
 use crate::load::input::spec::LoadSpec;
 use crate::load::record::result::BenchResult;
@@ -129,7 +129,7 @@ pub enum Event {
     },
     /// None: the JVM could not be read (no JVM found, gone, NMT off, attach refused); `box_usage`: None without a box.
     NmtRead {
-        taken: Option<crate::jvm::nmt_reader::NmtTaken>,
+        taken: Option<crate::jvm::attach::nmt_reader::NmtTaken>,
         box_usage: Option<u64>,
     },
 }

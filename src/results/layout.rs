@@ -49,12 +49,12 @@ impl ResultsDir {
         self.root.join("summary.json")
     }
 
-    /// [`super::box_search::BoxSearchRecord`]: a box search's trials and answers (a plan with `[box_search]`).
+    /// [`super::box_search_json::BoxSearchRecord`]: a box search's trials and answers (a plan with `[box_search]`).
     pub fn box_search(&self) -> PathBuf {
         self.root.join("box_search.json")
     }
 
-    /// [`super::tune::TuneRecord`]: a tune's trials per cell, their figures and what mattered (a plan with `[tune]`).
+    /// [`super::tune_json::TuneRecord`]: a tune's trials per cell, their figures and what mattered (a plan with `[tune]`).
     pub fn tune(&self) -> PathBuf {
         self.root.join("tune.json")
     }
@@ -124,7 +124,7 @@ impl RepFiles<'_> {
         self.dir.join(format!("{phase}.slow.csv"))
     }
 
-    /// The JVM sampled every second over its life ([`crate::jvm::gcstat_csv`]).
+    /// The JVM sampled every second over its life ([`crate::jvm::watch::gcstat_csv`]).
     pub fn gcstat(&self) -> PathBuf {
         self.dir.join("gcstat.csv")
     }
@@ -134,7 +134,7 @@ impl RepFiles<'_> {
         self.dir.join("box.csv")
     }
 
-    /// The JVM's native memory read every few seconds and at each phase's end ([`crate::jvm::nmt_csv`]); a cell
+    /// The JVM's native memory read every few seconds and at each phase's end ([`crate::jvm::attach::nmt_csv`]); a cell
     /// with NMT on only.
     pub fn nmt_csv(&self) -> PathBuf {
         self.dir.join("nmt.csv")

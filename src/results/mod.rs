@@ -4,14 +4,14 @@
 //!
 //! Depends on `plan`, `load` and `jvm` for the types the records hold; never on `run` or `report`.
 
-pub mod box_search;
+pub mod box_search_json;
 pub mod layout;
 pub mod reading;
 pub mod records;
 pub mod slow_csv;
-pub mod tune;
+pub mod tune_json;
 
-pub use crate::jvm::gcstat_csv::HeapSample;
+pub use crate::jvm::watch::gcstat_csv::HeapSample;
 pub use layout::{RepFiles, ResultsDir, read_json};
 pub use reading::Results;
 pub use records::{

@@ -10,14 +10,14 @@ use anyhow::Context;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
-use super::box_search::BoxSearchRecord;
+use super::box_search_json::BoxSearchRecord;
 use super::layout::{RepFiles, ResultsDir, read_json};
 use super::records::{Env, RepMeta, SUMMARY_VERSION, Summary};
 use crate::cgroup::box_csv::{self, BoxRow};
 use crate::error::bad_input;
+use crate::jvm::attach::nmt_csv::{self, NmtRead};
 use crate::jvm::gclog::{self, GcLog};
-use crate::jvm::gcstat_csv::{HeapSample, read_heap_samples};
-use crate::jvm::nmt_csv::{self, NmtRead};
+use crate::jvm::watch::gcstat_csv::{HeapSample, read_heap_samples};
 use crate::load::record::histogram_codec;
 
 /// A results directory, opened.
@@ -30,7 +30,7 @@ pub struct Results {
     /// `box_search.json`: a box search's trials and answers (empty for a plain sweep).
     pub box_search: BoxSearchRecord,
     /// `tune.json`: a tune's trials (None without `[tune]`).
-    pub tune: Option<super::tune::TuneRecord>,
+    pub tune: Option<super::tune_json::TuneRecord>,
     /// (cell id, repeat) → its folder, from the `meta.json` files found.
     rep_dirs: HashMap<(String, u32), PathBuf>,
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::attribution::GcAttribution;
 use crate::cgroup::Limits;
 use crate::jvm::gc_init::JvmSaid;
-use crate::jvm::window::JvmWindow;
+use crate::jvm::watch::window::JvmWindow;
 use crate::load::record::result::BenchResult;
 use crate::plan::PlanBase;
 use crate::plan::jdks::Jdk;
@@ -139,7 +139,7 @@ pub struct PhaseRecord {
     /// The JVM's native memory by category at the phase's end (NMT, docs/containers.md); None where NMT was off or
     /// could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nmt: Option<crate::jvm::nmt::NmtSummary>,
+    pub nmt: Option<crate::jvm::attach::nmt::NmtSummary>,
 }
 
 /// A target's box as a phase ended: its memory (bytes) since the box was made — fill and warm-up phases included —

@@ -13,19 +13,9 @@ macro_rules! say {
     }};
 }
 
-mod box_bisect;
-mod box_capacity;
 pub mod box_search;
-mod box_trial;
 pub mod cell;
-pub mod cell_box;
-pub mod cell_nmt;
 pub mod cli;
-pub mod command;
-pub mod crash;
 pub mod runner;
 pub mod store;
-pub mod target;
 pub mod tune;
-mod tune_confirm;
-pub mod tune_figure;

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::cell::command::{Placement, jvm_options};
 use super::cell::{CellRun, run_cell_rep, unix_now};
-use super::command::{Placement, jvm_options};
 use super::store::{build_summary, needs_run};
 use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};

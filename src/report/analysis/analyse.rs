@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::capacity::cell_capacity;
 use super::cell_attribution::{CellAttribution, MissingRep, RepAttribution, cell_attribution, why_missing};
-use super::connections::connection_sweeps;
+use super::connection_sweep::connection_sweeps;
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
 use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
 use super::gc_share::GcShare;

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::cgroup::Limits;
 use crate::cgroup::box_csv::BoxRow;
-use crate::jvm::nmt::{Amount, NmtSummary};
+use crate::jvm::attach::nmt::{Amount, NmtSummary};
 use crate::report::words::box_words;
 use crate::results::{BoxFigures, CellSummary, FailureKind, PhaseRecord, RepSummary, Results};
 

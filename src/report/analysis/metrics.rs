@@ -44,7 +44,7 @@ pub struct Metric {
 
 /// A JVM figure of the window beside the repeat's headline figures: a ladder phase's headline step's (a capacity
 /// phase's P99 and capacity are that step's), else the phase's.
-fn jvm<T>(figures: &RepFigures, pick: impl Fn(&crate::jvm::window::JvmWindow) -> Option<T>) -> Option<T> {
+fn jvm<T>(figures: &RepFigures, pick: impl Fn(&crate::jvm::watch::window::JvmWindow) -> Option<T>) -> Option<T> {
     figures.record.headline_jvm().and_then(pick)
 }
 

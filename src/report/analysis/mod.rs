@@ -5,7 +5,7 @@
 //! requests and stops its chart draws), `timelines` (each cell's typical repeat over time), `curves` (latency against
 //! throughput over ladder and search steps, ranked per step), `capacity` (a cell's capacity over its repeats),
 //! `equal_load` (which latencies are comparable), `gc_share` (which figure is a phase's GC share and which GC-time
-//! figures are shown beside it), `connections` (the connection counts a plan swept), `steadiness`
+//! figures are shown beside it), `connection_sweep` (the connection counts a plan swept), `steadiness`
 //! (findings on a target that changed), `memory` (the whole-life RSS peak and each cell's memory section),
 //! `recommend` (the recommendation), `tune` (a tune's trials, best configurations and what mattered), `host_effect` with `host_fit` (whether a
 //! repeat's server explains a cell's spread). `compare` is the analysis of two runs side by side, with its text.
@@ -20,7 +20,7 @@ mod analyse;
 mod capacity;
 mod cell_attribution;
 mod compare;
-mod connections;
+mod connection_sweep;
 mod curves;
 mod equal_load;
 mod gc_share;

@@ -17,7 +17,7 @@ use super::metrics::{Format, metric};
 use super::spectrum::Spectrum;
 use super::stats::{Estimate, Standing};
 use super::tail_points::TailChart;
-use crate::results::box_search::CellBoxSearch;
+use crate::results::box_search_json::CellBoxSearch;
 use crate::results::{Env, HeapSample, Status};
 
 #[derive(Debug, Serialize)]

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::results::tune::{CellTune, IMPORTANCE_MIN_FEASIBLE, Objective, TuneRecord, TuneTrial};
+use crate::results::tune_json::{CellTune, IMPORTANCE_MIN_FEASIBLE, Objective, TuneRecord, TuneTrial};
 
 /// How many of the best configurations the section lists.
 const BEST_LISTED: usize = 3;
@@ -224,10 +224,10 @@ fn cell_section(record: &TuneRecord, cell: &CellTune) -> CellTuneSection {
 
 #[cfg(test)]
 mod tests {
-    use crate::results::tune::fixtures;
+    use crate::results::tune_json::fixtures;
 
     use super::*;
-    use crate::results::tune::Method;
+    use crate::results::tune_json::Method;
 
     fn trial(number: u32, memory_mib: f64, capacity: Option<f64>, on_frontier: bool) -> TuneTrial {
         let memory = Some(memory_mib * (1u64 << 20) as f64);

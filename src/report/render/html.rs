@@ -28,7 +28,7 @@ use crate::load::format::format_ms;
 use crate::report::analysis::{
     Analysis, CAPACITY, CellPhase, CurvePoint, GC_SHARE, OTHER_SHARE, PhaseAnalysis, PhaseKind, Source, metric,
 };
-use crate::results::tune::settings_words;
+use crate::results::tune_json::settings_words;
 
 const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0;

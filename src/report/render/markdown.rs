@@ -13,7 +13,7 @@ use super::prose::{Part, parts};
 use super::tables::{Entry, Table, curve_table, gc_attribution_table, phase_table, unmeasured_table};
 use super::tune::{BEST_HEAD, FRONTIER_INTRO, HISTORY_HEAD, frontier_head, holds_words, shares, title as tune_title};
 use crate::report::analysis::{Analysis, CellTuneSection, PhaseAnalysis, PhaseKind};
-use crate::results::tune::settings_words;
+use crate::results::tune_json::settings_words;
 
 /// Make text show literally in Markdown (table pipes, emphasis, links, code, inline HTML), escaping only what
 /// Markdown would read otherwise, so that the file reads as written too: `p99<=10ms` and `a&b` stay as they are, while

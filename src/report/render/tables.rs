@@ -4,7 +4,7 @@
 //! not measured, and per measured phase "is it the GC?" (a row per cell).
 
 use crate::attribution::{TailRequest, TailShare};
-use crate::jvm::sampler::jstat_columns_note;
+use crate::jvm::perfdata::sampler::jstat_columns_note;
 use crate::load::figures::{ReportRow, ShownWhen, View};
 use crate::load::format::format_ms;
 use crate::report::analysis::{
