@@ -14,7 +14,6 @@ pub mod probe;
 pub mod socket;
 pub mod start_at;
 pub mod timer;
-pub mod tls;
 pub mod transport;
 pub mod wire;
 pub mod worker;

@@ -17,9 +17,9 @@ use mio::{Events, Poll, Token};
 
 use super::conn::{Conn, State};
 use super::timer::DeadlineTimer;
-use super::transport::Security;
 use crate::load::input::request::RequestSet;
 use crate::load::input::status::OkStatus;
+use crate::load::input::tls::Security;
 use crate::load::record::recorder::{Failure, IntervalCounts, LeftWaiting, Recorder};
 use crate::load::record::slow::SlowRequest;
 use crate::load::record::thread_cpu::{cpu_pct, thread_cpu_time};

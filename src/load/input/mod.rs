@@ -9,3 +9,4 @@ pub mod settings;
 pub mod spec;
 pub mod status;
 pub mod template;
+pub mod tls;
