@@ -473,7 +473,5 @@ pub(crate) fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
 }
 
-#[path = "worker_connect.rs"]
 mod connect;
-#[path = "worker_schedule.rs"]
 mod schedule;
