@@ -20,6 +20,9 @@ struct Rule {
 /// The modules every module may use and that use nothing of the crate but each other.
 const LEAVES: &[&str] = &["units", "text_table", "tomlfile", "intervals", "cpuset", "cgroup", "atomic_file", "error"];
 
+/// The arrows the architecture forbids, one row each with why. A row judges the module a path names as written, so a
+/// re-export is the way in it allows (what `report/analysis/mod.rs` re-exports); a circle follows re-exports to the
+/// module that defines the name.
 const RULES: &[Rule] = &[
     Rule {
         from: &["load", "jvm"],
@@ -272,7 +275,8 @@ struct Graph {
     references: Vec<Reference>,
 }
 
-/// A module declared in a file: its name, whether it has its own file, and the `#[path]` it gives.
+/// What one file gives the graph: the modules it declares in files of their own (their path below the file's module
+/// and the `#[path]` given), its paths to other modules (from, to, line), and the names its `use` items import.
 struct Walked {
     declared: Vec<(Vec<String>, Option<String>)>,
     references: Vec<(Vec<String>, Vec<String>, usize)>,
@@ -287,9 +291,9 @@ struct Import {
     path: Vec<String>,
 }
 
-/// Walks one file's tokens: the modules it declares (`mod x;`, outside test-only code) with the inline modules
-/// around them, and every `crate::` or `super::` path outside test-only code, resolved against the module it is
-/// written in.
+/// Walks one file's tokens, test-only code (an item under `#[cfg(test)]`) left out: the modules it declares
+/// (`mod x;`) with the inline modules around them, every `crate::` or `super::` path resolved against the module it
+/// is written in, and what each `use` item imports.
 fn walk(toks: &[Token<'_>], module: &[String]) -> Walked {
     let mut walked = Walked { declared: Vec::new(), references: Vec::new(), imports: Vec::new() };
     if toks.len() >= 7 && is_cfg_test(&toks[2..]) && toks[0].tok == Tok::Punct('#') && toks[1].tok == Tok::Punct('!') {
@@ -304,7 +308,7 @@ fn walk(toks: &[Token<'_>], module: &[String]) -> Walked {
         match toks[at].tok {
             Tok::Punct('#') if toks.get(at + 1).map(|t| t.tok) == Some(Tok::Punct('[')) => {
                 if is_cfg_test(&toks[at + 1..]) {
-                    at = skip_item(toks, at + 6);
+                    at = skip_item(toks, at + 7);
                     continue;
                 }
                 if let (Some(Tok::Ident("path")), Some(Tok::Punct('=')), Some(Tok::Str(p))) =
