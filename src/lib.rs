@@ -1,6 +1,8 @@
 //! jload as a library: every module of the tool, for its command line (`main.rs`) and for the integration tests,
 //! which use the modules they test instead of compiling their sources again. The map: docs/architecture.md.
 
+#[cfg(test)]
+mod architecture_tests;
 pub mod atomic_file;
 pub mod attribution;
 pub mod bench;

@@ -1,5 +1,5 @@
 //! `jload merge`: the results of several load generators (`jload bench --json` files written anywhere — other
-//! machines, the pods of a Kubernetes Job) merged exactly into one (see [`crate::load::record::merge`]), printed as
+//! machines, the pods of a Kubernetes Job) merged exactly into one (see [`crate::load::merge`]), printed as
 //! `jload bench` prints a run, with a row per generator, and written as JSON and as an HdrHistogram interval log.
 
 use std::path::{Path, PathBuf};
@@ -10,9 +10,10 @@ use crate::atomic_file::write_json;
 use crate::bench;
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
+use crate::load::merge;
 use crate::load::printout;
+use crate::load::record::hlog;
 use crate::load::record::result::BenchResult;
-use crate::load::record::{hlog, merge};
 
 #[derive(Args, Debug, Clone)]
 #[command(

@@ -1,6 +1,6 @@
 //! `jload bench`'s protocol flags (HTTP version, HTTP/2 streams, TLS trust and client certificate), turned into the
 //! load's [`ProtocolOptions`] through [`ProtocolInput::into_options`], as a plan's phase keys are. Names and help
-//! come from the settings' definitions (`load::settings`).
+//! come from the settings' definitions (`load::input::settings`).
 
 use std::path::PathBuf;
 

@@ -8,6 +8,7 @@ pub mod figures;
 pub mod format;
 pub mod generator;
 pub mod input;
+pub mod merge;
 pub mod printout;
 pub mod record;
 pub mod search;

@@ -238,7 +238,7 @@ fn per_request_table(out: &mut String, result: &BenchResult) {
     labelled_table(out, "Per request", &per_request_columns(), &header, rows);
 }
 
-/// One row per load generator of a merged result (see `super::record::merge`): its own figures, its busiest thread's
+/// One row per load generator of a merged result (see `super::merge`): its own figures, its busiest thread's
 /// CPU (open model), and whose limit it hit.
 fn per_host_table(out: &mut String, result: &BenchResult) {
     if result.hosts.is_empty() {

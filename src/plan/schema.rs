@@ -26,7 +26,7 @@ pub struct PlanFile {
     /// The smallest box that holds the SLO (docs/containers.md).
     pub box_search: Option<Spanned<BoxSearchFile>>,
     /// The best JVM configuration searched within a space (docs/tune.md).
-    pub tune: Option<super::tune::TuneFile>,
+    pub tune: Option<TuneFile>,
 }
 
 /// `[box_search]`: the limits to search, each `{ from, to, precision }`.
@@ -262,3 +262,53 @@ pub struct RunFile {
 /// Service-level objectives judged per cell and phase: threshold figure → its bound (`p99 = "50ms"`, `rps = 10000`);
 /// which keys exist and which way each bounds is `load::figures::threshold`'s.
 pub type SloFile = BTreeMap<String, Spanned<toml::Value>>;
+
+/// `[tune]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneFile {
+    pub objective: Spanned<String>,
+    pub budget: Spanned<BudgetFile>,
+    pub seed: Option<u64>,
+    /// `"model"` (the default) or `"random"`.
+    pub method: Option<Spanned<String>>,
+    /// Trials of the space-filling start (default: the number of parameters + 2, at least 4).
+    pub start: Option<Spanned<usize>>,
+    /// Measurements of each finalist once the search ends, its trial included (default 3; 1: none).
+    pub confirm: Option<Spanned<u32>>,
+    /// Objective "memory" only: the rate (req/s) the least memory must hold the SLO at.
+    pub at_rate: Option<Spanned<f64>>,
+    pub space: Spanned<BTreeMap<String, Spanned<ParameterFile>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetFile {
+    pub trials: Option<u64>,
+    pub time: Option<Spanned<String>>,
+}
+
+/// A parameter: a list of values (`gc = ["G1", "Parallel"]`), or a table with a range or values.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ParameterFile {
+    Values(Vec<toml::Value>),
+    Table(ParameterTable),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParameterTable {
+    pub from: Option<toml::Value>,
+    pub to: Option<toml::Value>,
+    #[serde(default)]
+    pub log: bool,
+    pub values: Option<Vec<toml::Value>>,
+    /// Only while another parameter (a choice) has one of these values: `when = { gc = ["G1"] }`.
+    pub when: Option<BTreeMap<String, Vec<String>>>,
+    /// The JVM option with `{}` where the value goes, for a parameter not named after its option.
+    pub option: Option<String>,
+    /// Program arguments instead of a JVM option: words with `{}` where the value goes, or, for two booleans, the
+    /// words given when true. Any TOML value here: checked by `plan::args::parse_args`, for its one-line error.
+    pub args: Option<toml::Value>,
+}

@@ -1,4 +1,4 @@
-//! A plan's `[tune]` block (issue 24; docs/tune.md): what to optimise (`objective`), the budget, the seed, and the
+//! A plan's `[tune]` block (docs/tune.md): what to optimise (`objective`), the budget, the seed, and the
 //! search space — each parameter a range, a list of values or a collector choice, optionally only under a condition
 //! on a choice — checked into a [`TunePlan`]: the space the search works in (`tune::space`) and, per parameter, the
 //! one rule that turns its value into JVM options (`heap` → `-Xmx384m`, `gc` → `-XX:+UseG1GC`, `-XX:Flag` →
@@ -13,61 +13,12 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::Phase;
+use super::schema::{ParameterFile, ParameterTable, TuneFile};
 use crate::load::search::ladder::LadderPlan;
 use crate::tomlfile::Source;
 use crate::tune::search::Method;
 use crate::tune::space::{Condition, Config, Domain, Parameter, Space, Value, short_real};
 use crate::units::parse_size;
-
-/// `[tune]` as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TuneFile {
-    pub objective: Spanned<String>,
-    pub budget: Spanned<BudgetFile>,
-    pub seed: Option<u64>,
-    /// `"model"` (the default) or `"random"`.
-    pub method: Option<Spanned<String>>,
-    /// Trials of the space-filling start (default: the number of parameters + 2, at least 4).
-    pub start: Option<Spanned<usize>>,
-    /// Measurements of each finalist once the search ends, its trial included (default 3; 1: none).
-    pub confirm: Option<Spanned<u32>>,
-    /// Objective "memory" only: the rate (req/s) the least memory must hold the SLO at.
-    pub at_rate: Option<Spanned<f64>>,
-    pub space: Spanned<BTreeMap<String, Spanned<ParameterFile>>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BudgetFile {
-    pub trials: Option<u64>,
-    pub time: Option<Spanned<String>>,
-}
-
-/// A parameter: a list of values (`gc = ["G1", "Parallel"]`), or a table with a range or values.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-pub enum ParameterFile {
-    Values(Vec<toml::Value>),
-    Table(ParameterTable),
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ParameterTable {
-    pub from: Option<toml::Value>,
-    pub to: Option<toml::Value>,
-    #[serde(default)]
-    pub log: bool,
-    pub values: Option<Vec<toml::Value>>,
-    /// Only while another parameter (a choice) has one of these values: `when = { gc = ["G1"] }`.
-    pub when: Option<BTreeMap<String, Vec<String>>>,
-    /// The JVM option with `{}` where the value goes, for a parameter not named after its option.
-    pub option: Option<String>,
-    /// Program arguments instead of a JVM option: words with `{}` where the value goes, or, for two booleans, the
-    /// words given when true. Any TOML value here: checked by `plan::args::parse_args`, for its one-line error.
-    pub args: Option<toml::Value>,
-}
 
 /// What a tune maximises or minimises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]

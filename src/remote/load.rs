@@ -1,6 +1,6 @@
 //! Several load hosts as one generator (`[load] hosts`, `jload bench --hosts`): each runs its share of the load
 //! (`LoadSpec::share`: the open model's rate, the connections and threads split) from the same wall-clock instant,
-//! and their results are merged exactly (`load::record::merge`: histograms added, never percentiles averaged) into the
+//! and their results are merged exactly (`load::merge`: histograms added, never percentiles averaged) into the
 //! one result the rest of jload understands, each host's own figures kept beside it.
 
 use std::path::Path;
@@ -17,8 +17,8 @@ use super::ssh::Ssh;
 use crate::load::engine::{RunOptions, unix_us};
 use crate::load::generator::Generator;
 use crate::load::input::spec::{LoadSpec, Setting};
+use crate::load::merge::merge;
 use crate::load::record::hlog::write_result_log;
-use crate::load::record::merge::merge;
 use crate::load::record::result::BenchResult;
 use crate::load::record::slow::SlowRequests;
 

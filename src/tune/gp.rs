@@ -1,4 +1,4 @@
-//! A Gaussian process over the unit cube: the model of `jload tune`'s search. Matérn 5/2 kernel with one length scale
+//! A Gaussian process over the unit cube: the model of a `[tune]`'s search. Matérn 5/2 kernel with one length scale
 //! per coordinate (ARD: a coordinate the figure does not depend on gets a long one), a signal variance and a noise
 //! variance (trials are measurements: the same configuration measured twice differs), fitted by maximising the log
 //! marginal likelihood of the standardised observations with a weak log-normal prior on the length scales, from

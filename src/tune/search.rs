@@ -1,4 +1,4 @@
-//! The search of `jload tune`: given every trial so far, the next configuration to try. The caller runs the JVM's
+//! The search of a `[tune]`: given every trial so far, the next configuration to try. The caller runs the JVM's
 //! defaults first; then come the points of a Latin hypercube (`design`), then the model: a Gaussian process
 //! (`gp`) on the trials' figures, and where some trials were infeasible (refused by the preflight, crashed,
 //! killed by their box, missed the SLO at every rate) a second process on feasibility (+1 / −1) whose probability of

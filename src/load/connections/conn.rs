@@ -10,7 +10,8 @@ use mio::{Registry, Token};
 
 use super::http::{InvalidResponse, Parsed, ResponseParser};
 use super::socket::{Setup, Socket};
-use super::transport::{HandshakeError, Security};
+use super::transport::HandshakeError;
+use crate::load::input::tls::Security;
 use crate::load::record::pause_correction::RecentServiceTime;
 
 /// Where a connection is in its life.

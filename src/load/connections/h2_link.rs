@@ -12,8 +12,9 @@ use mio::{Registry, Token};
 
 use super::h2::{Event, Scheme, Session, SessionConfig};
 use super::socket::{Setup, Socket};
-use super::tls::ALPN_H2;
-use super::transport::{HandshakeError, Security};
+use super::transport::HandshakeError;
+use crate::load::input::tls::{ALPN_H2, Security};
+use crate::load::record::recorder::TlsFailure;
 
 /// Where the connection stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +100,7 @@ impl H2Link {
         {
             let chose = negotiated.alpn.unwrap_or_else(|| "no protocol".to_string());
             return Err(HandshakeError::Tls(
-                super::tls::TlsFailure::Handshake,
+                TlsFailure::Handshake,
                 rustls::Error::General(format!(
                     "the server did not agree to HTTP/2 (ALPN: {chose}); leave out --http2, or use --http auto"
                 )),

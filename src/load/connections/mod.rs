@@ -1,7 +1,7 @@
-//! The connection machinery of the engine: one mio event loop per worker thread (`worker.rs`, with its connect,
-//! HTTP/2 and schedule parts), HTTP/1.1 connections (`conn.rs`) and their response parser (`http.rs`), HTTP/2
-//! connections (`h2_link.rs`) over the sans-IO session (`h2/`), the transport under them — TCP connect, TLS handshake,
-//! interest (`socket.rs`), the byte stream, TCP or TLS (`transport.rs`), the TLS settings (`tls.rs`) —, the event
+//! The connection machinery of the engine: one mio event loop per worker thread (`worker/`, with its connect and
+//! schedule parts), HTTP/1.1 connections (`conn.rs`) and their response parser (`http/`), HTTP/2 connections
+//! (`h2_link.rs`) over the sans-IO session (`h2/`), the transport under them — TCP connect, TLS handshake, interest
+//! (`socket.rs`), the byte stream, TCP or TLS (`transport.rs`) —, the event
 //! loop's deadline timer (`timer.rs`), a run's start at a wall-clock instant (`start_at.rs`), the open-files limit
 //! (`limits.rs`), and the one blocking GET of a readiness check (`probe.rs`).
 
@@ -14,7 +14,6 @@ pub mod probe;
 pub mod socket;
 pub mod start_at;
 pub mod timer;
-pub mod tls;
 pub mod transport;
 pub mod wire;
 pub mod worker;

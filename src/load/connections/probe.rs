@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use rustls::{ClientConnection, StreamOwned};
 
-use super::tls::{ALPN_HTTP1, TlsOptions, server_name};
 use crate::load::input::request::parse_url;
+use crate::load::input::tls::{ALPN_HTTP1, TlsOptions, server_name};
 
 trait ReadWrite: Read + Write {}
 impl<T: Read + Write> ReadWrite for T {}

@@ -8,7 +8,8 @@ use std::net::SocketAddr;
 use mio::net::TcpStream;
 use mio::{Interest, Registry, Token};
 
-use super::transport::{Handshake, HandshakeError, Security, Transport};
+use super::transport::{Handshake, HandshakeError, Transport};
+use crate::load::input::tls::Security;
 
 /// How far the set-up got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

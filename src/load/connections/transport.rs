@@ -3,22 +3,12 @@
 //! first request and encrypted bytes that may wait in rustls until the socket takes them.
 
 use std::io::{self, Read, Write};
-use std::sync::Arc;
 
 use mio::net::TcpStream;
-use rustls::pki_types::ServerName;
-use rustls::{ClientConfig, ClientConnection};
-use serde::{Deserialize, Serialize};
+use rustls::ClientConnection;
 
-use super::tls::TlsFailure;
-
-/// What a connection needs to open its transport: nothing for plain TCP, the shared configuration and the server's
-/// name for TLS.
-#[derive(Clone)]
-pub enum Security {
-    Plain,
-    Tls { config: Arc<ClientConfig>, server_name: ServerName<'static> },
-}
+use crate::load::input::tls::Security;
+use crate::load::record::recorder::{Negotiated, TlsFailure};
 
 /// Where a TLS handshake stands.
 #[derive(Debug, PartialEq, Eq)]
@@ -35,15 +25,6 @@ pub enum Handshake {
 pub enum HandshakeError {
     Io(io::Error),
     Tls(TlsFailure, rustls::Error),
-}
-
-/// What the handshake agreed on, for the result's header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Negotiated {
-    pub version: String,
-    pub cipher: String,
-    /// The ALPN protocol the server chose, if any.
-    pub alpn: Option<String>,
 }
 
 pub struct Transport {

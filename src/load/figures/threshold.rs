@@ -1,5 +1,5 @@
 //! `--threshold` rules in k6 style (`p99<50ms`, `p999<=200ms`, `errors<0.1%`, `rps>10000`): parsing and judging, each
-//! rule on a figure of the registry in `figures.rs`.
+//! rule on a figure of the registry in `figures/mod.rs`.
 
 use crate::error::bad_input;
 use crate::load::figures::{self, Better, Figure};

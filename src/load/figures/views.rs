@@ -13,9 +13,9 @@ pub enum View {
     Terminal(TerminalRow),
     /// A line of `jload compare`.
     Compare(Judged),
-    /// The grids of a sweep over two or more axes (a phase shows those of its kind: `report/grid.rs`).
+    /// The grids of a sweep over two or more axes (a phase shows those of its kind: `report/render/grid.rs`).
     Grid,
-    /// A column, per connection count, of the table of the connection counts a plan swept (`report/connections.rs`).
+    /// A column, per connection count, of the table of the connection counts a plan swept (`report/render/connection_sweep.rs`).
     Connections,
     /// A latency column of `jload bench`'s printout (corrected and uncorrected).
     Printout,

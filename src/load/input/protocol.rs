@@ -14,9 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::request::Endpoint;
 use super::settings::Setting;
+use super::tls::{ALPN_H2, ALPN_HTTP1, Security, TlsOptions, explain, server_name};
 use crate::error::bad_input;
-use crate::load::connections::tls::{ALPN_H2, ALPN_HTTP1, TlsOptions, explain, server_name};
-use crate::load::connections::transport::Security;
 
 /// Which HTTP the connections speak.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

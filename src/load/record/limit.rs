@@ -1,6 +1,6 @@
 //! Whose limit a run (or a step) of open-model load hit: the generator's — its busiest thread never waited for the
 //! target, its own loop sent more than a few requests late and the rate fell short (it could not keep the schedule;
-//! the latency figures leave its own delays out, see `worker.rs`), or every connection was busy while the target answered as
+//! the latency figures leave its own delays out, see `connections/worker/`), or every connection was busy while the target answered as
 //! fast as at a lighter step of the same ladder — or the target's, when it did not sustain the requested rate. The one
 //! rule every output and the capacity search use; its one-line reason names the evidence.
 

@@ -1,13 +1,12 @@
 //! What a run recorded and the result it becomes: per-thread histograms and series (`recorder.rs`), the closed model's
 //! correction (`pause_correction.rs`), the slow requests one by one (`slow.rs`), each thread's CPU (`thread_cpu.rs`),
 //! the result as a plain serde value (`result.rs`, with its summaries in `summary.rs` and what the run or a search
-//! concluded in `outcomes.rs`), who limited an open-model rate (`limit.rs`), the histogram encodings
-//! (`histogram_codec.rs`, `hlog.rs`) and the exact merge of several generators' results (`merge.rs`).
+//! concluded in `outcomes.rs`), who limited an open-model rate (`limit.rs`) and the histogram encodings
+//! (`histogram_codec.rs`, `hlog.rs`).
 
 pub mod histogram_codec;
 pub mod hlog;
 pub mod limit;
-pub mod merge;
 pub mod named_figures;
 pub mod outcomes;
 pub mod pause_correction;

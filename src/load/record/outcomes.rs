@@ -54,7 +54,7 @@ pub struct Step {
     /// Whether the step met the SLO it was judged on (None without one).
     pub meets_slo: Option<bool>,
     /// How many measured windows at this rate the figures pool: 1 for each step as it ran; a capacity search judges a
-    /// rate it measured again on all its windows at once (`ladder.rs`).
+    /// rate it measured again on all its windows at once (`search/ladder/`).
     #[serde(default = "one_window", skip_serializing_if = "is_one_window")]
     pub windows: u32,
     /// Set when the pooled windows were weighed by the target's rarest collection (`search/rare.rs`): some held it and

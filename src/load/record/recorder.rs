@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use super::pause_correction::record_corrected;
 use super::slow::{CAPACITY_PER_THREAD, SlowRequest, SlowRequests};
-use crate::load::connections::tls::TlsFailure;
-use crate::load::connections::transport::Negotiated;
 
 /// Largest latency recorded exactly (one hour, in microseconds); longer ones are clamped.
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
@@ -18,6 +16,36 @@ pub const MAX_LATENCY_US: u64 = 3_600_000_000;
 /// own delay (which the latency leaves out).
 pub const SLIP_TOLERANCE_US: u64 = 1_000;
 const SIGNIFICANT_DIGITS: u8 = 3;
+
+/// What the handshake agreed on, for the result's header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Negotiated {
+    pub version: String,
+    pub cipher: String,
+    /// The ALPN protocol the server chose, if any.
+    pub alpn: Option<String>,
+}
+
+/// Why a TLS handshake failed: the classes of the error table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsFailure {
+    /// The server's certificate was refused (expired, unknown issuer, wrong name, …).
+    Certificate,
+    /// The server sent a fatal alert (it refused us: no common protocol or cipher, a client certificate required, …).
+    Alert,
+    /// Anything else: the server closed the connection, or sent what is not TLS.
+    Handshake,
+}
+
+impl TlsFailure {
+    pub fn of(err: &rustls::Error) -> TlsFailure {
+        match err {
+            rustls::Error::InvalidCertificate(_) => TlsFailure::Certificate,
+            rustls::Error::AlertReceived(_) => TlsFailure::Alert,
+            _ => TlsFailure::Handshake,
+        }
+    }
+}
 
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_US, SIGNIFICANT_DIGITS).expect("valid histogram bounds")

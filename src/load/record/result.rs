@@ -8,10 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::histogram_codec;
 use super::named_figures::NamedFigures;
 use super::outcomes::{Capacity, Limit, Step};
-use super::recorder::{IntervalCounts, Recorder, Tally};
+use super::recorder::{IntervalCounts, Negotiated, Recorder, Tally};
 use super::slow::{SlowRequests, SlowTailInfo};
 use super::summary::{ErrorSummary, LatencySummary, ms};
-use crate::load::connections::transport::Negotiated;
 
 /// Version of this JSON shape; bumped when a field changes meaning or disappears.
 pub const RESULT_VERSION: u32 = 1;

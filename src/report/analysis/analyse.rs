@@ -10,10 +10,10 @@ use super::cell_attribution::{CellAttribution, MissingRep, RepAttribution, cell_
 use super::connection_sweep::connection_sweeps;
 use super::curves::{cell_curve, p99_bound, rank_at_equal_load};
 use super::equal_load::{PhaseKind, phase_kind, phase_note, short_of_rate};
-use super::gc_share::GcShare;
 use super::host_effect::{phase_host_effect, rep_hosts};
 use super::memory::{RepMemory, cell_memory, phase_memory, rep_memories};
 use super::metrics::{CAPACITY, METRICS, RepFigures, metric, ranked_headlines};
+use super::model::GcShare;
 use super::model::{
     Analysis, AxisInfo, BoxSearchFinding, CellInfo, CellPhase, Finding, LoadShape, PhaseAnalysis, Problem,
     Recommendation, SloVerdict, StepsShape,

@@ -52,7 +52,7 @@ mod tests {
             cells: Vec::new(),
             recommendation: None,
             hosts: None,
-            gc_share: crate::report::analysis::gc_share::GcShare::of(&[], &|id| id.to_string()),
+            gc_share: crate::report::analysis::model::GcShare::of(&[], &|id| id.to_string()),
         }
     }
 

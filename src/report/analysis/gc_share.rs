@@ -12,10 +12,8 @@
 //! time: Shenandoah's cycles), the safepoint share where safepoints that are no GC took time, and the GC share's
 //! parts — pauses, stalls — where threads stalled.
 
-use serde::Serialize;
-
 use super::metrics::Format;
-use super::model::CellPhase;
+use super::model::{Beside, CellPhase, GcShare};
 
 /// The metric key of the GC share.
 pub const GC_SHARE: &str = "gc_wait_pct";
@@ -30,28 +28,6 @@ pub const JSTAT_ABOVE_RATIO: f64 = 1.5;
 /// this many percentage points and this many times over: safepoints that are no GC took time of their own.
 pub const SAFEPOINT_ABOVE_POINTS: f64 = 1.0;
 pub const SAFEPOINT_ABOVE_RATIO: f64 = 1.25;
-
-/// The GC share of one phase and what its tables show beside it.
-#[derive(Debug, Clone, Serialize)]
-pub struct GcShare {
-    /// The metric key of the GC share (`gc_wait_pct`).
-    pub figure: &'static str,
-    /// What it is, with the cells whose share is jstat's GC time: the line under the phase's table.
-    pub definition: String,
-    /// The cells (ids) some repeat of which had no GC log: their GC share is jstat's GC time there.
-    pub from_jstat: Vec<String>,
-    /// The other GC-time figures shown beside it, each with why.
-    pub beside: Vec<Beside>,
-}
-
-/// GC-time figures shown beside the GC share, and why: their definition and the cell that made them worth showing.
-#[derive(Debug, Clone, Serialize)]
-pub struct Beside {
-    /// Metric keys.
-    pub figures: Vec<&'static str>,
-    /// The line under the phase's table.
-    pub why: String,
-}
 
 impl GcShare {
     /// The rule over the phase's cells (each figure its median over the cell's repeats); `label` names a cell.

@@ -10,7 +10,6 @@ use super::capacity::CellCapacity;
 use super::cell_attribution::CellAttribution;
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
-use super::gc_share::GcShare;
 use super::host_effect::{HostEffect, RankedCell};
 use super::memory::{CellMemory, Memory};
 use super::metrics::{Format, metric};
@@ -192,6 +191,28 @@ pub struct PhaseAnalysis {
     pub hosts: Option<HostEffect>,
     /// Which figure is its GC share, and the GC-time figures its tables show beside it and why.
     pub gc_share: GcShare,
+}
+
+/// The GC share of one phase and what its tables show beside it (the rule: `gc_share.rs`, [`GcShare::of`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct GcShare {
+    /// The metric key of the GC share (`gc_wait_pct`).
+    pub figure: &'static str,
+    /// What it is, with the cells whose share is jstat's GC time: the line under the phase's table.
+    pub definition: String,
+    /// The cells (ids) some repeat of which had no GC log: their GC share is jstat's GC time there.
+    pub from_jstat: Vec<String>,
+    /// The other GC-time figures shown beside it, each with why.
+    pub beside: Vec<Beside>,
+}
+
+/// GC-time figures shown beside the GC share, and why: their definition and the cell that made them worth showing.
+#[derive(Debug, Clone, Serialize)]
+pub struct Beside {
+    /// Metric keys.
+    pub figures: Vec<&'static str>,
+    /// The line under the phase's table.
+    pub why: String,
 }
 
 #[derive(Debug, Serialize)]

@@ -216,7 +216,7 @@ fn table_html(analysis: &Analysis, table: &Table) -> Markup {
     }
 }
 
-/// One of jload's own sentences (`report::prose`): its code parts in `<code>`, the rest as text.
+/// One of jload's own sentences (`report::render::prose`): its code parts in `<code>`, the rest as text.
 fn prose(text: &str) -> Markup {
     html! {
         @for part in parts(text) {

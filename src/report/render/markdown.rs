@@ -54,7 +54,7 @@ fn is_entity(rest: impl Iterator<Item = char>) -> bool {
     false
 }
 
-/// One of jload's own sentences (`report::prose`): its code parts as code spans, the rest escaped.
+/// One of jload's own sentences (`report::render::prose`): its code parts as code spans, the rest escaped.
 pub fn prose(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for part in parts(text) {

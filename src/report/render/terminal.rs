@@ -107,7 +107,7 @@ pub fn phase_tables(analysis: &Analysis) -> String {
     out + &connection_tables(analysis)
 }
 
-/// The report's Connections tables (`connections.rs`): per count its req/s, P99 and errors, a column per cell.
+/// The report's Connections tables (`connection_sweep.rs`): per count its req/s, P99 and errors, a column per cell.
 fn connection_tables(analysis: &Analysis) -> String {
     let mut out = String::new();
     for sweep in &analysis.connection_sweeps {

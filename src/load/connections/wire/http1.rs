@@ -9,9 +9,9 @@ use std::time::Instant;
 use mio::Token;
 
 use crate::load::connections::conn::{PeerClose, ReadOutcome, State, peer_close};
-use crate::load::connections::tls::TlsFailure;
 use crate::load::connections::worker::{Wire, Worker};
 use crate::load::record::recorder::Failure;
+use crate::load::record::recorder::TlsFailure;
 
 /// HTTP/1.1: nothing beside the lanes (each lane's [`Conn`](crate::load::connections::conn::Conn) is its connection).
 pub(crate) struct Http1;

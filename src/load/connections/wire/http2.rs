@@ -12,9 +12,9 @@ use crate::load::connections::conn::State;
 use crate::load::connections::h2::{Event, Scheme, StartError, error_code};
 use crate::load::connections::h2_link::{H2Link, LinkState, Received};
 use crate::load::connections::socket::Setup;
-use crate::load::connections::tls::TlsFailure;
 use crate::load::connections::worker::{Wire, Worker};
 use crate::load::record::recorder::Failure;
+use crate::load::record::recorder::TlsFailure;
 
 /// HTTP/2: a worker's connections, each carrying its lanes' requests as streams.
 pub(crate) struct Http2 {

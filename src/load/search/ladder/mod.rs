@@ -14,7 +14,7 @@ use crate::load::figures::threshold::Threshold;
 use crate::load::format::format_rate;
 use crate::load::generator::Generator;
 use crate::load::input::spec::{LoadSpec, StopCondition};
-use crate::load::record::merge;
+use crate::load::merge;
 use crate::load::record::outcomes::{Capacity, Steadiness, Step};
 use crate::load::record::result::BenchResult;
 use crate::load::record::summary::LatencySummary;

@@ -1,9 +1,8 @@
 //! Incremental HTTP/1.1 response parser: the head with `httparse`, then the body by Content-Length, chunked encoding,
 //! or until the server closes. Body bytes are counted, never stored. Bytes that are not a valid response are an
-//! [`InvalidResponse`] with its reason in words (`http_invalid.rs` words a refused head); a close before the response
+//! [`InvalidResponse`] with its reason in words (`invalid.rs` words a refused head); a close before the response
 //! is complete is [`Truncated`].
 
-#[path = "http_invalid.rs"]
 mod invalid;
 
 use invalid::{excerpt, head_reason};

@@ -17,9 +17,9 @@ use mio::{Events, Poll, Token};
 
 use super::conn::{Conn, State};
 use super::timer::DeadlineTimer;
-use super::transport::Security;
 use crate::load::input::request::RequestSet;
 use crate::load::input::status::OkStatus;
+use crate::load::input::tls::Security;
 use crate::load::record::recorder::{Failure, IntervalCounts, LeftWaiting, Recorder};
 use crate::load::record::slow::SlowRequest;
 use crate::load::record::thread_cpu::{cpu_pct, thread_cpu_time};
@@ -473,7 +473,5 @@ pub(crate) fn micros(duration: Duration) -> u64 {
     duration.as_micros() as u64
 }
 
-#[path = "worker_connect.rs"]
 mod connect;
-#[path = "worker_schedule.rs"]
 mod schedule;

@@ -1,7 +1,6 @@
 use super::*;
 use crate::error::BadInput;
 use crate::load::record::recorder::new_histogram;
-use crate::load::record::slow::SlowRequest;
 use crate::load::record::summary::LatencySummary;
 
 /// 2026-01-01T00:00:00Z in µs: the start of the first part of each test.

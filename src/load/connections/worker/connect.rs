@@ -5,9 +5,10 @@ use std::time::Instant;
 
 use super::{CONNECT_BACKOFF, Wire, Worker, micros};
 use crate::load::connections::conn::State;
-use crate::load::connections::tls::{TlsFailure, explain};
-use crate::load::connections::transport::{HandshakeError, Negotiated};
+use crate::load::connections::transport::HandshakeError;
+use crate::load::input::tls::explain;
 use crate::load::record::recorder::Failure;
+use crate::load::record::recorder::{Negotiated, TlsFailure};
 
 impl<P: Wire> Worker<'_, P> {
     /// A connection's set-up failed with `err`, in its TCP connect (`connecting`) or its TLS handshake: the class

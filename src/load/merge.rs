@@ -7,15 +7,15 @@
 
 use anyhow::Context;
 
-use super::histogram_codec;
-use super::limit::limited_by;
-use super::named_figures::NamedFigures;
-use super::recorder::{IntervalCounts, Recorder, Tally, Waiting};
-use super::result::{BenchResult, HostFigures, RunFacts, SeriesRow};
-use super::slow::SlowRequests;
-use super::summary::ErrorSummary;
+use super::figures::{View, latency_figures};
+use super::record::histogram_codec;
+use super::record::limit::limited_by;
+use super::record::named_figures::NamedFigures;
+use super::record::recorder::{IntervalCounts, Recorder, Tally, Waiting};
+use super::record::result::{BenchResult, HostFigures, RunFacts, SeriesRow};
+use super::record::slow::{SlowRequest, SlowRequests};
+use super::record::summary::ErrorSummary;
 use crate::error::bad_input;
-use crate::load::figures::{View, latency_figures};
 
 /// Merge the results of generators that ran the same load at the same time; each comes with a label (its host or
 /// file) that errors and the per-host figures name. The series is laid on the wall clock: each part's rows shift by
@@ -204,8 +204,7 @@ fn ms_to_us(ms: f64) -> u64 {
 
 /// A part's slow requests on the merged run's clock: each ends `shift_us` later.
 fn shifted(slow: &SlowRequests, shift_us: u64) -> SlowRequests {
-    let kept =
-        slow.kept.iter().map(|request| super::slow::SlowRequest { done_us: request.done_us + shift_us, ..*request });
+    let kept = slow.kept.iter().map(|request| SlowRequest { done_us: request.done_us + shift_us, ..*request });
     SlowRequests::from_parts(slow.info(), kept.collect())
 }
 

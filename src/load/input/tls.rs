@@ -1,6 +1,7 @@
 //! TLS for the load engine: the user's TLS settings (`--insecure`, `--cacert`, `--cert`/`--key`, carried inside the
 //! load spec as PEM text so that a load host needs no files), the one rustls client configuration every connection
-//! of a run shares (roots, client certificate, ALPN), and the classes a failed handshake is counted under.
+//! of a run shares (roots, client certificate, ALPN), what a connection needs to open its transport ([`Security`]),
+//! and rustls' words for a failed handshake.
 
 use std::sync::Arc;
 
@@ -10,12 +11,20 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use serde::{Deserialize, Serialize};
 
+use super::settings::Setting;
 use crate::error::bad_input;
-use crate::load::input::settings::Setting;
 
 /// ALPN identifiers.
 pub const ALPN_HTTP1: &[u8] = b"http/1.1";
 pub const ALPN_H2: &[u8] = b"h2";
+
+/// What a connection needs to open its transport: nothing for plain TCP, the shared configuration and the server's
+/// name for TLS.
+#[derive(Clone)]
+pub enum Security {
+    Plain,
+    Tls { config: Arc<ClientConfig>, server_name: ServerName<'static> },
+}
 
 /// The user's TLS settings for an `https://` target.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -55,27 +64,6 @@ impl PrivateKeyPem {
 impl std::fmt::Debug for PrivateKeyPem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("PrivateKeyPem(<redacted>)")
-    }
-}
-
-/// Why a TLS handshake failed: the classes of the error table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TlsFailure {
-    /// The server's certificate was refused (expired, unknown issuer, wrong name, …).
-    Certificate,
-    /// The server sent a fatal alert (it refused us: no common protocol or cipher, a client certificate required, …).
-    Alert,
-    /// Anything else: the server closed the connection, or sent what is not TLS.
-    Handshake,
-}
-
-impl TlsFailure {
-    pub fn of(err: &rustls::Error) -> TlsFailure {
-        match err {
-            rustls::Error::InvalidCertificate(_) => TlsFailure::Certificate,
-            rustls::Error::AlertReceived(_) => TlsFailure::Alert,
-            _ => TlsFailure::Handshake,
-        }
     }
 }
 
