@@ -21,8 +21,8 @@ use crate::attribution::{self, GcAttribution};
 use crate::cpuset::CpuSet;
 use crate::error::{bad_input, exit};
 use crate::jvm;
+use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::perfdata::sampler::JvmSample;
-use crate::jvm::uptime::clock::{ClockInterval, ClockSource};
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::watch::window::{JvmWindow, WindowPauses};
 use crate::load::connections::start_at;
@@ -193,7 +193,7 @@ impl WatchedJvm {
         let start = watch.mark().ok_or_else(|| anyhow::anyhow!("JVM {pid} exited before the run started"))?;
         let arguments = jvm::procfs::cmdline(pid).unwrap_or_default();
         let gc_log = jvm::gclog::log_file_from_args(&arguments, pid);
-        Ok(WatchedJvm { watch, start, gc_log, clock: jvm::uptime::clock::from_perfdata(pid) })
+        Ok(WatchedJvm { watch, start, gc_log, clock: jvm::clock::from_perfdata(pid) })
     }
 
     /// The window from the start to now, with the GC-log pauses inside it, and the attribution of `result`'s tail.

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::cgroup::box_watch::{self, BoxWatch, ThrottledSpan};
 use crate::cgroup::{BoxSample, CellBox, Cgroups, Limits, remove_stale};
 use crate::cpuset::CpuSet;
-use crate::jvm::uptime::clock::{self, ClockInterval, ClockSource};
+use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::{discovery, procfs};
 use crate::results::ExitInfo;

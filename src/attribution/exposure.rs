@@ -3,7 +3,7 @@
 //! exposure met, how long it spent inside GC windows, what chance gives for a request of its length, and the counts
 //! and time shares of the stops inside the run.
 //!
-//! The clock error: the windows are placed on the run's clock through a mapping known to ± `error` (`jvm::uptime::clock`).
+//! The clock error: the windows are placed on the run's clock through a mapping known to ± `error` (`jvm::clock`).
 //! Whether a request *met* a stop is tested against the windows widened by the error on both sides (it met one if it
 //! could have), and chance is computed against the very same widened windows, so the comparison of the two stays
 //! fair: a large error raises both and pushes the verdict towards "cannot tell", never towards blaming the GC. The
@@ -12,7 +12,7 @@
 use super::overlap::Chance;
 use super::{StopCounts, Window};
 use crate::intervals::Union;
-use crate::jvm::uptime::stops::StopKind;
+use crate::jvm::gclog::stops::StopKind;
 use crate::load::record::slow::SlowRequest;
 
 /// What a request's exposure met.

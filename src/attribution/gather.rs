@@ -2,9 +2,9 @@
 //! PerfData clock measured while it ran — and says in words what is missing when it cannot be made. `jload bench
 //! --jvm` and the runner both come through here.
 
+use crate::jvm::clock::{self, ClockInterval, ClockSource, UptimeClock};
 use crate::jvm::gclog::GcLog;
-use crate::jvm::uptime::clock::{self, ClockInterval, ClockSource, UptimeClock};
-use crate::jvm::uptime::stops::{self, Stop, StopKind};
+use crate::jvm::gclog::stops::{self, Stop, StopKind};
 use crate::load::record::result::BenchResult;
 
 use super::{GcAttribution, Window, attribute, on_run_clock};

@@ -1,5 +1,5 @@
 //! "Is it the GC?" answered per request: the slow requests of a run (`load::record::slow`) laid over the JVM's GC
-//! pauses, GC stalls and other safepoints (`jvm::uptime::stops`) on one clock (`jvm::uptime::clock`) — and, for a target in a cgroup
+//! pauses, GC stalls and other safepoints (`jvm::gclog::stops`) on one clock (`jvm::clock`) — and, for a target in a cgroup
 //! box with a CPU quota, over the stretches the quota held it back —, for the requests above p99, above p99.9 and the
 //! 100 slowest: how many overlapped a GC stop, another safepoint or the quota, how many would by chance, what the
 //! tail would be with the GC's (or the quota's) time taken out, and a verdict in words.
@@ -21,8 +21,8 @@ pub mod gather;
 
 use serde::{Deserialize, Serialize};
 
-use crate::jvm::uptime::clock::UptimeClock;
-use crate::jvm::uptime::stops::{Stop, StopKind};
+use crate::jvm::clock::UptimeClock;
+use crate::jvm::gclog::stops::{Stop, StopKind};
 use crate::load::record::recorder::NEVER_SENT;
 use crate::load::record::slow::{SlowRequest, SlowRequests};
 use exposure::{Met, RunStops};

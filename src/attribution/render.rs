@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::verdict::percent;
 use super::{GcAttribution, StopCounts, TailShare};
-use crate::jvm::uptime::clock::{ClockSource, UptimeClock};
+use crate::jvm::clock::{ClockSource, UptimeClock};
 use crate::load::format::{format_ms, grouped};
 use crate::text_table::{self, Column};
 

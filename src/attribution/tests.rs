@@ -2,7 +2,7 @@
 //! into every second, 10,000 requests of which the store kept the slow ones, placed against the stops on purpose.
 
 use super::*;
-use crate::jvm::uptime::clock::ClockSource;
+use crate::jvm::clock::ClockSource;
 
 const SECOND: i64 = 1_000_000;
 const RUN_US: u64 = 10 * SECOND as u64;
@@ -567,7 +567,7 @@ fn the_reports_gc_share_is_the_share_of_the_run_its_gc_windows_cover() {
         ("zgc-jdk25-stalls.log", 0.0, 2.0),
     ] {
         let log = fixture(name);
-        let stops = crate::jvm::uptime::stops::stops(&log);
+        let stops = crate::jvm::gclog::stops::stops(&log);
         assert!(stops.iter().any(|stop| stop.kind == StopKind::GcPause), "{name}");
         let clock = clock(0.0);
         let windows = on_run_clock(&stops, &clock, clock.unix_us_at(from_s));

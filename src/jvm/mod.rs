@@ -5,11 +5,13 @@
 //!
 //! Folders: `perfdata/` reads a JVM's PerfData file (the reader, where the file is, jstat's formulas, one sample of
 //! PerfData and /proc); `watch/` watches a JVM over a window of time (the sampling thread, `gcstat.csv`, a window's
-//! figures); `uptime/` puts the JVM's uptime on the wall clock and its stops on that clock; `attach/` speaks HotSpot's
-//! attach protocol and reads native memory through it; `gclog/` parses GC logs.
+//! figures); `attach/` speaks HotSpot's attach protocol and reads native memory through it; `gclog/` parses GC logs
+//! and gives the stretches a JVM held its threads up (`gclog/stops.rs`). Flat: `clock.rs` puts the JVM's uptime on
+//! the wall clock, for PerfData and the GC log alike.
 
 pub mod attach;
 pub mod cli;
+pub mod clock;
 pub mod discovery;
 pub mod gc_init;
 pub mod gclog;
@@ -18,5 +20,4 @@ pub mod procfs;
 pub mod resolve;
 #[cfg(test)]
 pub mod test_jvm;
-pub mod uptime;
 pub mod watch;

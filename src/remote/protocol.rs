@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cgroup::BoxSample;
 use crate::error::bad_input;
-use crate::jvm::uptime::clock::{ClockInterval, ClockSource};
+use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::watch::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener, PortInUse};
 use crate::load::input::spec::LoadSpec;

@@ -11,7 +11,7 @@ use super::protocol::{Event, Request};
 use super::server::RemoteServer;
 use crate::cgroup::BoxSample;
 use crate::jvm::attach::nmt_reader::NmtTaken;
-use crate::jvm::uptime::clock::{ClockInterval, ClockSource};
+use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::watch::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener};
 use crate::results::ExitInfo;

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::AttachedJvm;
 use super::nmt::{NmtSummary, read_summary};
+use crate::jvm::clock::unix_us_now;
 use crate::jvm::procfs::WatchedProcess;
-use crate::jvm::uptime::clock::unix_us_now;
 
 /// How long the first attach may wait for the JVM's listener, and each reply.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);

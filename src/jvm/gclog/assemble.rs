@@ -16,7 +16,7 @@ use super::model::{
 };
 use super::numbers::HeapChange;
 use crate::error::bad_input;
-use crate::jvm::uptime::clock::DecoratedLines;
+use crate::jvm::clock::DecoratedLines;
 
 /// How many unparsed lines are kept as examples.
 const UNPARSED_SAMPLES: usize = 5;

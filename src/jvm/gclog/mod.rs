@@ -9,7 +9,7 @@
 //! - [`log_file_from_args`] finds the log file in a JVM's command line.
 //!
 //! Module jobs: `input` opening a file as lines (gzip, what is no text), `line` decorations, `numbers` number formats, `message` the grammar of event messages, `events`
-//! what one message says, `assemble` lines into a log, `files` rotated sets, `model` the result types, `statistics`
+//! what one message says, `assemble` lines into a log, `files` rotated sets, `model` the result types, `stops` the stretches the JVM held its threads up, `statistics`
 //! the figures over a window, `args` the log file in a command line, `cli` and `report` the `jload gclog` subcommand. The user
 //! documentation is docs/gclog.md.
 
@@ -25,6 +25,7 @@ mod model;
 mod numbers;
 mod report;
 mod statistics;
+pub mod stops;
 
 #[cfg(test)]
 mod fixture_tests;

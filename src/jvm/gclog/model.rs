@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, FixedOffset};
 use serde::{Serialize, Serializer};
 
-use crate::jvm::uptime::clock::LogClock;
+use crate::jvm::clock::LogClock;
 
 /// Everything read from one GC log (or one JVM run's rotated set of files).
 #[derive(Debug, Clone, Serialize, Default)]
@@ -21,7 +21,7 @@ pub struct GcLog {
     /// What `start_s` counts from.
     pub time_base: TimeBase,
     /// The wall-clock time of uptime 0 that the lines decorated with both wall clock and uptime allow (see
-    /// `crate::jvm::uptime::clock`), from the lines of the JVM run kept.
+    /// `crate::jvm::clock`), from the lines of the JVM run kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock: Option<LogClock>,
     /// Uptime of the first and last line with a time, in seconds: the stretch of time the log covers.

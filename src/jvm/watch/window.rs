@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 use crate::intervals::Union;
+use crate::jvm::gclog::stops::{self, Stop, StopKind};
 use crate::jvm::gclog::{DurationStats, GcLog, Pause, PauseKind};
 use crate::jvm::perfdata::sampler::{GcTotals, JvmSample};
 use crate::jvm::procfs::ticks_per_second;
-use crate::jvm::uptime::stops::{self, Stop, StopKind};
 
 /// Start, end and extreme of a figure over the window.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
@@ -169,7 +169,7 @@ impl WindowPauses {
     /// The GC pauses and stalls the window `from_s..to_s` (JVM uptime) met, and its safepoints.
     ///
     /// One source for every figure of a pause, shared with the attribution (`attribution::gather`): the JVM's stops
-    /// (`jvm::uptime::stops`), where a GC pause runs from the start of its safepoint (threads held up while reaching it
+    /// (`jvm::gclog::stops`), where a GC pause runs from the start of its safepoint (threads held up while reaching it
     /// included, as a request waits) to its end — the pause line alone when the log has no `-Xlog:safepoint`. A stop
     /// belongs to the window when it overlaps it (as the attribution counts the stops a run met); its count, longest
     /// and percentiles are of whole stops, while `total_ms` and `stall_total_ms` count only the time inside the
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn a_window_counts_the_gc_pauses_it_met_from_their_safepoints_start() {
-        // A G1 log with safepoint lines: a pause is the stop jvm::uptime::stops makes of it (its safepoint, reaching it
+        // A G1 log with safepoint lines: a pause is the stop jvm::gclog::stops makes of it (its safepoint, reaching it
         // included), a pause across the window's start counts, whole for its longest and only inside for its time.
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog/g1-jdk17.log");
         let log = parse_path(&path).unwrap();

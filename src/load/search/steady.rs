@@ -13,7 +13,7 @@
 //!   ladder: a search re-checks the step above its capacity (got faster) or the capacity step (got slower) and, when
 //!   that step now goes the other way, warms up again and searches afresh; a fixed ladder says so.
 //!
-//! `ladder.rs` runs the windows and acts on the verdicts; the records (`Steadiness`, in `outcomes.rs`) go beside the
+//! `ladder/` runs the windows and acts on the verdicts; the records (`Steadiness`, in `outcomes.rs`) go beside the
 //! steps in the result, and [`Steadiness::notes`] words them for every output.
 
 use std::time::Duration;

@@ -252,7 +252,7 @@ pub fn combined_verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jvm::uptime::clock::{ClockSource, UptimeClock};
+    use crate::jvm::clock::{ClockSource, UptimeClock};
     use crate::report::words::overlap_share;
 
     fn tail(requests: u64, gc_overlap: u64, gc_chance: f64, percentile_ms: f64, recomputed_ms: f64) -> TailShare {

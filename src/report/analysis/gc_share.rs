@@ -3,7 +3,7 @@
 //! The GC share (`gc_wait_pct`, "GC share %") is the share of the phase the application waited for the collector:
 //! its GC pauses — each from its safepoint's start when the GC log has safepoint lines, so the time to reach the
 //! safepoint counts, as a request waits through it — and the time threads were stalled for it outside a pause, their
-//! union. Those are the GC windows "is it the GC?" lays requests over (`jvm::uptime::stops`, `attribution`), so the share and
+//! union. Those are the GC windows "is it the GC?" lays requests over (`jvm::gclog::stops`, `attribution`), so the share and
 //! the verdict speak of the same stops. A repeat without a GC log has jstat's GC time (GCT) as its share instead,
 //! and the phase says which cells that is.
 //!

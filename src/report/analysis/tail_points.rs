@@ -6,7 +6,7 @@
 
 use crate::attribution::{GcAttribution, on_run_clock};
 use crate::jvm::gclog::GcLog;
-use crate::jvm::uptime::stops::{StopKind, stops};
+use crate::jvm::gclog::stops::{StopKind, stops};
 use crate::load::record::slow::SlowRequest;
 
 use super::cell_attribution::RepAttribution;

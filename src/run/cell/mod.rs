@@ -21,7 +21,7 @@ use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
 use crate::cgroup::box_watch::ThrottledSpan;
 use crate::jvm::attach::nmt_csv;
-use crate::jvm::uptime::clock::{ClockInterval, ClockSource};
+use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::watch::window::{JvmWindow, WindowPauses};
 use crate::jvm::{gc_init, gclog};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};

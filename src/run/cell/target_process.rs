@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::cgroup::BoxSample;
 use crate::cgroup::box_watch::ThrottledSpan;
+use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::jvm::perfdata::sampler::JvmSample;
-use crate::jvm::uptime::clock::{ClockInterval, ClockSource};
 use crate::jvm::watch::JvmWatch;
 use crate::jvm::watch::window::JvmWindow;
 use crate::launcher::{Listener, Readiness, RunningTarget};

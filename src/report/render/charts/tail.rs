@@ -7,7 +7,7 @@
 use maud::{Markup, html};
 
 use super::{Linear, Log, px, range_ticks, svg, tick_label, x_axis, y_axis};
-use crate::jvm::uptime::stops::StopKind;
+use crate::jvm::gclog::stops::StopKind;
 use crate::report::analysis::{TailChart, TailPoint, TailWindow};
 
 const WIDTH: f64 = 1000.0;
