@@ -3,7 +3,7 @@
 //! Content-Lengths), closed ports, the open model's rate, coordinated-omission correction in both models, thresholds,
 //! mixes, hlog output and bad input.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -2,7 +2,7 @@
 //! requests never sent and unfinished when a server freezes, timeouts in the percentiles, the exact count of due
 //! requests, and a generator that cannot keep the rate reported as the limit, not the target.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -2,7 +2,7 @@
 //! (one worker, a fixed service time, a queue) whose capacity the search must find and whose ladder must show the
 //! knee; a ladder cut short by Ctrl-C and by a target that answers nothing; and bad flags.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

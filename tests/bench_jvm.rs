@@ -1,7 +1,7 @@
 //! `jload bench --jvm` against a real kv-service JVM that writes a GC log: the JVM block (GC deltas, occupancy, RSS,
 //! CPU, GC-log pauses inside the run) agrees with what the JVM itself reports.
 
-mod common;
+use crate::common;
 
 use common::{KvService, bench_json, start_kv_service, tempdir};
 

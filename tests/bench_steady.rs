@@ -4,7 +4,7 @@
 //! steady server, which must not be flagged. The tests run two at a time: the servers sleep through their service
 //! times at 100–1,000 req/s, and the tolerances hold beside a second load (5 of 5 runs, 2 beside a busy loop).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! (`jload … | head -1`) ends jload quietly, a negative number for any numeric flag gets jload's one-line message,
 //! and every other command-line mistake one line too (clap's suggestion on it), exit 2.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;

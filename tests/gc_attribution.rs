@@ -7,7 +7,7 @@
 //! what a second loaded JVM on the machine's two cores adds, and every assertion has a loaded machine's margin
 //! (measured: 6 runs passed two at a time, 2 of them beside a busy loop on one core; 49 s → 35 s).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

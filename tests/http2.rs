@@ -2,7 +2,7 @@
 //! streams per connection, GOAWAY in the middle of a run (nginx's keepalive_requests), a server allowing fewer
 //! streams than asked for, the open model, and `--http auto`. Every count is checked against nginx's access log.
 
-mod common;
+use crate::common;
 
 use common::nginx::Nginx;
 use common::pki::Pki;

@@ -2,7 +2,7 @@
 //! tests/java/Oom.java: the runner's crash judgement (`run::crash`) reads their stderr as it reads a target's and
 //! records "Java OOM: <kind> — <the JVM's line>", never a bare crash and never a kill by the memory limit.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -4,7 +4,7 @@
 //! .hlog files, and from the merged .hlog. `--start-at` starts a run's clock at its instant; bad input to either
 //! command is one line and exit 2.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

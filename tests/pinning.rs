@@ -2,7 +2,7 @@
 //! machine lacks are refused in one line; a plan's `[target] cpus` / `[load] cpus` are checked for a local run and
 //! their overlap is warned about.
 
-mod common;
+use crate::common;
 
 use common::{folder_of, jload, json, jvms_with, kv_jar, ok, serve, tempdir};
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! (plans/wiremock.toml's, from Maven Central into target/wiremock/) whose program arguments switch its request
 //! journal off. After every run no process of the target is left, checked by scanning /proc.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

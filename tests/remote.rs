@@ -2,7 +2,7 @@
 //! the target on its own server, several load hosts merged into one result, a connection cut mid-phase (the agents'
 //! silence limit set short by `JLOAD_SILENCE_LIMIT`), and nothing left running on the server afterwards.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

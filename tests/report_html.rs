@@ -3,8 +3,8 @@
 //! page would load from elsewhere, and when no screenshot comes out. A control page with a script error shows that
 //! the console check does catch one. Screenshots are kept in the target directory for a person to look at.
 
-mod common;
-mod results_fixtures;
+use crate::common;
+use crate::common::results_fixtures;
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;

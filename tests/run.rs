@@ -1,7 +1,7 @@
 //! `jload run` end to end with the real kv-service JVM: a 2 × 2 plan, --dry-run, preflight, a cell that runs out of
 //! heap, Ctrl-C then --resume, no orphan JVM left behind, and malformed plans rejected before anything starts.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

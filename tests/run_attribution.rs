@@ -2,7 +2,7 @@
 //! size under two collectors, a fill, then a capacity search of the get/set mix) writes, for every measured phase, a
 //! `gc_attribution` whose p99 tail is counted and judged, in the phase's file and in summary.json alike.
 
-mod common;
+use crate::common;
 
 use common::{folder_of, jload, json, kv_jar, repo, tempdir};
 

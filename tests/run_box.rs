@@ -5,7 +5,7 @@
 //! kind, locally and on a target's own server (through its agent, real OpenSSH in network namespaces); bad keys exit
 //! 2 with one line; no box is left behind by any run.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

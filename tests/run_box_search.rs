@@ -7,7 +7,7 @@
 //! relative to the box (`-Xmx{memory*0.75}`) expand in a dry run, in the preflight's real JVM and in the search's
 //! trials. Bad input exits 2 with one line and starts nothing. No cgroup is left behind.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

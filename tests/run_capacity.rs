@@ -2,7 +2,7 @@
 //! capacity search that orders two JVM configurations of clearly different capacity, `--dry-run` of a
 //! search, and ladder keys refused before anything starts.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

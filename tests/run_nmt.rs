@@ -5,7 +5,7 @@
 //! died in keeps that read, and the read's committed total reconciles with the box's usage taken with it; a heap
 //! `OutOfMemoryError` in a large box stays a Java OOM; no box is left behind.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -5,7 +5,7 @@
 //! are warned about; a missing `-jar` is refused in one line before anything starts; a target killed mid-phase is
 //! never ok.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

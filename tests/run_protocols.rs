@@ -3,7 +3,7 @@
 //! several streams, each phase's record saying what was negotiated, the certificate checked against the test's CA —
 //! and `jload bench --http2 --jvm auto --hlog` watching the JVM behind an https:// URL.
 
-mod common;
+use crate::common;
 
 use common::pki::Pki;
 use common::{bench_json, jload, json, kv_jar, start_kv_service, tempdir};

@@ -6,7 +6,7 @@
 //! figure in every output: every 400th request is never answered, so the run ends with requests that waited seconds,
 //! whose waits enter the histogram and the tail alike.
 
-mod common;
+use crate::common;
 
 use jload::load::format::format_ms;
 

@@ -2,7 +2,7 @@
 //! write load. The phase's JVM record carries the allocation stalls inside its window (counted here from gc.log, not
 //! with jload's parser), and the report shows them beside the pauses and counts them as GC in "is it the GC?".
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

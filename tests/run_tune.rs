@@ -8,7 +8,7 @@
 //! capacity, and the frontier of the two (Bowl with a pool of workers that each hold memory); a dry run shows the
 //! tune; bad input exits 2 with one line and starts nothing.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

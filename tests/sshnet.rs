@@ -2,7 +2,7 @@
 //! network namespaces of this machine, each host on its own address, reachable from here and from each other, with
 //! nothing left once it is dropped and a link that can be cut and restored.
 
-mod common;
+use crate::common;
 
 use common::sshnet::{SshNet, runs};
 use std::io::Read;

@@ -4,7 +4,7 @@
 //! never answers a handshake (timed per connection: each HTTP/1.1 lane's, once per HTTP/2 connection). Counts are
 //! checked at the server (nginx's access log) as well as in jload's result.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

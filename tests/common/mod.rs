@@ -1,13 +1,12 @@
 //! Test helpers: small real HTTP/1.1 servers on 127.0.0.1 with scripted behaviour, and running the jload binary.
 
-#![allow(dead_code)]
-
 pub mod cgroups;
 pub mod jdks;
 pub mod machine;
 pub mod nginx;
 pub mod pki;
 pub mod queued_server;
+pub mod results_fixtures;
 pub mod sshnet;
 
 use std::collections::HashMap;
