@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::ExitStatusExt;
 
+use crate::common::jdks::{java17, jdk17, jdk25};
 use jload::cgroup::box_csv;
 use jload::cgroup::box_watch::BoxWatch;
 use jload::cgroup::{BoxName, CellBox, CgroupError, Cgroups, Limits, Version, remove_stale};
@@ -122,10 +123,11 @@ fn flag<'a>(output: &'a str, name: &str) -> &'a str {
 #[test]
 fn a_jvm_in_a_400_mib_half_cpu_box_sees_the_limit_and_one_processor_and_picks_serial_on_both_jdks() {
     let cgroups = cgroups();
-    for jdk in ["/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/temurin-25-jdk-amd64"] {
+    for home in [jdk17("java"), jdk25("java")] {
+        let jdk = home.display();
         let cell_box =
             CellBox::create(&cgroups, &Limits { memory_bytes: Some(400 * MIB), cpus_quota: Some(0.5) }).unwrap();
-        let mut command = Command::new(Path::new(jdk).join("bin/java"));
+        let mut command = Command::new(home.join("bin/java"));
         command.args(["-Xlog:os+container=trace:stdout", "-Xlog:gc+init:stdout", "-XX:+PrintFlagsFinal", "-version"]);
         cell_box.enter_before_exec(&mut command);
         let (status, output) = output_within(command, Duration::from_secs(60));
@@ -194,7 +196,7 @@ fn a_jvm_whose_direct_buffers_pass_its_box_is_killed_by_the_kernel_not_by_an_out
     std::fs::write(&source, DIRECT_FILL).unwrap();
     let limit = 200 * MIB;
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(limit), cpus_quota: None }).unwrap();
-    let mut command = Command::new("/usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+    let mut command = Command::new(java17());
     command.args(["-Xmx64m", "-XX:MaxDirectMemorySize=1g", "-XX:+UseSerialGC"]).arg(&source);
     cell_box.enter_before_exec(&mut command);
     let (status, output) = output_within(command, Duration::from_secs(120));
