@@ -4,7 +4,8 @@
 
 use crate::common;
 
-use common::{folder_of, jload, json, jvms_with, kv_jar, ok, serve, tempdir};
+use common::kv_plan::kv_plan;
+use common::{folder_of, jload, json, jvms_with, ok, serve, tempdir};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread;
@@ -164,18 +165,14 @@ fn a_run_starts_the_jvm_on_the_targets_cpus_and_loads_it_from_the_loads() {
     let (target_cpu, load_cpu) = (cpus[0], cpus[cpus.len() - 1]);
     let dir = tempdir();
     let out = dir.join("results");
-    let plan = dir.join("pinned.toml");
-    std::fs::write(
-        &plan,
-        format!(
-            "name = \"pinned\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-             ready = \"http://127.0.0.1:{{port}}/health\"\njvm = [\"-Dkv.port={{port}}\"]\ncpus = \"{target_cpu}\"\n\
-             [load]\ncpus = \"{load_cpu}\"\n[[phase]]\nname = \"get\"\n\
-             url = \"http://127.0.0.1:{{port}}/random_get?keyRange=100\"\nconnections = 4\nduration = \"4s\"\n",
-            jar = kv_jar().display()
-        ),
-    )
-    .unwrap();
+    let plan = kv_plan("pinned")
+        .default_store()
+        .target(&format!("cpus = \"{target_cpu}\"\n"))
+        .body(&format!(
+            "[load]\ncpus = \"{load_cpu}\"\n[[phase]]\nname = \"get\"\n\
+             url = \"http://127.0.0.1:{{port}}/random_get?keyRange=100\"\nconnections = 4\nduration = \"4s\"\n"
+        ))
+        .write(&dir);
     let mut run = Command::new(env!("CARGO_BIN_EXE_jload"))
         .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .stdout(Stdio::null())

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::kv_plan::kv_plan;
 use common::sshnet::SshNet;
 use common::{folder_of, json, kv_jar, tempdir};
 
@@ -18,22 +19,15 @@ fn remote_plan(dir: &Path, servers: &[String], get_duration: &str, extra: &str) 
         [server] => format!("host = \"{server}\""),
         servers => format!("hosts = {servers:?}"),
     };
-    let text = format!(
-        "name = \"remote\"\n[target]\n{target_hosts}\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xms32m\", \"-Xmx64m\"]\n\
-         [[axis]]\nname = \"gc\"\n\
+    let body = format!(
+        "[[axis]]\nname = \"gc\"\n\
          values = [ {{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }}, {{ label = \"Parallel\", jvm = [\"-XX:+UseParallelGC\"] }} ]\n\
          [[phase]]\nname = \"fill\"\nmeasure = false\n\
          url = \"http://{{host}}:{{port}}/random_set?keyRange=2000&valueSize=100\"\nconnections = 4\nrequests = 2000\n\
          [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{{port}}/random_get?keyRange=2000\"\nok_status = \"200-299,404\"\n\
-         connections = 8\nrate = 600\nduration = \"{get_duration}\"\n\
-         [run]\ncooldown = \"0s\"\n{extra}",
-        jar = kv_jar().display(),
+         connections = 8\nrate = 600\nduration = \"{get_duration}\"\n"
     );
-    let path = dir.join("remote.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan("remote").on(&target_hosts).jvm(&["-Xms32m", "-Xmx64m"]).body(&body).run(extra).write(dir)
 }
 
 fn run(net: &SshNet, plan: &Path, out: &Path) -> Output {

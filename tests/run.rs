@@ -6,19 +6,12 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::kv_plan::kv_plan;
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, repo, tempdir, without_histograms};
 
 /// A plan against kv-service with the given axes and phases (TOML fragments).
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, extra: &str) -> PathBuf {
-    let text = format!(
-        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
-         {axes}\n{phases}\n[run]\ncooldown = \"0s\"\n{extra}\n",
-        jar = kv_jar().display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan(name).body(axes).body(phases).run(extra).write(dir)
 }
 
 const TWO_BY_TWO: &str = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
@@ -355,11 +348,15 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
         "[[request]]\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\n",
     )
     .unwrap();
-    let text = "name = \"paths\"\n[target]\ncommand = \"java {jvm} -jar app/kv.jar\"\nworkdir = \"..\"\n\
-        ready = \"http://127.0.0.1:{port}/health\"\njvm = [\"-Dkv.port={port}\", \"-Dkv.store=heap\"]\n\
-        [[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
-        [[phase]]\nname = \"get\"\nmix = \"mixes/get.toml\"\nconnections = 4\nduration = \"1s\"\n\
-        [run]\nrepeats = 2\ncooldown = \"0s\"\n";
+    let text = kv_plan("paths")
+        .command("java {jvm} -jar app/kv.jar")
+        .target("workdir = \"..\"\n")
+        .body(
+            "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
+             [[phase]]\nname = \"get\"\nmix = \"mixes/get.toml\"\nconnections = 4\nduration = \"1s\"\n",
+        )
+        .run("repeats = 2\n")
+        .text();
     std::fs::write(project.join("plans/p.toml"), text).unwrap();
     let results_parent = tempdir();
     let out = results_parent.join("results");

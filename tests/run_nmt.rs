@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
+use common::kv_plan::kv_plan;
 use common::sshnet::SshNet;
-use common::{folder_of, jload, json, kv_jar, tempdir};
+use common::{folder_of, jload, json, tempdir};
 use jload::jvm::nmt_csv;
 
 /// JVM-heavy tests run one at a time (the machine has 2 cores).
@@ -21,15 +22,7 @@ static HEAVY: Mutex<()> = Mutex::new(());
 const MIB: f64 = 1048576.0;
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    let text = format!(
-        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\"]\n\
-         {target_extra}\n{axes}\n{phases}\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
-        jar = kv_jar().display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan(name).default_store().target(target_extra).body(axes).body(phases).run("repeats = 1\n").write(dir)
 }
 
 /// 16 KB values at 1500 req/s for up to 60 s, then a short read phase. The slab store's box kills its JVM within the
@@ -216,18 +209,17 @@ fn a_target_on_its_own_server_has_its_native_memory_read_there_by_its_agent() {
     let dir = tempdir();
     let out = dir.join("results");
     // The heap store with a heap far above its 200 MiB box, filled with 16 KB values: killed seconds into the fill.
-    let text = format!(
-        "name = \"remote-nmt\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\nmemory = \"200m\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xmx1g\", \"-XX:+UseSerialGC\"]\n\
-         [[phase]]\nname = \"fill\"\nmeasure = false\n\
-         url = \"http://{{host}}:{{port}}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nrate = 1500\n\
-         duration = \"30s\"\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
-        server = net.destination("server"),
-        jar = kv_jar().display()
-    );
-    let plan = dir.join("remote-nmt.toml");
-    std::fs::write(&plan, text).unwrap();
+    let plan = kv_plan("remote-nmt")
+        .on(&format!("host = \"{}\"", net.destination("server")))
+        .target("memory = \"200m\"\n")
+        .jvm(&["-Xmx1g", "-XX:+UseSerialGC"])
+        .body(
+            "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+             url = \"http://{host}:{port}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nrate = 1500\n\
+             duration = \"30s\"\n",
+        )
+        .run("repeats = 1\n")
+        .write(&dir);
     let output = net.jload_run(&plan, &out).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let rep = out.join("cells/default/rep-1");

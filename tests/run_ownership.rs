@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::kv_plan::kv_plan;
 use common::{folder_of, jload, json, jvms_with, kv_jar, tempdir};
 
 // The JVM-heavy tests run two at a time (cargo's two test threads, nothing held): what they assert is who answered
@@ -28,15 +29,11 @@ fn free_port() -> u16 {
 
 /// A plan against kv-service: `command` and `port` (a number, or `{port}`) as given, one `get` phase of `duration`.
 fn plan(dir: &Path, command: &str, port: &str, axes: &str, duration: &str) -> PathBuf {
-    let text = format!(
-        "name = \"owner\"\n[target]\ncommand = \"{command}\"\nready = \"http://127.0.0.1:{port}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n\
-         {axes}\n[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\n\
-         connections = 4\nduration = \"{duration}\"\n[run]\ncooldown = \"0s\"\n"
+    let get = format!(
+        "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\n\
+         connections = 4\nduration = \"{duration}\"\n"
     );
-    let path = dir.join("owner.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan("owner").command(command).port(port).jvm(&["-Xmx64m"]).body(axes).body(&get).write(dir)
 }
 
 const ONE_CELL: &str = "[[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\"]\n";
@@ -358,15 +355,16 @@ fn a_foreign_listener_that_takes_a_later_phases_port_fails_the_cell_before_that_
 /// A one-cell plan (a 2-s get phase) whose target runs `command` on the test network's server, ready at `ready_path`
 /// on the fixed `port`, written into `dir`.
 fn remote_plan(dir: &Path, net: &common::sshnet::SshNet, command: &str, ready_path: &str, port: u16) -> PathBuf {
-    let text = format!(
-        "name = \"owner-remote\"\n[target]\nhost = \"{server}\"\ncommand = \"{command}\"\n\
-         ready = \"http://{{host}}:{port}{ready_path}\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n{ONE_CELL}\n\
-         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n\
-         [run]\ncooldown = \"0s\"\n",
-        server = net.destination("server"),
+    let get = format!(
+        "[[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n"
     );
-    let plan = dir.join("owner-remote.toml");
-    std::fs::write(&plan, text).unwrap();
-    plan
+    kv_plan("owner-remote")
+        .on(&format!("host = \"{}\"", net.destination("server")))
+        .command(command)
+        .port(&port.to_string())
+        .ready(&format!("http://{{host}}:{port}{ready_path}"))
+        .jvm(&["-Xmx64m"])
+        .body(ONE_CELL)
+        .body(&get)
+        .write(dir)
 }

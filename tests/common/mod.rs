@@ -2,6 +2,7 @@
 
 pub mod cgroups;
 pub mod jdks;
+pub mod kv_plan;
 pub mod machine;
 pub mod nginx;
 pub mod pki;
