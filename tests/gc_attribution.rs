@@ -31,7 +31,7 @@ const STALL_MS: f64 = 100.0;
 const GC_MODE: &[&str] = &["--mode", "gc", "--live-mb", "160"];
 const GC_HEAP: &[&str] = &["-Xms400m", "-Xmx400m", "-Xmn64m", "-XX:+UseSerialGC"];
 
-/// tests/java/StallTarget.java compiled with javac once per test binary; the folder of its classes.
+/// tests/java/StallTarget.java compiled with javac once per test run; the folder of its classes.
 fn classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
     CLASSES.get_or_init(|| {

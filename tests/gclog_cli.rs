@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use crate::common::jdks::{java17, java25};
+use crate::common::machine;
 use crate::common::{jload, repo};
 use serde_json::Value;
 
@@ -185,6 +186,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn live_jvm_found_by_pid_on_jdk17() {
+    let _machine = machine::shared();
     let directory = temp_dir("pid");
     // A relative name with the pid in it: found through /proc/<pid>/cwd and %p.
     let mut jvm = start_churn(&java17(), "-XX:+UseSerialGC", &directory, "gc-%p.log", 5_000);
@@ -204,6 +206,7 @@ fn live_jvm_found_by_pid_on_jdk17() {
 
 #[test]
 fn live_generational_zgc_log_on_jdk25() {
+    let _machine = machine::shared();
     let directory = temp_dir("zgc");
     let log = directory.join("gc.log");
     let mut jvm = start_churn(&java25(), "-XX:+UseZGC", &directory, "gc.log", 0);
@@ -325,6 +328,7 @@ fn zgc_allocation_stalls_in_json_text_and_window() {
 
 #[test]
 fn live_zgc_allocation_stalls_on_jdk17() {
+    let _machine = machine::shared();
     // A 32 MB heap cannot keep up with GcChurn's allocation: its thread stalls. Compared with a grep of the log.
     let directory = temp_dir("stalls");
     let source = repo().join("tests/java/GcChurn.java");

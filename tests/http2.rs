@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use crate::common::machine;
 use common::nginx::Nginx;
 use common::pki::Pki;
 use common::{bench_json, tempdir};
@@ -147,6 +148,7 @@ fn a_server_allowing_fewer_streams_than_asked_for_gets_them_queued() {
 
 #[test]
 fn the_open_model_spreads_its_schedule_over_every_stream() {
+    let _machine = machine::shared();
     let nginx = nginx_h2(None, "");
     let url = format!("http://127.0.0.1:{}/", nginx.port);
     let (code, result, _) =

@@ -18,6 +18,7 @@ use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common::machine;
 use common::jdks::{TestJvm, in_own_namespaces, jdk17, jdk25, jvm_under};
 use jload::jvm::attach::{AttachError, AttachedJvm};
 use jload::jvm::nmt::{self, NmtError, NmtReadError, NmtSummary};
@@ -99,16 +100,19 @@ fn attaches_like_jcmd(java_home: &Path) {
 
 #[test]
 fn jdk17_attach_returns_jcmds_text_first_time_and_second_time() {
+    let _machine = machine::shared();
     attaches_like_jcmd(&jdk17("jcmd"));
 }
 
 #[test]
 fn jdk25_attach_returns_jcmds_text_first_time_and_second_time() {
+    let _machine = machine::shared();
     attaches_like_jcmd(&jdk25("jcmd"));
 }
 
 #[test]
 fn a_socket_open_to_others_is_refused_before_connecting() {
+    let _machine = machine::shared();
     use std::os::unix::fs::PermissionsExt;
     let jvm = TestJvm::start(&jdk25("jcmd"), &[], &LIFETIME);
     let path = PathBuf::from(format!("/tmp/.java_pid{}", jvm.pid));
@@ -131,6 +135,7 @@ fn a_socket_open_to_others_is_refused_before_connecting() {
 
 #[test]
 fn a_jvm_without_native_memory_tracking_reads_as_not_enabled() {
+    let _machine = machine::shared();
     let jvm = TestJvm::start(&jdk25("jcmd"), &[], &LIFETIME);
     let err = nmt::read_summary(&attach(jvm.pid)).unwrap_err();
     assert!(matches!(err, NmtReadError::Summary(NmtError::NotEnabled)), "{err}");
@@ -168,6 +173,7 @@ fn a_missing_process_is_named() {
 
 #[test]
 fn a_jvm_with_attach_disabled_is_refused_without_a_signal() {
+    let _machine = machine::shared();
     let jvm = TestJvm::start(&jdk17("jcmd"), &["-XX:+DisableAttachMechanism"], &LIFETIME);
     let started = Instant::now();
     let err = AttachedJvm::attach(jvm.pid, ATTACH_TIMEOUT).unwrap_err();
@@ -185,6 +191,7 @@ fn a_jvm_with_attach_disabled_is_refused_without_a_signal() {
 
 #[test]
 fn attach_disabled_in_a_flags_file_is_seen_in_perfdata() {
+    let _machine = machine::shared();
     let flags = common::tempdir();
     std::fs::write(flags.join("flags"), "+DisableAttachMechanism\n").unwrap();
     let jvm = TestJvm::start(&jdk17("jcmd"), &[&format!("-XX:Flags={}", flags.join("flags").display())], &LIFETIME);
@@ -196,6 +203,7 @@ fn attach_disabled_in_a_flags_file_is_seen_in_perfdata() {
 
 #[test]
 fn a_jvm_that_never_opens_its_socket_times_out_and_the_trigger_file_is_removed() {
+    let _machine = machine::shared();
     // Attach disabled where jload cannot see it (a flags file, and no PerfData): the SIGQUIT is sent, taken for a
     // thread dump request, and no socket comes.
     let flags = common::tempdir();
@@ -219,6 +227,7 @@ fn a_jvm_that_never_opens_its_socket_times_out_and_the_trigger_file_is_removed()
 
 #[test]
 fn a_jvm_with_reduced_signal_usage_is_attached_through_the_socket_it_opened_at_start() {
+    let _machine = machine::shared();
     // -Xrs: HotSpot installs no SIGQUIT handler (the signal would kill it) and opens its attach socket at start.
     let jvm = TestJvm::start(&jdk17("jcmd"), &["-Xrs"], &LIFETIME);
     let attached = attach(jvm.pid);
@@ -229,6 +238,7 @@ fn a_jvm_with_reduced_signal_usage_is_attached_through_the_socket_it_opened_at_s
 
 #[test]
 fn a_jvm_in_its_own_mount_and_pid_namespace_is_attached_through_proc_root() {
+    let _machine = machine::shared();
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");

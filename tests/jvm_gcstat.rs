@@ -12,6 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common::machine;
 use common::jdks::{TestJvm, alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
 use common::jload;
 
@@ -150,6 +151,7 @@ fn compare_once_t(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option
 
 #[test]
 fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
+    let _machine = machine::shared();
     let jdks = [("JDK 17", jdk17("jstat")), ("JDK 25", jdk25("jstat"))];
     let combinations: Vec<(String, PathBuf, &str)> = jdks
         .iter()
@@ -187,6 +189,7 @@ fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
 
 #[test]
 fn targets_by_pid_port_and_name_reach_the_same_jvm() {
+    let _machine = machine::shared();
     // A uniquely named copy, so the name target matches this JVM only (the source launcher accepts any file name).
     let dir = std::env::temp_dir().join(format!("jload-name-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -223,6 +226,7 @@ fn targets_by_pid_port_and_name_reach_the_same_jvm() {
 
 #[test]
 fn json_and_proc_columns_agree_with_the_jstat_columns_and_proc() {
+    let _machine = machine::shared();
     let jvm = TestJvm::start(&jdk17("jstat"), &["-XX:+UseSerialGC"], &[]);
     let json_out = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "0", "2", "--json"]).0);
     let samples: Vec<serde_json::Value> = json_out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -250,6 +254,7 @@ fn json_and_proc_columns_agree_with_the_jstat_columns_and_proc() {
 
 #[test]
 fn a_jvm_that_exits_during_sampling_ends_the_sampling_cleanly() {
+    let _machine = machine::shared();
     let jvm = TestJvm::start(&jdk25("jstat"), &[], &["--exit-after-ms", "1500"]);
     let mut child = Command::new(JLOAD)
         .args(["gcstat", &jvm.pid_arg(), "100"])
@@ -283,6 +288,7 @@ fn assert_one_line_bad_input(output: &Output, expected: &[&str]) {
 
 #[test]
 fn processes_that_cannot_be_sampled_give_one_line_errors() {
+    let _machine = machine::shared();
     let no_perfdata = thread::spawn(|| TestJvm::start(&jdk17("jstat"), &["-XX:-UsePerfData"], &[]));
     let private = TestJvm::start(&jdk25("jstat"), &["-XX:+PerfDisableSharedMem"], &[]);
     let no_perfdata = no_perfdata.join().unwrap();
@@ -307,6 +313,7 @@ fn running_as_root() -> bool {
 
 #[test]
 fn another_users_jvm_gives_permission_denied() {
+    let _machine = machine::shared();
     if !running_as_root() {
         eprintln!("skipped: needs root to run jload as another user (nobody) against this user's JVM");
         return;
@@ -321,6 +328,7 @@ fn another_users_jvm_gives_permission_denied() {
 
 #[test]
 fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
+    let _machine = machine::shared();
     if !running_as_root() {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
         return;

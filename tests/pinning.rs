@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use crate::common::machine;
 use common::kv_plan::kv_plan;
 use common::{folder_of, jload, json, jvms_with, ok, serve, tempdir};
 use std::path::Path;
@@ -65,6 +66,7 @@ fn workers_during_bench(cpus: &str, extra: &[&str]) -> Vec<(String, String)> {
 
 #[test]
 fn bench_with_cpus_runs_one_worker_per_cpu_of_the_list_and_only_there() {
+    let _machine = machine::shared();
     let cpu = available_cpus().last().unwrap().to_string();
     let workers = workers_during_bench(&cpu, &["-c", "4"]);
     assert_eq!(workers, vec![("jload-worker-0".to_string(), cpu)]);
@@ -72,6 +74,7 @@ fn bench_with_cpus_runs_one_worker_per_cpu_of_the_list_and_only_there() {
 
 #[test]
 fn bench_with_more_threads_than_cpus_pins_every_worker_to_the_list() {
+    let _machine = machine::shared();
     let cpu = available_cpus().last().unwrap().to_string();
     let workers = workers_during_bench(&cpu, &["-c", "6", "-t", "3"]);
     let expected: Vec<(String, String)> = (0..3).map(|index| (format!("jload-worker-{index}"), cpu.clone())).collect();
@@ -161,6 +164,7 @@ fn eventually<T: PartialEq>(expected: &T, mut read: impl FnMut() -> T) -> T {
 
 #[test]
 fn a_run_starts_the_jvm_on_the_targets_cpus_and_loads_it_from_the_loads() {
+    let _machine = machine::shared();
     let cpus = available_cpus();
     let (target_cpu, load_cpu) = (cpus[0], cpus[cpus.len() - 1]);
     let dir = tempdir();

@@ -6,6 +6,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::machine;
 use common::kv_plan::kv_plan;
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, repo, tempdir, without_histograms};
 
@@ -23,6 +24,7 @@ const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
 
 #[test]
 fn two_by_two_plan_fills_a_consistent_summary() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let plan = plan(&dir, "twobytwo", TWO_BY_TWO, SHORT_PHASES, "repeats = 1\n[slo]\np99 = \"5s\"\n");
@@ -107,6 +109,7 @@ fn dry_run_prints_every_cell_and_starts_nothing() {
 
 #[test]
 fn preflight_rejects_seed_000s_invalid_heap_flag() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xms=25g\"]\n";
     let plan = plan(&dir, "preflight", axes, SHORT_PHASES, "");
@@ -120,6 +123,7 @@ fn preflight_rejects_seed_000s_invalid_heap_flag() {
 
 #[test]
 fn preflight_checks_the_complete_option_set_with_logging_options_and_folders() {
+    let _machine = machine::shared();
     let dir = tempdir();
     // Both values write a log into the cell's folder; the second has a decorator the JVM does not know.
     let axes = "[[axis]]\nname = \"log\"\nvalues = [\"-Xlog:gc:file={dir}/own.log:uptime\", \"-Xlog:gc:file={dir}/own.log:bogus\"]\n";
@@ -136,6 +140,7 @@ fn preflight_checks_the_complete_option_set_with_logging_options_and_folders() {
 
 #[test]
 fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
+    let _machine = machine::shared();
     let dir = tempdir();
     // maxMemory above the heap: the store keeps everything and the 32m JVM dies during the fill.
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [{ label = \"tiny\", jvm = [\"-Xmx32m\", \"-Dkv.maxMemory=400m\"] }, \"-Xmx96m\"]\n";
@@ -159,6 +164,7 @@ fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
 
 #[test]
 fn interrupted_sweep_resumes_exactly_the_missing_cells() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx80m\", \"-Xmx96m\"]\n";
     let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\nconnections = 4\nduration = \"3s\"\n";
@@ -260,6 +266,7 @@ fn malformed_plans_are_rejected_with_file_line_and_key() {
 
 #[test]
 fn every_example_plan_passes_its_checks_and_preflight() {
+    let _machine = machine::shared();
     let plans = std::fs::read_dir(repo().join("plans")).unwrap();
     let mut checked = 0;
     for entry in plans {
@@ -284,6 +291,7 @@ fn gcstat_uptimes(path: &Path) -> Vec<f64> {
 
 #[test]
 fn unlabelled_collector_values_and_labels_of_any_character_run_clean() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let long = "x".repeat(300);
     let label = format!("a:b, c=d/e 'q' \\\"dq\\\" ü 50% $HOME {long}");
@@ -339,6 +347,7 @@ fn a_results_path_the_jvm_cannot_take_is_refused_before_anything_starts() {
 
 #[test]
 fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_failed() {
+    let _machine = machine::shared();
     // project/plans/p.toml with workdir = ".." (project/), the jar at project/app/kv.jar, a mix beside the plan.
     let project = tempdir();
     std::fs::create_dir_all(project.join("plans/mixes")).unwrap();
@@ -451,6 +460,7 @@ fn a_command_that_cannot_start_fails_every_cell_for_the_environment_and_exits_1(
 
 #[test]
 fn a_sweep_whose_output_is_closed_runs_to_the_end_and_writes_its_reports() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
     let plan = plan(&dir, "closed", axes, SHORT_PHASES, "");
@@ -501,6 +511,7 @@ fn the_spring_boot_plan_parses_and_dry_runs_its_four_cells_and_three_connection_
 
 #[test]
 fn closed_phases_at_several_connection_counts_are_compared_side_by_side_in_every_output() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";

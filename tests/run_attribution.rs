@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use crate::common::machine;
 use common::kv_plan::kv_plan;
 use common::{folder_of, jload, json, repo, tempdir};
 
@@ -32,6 +33,7 @@ fn quickstart_in_small(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn every_cell_of_a_quickstart_sweep_answers_is_it_the_gc_with_a_number() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let plan = quickstart_in_small(&dir);

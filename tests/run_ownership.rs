@@ -16,11 +16,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common::machine;
 use common::kv_plan::kv_plan;
 use common::{folder_of, jload, json, jvms_with, kv_jar, tempdir};
 
-// The JVM-heavy tests run two at a time (cargo's two test threads, nothing held): what they assert is who answered
-// and what was recorded, never how fast.
+// The JVM-heavy tests share the machine two at a time (common::machine): what they assert is who answered and what
+// was recorded, never how fast.
 
 /// A loopback port that was free a moment ago.
 fn free_port() -> u16 {
@@ -112,6 +113,7 @@ fn files_in(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_foreign_server_answering_the_fixed_port_while_the_jvm_starts_slowly_fails_the_cell_naming_its_pid() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let port = free_port().to_string();
@@ -142,6 +144,7 @@ fn a_foreign_server_answering_the_fixed_port_while_the_jvm_starts_slowly_fails_t
 
 #[test]
 fn a_port_in_use_before_the_start_refuses_each_cell_repeat_naming_its_holder_and_the_sweep_goes_on() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let holder = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -173,6 +176,7 @@ fn a_port_in_use_before_the_start_refuses_each_cell_repeat_naming_its_holder_and
 
 #[test]
 fn urls_that_name_a_fixed_port_are_warned_about_in_one_line_and_placeholder_ports_are_not() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let command = format!("java {{jvm}} -jar {}", kv_jar().display());
     let fixed = plan(&dir, &command, "18088", ONE_CELL, "1s");
@@ -219,6 +223,7 @@ fn a_missing_jar_is_refused_in_one_line_before_anything_starts() {
 
 #[test]
 fn a_target_killed_mid_phase_is_recorded_crashed_never_ok() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let command = format!("java {{jvm}} -jar {}", kv_jar().display());
@@ -246,6 +251,7 @@ fn a_target_killed_mid_phase_is_recorded_crashed_never_ok() {
 
 #[test]
 fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
+    let _machine = machine::shared();
     let net = common::sshnet::SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -283,6 +289,7 @@ fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
 
 #[test]
 fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_and_never_measured() {
+    let _machine = machine::shared();
     let net = common::sshnet::SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -324,6 +331,7 @@ fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_a
 
 #[test]
 fn a_foreign_listener_that_takes_a_later_phases_port_fails_the_cell_before_that_phase() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let fixed = free_port();

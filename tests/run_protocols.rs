@@ -5,12 +5,14 @@
 
 use crate::common;
 
+use crate::common::machine;
 use common::kv_plan::kv_plan;
 use common::pki::Pki;
 use common::{bench_json, jload, json, start_kv_service, tempdir};
 
 #[test]
 fn one_plan_loads_the_same_jvm_over_https_with_http1_and_with_http2() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let phases = "[[phase]]\n\
@@ -69,6 +71,7 @@ fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn bench_watches_the_jvm_behind_an_https_url_while_loading_it_over_http2() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let (service, port) = start_kv_service(&[
