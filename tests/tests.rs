@@ -5,6 +5,25 @@
 
 mod common;
 
+/// The longest tests, each run from its suite: libtest starts tests in the order of their names, so these, named to
+/// sort before every other, start first and the rest run beside them instead of them running last and alone. Each
+/// sits in a module named after its suite, so that `cargo test run_tune::` still selects it.
+mod a_started_first {
+    mod real_targets {
+        #[test]
+        fn a_tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_called_crashed() {
+            crate::real_targets::a_tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_called_crashed();
+        }
+    }
+
+    mod run_tune {
+        #[test]
+        fn a_bowl_search_finds_the_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt() {
+            crate::run_tune::a_bowl_search_finds_the_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt();
+        }
+    }
+}
+
 mod bench;
 mod bench_accounting;
 mod bench_capacity;
