@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::common::machine;
+use common::machine;
 use common::{Reply, bench_json, bench_json_and_printout, jload, ok, pausing_server, serve, status, tempdir};
 
 #[test]

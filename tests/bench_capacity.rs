@@ -8,8 +8,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::common::machine;
 use common::jdks::PortJvm;
+use common::machine;
 use common::queued_server::queued_server;
 use common::{bench_json, jload, ok, serve, status, tempdir};
 

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use crate::common::machine;
+use common::machine;
 use common::{KvService, bench_json, start_kv_service, tempdir};
 
 /// Start kv-service with a small heap and a GC log; wait until it answers.

@@ -8,7 +8,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use crate::common::machine;
+use common::machine;
 use common::queued_server::queued_server;
 use common::{jload, tempdir};
 

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use crate::common::machine;
+use common::machine;
 use common::nginx::Nginx;
 use common::pki::Pki;
 use common::{bench_json, tempdir};

@@ -7,8 +7,8 @@ use crate::common;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::common::machine;
 use common::jdks::{jdk17, jdk25};
+use common::machine;
 use common::{repo, tempdir};
 use jload::results::{ExitInfo, RepFiles};
 use jload::run::crash::{Ending, Evidence, JavaOom};

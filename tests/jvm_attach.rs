@@ -18,8 +18,8 @@ use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::common::machine;
 use common::jdks::{TestJvm, in_own_namespaces, jdk17, jdk25, jvm_under};
+use common::machine;
 use jload::jvm::attach::{AttachError, AttachedJvm};
 use jload::jvm::nmt::{self, NmtError, NmtReadError, NmtSummary};
 

@@ -12,9 +12,9 @@ use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::common::machine;
 use common::jdks::{TestJvm, alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
 use common::jload;
+use common::machine;
 
 const JLOAD: &str = env!("CARGO_BIN_EXE_jload");
 const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "Z", "Shenandoah"];

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::common::machine;
+use common::machine;
 use common::{jload, json, ok, repo, serve, tempdir};
 
 fn unix_us(time: SystemTime) -> i64 {

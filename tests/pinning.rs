@@ -4,8 +4,8 @@
 
 use crate::common;
 
-use crate::common::machine;
 use common::kv_plan::kv_plan;
+use common::machine;
 use common::{folder_of, jload, json, jvms_with, ok, serve, tempdir};
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::machine;
 use common::kv_plan::kv_plan;
+use common::machine;
 use common::sshnet::SshNet;
 use common::{folder_of, json, kv_jar, tempdir};
 

@@ -6,8 +6,8 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::machine;
 use common::kv_plan::kv_plan;
+use common::machine;
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, repo, tempdir, without_histograms};
 
 /// A plan against kv-service with the given axes and phases (TOML fragments).

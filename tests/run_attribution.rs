@@ -4,8 +4,8 @@
 
 use crate::common;
 
-use crate::common::machine;
 use common::kv_plan::kv_plan;
+use common::machine;
 use common::{folder_of, jload, json, repo, tempdir};
 
 /// The quickstart plan (plans/quickstart.toml) at one heap size and a coarser search, so that it runs in about a

@@ -11,9 +11,9 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use crate::common::machine;
 use common::cgroups::boxes_left_behind;
 use common::jdks::compiled;
+use common::machine;
 use common::{interrupt_run_after, jload, json, tempdir};
 
 const MIB: f64 = (1u64 << 20) as f64;

@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::common::machine;
 use common::kv_plan::kv_plan;
+use common::machine;
 use common::{folder_of, jload, json, jvms_with, kv_jar, tempdir};
 
 // The JVM-heavy tests share the machine two at a time (common::machine): what they assert is who answered and what

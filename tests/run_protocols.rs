@@ -5,8 +5,8 @@
 
 use crate::common;
 
-use crate::common::machine;
 use common::kv_plan::kv_plan;
+use common::machine;
 use common::pki::Pki;
 use common::{bench_json, jload, json, start_kv_service, tempdir};
 

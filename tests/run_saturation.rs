@@ -12,7 +12,7 @@ use jload::load::format::format_ms;
 
 use std::path::Path;
 
-use crate::common::machine;
+use common::machine;
 use common::{jload, json, repo, tempdir};
 use serde_json::Value;
 

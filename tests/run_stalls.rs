@@ -6,8 +6,8 @@ use crate::common;
 
 use std::path::Path;
 
-use crate::common::machine;
 use common::kv_plan::kv_plan;
+use common::machine;
 use common::{jload, tempdir};
 
 fn json(path: &Path) -> serde_json::Value {

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use crate::common::machine;
+use common::machine;
 use common::sshnet::{SshNet, runs};
 use std::io::Read;
 use std::net::TcpStream;

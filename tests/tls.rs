@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::common::machine;
+use common::machine;
 use common::nginx::Nginx;
 use common::pki::Pki;
 use common::{bench_json, jload, tempdir};

@@ -84,9 +84,11 @@ impl TestJvm {
         command.arg("-Xmx64m").args(jvm_options).arg(source).args(program_args);
         command.current_dir(&*cwd).stdout(Stdio::piped()).stderr(Stdio::inherit());
         let mut child = command.spawn().expect("start java");
-        let stdout = Arc::new(Mutex::new(Vec::new()));
         let (tx, rx) = mpsc::channel();
-        let (pipe, lines) = (child.stdout.take().unwrap(), Arc::clone(&stdout));
+        let pipe = child.stdout.take().unwrap();
+        // Owned from here on: a JVM that never becomes idle is stopped with the failing test.
+        let mut jvm = TestJvm { pid: child.id(), child, port: 0, stdout: Arc::new(Mutex::new(Vec::new())), cwd };
+        let lines = Arc::clone(&jvm.stdout);
         thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                 lines.lock().unwrap().push(line.clone());
@@ -94,9 +96,8 @@ impl TestJvm {
             }
         });
         let line = rx.recv_timeout(IDLE_TIMEOUT).unwrap_or_else(|_| panic!("JVM {command:?} did not become idle"));
-        let port = line.strip_prefix("idle port=").and_then(|port| port.parse().ok()).expect("idle line");
-        let pid = child.id();
-        TestJvm { child, pid, port, stdout, cwd }
+        jvm.port = line.strip_prefix("idle port=").and_then(|port| port.parse().ok()).expect("idle line");
+        jvm
     }
 
     pub fn pid_arg(&self) -> String {
