@@ -3,7 +3,7 @@
 //! Content-Lengths), closed ports, the open model's rate, coordinated-omission correction in both models, thresholds,
 //! mixes, hlog output and bad input.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use common::machine;
 use common::{Reply, bench_json, bench_json_and_printout, jload, ok, pausing_server, serve, status, tempdir};
 
 #[test]
@@ -59,6 +60,7 @@ fn chunked_bodies_are_read() {
 
 #[test]
 fn stalled_server_gives_timeouts_and_the_run_ends_on_time() {
+    let _machine = machine::shared();
     let server = serve(|_| Reply::Stall);
     let (code, result, elapsed) = bench_json(&["-d", "2s", "-c", "4", "--timeout", "300ms", &server.url("/")]);
     assert_eq!(code, 1, "nothing succeeded");
@@ -227,6 +229,7 @@ fn random_bytes_to_http2_are_invalid_responses() {
 
 #[test]
 fn closed_port_gives_connect_errors_and_exit_1() {
+    let _machine = machine::shared();
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
@@ -273,6 +276,7 @@ fn a_server_closing_after_each_response_gets_each_request_once() {
 
 #[test]
 fn a_server_closing_after_each_response_over_a_duration_counts_what_the_server_received() {
+    let _machine = machine::shared();
     let server = serve(|_| ok_then_close("ok"));
     let url = server.url("/");
     for (args, connections) in [(["-c", "4", "-t", "2"], 4), (["-R", "400", "-c", "8"], 8)] {
@@ -296,6 +300,7 @@ fn a_server_closing_after_each_response_over_a_duration_counts_what_the_server_r
 
 #[test]
 fn a_server_closing_after_each_response_in_the_open_model_gets_the_schedule() {
+    let _machine = machine::shared();
     let server = serve(|_| ok_then_close("ok"));
     let (code, result, _) = bench_json(&["-R", "500", "-n", "1000", "-c", "10", &server.url("/")]);
     assert_eq!(code, 0);
@@ -306,6 +311,7 @@ fn a_server_closing_after_each_response_in_the_open_model_gets_the_schedule() {
 
 #[test]
 fn a_keep_alive_limit_without_announcement_loses_no_request() {
+    let _machine = machine::shared();
     // Like a keep-alive limit: every third response on a connection is its last, and the close is not announced.
     let server = serve(|seen| if seen.on_connection % 3 == 2 { ok_then_close("ok") } else { ok("ok") });
     for args in [["-n", "3000", "-c", "4", "-t", "2"], ["-n", "3000", "-R", "1500", "-c", "10"]] {
@@ -327,6 +333,7 @@ fn a_keep_alive_limit_without_announcement_loses_no_request() {
 
 #[test]
 fn a_body_delimited_by_the_close_completes_at_once() {
+    let _machine = machine::shared();
     let server = serve(|_| Reply::BytesThenClose(b"HTTP/1.0 200 OK\r\n\r\nno length, ends at the close".to_vec()));
     let (code, result, elapsed) = bench_json(&["-n", "300", "-c", "3", "--timeout", "10s", &server.url("/")]);
     assert_eq!(code, 0);
@@ -349,6 +356,7 @@ fn a_request_the_server_received_and_dropped_is_an_error_not_resent() {
 
 #[test]
 fn a_request_is_resent_at_most_once() {
+    let _machine = machine::shared();
     // A server that closes every connection as soon as it accepts it, reading nothing: each request goes out on its
     // connection, is re-sent once on a new one, and then counts as a read error, so the run ends.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -368,6 +376,7 @@ fn a_request_is_resent_at_most_once() {
 
 #[test]
 fn open_model_keeps_the_rate() {
+    let _machine = machine::shared();
     let server = serve(|_| ok("x"));
     let (code, result, _) = bench_json(&["-R", "2000", "-d", "3s", "-c", "20", &server.url("/")]);
     assert_eq!(code, 0);
@@ -386,6 +395,7 @@ fn open_model_keeps_the_rate() {
 
 #[test]
 fn a_stall_shows_in_corrected_but_not_uncorrected_latency() {
+    let _machine = machine::shared();
     // The whole server pauses 500 ms once (like a stop-the-world GC) while jload sends 1000 req/s.
     let stall_at = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -418,6 +428,7 @@ fn p(result: &serde_json::Value, block: &str, percentile: &str) -> f64 {
 
 #[test]
 fn closed_model_corrected_latency_shows_the_pauses_raw_latency_hides() {
+    let _machine = machine::shared();
     let (code, result, _) = bench_json(&["-c", "50", "-d", "6s", &pausing_server().url("/")]);
     assert_eq!(code, 0);
     assert_eq!(result["model"], "closed");
@@ -438,6 +449,7 @@ fn closed_model_corrected_latency_shows_the_pauses_raw_latency_hides() {
 
 #[test]
 fn closed_model_corrected_latency_matches_raw_without_pauses() {
+    let _machine = machine::shared();
     // A regular server: every answer takes 2 ms, far above the scheduling noise of a loaded machine, so hardly a
     // response is slower than its connection's recent mean by a whole interval and the correction adds next to nothing.
     let server = serve(|_| {
@@ -493,6 +505,7 @@ fn mix_weights_are_respected_and_reported_per_request() {
 
 #[test]
 fn hlog_holds_every_request() {
+    let _machine = machine::shared();
     let server = serve(|_| ok("x"));
     let dir = tempdir();
     let hlog = dir.join("run.hlog");
@@ -526,6 +539,7 @@ fn base64_decode(text: &str) -> Vec<u8> {
 
 #[test]
 fn bad_input_exits_2_with_one_line() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let bad_mix = dir.join("bad.toml");
     std::fs::write(&bad_mix, "[[request]]\nurl = \"http://127.0.0.1:1/\"\nwieght = 2\n").unwrap();
@@ -564,6 +578,7 @@ fn ok_status_decides_which_codes_are_errors() {
 
 #[test]
 fn an_unreachable_target_ends_the_run_after_one_timeout() {
+    let _machine = machine::shared();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}/");
     let (code, result, elapsed) = bench_json(&["-d", "30s", "-c", "4", "--timeout", "1s", &url]);

@@ -2,22 +2,18 @@
 //! requests never sent and unfinished when a server freezes, timeouts in the percentiles, the exact count of due
 //! requests, and a generator that cannot keep the rate reported as the limit, not the target.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use common::machine;
 use common::{Reply, bench_json, jload, ok, pausing_server, serve};
 
-/// Held by the test whose generator takes a whole core on purpose and by the tests whose claims need a core for the
-/// generator when it wants one (nothing left over at the end of a clean run, a slip of exactly the stop): on a 2-core
-/// machine they never run side by side.
-static WHOLE_CORE: Mutex<()> = Mutex::new(());
-
-fn whole_core() -> std::sync::MutexGuard<'static, ()> {
-    WHOLE_CORE.lock().unwrap_or_else(|poison| poison.into_inner())
-}
+// The test whose generator takes a whole core on purpose and the tests whose claims need a core for the generator when
+// it wants one (nothing left over at the end of a clean run, a slip of exactly the stop) hold the machine alone
+// (common::machine): on a 2-core machine they never run beside another load; the others share it.
 
 fn number(result: &serde_json::Value, path: &[&str]) -> f64 {
     let mut value = result;
@@ -35,6 +31,7 @@ fn freezing_after(answered: u64) -> common::TestServer {
 
 #[test]
 fn a_server_frozen_for_the_last_second_leaves_every_due_request_accounted_for() {
+    let _machine = machine::shared();
     // 1000 req/s for 4 s on 10 connections: 4000 requests fall due. The server answers the first 3000 (due in the
     // first 3 s) and then freezes: each connection's next request is sent and never answered (10 unfinished), and
     // the other 990 due in the last second find no free connection (never sent).
@@ -62,6 +59,7 @@ fn a_server_frozen_for_the_last_second_leaves_every_due_request_accounted_for() 
 
 #[test]
 fn a_frozen_server_shows_in_the_printout_and_the_limit_names_the_target() {
+    let _machine = machine::shared();
     let server = freezing_after(1500);
     let (output, _) = jload(&["bench", "-q", "-R", "1000", "-d", "2s", "-c", "10", "-t", "1", &server.url("/")]);
     let text = String::from_utf8_lossy(&output.stdout);
@@ -78,6 +76,7 @@ fn a_frozen_server_shows_in_the_printout_and_the_limit_names_the_target() {
 
 #[test]
 fn a_closed_model_run_against_a_frozen_server_counts_the_requests_in_flight() {
+    let _machine = machine::shared();
     // Each of the 10 connections waits on an unanswered request from the freeze (1 s after the first request) to
     // the end; they are unfinished, not requests, and their waits reach the raw and corrected maxima.
     let first_request = Arc::new(OnceLock::<Instant>::new());
@@ -99,6 +98,7 @@ fn a_closed_model_run_against_a_frozen_server_counts_the_requests_in_flight() {
 
 #[test]
 fn timeouts_are_in_the_percentiles_with_the_wait_until_they_expired() {
+    let _machine = machine::shared();
     // The pausing server stops 200 ms every 2 s; with a 100 ms timeout the requests sent in the first half of each
     // pause time out. Recorded with their wait until the timeout (≥ 100 ms from their due time) they are about 5 %
     // of all, so the corrected p99 cannot fall below the timeout as it did when timeouts were left out.
@@ -119,6 +119,7 @@ fn timeouts_are_in_the_percentiles_with_the_wait_until_they_expired() {
 
 #[test]
 fn a_closed_model_timeout_is_recorded_with_the_timeout_as_its_latency() {
+    let _machine = machine::shared();
     // Every request stalls: 4 connections each time out every 300 ms (noticed within 30 ms, then a reconnect), 3
     // times in 1.2 s; the raw latency of a timeout is exactly the timeout.
     let server = serve(|_| Reply::Stall);
@@ -134,6 +135,7 @@ fn a_closed_model_timeout_is_recorded_with_the_timeout_as_its_latency() {
 
 #[test]
 fn due_is_the_schedule_exactly() {
+    let _machine = machine::shared();
     let server = serve(|_| ok("x"));
     // With -n the schedule holds exactly N requests, and all of them complete.
     let (code, result, _) = bench_json(&["-R", "2000", "-n", "1234", "-c", "7", "-t", "2", &server.url("/")]);
@@ -151,7 +153,7 @@ fn due_is_the_schedule_exactly() {
 
 #[test]
 fn a_generator_thread_that_cannot_keep_the_rate_is_reported_as_the_limit() {
-    let _core = whole_core();
+    let _machine = machine::alone();
     // One generator thread renders a body of 2,000 random digits per request (the server only buffers it) and is
     // asked for far more than it can send: it never waits for the fast server, and the result says the generator
     // ran out rather than blaming the target.
@@ -170,7 +172,7 @@ fn a_generator_thread_that_cannot_keep_the_rate_is_reported_as_the_limit() {
 
 #[test]
 fn a_clean_open_model_run_prints_only_what_happened() {
-    let _core = whole_core();
+    let _machine = machine::alone();
     // A fast server at a low rate: nothing is left waiting. On a loaded machine the generator's own loop may still be
     // held up now and then; the late-send lines appear exactly when the JSON counts late sends.
     let server = serve(|_| ok("x"));
@@ -193,7 +195,7 @@ fn a_clean_open_model_run_prints_only_what_happened() {
 
 #[test]
 fn the_generators_own_delay_is_left_out_of_the_latency_and_shown_as_its_slip() {
-    let _core = whole_core();
+    let _machine = machine::alone();
     // jload itself is stopped (SIGSTOP) for 300 ms while the server is idle and every connection free: the requests
     // due meanwhile go out late by the generator's fault alone. Their latency counts from when the generator could
     // send them; the delay shows as the generator's slip.

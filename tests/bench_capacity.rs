@@ -2,13 +2,14 @@
 //! (one worker, a fixed service time, a queue) whose capacity the search must find and whose ladder must show the
 //! knee; a ladder cut short by Ctrl-C and by a target that answers nothing; and bad flags.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::jdks::PortJvm;
+use common::machine;
 use common::queued_server::queued_server;
 use common::{bench_json, jload, ok, serve, status, tempdir};
 
@@ -19,7 +20,7 @@ const CAPACITY_RPS: f64 = 100.0;
 
 /// A server that does not change needs no warm-up until steady: the searches and ladders here turn it off
 /// (`--steady-max 0s`) except where the start rate is what is tested (tests/bench_steady.rs tests the warm-up).
-/// The load tests run two at a time (cargo's two test threads): their servers sleep through their service times and
+/// The load tests share the machine two at a time (common::machine::shared): their servers sleep through their service times and
 /// the loads are 100–1,000 req/s, so a second one beside costs each little CPU; the SLOs are 15 × S and a step the
 /// generator limited is measured again (measured: 5 of 5 runs passed two at a time, 2 beside a busy loop; 52 s → 30 s).
 
@@ -56,6 +57,7 @@ fn f64_of(value: &serde_json::Value) -> f64 {
 
 #[test]
 fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
+    let _machine = machine::shared();
     // SLO p99 ≤ 150 ms (15 × S, loose enough for a loaded machine's stalls): below 1/S a request waits for at most
     // the few ahead of it; at (1 + e)/S the last request completed in a window of T seconds waited T·e/(1 + e) from
     // its due time (e = 0.09 over 2.75 s: 230 ms), plus up to 16 × S for the requests the warm-up left queued.
@@ -99,6 +101,7 @@ fn the_search_finds_the_capacity_of_a_one_worker_server_within_ten_percent() {
 
 #[test]
 fn a_search_starting_above_a_queueing_servers_capacity_halves_and_blames_the_server() {
+    let _machine = machine::shared();
     // A one-worker JDK HTTP server with a 5 ms service time (it sleeps, so the other tests' load does not stretch
     // it: capacity at most 200 req/s, less for its own overhead): at 8 connections and 250 req/s every connection is
     // busy while eight requests queue behind the worker, so the raw median is several service times at every rate
@@ -160,6 +163,7 @@ fn a_search_starting_above_a_queueing_servers_capacity_halves_and_blames_the_ser
 
 #[test]
 fn without_a_start_rate_the_search_starts_at_half_a_closed_model_probe() {
+    let _machine = machine::shared();
     let (code, result) = on_known_server(
         &["--capacity", "p99<=1s", "--max-rate", "80", "--step-warmup", "300ms", "--min-requests", "100"],
         search_generator_limited,
@@ -181,6 +185,7 @@ fn without_a_start_rate_the_search_starts_at_half_a_closed_model_probe() {
 
 #[test]
 fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
+    let _machine = machine::shared();
     let (code, result) = on_known_server(
         &["--rates", "40,80,160", "--step-warmup", "500ms", "--min-requests", "120", "--steady-max", "0s"],
         |result| {
@@ -218,6 +223,7 @@ fn the_ladder_curve_shows_the_knee_at_the_servers_capacity() {
 
 #[test]
 fn ctrl_c_ends_the_ladder_with_the_steps_already_measured() {
+    let _machine = machine::shared();
     let server = serve(|_| ok("ok"));
     let dir = tempdir();
     let json = dir.join("result.json");
@@ -253,6 +259,7 @@ fn ctrl_c_ends_the_ladder_with_the_steps_already_measured() {
 
 #[test]
 fn a_step_with_no_success_ends_the_ladder_and_says_so() {
+    let _machine = machine::shared();
     let server = serve(|_| status(503, "busy"));
     let (output, _) = jload(&[
         "bench",

@@ -1,8 +1,9 @@
 //! `jload bench --jvm` against a real kv-service JVM that writes a GC log: the JVM block (GC deltas, occupancy, RSS,
 //! CPU, GC-log pauses inside the run) agrees with what the JVM itself reports.
 
-mod common;
+use crate::common;
 
+use common::machine;
 use common::{KvService, bench_json, start_kv_service, tempdir};
 
 /// Start kv-service with a small heap and a GC log; wait until it answers.
@@ -16,6 +17,7 @@ fn start_kv(gc_log: &std::path::Path) -> (KvService, u16) {
 
 #[test]
 fn bench_with_jvm_reports_gc_activity_and_pauses_of_the_run() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let gc_log = dir.join("gc.log");
     let (jvm, port) = start_kv(&gc_log);
@@ -45,6 +47,7 @@ fn bench_with_jvm_reports_gc_activity_and_pauses_of_the_run() {
 
 #[test]
 fn bench_with_jvm_refuses_a_target_that_is_not_a_jvm() {
+    let _machine = machine::shared();
     let (output, _) = common::jload(&["bench", "-d", "1s", "--jvm", "999999999", "http://127.0.0.1:1/"]);
     assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
 }
@@ -58,6 +61,7 @@ fn number_after(text: &str, prefix: &str) -> f64 {
 
 #[test]
 fn bench_with_jvm_prints_one_pause_count_longest_pause_and_gc_share_for_the_run() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let gc_log = dir.join("gc.log");
     let (_jvm, port) = start_kv_service(&[

@@ -1,13 +1,14 @@
 //! The warm-up until steady and the check after a capacity search (`jload bench --capacity`), against real servers on
 //! 127.0.0.1 written here: a server that is slow for its first seconds and ten times faster after (a JVM whose JIT is
 //! still compiling), whose slow capacity the search must not report and whose change every output must say; and a
-//! steady server, which must not be flagged. The tests run two at a time: the servers sleep through their service
+//! steady server, which must not be flagged. The tests share the machine two at a time (`common::machine::shared`): the servers sleep through their service
 //! times at 100–1,000 req/s, and the tolerances hold beside a second load (5 of 5 runs, 2 beside a busy loop).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
+use common::machine;
 use common::queued_server::queued_server;
 use common::{jload, tempdir};
 
@@ -35,6 +36,7 @@ fn search(url: &str, flags: &[&str]) -> (i32, serde_json::Value, String) {
 
 #[test]
 fn a_target_that_gets_ten_times_faster_mid_search_is_re_searched_and_flagged() {
+    let _machine = machine::shared();
     let url = queued_server(warming);
     // From 50 req/s the search doubles past the slow target's 100 req/s and fails there; the target turns fast 8 s in,
     // before the search ends, so the check after it sees the closed model 10× faster.
@@ -62,6 +64,7 @@ fn a_target_that_gets_ten_times_faster_mid_search_is_re_searched_and_flagged() {
 
 #[test]
 fn a_steady_target_is_not_flagged() {
+    let _machine = machine::shared();
     let url = queued_server(|_| Duration::from_millis(10));
     let (code, result, printout) = search(&url, &["--start-rate", "50", "--precision", "10%"]);
     assert_eq!(code, 0, "{}", result["capacity"]);
@@ -78,6 +81,7 @@ fn a_steady_target_is_not_flagged() {
 
 #[test]
 fn steady_max_0s_turns_the_warmup_and_the_check_off() {
+    let _machine = machine::shared();
     let url = queued_server(|_| Duration::from_millis(10));
     let (code, result, printout) = search(&url, &["--start-rate", "50", "--steady-max", "0s", "--max-rate", "50"]);
     assert_eq!(code, 0, "{}", result["capacity"]);
@@ -99,6 +103,7 @@ fn plain_run(url: &str, duration: &str) -> String {
 
 #[test]
 fn a_plain_run_whose_target_got_faster_during_it_says_so() {
+    let _machine = machine::shared();
     let printout = plain_run(&queued_server(warming_in_3s), "9s");
     let changed = printout.lines().find(|line| line.starts_with("  CHANGED")).unwrap_or_else(|| panic!("{printout}"));
     assert!(changed.contains("the target got ") && changed.contains("× faster during this phase ("), "{changed}");
@@ -107,6 +112,7 @@ fn a_plain_run_whose_target_got_faster_during_it_says_so() {
 
 #[test]
 fn a_plain_run_of_a_steady_target_says_nothing_of_a_change() {
+    let _machine = machine::shared();
     let printout = plain_run(&queued_server(|_| Duration::from_millis(2)), "6s");
     assert!(!printout.contains("CHANGED"), "{printout}");
 }

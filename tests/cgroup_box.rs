@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::ExitStatusExt;
 
+use crate::common::jdks::{java17, jdk17, jdk25};
+use crate::common::machine;
 use jload::cgroup::box_csv;
 use jload::cgroup::box_watch::BoxWatch;
 use jload::cgroup::{BoxName, CellBox, CgroupError, Cgroups, Limits, Version, remove_stale};
@@ -75,6 +77,7 @@ fn alive(pid: u32) -> bool {
 
 #[test]
 fn a_shell_started_in_a_box_is_in_it_with_its_children_and_the_limits_read_back() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(256 * MIB), cpus_quota: Some(1.5) }).unwrap();
     let mut command = Command::new("sh");
@@ -121,11 +124,13 @@ fn flag<'a>(output: &'a str, name: &str) -> &'a str {
 
 #[test]
 fn a_jvm_in_a_400_mib_half_cpu_box_sees_the_limit_and_one_processor_and_picks_serial_on_both_jdks() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
-    for jdk in ["/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/temurin-25-jdk-amd64"] {
+    for home in [jdk17("java"), jdk25("java")] {
+        let jdk = home.display();
         let cell_box =
             CellBox::create(&cgroups, &Limits { memory_bytes: Some(400 * MIB), cpus_quota: Some(0.5) }).unwrap();
-        let mut command = Command::new(Path::new(jdk).join("bin/java"));
+        let mut command = Command::new(home.join("bin/java"));
         command.args(["-Xlog:os+container=trace:stdout", "-Xlog:gc+init:stdout", "-XX:+PrintFlagsFinal", "-version"]);
         cell_box.enter_before_exec(&mut command);
         let (status, output) = output_within(command, Duration::from_secs(60));
@@ -145,6 +150,7 @@ fn a_jvm_in_a_400_mib_half_cpu_box_sees_the_limit_and_one_processor_and_picks_se
 
 #[test]
 fn a_process_allocating_past_its_limit_is_killed_by_the_kernel_and_the_box_counts_the_kill_at_its_peak() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let limit = 100 * MIB;
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(limit), cpus_quota: None }).unwrap();
@@ -188,13 +194,14 @@ public class DirectFill {
 
 #[test]
 fn a_jvm_whose_direct_buffers_pass_its_box_is_killed_by_the_kernel_not_by_an_out_of_memory_error() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let source_dir = tempfile::Builder::new().prefix("jload-test-").tempdir().unwrap();
     let source = source_dir.path().join("DirectFill.java");
     std::fs::write(&source, DIRECT_FILL).unwrap();
     let limit = 200 * MIB;
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(limit), cpus_quota: None }).unwrap();
-    let mut command = Command::new("/usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+    let mut command = Command::new(java17());
     command.args(["-Xmx64m", "-XX:MaxDirectMemorySize=1g", "-XX:+UseSerialGC"]).arg(&source);
     cell_box.enter_before_exec(&mut command);
     let (status, output) = output_within(command, Duration::from_secs(120));
@@ -211,6 +218,7 @@ fn a_jvm_whose_direct_buffers_pass_its_box_is_killed_by_the_kernel_not_by_an_out
 
 #[test]
 fn a_spinning_process_under_a_fifth_of_a_cpu_is_throttled() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: None, cpus_quota: Some(0.2) }).unwrap();
     let mut command = Command::new("sh");
@@ -238,6 +246,7 @@ fn a_spinning_process_under_a_fifth_of_a_cpu_is_throttled() {
 
 #[test]
 fn a_watched_box_writes_a_row_a_second_and_places_a_stretch_for_each_throttled_period() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let folder = tempfile::tempdir().unwrap();
     let csv = folder.path().join("box.csv");
@@ -285,6 +294,7 @@ fn a_watched_box_writes_a_row_a_second_and_places_a_stretch_for_each_throttled_p
 
 #[test]
 fn removing_a_box_kills_the_whole_tree_still_running_in_it_and_removes_every_folder() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(64 * MIB), cpus_quota: None }).unwrap();
     let mut command = Command::new("sh");
@@ -313,6 +323,7 @@ fn removing_a_box_kills_the_whole_tree_still_running_in_it_and_removes_every_fol
 
 #[test]
 fn a_cgroup_a_process_of_the_box_made_below_it_is_emptied_and_removed_with_the_box() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(64 * MIB), cpus_quota: None }).unwrap();
     let mut command = Command::new("sh");
@@ -336,6 +347,7 @@ fn a_cgroup_a_process_of_the_box_made_below_it_is_emptied_and_removed_with_the_b
 
 #[test]
 fn a_running_process_entered_by_pid_is_in_the_box_nested_under_the_cgroup_this_test_runs_in() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let own = std::fs::read_to_string("/proc/self/cgroup").unwrap();
     let own_memory = own.lines().find_map(|line| line.strip_prefix(&format!("{}:memory:", line.split(':').next()?)));
@@ -357,6 +369,7 @@ fn a_running_process_entered_by_pid_is_in_the_box_nested_under_the_cgroup_this_t
 
 #[test]
 fn dropping_a_box_removes_it_too() {
+    let _machine = machine::shared();
     let cgroups = cgroups();
     let cell_box = CellBox::create(&cgroups, &Limits { memory_bytes: Some(64 * MIB), cpus_quota: None }).unwrap();
     let mut command = Command::new("sleep");
@@ -380,6 +393,7 @@ impl Drop for StaleSweep<'_> {
 
 #[test]
 fn stale_boxes_of_a_dead_jload_are_removed_with_their_processes_and_live_ones_are_kept() {
+    let _machine = machine::alone();
     let cgroups = cgroups();
     let _sweep = StaleSweep(&cgroups);
     let mut exited = Command::new("true").spawn().unwrap();

@@ -2,15 +2,13 @@
 //! (`jload … | head -1`) ends jload quietly, a negative number for any numeric flag gets jload's one-line message,
 //! and every other command-line mistake one line too (clap's suggestion on it), exit 2.
 
-mod common;
+use crate::common;
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::{Command, Output, Stdio};
 
+use common::jdks::{TestJvm, jdk17};
 use common::{jload, ok, repo, serve, tempdir};
 
 /// Run jload with a stdout whose reader is already gone, as `jload … | head -1` leaves it once head has exited.
@@ -33,36 +31,6 @@ fn assert_ends_quietly(args: &[&str]) {
     assert!(!stderr.contains("panicked"), "{args:?}: no panic: {stderr}");
 }
 
-/// A JVM running tests/java/Alloc.java (idle after start-up), killed when dropped.
-struct IdleJvm(Child);
-
-impl IdleJvm {
-    fn start() -> IdleJvm {
-        let mut child = Command::new("java")
-            .args(["-Xmx32m", repo().join("tests/java/Alloc.java").to_str().unwrap()])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("java runs");
-        let stdout = child.stdout.take().unwrap();
-        let (lines, received) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = lines.send(line);
-            }
-        });
-        let line = received.recv_timeout(Duration::from_secs(60)).expect("the JVM prints its idle line");
-        assert!(line.starts_with("idle port="), "{line}");
-        IdleJvm(child)
-    }
-}
-
-impl Drop for IdleJvm {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn copy_dir(from: &Path, to: &Path) {
     let status = Command::new("cp").arg("-r").arg(from).arg(to).status().expect("cp runs");
     assert!(status.success());
@@ -77,8 +45,8 @@ fn a_closed_stdout_ends_every_command_quietly() {
     let fixtures = repo().join("tests/fixtures/results");
     let report_dir = dir.join("sweep");
     copy_dir(&fixtures.join("sweep"), &report_dir);
-    let jvm = IdleJvm::start();
-    let pid = jvm.0.id().to_string();
+    let jvm = TestJvm::start(&jdk17("java"), &["-Xmx32m"], &[]);
+    let pid = jvm.pid_arg();
     let path = |path: &PathBuf| path.to_str().unwrap().to_string();
     let commands: Vec<Vec<String>> = vec![
         vec!["bench".into(), "-q".into(), "-n".into(), "20".into(), "--json".into(), path(&json), url.clone()],

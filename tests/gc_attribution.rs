@@ -7,18 +7,15 @@
 //! what a second loaded JVM on the machine's two cores adds, and every assertion has a loaded machine's margin
 //! (measured: 6 runs passed two at a time, 2 of them beside a busy loop on one core; 49 s → 35 s).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use common::jdks::PortJvm;
+use common::jdks::{PortJvm, java17, java25};
 use common::{TestDir, gc_log_option, jload, repo, tempdir};
 use serde_json::Value;
-
-const JDK17_JAVA: &str = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
-const JDK25_JAVA: &str = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
 
 /// The open-model load of every measured run: 500 requests/s on 20 connections for 9 s, so 4 or 5 stops 2 s apart and
 /// 4,500 requests, 45 of them above p99 (the verdict needs 20).
@@ -34,7 +31,7 @@ const STALL_MS: f64 = 100.0;
 const GC_MODE: &[&str] = &["--mode", "gc", "--live-mb", "160"];
 const GC_HEAP: &[&str] = &["-Xms400m", "-Xmx400m", "-Xmn64m", "-XX:+UseSerialGC"];
 
-/// tests/java/StallTarget.java compiled with javac once per test binary; the folder of its classes.
+/// tests/java/StallTarget.java compiled with javac once per test run; the folder of its classes.
 fn classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
     CLASSES.get_or_init(|| {
@@ -57,7 +54,7 @@ struct Target {
 
 impl Target {
     /// Starts `java JVM_OPTIONS -cp CLASSES StallTarget ARGS` and waits for its `port=N` line.
-    fn start(java: &str, jvm_options: &[String], args: &[&str]) -> Target {
+    fn start(java: &Path, jvm_options: &[String], args: &[&str]) -> Target {
         let dir = tempdir();
         let mut command = Command::new(java);
         command
@@ -123,7 +120,7 @@ fn full_gc_run() -> &'static Measured {
     RUN.get_or_init(|| {
         let mut options: Vec<String> = GC_HEAP.iter().map(|s| s.to_string()).collect();
         options.push(gc_log_option(Path::new("gc.log")));
-        let target = Target::start(JDK17_JAVA, &options, GC_MODE);
+        let target = Target::start(&java17(), &options, GC_MODE);
         measure(&target)
     })
 }
@@ -255,7 +252,7 @@ fn a_lock_stall_of_the_same_shape_is_not_blamed_on_gc() {
     let _machine = common::machine::shared();
     let options = vec!["-Xmx64m".to_string(), "-XX:+UseSerialGC".to_string(), gc_log_option(Path::new("gc.log"))];
     let stall = format!("{STALL_MS}");
-    let target = Target::start(JDK17_JAVA, &options, &["--mode", "lock", "--stall-ms", &stall]);
+    let target = Target::start(&java17(), &options, &["--mode", "lock", "--stall-ms", &stall]);
     let run = measure(&target);
     assert_eq!(run.code, 0, "{}", run.stdout);
     let attribution = run.attribution();
@@ -277,7 +274,7 @@ fn a_lock_stall_of_the_same_shape_is_not_blamed_on_gc() {
 /// JDK 25 (generational), five runs: the p99 tail spent 53–97 % of its time in stalls that cover 13–20 % of the run.
 /// A burst as fast as the thread can allocate takes a core of two away from the requests and blurs that (in one run
 /// of four the tail spent 2 % of its time in stalls); JDK 25 in 64 MB stalls between the bursts too.
-fn zgc_stall_run(java: &str) -> Measured {
+fn zgc_stall_run(java: &Path) -> Measured {
     let options = vec!["-Xmx96m".to_string(), "-XX:+UseZGC".to_string(), gc_log_option(Path::new("gc.log"))];
     let target = Target::start(java, &options, &["--mode", "zgc-stall", "--live-mb", "48", "--burst-mb-s", "1000"]);
     measure(&target)
@@ -285,12 +282,12 @@ fn zgc_stall_run(java: &str) -> Measured {
 
 fn zgc_on_jdk17() -> &'static Measured {
     static RUN: OnceLock<Measured> = OnceLock::new();
-    RUN.get_or_init(|| zgc_stall_run(JDK17_JAVA))
+    RUN.get_or_init(|| zgc_stall_run(&java17()))
 }
 
 fn zgc_on_jdk25() -> &'static Measured {
     static RUN: OnceLock<Measured> = OnceLock::new();
-    RUN.get_or_init(|| zgc_stall_run(JDK25_JAVA))
+    RUN.get_or_init(|| zgc_stall_run(&java25()))
 }
 
 fn assert_every_stall_of_the_run_is_found(run: &Measured) {
@@ -348,7 +345,7 @@ fn generational_zgc_allocation_stalls_are_blamed_on_jdk25() {
 #[test]
 fn a_target_without_a_gc_log_gets_no_attribution_and_is_told_why() {
     let _machine = common::machine::shared();
-    let target = Target::start(JDK17_JAVA, &["-Xmx64m".to_string()], &["--mode", "lock"]);
+    let target = Target::start(&java17(), &["-Xmx64m".to_string()], &["--mode", "lock"]);
     let scratch = tempdir();
     let json_path = scratch.join("bench.json");
     let pid = target.jvm.child.id().to_string();

@@ -5,27 +5,23 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+use crate::common::jdks::{java17, java25};
+use crate::common::machine;
+use crate::common::{jload, repo};
 use serde_json::Value;
 
-const JDK17_JAVA: &str = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
-const JDK25_JAVA: &str = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
-
-fn jload(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jload")).args(args).output().expect("run jload")
-}
-
 fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gclog").join(name).display().to_string()
+    repo().join("tests/fixtures/gclog").join(name).display().to_string()
 }
 
 fn json_of(args: &[&str]) -> Value {
-    let output = jload(args);
+    let output = jload(args).0;
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     serde_json::from_slice(&output.stdout).expect("stdout is JSON")
 }
 
 fn stdout_of(args: &[&str]) -> String {
-    let output = jload(args);
+    let output = jload(args).0;
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
 }
@@ -139,21 +135,24 @@ fn assert_one_line_error(output: &Output, needle: &str) {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    assert_one_line_error(&jload(&["gclog", "/nonexistent/gc.log"]), "cannot read GC log /nonexistent/gc.log");
-    assert_one_line_error(&jload(&["gclog", env!("CARGO_MANIFEST_DIR")]), "it is a directory");
+    assert_one_line_error(&jload(&["gclog", "/nonexistent/gc.log"]).0, "cannot read GC log /nonexistent/gc.log");
+    assert_one_line_error(&jload(&["gclog", repo().to_str().unwrap()]).0, "it is a directory");
     assert_one_line_error(
-        &jload(&["gclog", &fixture("g1-jdk17.log"), "--from", "5", "--to", "1"]),
+        &jload(&["gclog", &fixture("g1-jdk17.log"), "--from", "5", "--to", "1"]).0,
         "--from 5 is after --to 1",
     );
-    assert_one_line_error(&jload(&["gclog", "--pid", "4000000000"]), "cannot read the command line of pid 4000000000");
+    assert_one_line_error(
+        &jload(&["gclog", "--pid", "4000000000"]).0,
+        "cannot read the command line of pid 4000000000",
+    );
     let own_pid = std::process::id().to_string();
-    assert_one_line_error(&jload(&["gclog", "--pid", &own_pid]), "writes no GC log file");
+    assert_one_line_error(&jload(&["gclog", "--pid", &own_pid]).0, "writes no GC log file");
 }
 
 /// A JVM running tests/java/GcChurn.java with the source launcher in `directory`, logging to `log` (relative to
 /// it), idle for `idle_ms` at the end; returned once it has printed `GcChurn done` (its allocation is over).
-fn start_churn(java: &str, collector: &str, directory: &Path, log: &str, idle_ms: u32) -> Child {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/GcChurn.java");
+fn start_churn(java: &Path, collector: &str, directory: &Path, log: &str, idle_ms: u32) -> Child {
+    let source = repo().join("tests/java/GcChurn.java");
     let mut child = Command::new(java)
         .current_dir(directory)
         .args(["-Xmx64m", collector, &format!("-Xlog:gc*,safepoint:file={log}:time,uptime,level,tags")])
@@ -161,7 +160,7 @@ fn start_churn(java: &str, collector: &str, directory: &Path, log: &str, idle_ms
         .args(["1", &idle_ms.to_string()])
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|err| panic!("cannot start {java}: {err}"));
+        .unwrap_or_else(|err| panic!("cannot start {}: {err}", java.display()));
     let mut first_line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
     assert_eq!(first_line.trim(), "GcChurn done");
@@ -187,9 +186,10 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn live_jvm_found_by_pid_on_jdk17() {
+    let _machine = machine::shared();
     let directory = temp_dir("pid");
     // A relative name with the pid in it: found through /proc/<pid>/cwd and %p.
-    let mut jvm = start_churn(JDK17_JAVA, "-XX:+UseSerialGC", &directory, "gc-%p.log", 5_000);
+    let mut jvm = start_churn(&java17(), "-XX:+UseSerialGC", &directory, "gc-%p.log", 5_000);
     let pid = jvm.id();
     let report = json_of(&["gclog", "--pid", &pid.to_string(), "--json"]);
     jvm.kill().unwrap();
@@ -206,9 +206,10 @@ fn live_jvm_found_by_pid_on_jdk17() {
 
 #[test]
 fn live_generational_zgc_log_on_jdk25() {
+    let _machine = machine::shared();
     let directory = temp_dir("zgc");
     let log = directory.join("gc.log");
-    let mut jvm = start_churn(JDK25_JAVA, "-XX:+UseZGC", &directory, "gc.log", 0);
+    let mut jvm = start_churn(&java25(), "-XX:+UseZGC", &directory, "gc.log", 0);
     assert!(jvm.wait().unwrap().success());
     let report = json_of(&["gclog", &log.display().to_string(), "--json"]);
     let expected = count_pause_lines(&log);
@@ -255,7 +256,7 @@ fn a_log_with_a_latin_1_line_or_a_tail_of_nuls_is_read_with_that_line_unparsed()
 #[test]
 fn input_that_is_not_a_unified_log_is_refused_saying_what_it_is() {
     let jdk8 = fixture("third-party/gcviewer-parallel-jdk8-printgcdetails.log");
-    assert_one_line_error(&jload(&["gclog", &jdk8]), "is a JDK 8 GC log (-XX:+PrintGCDetails format)");
+    assert_one_line_error(&jload(&["gclog", &jdk8]).0, "is a JDK 8 GC log (-XX:+PrintGCDetails format)");
     let directory = temp_dir("formats");
     // UTF-16, as a Windows redirect writes it: made from a real log with iconv.
     let utf16 = directory.join("gc-utf16.log");
@@ -264,12 +265,12 @@ fn input_that_is_not_a_unified_log_is_refused_saying_what_it_is() {
         .status()
         .unwrap();
     assert!(converted.success());
-    assert_one_line_error(&jload(&["gclog", &utf16.display().to_string()]), "is UTF-16 text");
+    assert_one_line_error(&jload(&["gclog", &utf16.display().to_string()]).0, "is UTF-16 text");
     // A binary: jload itself.
-    assert_one_line_error(&jload(&["gclog", env!("CARGO_BIN_EXE_jload")]), "is binary data");
+    assert_one_line_error(&jload(&["gclog", env!("CARGO_BIN_EXE_jload")]).0, "is binary data");
     // Text without a single GC-log line.
-    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml").display().to_string();
-    assert_one_line_error(&jload(&["gclog", &readme]), "has no line of a JDK 9+ unified GC log");
+    let readme = repo().join("Cargo.toml").display().to_string();
+    assert_one_line_error(&jload(&["gclog", &readme]).0, "has no line of a JDK 9+ unified GC log");
     std::fs::remove_dir_all(&directory).unwrap();
 }
 
@@ -301,7 +302,7 @@ fn two_jvm_runs_in_one_file_are_split_and_named() {
     assert_eq!(json_of(&["gclog", &path, "--json"])["summary"]["count"], 21);
     let first = json_of(&["gclog", &path, "--json", "--run", "1"]);
     assert_eq!((first["summary"]["count"].as_u64(), first["collector"].as_str()), (Some(26), Some("G1")));
-    assert_one_line_error(&jload(&["gclog", &path, "--run", "3"]), "holds 2 JVM run(s); give 1 to 2");
+    assert_one_line_error(&jload(&["gclog", &path, "--run", "3"]).0, "holds 2 JVM run(s); give 1 to 2");
     std::fs::remove_dir_all(&directory).unwrap();
 }
 
@@ -327,10 +328,11 @@ fn zgc_allocation_stalls_in_json_text_and_window() {
 
 #[test]
 fn live_zgc_allocation_stalls_on_jdk17() {
+    let _machine = machine::shared();
     // A 32 MB heap cannot keep up with GcChurn's allocation: its thread stalls. Compared with a grep of the log.
     let directory = temp_dir("stalls");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/GcChurn.java");
-    let status = Command::new(JDK17_JAVA)
+    let source = repo().join("tests/java/GcChurn.java");
+    let status = Command::new(java17())
         .current_dir(&directory)
         .args(["-Xmx32m", "-XX:+UseZGC", "-Xlog:gc,gc+phases,safepoint:file=gc.log:time,uptime,level,tags"])
         .arg(source)

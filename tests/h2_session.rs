@@ -4,8 +4,7 @@
 //! blocking socket with a read timeout, as the worker drives it over its event loop.
 
 #[allow(dead_code)]
-#[path = "common/nginx.rs"]
-mod nginx;
+use crate::common::nginx;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;

@@ -2,8 +2,9 @@
 //! streams per connection, GOAWAY in the middle of a run (nginx's keepalive_requests), a server allowing fewer
 //! streams than asked for, the open model, and `--http auto`. Every count is checked against nginx's access log.
 
-mod common;
+use crate::common;
 
+use common::machine;
 use common::nginx::Nginx;
 use common::pki::Pki;
 use common::{bench_json, tempdir};
@@ -147,6 +148,7 @@ fn a_server_allowing_fewer_streams_than_asked_for_gets_them_queued() {
 
 #[test]
 fn the_open_model_spreads_its_schedule_over_every_stream() {
+    let _machine = machine::shared();
     let nginx = nginx_h2(None, "");
     let url = format!("http://127.0.0.1:{}/", nginx.port);
     let (code, result, _) =

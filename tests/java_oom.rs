@@ -2,12 +2,13 @@
 //! tests/java/Oom.java: the runner's crash judgement (`run::cell::crash`) reads their stderr as it reads a target's and
 //! records "Java OOM: <kind> — <the JVM's line>", never a bare crash and never a kill by the memory limit.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::jdks::{jdk17, jdk25};
+use common::machine;
 use common::{repo, tempdir};
 use jload::results::{ExitInfo, RepFiles};
 use jload::run::cell::crash::{Ending, Evidence, JavaOom};
@@ -43,6 +44,7 @@ fn assert_kind(home: &Path, kind: &str, options: &[&str], expected: JavaOom, mes
 
 #[test]
 fn a_full_heap_is_a_java_oom_of_heap_space_on_both_jdks() {
+    let _machine = machine::shared();
     for home in [jdk17("java"), jdk25("java")] {
         assert_kind(&home, "heap", &["-Xmx16m"], JavaOom::HeapSpace, "Java heap space");
     }
@@ -50,6 +52,7 @@ fn a_full_heap_is_a_java_oom_of_heap_space_on_both_jdks() {
 
 #[test]
 fn direct_buffers_past_their_maximum_are_a_java_oom_of_direct_buffer_memory_on_both_jdks() {
+    let _machine = machine::shared();
     // Both JDKs word it `Cannot reserve 1048576 bytes of direct buffer memory (allocated: …, limit: 8388608)`; older
     // ones said `Direct buffer memory` (crash.rs's unit test).
     for home in [jdk17("java"), jdk25("java")] {

@@ -11,89 +11,22 @@
 //!
 //! JDK homes: JLOAD_TEST_JDK17 and JLOAD_TEST_JDK25 (defaults: the Debian JDK 17 and Temurin 25 paths).
 
-mod common;
+use crate::common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::jdks::{alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
+use common::jdks::{TestJvm, in_own_namespaces, jdk17, jdk25, jvm_under};
+use common::machine;
 use jload::jvm::attach::nmt::{self, NmtError, NmtReadError, NmtSummary};
 use jload::jvm::attach::{AttachError, AttachedJvm};
 
-/// Source-launcher start (compiling Alloc.java) plus its allocation phase, on a busy 2-core machine.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The wait for the attach socket and for each reply, on a busy machine.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// A running Alloc.java JVM in its own scratch working directory, killed when dropped (SIGTERM, SIGKILL after 5 s,
-/// and the attach socket it may leave removed); it keeps every line the JVM printed on stdout (a thread dump would
-/// show there).
-struct TestJvm {
-    child: Child,
-    /// The JVM's pid (not the wrapper's when started through `unshare`).
-    pid: u32,
-    stdout: Arc<Mutex<Vec<String>>>,
-    cwd: common::TestDir,
-}
-
-impl TestJvm {
-    fn start(java_home: &Path, jvm_options: &[&str]) -> TestJvm {
-        Self::start_with(Command::new(java_home.join("bin/java")), &alloc_source(), jvm_options)
-    }
-
-    fn start_with(mut command: Command, source: &Path, jvm_options: &[&str]) -> TestJvm {
-        let cwd = common::tempdir();
-        command.arg("-Xmx64m").args(jvm_options).arg(source).args(["--exit-after-ms", "300000"]);
-        command.current_dir(&*cwd).stdout(Stdio::piped()).stderr(Stdio::inherit());
-        let mut child = command.spawn().expect("start java");
-        let stdout = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = mpsc::channel();
-        let (pipe, lines) = (child.stdout.take().unwrap(), Arc::clone(&stdout));
-        thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                lines.lock().unwrap().push(line.clone());
-                let _ = tx.send(line);
-            }
-        });
-        let line = rx.recv_timeout(IDLE_TIMEOUT).unwrap_or_else(|_| panic!("JVM {command:?} did not become idle"));
-        assert!(line.starts_with("idle"), "{line}");
-        let pid = child.id();
-        TestJvm { child, pid, stdout, cwd }
-    }
-
-    fn printed_a_thread_dump(&self) -> bool {
-        self.stdout.lock().unwrap().iter().any(|line| line.starts_with("Full thread dump"))
-    }
-
-    fn alive(&self) -> bool {
-        Path::new(&format!("/proc/{}", self.pid)).exists() && !is_zombie(self.pid)
-    }
-}
-
-impl Drop for TestJvm {
-    fn drop(&mut self) {
-        let pid = libc::pid_t::try_from(self.child.id()).unwrap();
-        // SAFETY: kill(2) on our own child process, which has not been reaped yet.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // A JVM killed without its shutdown (SIGKILL, or SIGTERM under -Xrs) leaves its socket behind.
-        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.pid));
-    }
-}
-
-fn is_zombie(pid: u32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'))
-}
+/// The test JVMs' program arguments: they exit by themselves after five minutes at the latest.
+const LIFETIME: [&str; 2] = ["--exit-after-ms", "300000"];
 
 /// What `jcmd <pid> <command…>` prints after its `<pid>:` line.
 fn jcmd(java_home: &Path, pid: u32, command: &[&str]) -> String {
@@ -135,7 +68,7 @@ fn attach(pid: u32) -> AttachedJvm {
 
 /// The first attach (no socket yet) and the second (socket there), each compared with jcmd.
 fn attaches_like_jcmd(java_home: &Path) {
-    let jvm = TestJvm::start(java_home, &["-XX:NativeMemoryTracking=summary"]);
+    let jvm = TestJvm::start(java_home, &["-XX:NativeMemoryTracking=summary"], &LIFETIME);
     let socket = PathBuf::from(format!("/tmp/.java_pid{}", jvm.pid));
     assert!(!socket.exists(), "the JVM opened its attach socket before anyone attached");
 
@@ -167,18 +100,21 @@ fn attaches_like_jcmd(java_home: &Path) {
 
 #[test]
 fn jdk17_attach_returns_jcmds_text_first_time_and_second_time() {
+    let _machine = machine::shared();
     attaches_like_jcmd(&jdk17("jcmd"));
 }
 
 #[test]
 fn jdk25_attach_returns_jcmds_text_first_time_and_second_time() {
+    let _machine = machine::shared();
     attaches_like_jcmd(&jdk25("jcmd"));
 }
 
 #[test]
 fn a_socket_open_to_others_is_refused_before_connecting() {
+    let _machine = machine::shared();
     use std::os::unix::fs::PermissionsExt;
-    let jvm = TestJvm::start(&jdk25("jcmd"), &[]);
+    let jvm = TestJvm::start(&jdk25("jcmd"), &[], &LIFETIME);
     let path = PathBuf::from(format!("/tmp/.java_pid{}", jvm.pid));
     let planted = std::os::unix::net::UnixListener::bind(&path).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
@@ -199,7 +135,8 @@ fn a_socket_open_to_others_is_refused_before_connecting() {
 
 #[test]
 fn a_jvm_without_native_memory_tracking_reads_as_not_enabled() {
-    let jvm = TestJvm::start(&jdk25("jcmd"), &[]);
+    let _machine = machine::shared();
+    let jvm = TestJvm::start(&jdk25("jcmd"), &[], &LIFETIME);
     let err = nmt::read_summary(&attach(jvm.pid)).unwrap_err();
     assert!(matches!(err, NmtReadError::Summary(NmtError::NotEnabled)), "{err}");
     assert_eq!(
@@ -236,7 +173,8 @@ fn a_missing_process_is_named() {
 
 #[test]
 fn a_jvm_with_attach_disabled_is_refused_without_a_signal() {
-    let jvm = TestJvm::start(&jdk17("jcmd"), &["-XX:+DisableAttachMechanism"]);
+    let _machine = machine::shared();
+    let jvm = TestJvm::start(&jdk17("jcmd"), &["-XX:+DisableAttachMechanism"], &LIFETIME);
     let started = Instant::now();
     let err = AttachedJvm::attach(jvm.pid, ATTACH_TIMEOUT).unwrap_err();
     assert!(matches!(err, AttachError::AttachDisabled { .. }), "{err}");
@@ -253,9 +191,10 @@ fn a_jvm_with_attach_disabled_is_refused_without_a_signal() {
 
 #[test]
 fn attach_disabled_in_a_flags_file_is_seen_in_perfdata() {
+    let _machine = machine::shared();
     let flags = common::tempdir();
     std::fs::write(flags.join("flags"), "+DisableAttachMechanism\n").unwrap();
-    let jvm = TestJvm::start(&jdk17("jcmd"), &[&format!("-XX:Flags={}", flags.join("flags").display())]);
+    let jvm = TestJvm::start(&jdk17("jcmd"), &[&format!("-XX:Flags={}", flags.join("flags").display())], &LIFETIME);
     let err = AttachedJvm::attach(jvm.pid, ATTACH_TIMEOUT).unwrap_err();
     assert!(matches!(err, AttachError::AttachDisabled { .. }), "{err}");
     thread::sleep(Duration::from_millis(500));
@@ -264,12 +203,13 @@ fn attach_disabled_in_a_flags_file_is_seen_in_perfdata() {
 
 #[test]
 fn a_jvm_that_never_opens_its_socket_times_out_and_the_trigger_file_is_removed() {
+    let _machine = machine::shared();
     // Attach disabled where jload cannot see it (a flags file, and no PerfData): the SIGQUIT is sent, taken for a
     // thread dump request, and no socket comes.
     let flags = common::tempdir();
     std::fs::write(flags.join("flags"), "+DisableAttachMechanism\n").unwrap();
     let flags_option = format!("-XX:Flags={}", flags.join("flags").display());
-    let jvm = TestJvm::start(&jdk17("jcmd"), &[&flags_option, "-XX:-UsePerfData"]);
+    let jvm = TestJvm::start(&jdk17("jcmd"), &[&flags_option, "-XX:-UsePerfData"], &LIFETIME);
     let timeout = Duration::from_secs(2);
     let err = AttachedJvm::attach(jvm.pid, timeout).unwrap_err();
     assert!(matches!(err, AttachError::Timeout { .. }), "{err}");
@@ -287,8 +227,9 @@ fn a_jvm_that_never_opens_its_socket_times_out_and_the_trigger_file_is_removed()
 
 #[test]
 fn a_jvm_with_reduced_signal_usage_is_attached_through_the_socket_it_opened_at_start() {
+    let _machine = machine::shared();
     // -Xrs: HotSpot installs no SIGQUIT handler (the signal would kill it) and opens its attach socket at start.
-    let jvm = TestJvm::start(&jdk17("jcmd"), &["-Xrs"]);
+    let jvm = TestJvm::start(&jdk17("jcmd"), &["-Xrs"], &LIFETIME);
     let attached = attach(jvm.pid);
     assert!(!attached.started_listener(), "it was sent SIGQUIT");
     assert!(attached.jcmd("VM.version").unwrap().contains("JDK 17"));
@@ -297,6 +238,7 @@ fn a_jvm_with_reduced_signal_usage_is_attached_through_the_socket_it_opened_at_s
 
 #[test]
 fn a_jvm_in_its_own_mount_and_pid_namespace_is_attached_through_proc_root() {
+    let _machine = machine::shared();
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
@@ -304,7 +246,7 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_attached_through_proc_root() {
     }
     let (command, source) =
         in_own_namespaces(&jdk17("jcmd").join("bin/java"), &format!("jload-attach-test-{}", std::process::id()));
-    let wrapper = TestJvm::start_with(command, &source, &["-XX:NativeMemoryTracking=summary"]);
+    let wrapper = TestJvm::start_with(command, &source, &["-XX:NativeMemoryTracking=summary"], &LIFETIME);
     let pid = jvm_under(wrapper.pid);
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let nspid = status.lines().find(|l| l.starts_with("NSpid:")).unwrap().split_whitespace().last().unwrap();

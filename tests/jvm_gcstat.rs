@@ -5,76 +5,19 @@
 //!
 //! JDK homes: JLOAD_TEST_JDK17 and JLOAD_TEST_JDK25 (defaults: the Debian JDK 17 and Temurin 25 paths).
 
-mod common;
+use crate::common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::jdks::{alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
+use common::jdks::{TestJvm, alloc_source, in_own_namespaces, jdk17, jdk25, jvm_under};
+use common::jload;
+use common::machine;
 
 const JLOAD: &str = env!("CARGO_BIN_EXE_jload");
 const COLLECTORS: [&str; 5] = ["Serial", "Parallel", "G1", "Z", "Shenandoah"];
-/// Source-launcher start (compiling Alloc.java) plus the allocation phase, on a busy 2-core machine.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// A running Alloc.java JVM, killed when dropped.
-struct TestJvm {
-    child: Child,
-    /// The JVM's pid (not the wrapper's when started through `unshare`).
-    pid: u32,
-    port: u16,
-}
-
-impl TestJvm {
-    /// Starts `java <jvm_options> Alloc.java <program_args>` and waits until it prints its idle line.
-    fn start(java_home: &Path, jvm_options: &[&str], program_args: &[&str]) -> TestJvm {
-        Self::start_with(Command::new(java_home.join("bin/java")), &alloc_source(), jvm_options, program_args)
-    }
-
-    fn start_with(mut command: Command, source: &Path, jvm_options: &[&str], program_args: &[&str]) -> TestJvm {
-        command.arg("-Xmx64m").args(jvm_options).arg(source).args(program_args);
-        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("start java");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        let line = rx.recv_timeout(IDLE_TIMEOUT).unwrap_or_else(|_| panic!("JVM {command:?} did not become idle"));
-        let port = line.strip_prefix("idle port=").and_then(|p| p.parse().ok()).expect("idle line");
-        let pid = child.id();
-        TestJvm { child, pid, port }
-    }
-
-    fn pid_arg(&self) -> String {
-        self.pid.to_string()
-    }
-}
-
-impl Drop for TestJvm {
-    /// SIGTERM first, so the JVM deletes its PerfData file on the way out; SIGKILL if it lingers.
-    fn drop(&mut self) {
-        let pid = libc::pid_t::try_from(self.child.id()).unwrap();
-        // SAFETY: kill(2) on our own child process, which has not been reaped yet.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn jload(args: &[&str]) -> Output {
-    Command::new(JLOAD).args(args).output().expect("run jload")
-}
-
 fn stdout_of(output: &Output) -> String {
     assert!(output.status.success(), "jload failed: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout.clone()).unwrap()
@@ -132,9 +75,9 @@ fn compare_with_jstat(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_op
 fn compare_once(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option: &str) -> Result<(), String> {
     let pid_arg = pid.to_string();
     let args: Vec<&str> = ["gcstat", pid_arg.as_str()].into_iter().chain(jload_flags.iter().copied()).collect();
-    let before = stdout_of(&jload(&args));
+    let before = stdout_of(&jload(&args).0);
     let reference = jstat(java_home, jstat_option, pid);
-    let after = stdout_of(&jload(&args));
+    let after = stdout_of(&jload(&args).0);
     if reference.lines().count() != 2 {
         return Err(format!("jstat printed {:?}", reference));
     }
@@ -177,11 +120,11 @@ fn compare_with_jstat_t(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_
 fn compare_once_t(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option: &str) -> Result<(), String> {
     let pid_arg = pid.to_string();
     let args: Vec<&str> = ["gcstat", "-t", pid_arg.as_str()].into_iter().chain(jload_flags.iter().copied()).collect();
-    let before = stdout_of(&jload(&args));
+    let before = stdout_of(&jload(&args).0);
     let output = Command::new(java_home.join("bin/jstat")).args([jstat_option, "-t", &pid_arg]).output().unwrap();
     assert!(output.status.success(), "jstat failed: {}", String::from_utf8_lossy(&output.stderr));
     let reference = String::from_utf8(output.stdout).unwrap();
-    let after = stdout_of(&jload(&args));
+    let after = stdout_of(&jload(&args).0);
     let lines = |text: &str| text.lines().map(str::to_owned).collect::<Vec<_>>();
     let (reference_lines, before_lines, after_lines) = (lines(&reference), lines(&before), lines(&after));
     if reference_lines.len() != 2 || before_lines.len() != 2 || after_lines.len() != 2 {
@@ -208,6 +151,7 @@ fn compare_once_t(java_home: &Path, pid: u32, jload_flags: &[&str], jstat_option
 
 #[test]
 fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
+    let _machine = machine::shared();
     let jdks = [("JDK 17", jdk17("jstat")), ("JDK 25", jdk25("jstat"))];
     let combinations: Vec<(String, PathBuf, &str)> = jdks
         .iter()
@@ -245,6 +189,7 @@ fn gcstat_prints_what_jstat_prints_for_five_collectors_on_jdk17_and_jdk25() {
 
 #[test]
 fn targets_by_pid_port_and_name_reach_the_same_jvm() {
+    let _machine = machine::shared();
     // A uniquely named copy, so the name target matches this JVM only (the source launcher accepts any file name).
     let dir = std::env::temp_dir().join(format!("jload-name-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -256,13 +201,13 @@ fn targets_by_pid_port_and_name_reach_the_same_jvm() {
     let named = TestJvm::start_with(Command::new(jdk17("jstat").join("bin/java")), &source, &[], &["--listen"]);
     let twins = [twin17.join().unwrap(), twin25.join().unwrap()];
 
-    let by_pid = stdout_of(&jload(&["gcstat", &named.pid_arg()]));
-    let by_port = stdout_of(&jload(&["gcstat", &format!("port:{}", named.port)]));
-    let by_name = stdout_of(&jload(&["gcstat", &unique.to_lowercase()]));
+    let by_pid = stdout_of(&jload(&["gcstat", &named.pid_arg()]).0);
+    let by_port = stdout_of(&jload(&["gcstat", &format!("port:{}", named.port)]).0);
+    let by_name = stdout_of(&jload(&["gcstat", &unique.to_lowercase()]).0);
     assert_eq!(by_port, by_pid);
     assert_eq!(by_name, by_pid);
 
-    let ambiguous = jload(&["gcstat", "Alloc.java"]);
+    let ambiguous = jload(&["gcstat", "Alloc.java"]).0;
     let message = String::from_utf8_lossy(&ambiguous.stderr);
     assert_eq!(ambiguous.status.code(), Some(2), "{message}");
     assert!(message.contains("give the pid"), "{message}");
@@ -271,7 +216,7 @@ fn targets_by_pid_port_and_name_reach_the_same_jvm() {
     }
     assert_eq!(message.lines().count(), 1, "one-line error: {message}");
 
-    let jps = stdout_of(&jload(&["jps"]));
+    let jps = stdout_of(&jload(&["jps"]).0);
     let line = jps.lines().find(|l| l.trim_start().starts_with(&format!("{} ", named.pid))).expect("named JVM in jps");
     assert!(line.contains(&format!("{unique}.java")) && line.contains("17.0.") && line.ends_with("--listen"), "{line}");
     let twin25 = jps.lines().find(|l| l.trim_start().starts_with(&format!("{} ", twins[1].pid))).unwrap();
@@ -281,11 +226,12 @@ fn targets_by_pid_port_and_name_reach_the_same_jvm() {
 
 #[test]
 fn json_and_proc_columns_agree_with_the_jstat_columns_and_proc() {
+    let _machine = machine::shared();
     let jvm = TestJvm::start(&jdk17("jstat"), &["-XX:+UseSerialGC"], &[]);
-    let json_out = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "0", "2", "--json"]));
+    let json_out = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "0", "2", "--json"]).0);
     let samples: Vec<serde_json::Value> = json_out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(samples.len(), 2);
-    let row = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "--proc"]));
+    let row = stdout_of(&jload(&["gcstat", &jvm.pid_arg(), "--proc"]).0);
     let fields: Vec<&str> = row.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(fields.len(), 16, "13 jstat columns + RSS_MB CPU% THR: {row}");
     let sample = &samples[1];
@@ -308,6 +254,7 @@ fn json_and_proc_columns_agree_with_the_jstat_columns_and_proc() {
 
 #[test]
 fn a_jvm_that_exits_during_sampling_ends_the_sampling_cleanly() {
+    let _machine = machine::shared();
     let jvm = TestJvm::start(&jdk25("jstat"), &[], &["--exit-after-ms", "1500"]);
     let mut child = Command::new(JLOAD)
         .args(["gcstat", &jvm.pid_arg(), "100"])
@@ -341,19 +288,23 @@ fn assert_one_line_bad_input(output: &Output, expected: &[&str]) {
 
 #[test]
 fn processes_that_cannot_be_sampled_give_one_line_errors() {
+    let _machine = machine::shared();
     let no_perfdata = thread::spawn(|| TestJvm::start(&jdk17("jstat"), &["-XX:-UsePerfData"], &[]));
     let private = TestJvm::start(&jdk25("jstat"), &["-XX:+PerfDisableSharedMem"], &[]);
     let no_perfdata = no_perfdata.join().unwrap();
-    assert_one_line_bad_input(&jload(&["gcstat", &no_perfdata.pid_arg()]), &["-XX:-UsePerfData", "cannot sample"]);
-    assert_one_line_bad_input(&jload(&["gcstat", &private.pid_arg()]), &["-XX:+PerfDisableSharedMem", "cannot sample"]);
+    assert_one_line_bad_input(&jload(&["gcstat", &no_perfdata.pid_arg()]).0, &["-XX:-UsePerfData", "cannot sample"]);
+    assert_one_line_bad_input(
+        &jload(&["gcstat", &private.pid_arg()]).0,
+        &["-XX:+PerfDisableSharedMem", "cannot sample"],
+    );
 
     let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
-    assert_one_line_bad_input(&jload(&["gcstat", &sleeper.id().to_string()]), &["(sleep) is not a JVM"]);
+    assert_one_line_bad_input(&jload(&["gcstat", &sleeper.id().to_string()]).0, &["(sleep) is not a JVM"]);
     sleeper.kill().unwrap();
     sleeper.wait().unwrap();
-    assert_one_line_bad_input(&jload(&["gcstat", &sleeper.id().to_string()]), &["no process with pid"]);
-    assert_one_line_bad_input(&jload(&["gcstat", "port:1"]), &["nothing listens on TCP port 1"]);
-    assert_one_line_bad_input(&jload(&["gcstat", "1", "fast"]), &["invalid interval"]);
+    assert_one_line_bad_input(&jload(&["gcstat", &sleeper.id().to_string()]).0, &["no process with pid"]);
+    assert_one_line_bad_input(&jload(&["gcstat", "port:1"]).0, &["nothing listens on TCP port 1"]);
+    assert_one_line_bad_input(&jload(&["gcstat", "1", "fast"]).0, &["invalid interval"]);
 }
 
 fn running_as_root() -> bool {
@@ -362,6 +313,7 @@ fn running_as_root() -> bool {
 
 #[test]
 fn another_users_jvm_gives_permission_denied() {
+    let _machine = machine::shared();
     if !running_as_root() {
         eprintln!("skipped: needs root to run jload as another user (nobody) against this user's JVM");
         return;
@@ -376,6 +328,7 @@ fn another_users_jvm_gives_permission_denied() {
 
 #[test]
 fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
+    let _machine = machine::shared();
     if !running_as_root() {
         eprintln!("skipped: needs root for unshare (a container-like JVM with its own /tmp and pid namespace)");
         return;
@@ -388,9 +341,9 @@ fn a_jvm_in_its_own_mount_and_pid_namespace_is_found_through_proc_root() {
     assert!(status.lines().any(|l| l.starts_with("NSpid:") && l.split_whitespace().count() == 3), "{status}");
     assert!(!Path::new("/tmp/hsperfdata_root").join(&pid).exists(), "its PerfData must be in its own /tmp");
 
-    let row = stdout_of(&jload(&["gcstat", &pid]));
+    let row = stdout_of(&jload(&["gcstat", &pid]).0);
     assert_eq!(row.lines().count(), 2, "{row}");
-    let jps = stdout_of(&jload(&["jps"]));
+    let jps = stdout_of(&jload(&["jps"]).0);
     assert!(jps.lines().any(|l| l.trim_start().starts_with(&format!("{pid} ")) && l.contains("Alloc.java")), "{jps}");
     drop(wrapper);
     let _ = std::fs::remove_dir_all(source.parent().unwrap());

@@ -4,13 +4,14 @@
 //! .hlog files, and from the merged .hlog. `--start-at` starts a run's clock at its instant; bad input to either
 //! command is one line and exit 2.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use common::machine;
 use common::{jload, json, ok, repo, serve, tempdir};
 
 fn unix_us(time: SystemTime) -> i64 {
@@ -53,6 +54,7 @@ fn figures_of(result: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn generators_of_different_rates_lengths_and_threads_merge_into_the_percentiles_of_every_request() {
+    let _machine = machine::shared();
     // Answers of 0 to ~3 ms, so that the percentiles differ between the generators and within each.
     let server = serve(|seen| {
         std::thread::sleep(Duration::from_micros(seen.index % 7 * 400));
@@ -126,6 +128,7 @@ fn server_noting_its_first_request() -> (common::TestServer, Arc<Mutex<Option<Sy
 
 #[test]
 fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
+    let _machine = machine::shared();
     let (server, first_request) = server_noting_its_first_request();
     let (start_at, start_us) = start_time(Duration::from_secs(2));
     let (code, result, _) = common::bench_json(&["-n", "50", "-c", "2", "--start-at", &start_at, &server.url("/")]);
@@ -137,6 +140,7 @@ fn a_run_given_a_start_time_connects_first_and_sends_nothing_before_it() {
 
 #[test]
 fn a_share_of_a_load_runs_its_part_of_the_connections_and_requests() {
+    let _machine = machine::shared();
     let server = serve(|_| ok("v"));
     let (code, result, _) =
         common::bench_json(&["-n", "100", "-c", "5", "-t", "2", "--share", "1/3", &server.url("/")]);
@@ -148,6 +152,7 @@ fn a_share_of_a_load_runs_its_part_of_the_connections_and_requests() {
 
 #[test]
 fn the_second_of_two_open_model_shares_sends_half_an_interval_after_the_first() {
+    let _machine = machine::shared();
     let (server, first_request) = server_noting_its_first_request();
     let (start_at, start_us) = start_time(Duration::from_secs(2));
     // 10 req/s in total between 2 generators: each sends every 200 ms, the second 100 ms after the first.

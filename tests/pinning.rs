@@ -2,9 +2,11 @@
 //! machine lacks are refused in one line; a plan's `[target] cpus` / `[load] cpus` are checked for a local run and
 //! their overlap is warned about.
 
-mod common;
+use crate::common;
 
-use common::{folder_of, jload, json, jvms_with, kv_jar, ok, serve, tempdir};
+use common::kv_plan::kv_plan;
+use common::machine;
+use common::{folder_of, jload, json, jvms_with, ok, serve, tempdir};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread;
@@ -64,6 +66,7 @@ fn workers_during_bench(cpus: &str, extra: &[&str]) -> Vec<(String, String)> {
 
 #[test]
 fn bench_with_cpus_runs_one_worker_per_cpu_of_the_list_and_only_there() {
+    let _machine = machine::shared();
     let cpu = available_cpus().last().unwrap().to_string();
     let workers = workers_during_bench(&cpu, &["-c", "4"]);
     assert_eq!(workers, vec![("jload-worker-0".to_string(), cpu)]);
@@ -71,6 +74,7 @@ fn bench_with_cpus_runs_one_worker_per_cpu_of_the_list_and_only_there() {
 
 #[test]
 fn bench_with_more_threads_than_cpus_pins_every_worker_to_the_list() {
+    let _machine = machine::shared();
     let cpu = available_cpus().last().unwrap().to_string();
     let workers = workers_during_bench(&cpu, &["-c", "6", "-t", "3"]);
     let expected: Vec<(String, String)> = (0..3).map(|index| (format!("jload-worker-{index}"), cpu.clone())).collect();
@@ -160,22 +164,19 @@ fn eventually<T: PartialEq>(expected: &T, mut read: impl FnMut() -> T) -> T {
 
 #[test]
 fn a_run_starts_the_jvm_on_the_targets_cpus_and_loads_it_from_the_loads() {
+    let _machine = machine::shared();
     let cpus = available_cpus();
     let (target_cpu, load_cpu) = (cpus[0], cpus[cpus.len() - 1]);
     let dir = tempdir();
     let out = dir.join("results");
-    let plan = dir.join("pinned.toml");
-    std::fs::write(
-        &plan,
-        format!(
-            "name = \"pinned\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-             ready = \"http://127.0.0.1:{{port}}/health\"\njvm = [\"-Dkv.port={{port}}\"]\ncpus = \"{target_cpu}\"\n\
-             [load]\ncpus = \"{load_cpu}\"\n[[phase]]\nname = \"get\"\n\
-             url = \"http://127.0.0.1:{{port}}/random_get?keyRange=100\"\nconnections = 4\nduration = \"4s\"\n",
-            jar = kv_jar().display()
-        ),
-    )
-    .unwrap();
+    let plan = kv_plan("pinned")
+        .default_store()
+        .target(&format!("cpus = \"{target_cpu}\"\n"))
+        .body(&format!(
+            "[load]\ncpus = \"{load_cpu}\"\n[[phase]]\nname = \"get\"\n\
+             url = \"http://127.0.0.1:{{port}}/random_get?keyRange=100\"\nconnections = 4\nduration = \"4s\"\n"
+        ))
+        .write(&dir);
     let mut run = Command::new(env!("CARGO_BIN_EXE_jload"))
         .args(["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .stdout(Stdio::null())

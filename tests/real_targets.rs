@@ -5,7 +5,7 @@
 //! (plans/wiremock.toml's, from Maven Central into target/wiremock/) whose program arguments switch its request
 //! journal off. After every run no process of the target is left, checked by scanning /proc.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -249,9 +249,9 @@ fn a_plan_whose_options_never_reach_the_jvm_is_refused_naming_the_key() {
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
-// Named to sort among the first: cargo starts tests in name order, and the longest should not start last.
-#[test]
-fn a_tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_called_crashed() {
+/// One of the longest tests, started first by tests/tests.rs (`a_started_first::real_targets::`), so that it does not
+/// start last.
+pub(crate) fn a_tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_called_crashed() {
     let _machine = shared();
     let dir = tempdir();
     // The shipped plan, with the repository as its workdir, short phases, a two-step ladder without the warm-up until

@@ -2,12 +2,14 @@
 //! the target on its own server, several load hosts merged into one result, a connection cut mid-phase (the agents'
 //! silence limit set short by `JLOAD_SILENCE_LIMIT`), and nothing left running on the server afterwards.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::kv_plan::kv_plan;
+use common::machine;
 use common::sshnet::SshNet;
 use common::{folder_of, json, kv_jar, tempdir};
 
@@ -18,22 +20,15 @@ fn remote_plan(dir: &Path, servers: &[String], get_duration: &str, extra: &str) 
         [server] => format!("host = \"{server}\""),
         servers => format!("hosts = {servers:?}"),
     };
-    let text = format!(
-        "name = \"remote\"\n[target]\n{target_hosts}\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xms32m\", \"-Xmx64m\"]\n\
-         [[axis]]\nname = \"gc\"\n\
+    let body = format!(
+        "[[axis]]\nname = \"gc\"\n\
          values = [ {{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }}, {{ label = \"Parallel\", jvm = [\"-XX:+UseParallelGC\"] }} ]\n\
          [[phase]]\nname = \"fill\"\nmeasure = false\n\
          url = \"http://{{host}}:{{port}}/random_set?keyRange=2000&valueSize=100\"\nconnections = 4\nrequests = 2000\n\
          [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{{port}}/random_get?keyRange=2000\"\nok_status = \"200-299,404\"\n\
-         connections = 8\nrate = 600\nduration = \"{get_duration}\"\n\
-         [run]\ncooldown = \"0s\"\n{extra}",
-        jar = kv_jar().display(),
+         connections = 8\nrate = 600\nduration = \"{get_duration}\"\n"
     );
-    let path = dir.join("remote.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan("remote").on(&target_hosts).jvm(&["-Xms32m", "-Xmx64m"]).body(&body).run(extra).write(dir)
 }
 
 fn run(net: &SshNet, plan: &Path, out: &Path) -> Output {
@@ -61,6 +56,7 @@ fn left_on(net: &SshNet, host: &str) -> Vec<(u32, String)> {
 
 #[test]
 fn a_sweep_runs_each_cell_on_its_server_pinned_to_its_cpus_there_and_brings_its_files_home() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -105,6 +101,7 @@ fn a_sweep_runs_each_cell_on_its_server_pinned_to_its_cpus_there_and_brings_its_
 
 #[test]
 fn two_load_hosts_share_a_phase_and_merge_into_one_result() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server", "gen1", "gen2"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -135,6 +132,7 @@ fn two_load_hosts_share_a_phase_and_merge_into_one_result() {
 
 #[test]
 fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -181,6 +179,7 @@ fn a_connection_cut_mid_phase_fails_the_cell_and_the_server_stops_its_jvm() {
 
 #[test]
 fn cells_spread_over_two_servers_run_in_parallel_and_a_cells_repeats_change_server() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["s1", "s2"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -223,6 +222,7 @@ fn cells_spread_over_two_servers_run_in_parallel_and_a_cells_repeats_change_serv
 
 #[test]
 fn bench_from_two_load_hosts_prints_one_merged_result_with_each_hosts_share() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server", "gen1", "gen2"]);
     let port = 18_000 + std::process::id() % 1000;
     let address = net.address("server");
@@ -300,6 +300,7 @@ fn a_silence_limit_shorter_than_two_heartbeats_is_refused_in_one_line_before_log
 
 #[test]
 fn a_target_listening_only_on_its_servers_loopback_fails_with_the_fix() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -326,6 +327,7 @@ fn a_target_listening_only_on_its_servers_loopback_fails_with_the_fix() {
 
 #[test]
 fn a_remote_target_that_runs_out_of_memory_is_recorded_crashed_from_its_own_words() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -350,6 +352,7 @@ fn a_remote_target_that_runs_out_of_memory_is_recorded_crashed_from_its_own_word
 
 #[test]
 fn jload_killed_mid_phase_leaves_no_jvm_on_the_server() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");

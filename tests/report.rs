@@ -4,8 +4,8 @@
 //! a crashed cell; one repeat; missing optional files; escaping; nothing else written to the directory; compare with
 //! a real regression, with noise, and with two cells of one run; bad input.
 
-mod common;
-mod results_fixtures;
+use crate::common;
+use crate::common::results_fixtures;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,8 @@
 //! with `{port}`, the terminal tables at the end of `jload run` within 120 columns with CGC, and jstat's GC time beside
 //! the GC share only where Shenandoah's counts its concurrent cycles.
 
-mod common;
-mod results_fixtures;
+use crate::common;
+use crate::common::results_fixtures;
 
 use common::jload;
 use results_fixtures::{copy_of, edit_summary, fixture, ms, read_json, report};

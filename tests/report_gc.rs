@@ -3,8 +3,7 @@
 //! repeats recorded (cross-checked against the phase records), report.json carries the combination and each repeat's
 //! own, and a cell or a repeat without an attribution says why.
 
-mod common;
-mod results_fixtures;
+use crate::common::results_fixtures;
 
 use results_fixtures::{copy_of, edit_summary, fixture, line_starting, median, ms, read_json, report};
 use serde_json::Value;

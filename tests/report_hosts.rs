@@ -3,8 +3,7 @@
 //! servers and cells the rule predicts from the fixture's own figures; the prediction is computed here, independently
 //! of jload's general least-squares fit, by the closed form of a balanced design (every cell once on every server).
 
-mod common;
-mod results_fixtures;
+use crate::common::results_fixtures;
 
 use std::collections::BTreeMap;
 

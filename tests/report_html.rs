@@ -3,8 +3,8 @@
 //! page would load from elsewhere, and when no screenshot comes out. A control page with a script error shows that
 //! the console check does catch one. Screenshots are kept in the target directory for a person to look at.
 
-mod common;
-mod results_fixtures;
+use crate::common;
+use crate::common::results_fixtures;
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;
@@ -13,11 +13,11 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::tempdir;
+use common::{machine, tempdir};
 use results_fixtures::{FixtureCopy, copy_of, edit_summary, read_json, write_report};
 use scraper::{ElementRef, Html, Selector};
 
-/// One browser at a time (2 cores, shared).
+/// One browser at a time; a browser shares the machine (common::machine) with one other load at most.
 static BROWSER: Mutex<()> = Mutex::new(());
 
 fn chromium() -> PathBuf {
@@ -36,6 +36,7 @@ fn chromium() -> PathBuf {
 /// 60 s.
 fn run_chromium(page: &Path, extra: &[String]) -> (String, String) {
     let _one = BROWSER.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = machine::shared();
     let scratch = tempdir();
     let (stdout_path, stderr_path) = (scratch.join("stdout"), scratch.join("stderr"));
     let mut child = Command::new(chromium())

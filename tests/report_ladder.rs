@@ -5,8 +5,8 @@
 //! short of the rate, closed-model cells at different throughputs flagged, capacity in the grids, compare.
 //! Every expected figure is computed here from the fixture's own records.
 
-mod common;
-mod results_fixtures;
+use crate::common;
+use crate::common::results_fixtures;
 
 use std::path::Path;
 

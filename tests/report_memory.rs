@@ -2,8 +2,8 @@
 //! output, and compare of boxed cells — on the sweep fixture given box and NMT figures by hand
 //! (`results_fixtures::boxed`). Every figure asserted is computed here from what the test wrote or the fixture holds.
 
-mod common;
-mod results_fixtures;
+use crate::common;
+use crate::common::results_fixtures;
 
 use common::jload;
 use results_fixtures::boxed::{CATEGORIES, KILL_CAUSE, KILLED, MIB, SMALL, boxed_sweep, rss_life_peak_mb};

@@ -1,24 +1,18 @@
 //! `jload run` end to end with the real kv-service JVM: a 2 × 2 plan, --dry-run, preflight, a cell that runs out of
 //! heap, Ctrl-C then --resume, no orphan JVM left behind, and malformed plans rejected before anything starts.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::kv_plan::kv_plan;
+use common::machine;
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, repo, tempdir, without_histograms};
 
 /// A plan against kv-service with the given axes and phases (TOML fragments).
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, extra: &str) -> PathBuf {
-    let text = format!(
-        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
-         {axes}\n{phases}\n[run]\ncooldown = \"0s\"\n{extra}\n",
-        jar = kv_jar().display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan(name).body(axes).body(phases).run(extra).write(dir)
 }
 
 const TWO_BY_TWO: &str = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
@@ -30,6 +24,7 @@ const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
 
 #[test]
 fn two_by_two_plan_fills_a_consistent_summary() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let plan = plan(&dir, "twobytwo", TWO_BY_TWO, SHORT_PHASES, "repeats = 1\n[slo]\np99 = \"5s\"\n");
@@ -114,6 +109,7 @@ fn dry_run_prints_every_cell_and_starts_nothing() {
 
 #[test]
 fn preflight_rejects_seed_000s_invalid_heap_flag() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xms=25g\"]\n";
     let plan = plan(&dir, "preflight", axes, SHORT_PHASES, "");
@@ -127,6 +123,7 @@ fn preflight_rejects_seed_000s_invalid_heap_flag() {
 
 #[test]
 fn preflight_checks_the_complete_option_set_with_logging_options_and_folders() {
+    let _machine = machine::shared();
     let dir = tempdir();
     // Both values write a log into the cell's folder; the second has a decorator the JVM does not know.
     let axes = "[[axis]]\nname = \"log\"\nvalues = [\"-Xlog:gc:file={dir}/own.log:uptime\", \"-Xlog:gc:file={dir}/own.log:bogus\"]\n";
@@ -143,6 +140,7 @@ fn preflight_checks_the_complete_option_set_with_logging_options_and_folders() {
 
 #[test]
 fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
+    let _machine = machine::shared();
     let dir = tempdir();
     // maxMemory above the heap: the store keeps everything and the 32m JVM dies during the fill.
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [{ label = \"tiny\", jvm = [\"-Xmx32m\", \"-Dkv.maxMemory=400m\"] }, \"-Xmx96m\"]\n";
@@ -166,6 +164,7 @@ fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
 
 #[test]
 fn interrupted_sweep_resumes_exactly_the_missing_cells() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx80m\", \"-Xmx96m\"]\n";
     let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\nconnections = 4\nduration = \"3s\"\n";
@@ -267,6 +266,7 @@ fn malformed_plans_are_rejected_with_file_line_and_key() {
 
 #[test]
 fn every_example_plan_passes_its_checks_and_preflight() {
+    let _machine = machine::shared();
     let plans = std::fs::read_dir(repo().join("plans")).unwrap();
     let mut checked = 0;
     for entry in plans {
@@ -291,6 +291,7 @@ fn gcstat_uptimes(path: &Path) -> Vec<f64> {
 
 #[test]
 fn unlabelled_collector_values_and_labels_of_any_character_run_clean() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let long = "x".repeat(300);
     let label = format!("a:b, c=d/e 'q' \\\"dq\\\" ü 50% $HOME {long}");
@@ -346,6 +347,7 @@ fn a_results_path_the_jvm_cannot_take_is_refused_before_anything_starts() {
 
 #[test]
 fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_failed() {
+    let _machine = machine::shared();
     // project/plans/p.toml with workdir = ".." (project/), the jar at project/app/kv.jar, a mix beside the plan.
     let project = tempdir();
     std::fs::create_dir_all(project.join("plans/mixes")).unwrap();
@@ -355,11 +357,15 @@ fn resume_resolves_paths_like_the_first_run_and_retries_cells_the_environment_fa
         "[[request]]\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\n",
     )
     .unwrap();
-    let text = "name = \"paths\"\n[target]\ncommand = \"java {jvm} -jar app/kv.jar\"\nworkdir = \"..\"\n\
-        ready = \"http://127.0.0.1:{port}/health\"\njvm = [\"-Dkv.port={port}\", \"-Dkv.store=heap\"]\n\
-        [[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
-        [[phase]]\nname = \"get\"\nmix = \"mixes/get.toml\"\nconnections = 4\nduration = \"1s\"\n\
-        [run]\nrepeats = 2\ncooldown = \"0s\"\n";
+    let text = kv_plan("paths")
+        .command("java {jvm} -jar app/kv.jar")
+        .target("workdir = \"..\"\n")
+        .body(
+            "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n\
+             [[phase]]\nname = \"get\"\nmix = \"mixes/get.toml\"\nconnections = 4\nduration = \"1s\"\n",
+        )
+        .run("repeats = 2\n")
+        .text();
     std::fs::write(project.join("plans/p.toml"), text).unwrap();
     let results_parent = tempdir();
     let out = results_parent.join("results");
@@ -454,6 +460,7 @@ fn a_command_that_cannot_start_fails_every_cell_for_the_environment_and_exits_1(
 
 #[test]
 fn a_sweep_whose_output_is_closed_runs_to_the_end_and_writes_its_reports() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";
     let plan = plan(&dir, "closed", axes, SHORT_PHASES, "");
@@ -504,6 +511,7 @@ fn the_spring_boot_plan_parses_and_dry_runs_its_four_cells_and_three_connection_
 
 #[test]
 fn closed_phases_at_several_connection_counts_are_compared_side_by_side_in_every_output() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\", \"-Xmx96m\"]\n";

@@ -5,7 +5,7 @@
 //! `--resume`; `--dry-run` shows each cell's command with its args; a tune whose parameter sets args gives each trial
 //! its own and reports them; bad `args` exit 2 with one line and start nothing.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,19 +2,18 @@
 //! size under two collectors, a fill, then a capacity search of the get/set mix) writes, for every measured phase, a
 //! `gc_attribution` whose p99 tail is counted and judged, in the phase's file and in summary.json alike.
 
-mod common;
+use crate::common;
 
-use common::{folder_of, jload, json, kv_jar, repo, tempdir};
+use common::kv_plan::kv_plan;
+use common::machine;
+use common::{folder_of, jload, json, repo, tempdir};
 
 /// The quickstart plan (plans/quickstart.toml) at one heap size and a coarser search, so that it runs in about a
 /// minute; each step measures at least 4,000 requests, so that the p99 tail holds 40 (the verdict needs 20). No
 /// warm-up until steady: what is tested is the attribution of whatever the search measured.
 fn quickstart_in_small(dir: &std::path::Path) -> std::path::PathBuf {
-    let text = format!(
-        "name = \"attribution\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"http://127.0.0.1:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-         jvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xms32m\", \"-Xmx64m\"]\n\
-         [[axis]]\nname = \"gc\"\n\
+    let body = format!(
+        "[[axis]]\nname = \"gc\"\n\
          values = [ {{ label = \"G1\", jvm = [\"-XX:+UseG1GC\"] }},\n\
                     {{ label = \"Parallel\", jvm = [\"-XX:+UseParallelGC\"] }} ]\n\
          [[phase]]\nname = \"fill\"\nmeasure = false\n\
@@ -22,18 +21,19 @@ fn quickstart_in_small(dir: &std::path::Path) -> std::path::PathBuf {
          connections = 20\nrequests = 20000\n\
          [[phase]]\nname = \"get-set\"\nmix = \"{mix}\"\nok_status = \"200-299,404\"\nconnections = 50\n\
          capacity = {{ precision = \"25%\" }}\nstep_warmup = \"500ms\"\nstep = \"1s\"\nmin_requests = 4000\n\
-         steady_max = \"0s\"\n\
-         [run]\nrepeats = 1\ncooldown = \"0s\"\n[slo]\np99 = \"10ms\"\nerrors = \"0.1%\"\n",
-        jar = kv_jar().display(),
+         steady_max = \"0s\"\n",
         mix = repo().join("plans/mixes/kv-get-set.toml").display(),
     );
-    let path = dir.join("attribution.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan("attribution")
+        .jvm(&["-Xms32m", "-Xmx64m"])
+        .body(&body)
+        .run("repeats = 1\n[slo]\np99 = \"10ms\"\nerrors = \"0.1%\"\n")
+        .write(dir)
 }
 
 #[test]
 fn every_cell_of_a_quickstart_sweep_answers_is_it_the_gc_with_a_number() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let plan = quickstart_in_small(&dir);

@@ -5,28 +5,21 @@
 //! kind, locally and on a target's own server (through its agent, real OpenSSH in network namespaces); bad keys exit
 //! 2 with one line; no box is left behind by any run.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
+use common::kv_plan::kv_plan;
 use common::machine::{alone, shared};
 use common::sshnet::SshNet;
-use common::{folder_of, interrupt_run_after, jload, json, kv_jar, tempdir};
+use common::{folder_of, interrupt_run_after, jload, json, tempdir};
 
 // JVM-heavy tests share the machine two at a time (common::machine), except those that must have it to themselves:
 // the quota's verdict weighs timings, and a killed jload's box must be left for the next start of the test's own jload.
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    let text = format!(
-        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
-         {target_extra}\n{axes}\n{phases}\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
-        jar = kv_jar().display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan(name).target(target_extra).body(axes).body(phases).run("repeats = 1\n").write(dir)
 }
 
 const SHORT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
@@ -155,18 +148,16 @@ fn a_target_on_its_own_server_is_boxed_there_and_killed_by_the_memory_limit() {
     mount_cgroups_on(&net, "server");
     let dir = tempdir();
     let out = dir.join("results");
-    let text = format!(
-        "name = \"remote-box\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\nmemory = \"200m\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xmx1g\", \"-XX:+UseSerialGC\"]\n\
-         [[phase]]\nname = \"fill\"\nmeasure = false\n\
-         url = \"http://{{host}}:{{port}}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nduration = \"30s\"\n\
-         [run]\ncooldown = \"0s\"\nrepeats = 1\n",
-        server = net.destination("server"),
-        jar = kv_jar().display()
-    );
-    let plan = dir.join("remote-box.toml");
-    std::fs::write(&plan, text).unwrap();
+    let plan = kv_plan("remote-box")
+        .on(&format!("host = \"{}\"", net.destination("server")))
+        .target("memory = \"200m\"\n")
+        .jvm(&["-Xmx1g", "-XX:+UseSerialGC"])
+        .body(
+            "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+             url = \"http://{host}:{port}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nduration = \"30s\"\n",
+        )
+        .run("repeats = 1\n")
+        .write(&dir);
     let output = net.jload_run(&plan, &out).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let rep = out.join("cells/default/rep-1");

@@ -7,12 +7,13 @@
 //! relative to the box (`-Xmx{memory*0.75}`) expand in a dry run, in the preflight's real JVM and in the search's
 //! trials. Bad input exits 2 with one line and starts nothing. No cgroup is left behind.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
 use common::cgroups::boxes_left_behind;
 use common::jdks::compiled;
+use common::machine;
 use common::{interrupt_run_after, jload, json, tempdir};
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -41,6 +42,7 @@ const OPTIONS: &str = "jvm = [\"-XX:+UseSerialGC\", \"-Xmx{memory*0.1}\", \"-XX:
 
 #[test]
 fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_an_interrupt() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let classes = compiled(&dir, "Footprint.java");
     let plan = plan(&dir, &classes, OPTIONS, SEARCH);
@@ -113,6 +115,7 @@ fn the_search_finds_a_fixed_footprints_smallest_box_within_the_precision_across_
 
 #[test]
 fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_box() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let classes = compiled(&dir, "Footprint.java");
     let plan = plan(&dir, &classes, OPTIONS, "");
@@ -157,6 +160,7 @@ fn at_capacity_the_trials_run_at_a_share_of_the_capacity_found_in_the_largest_bo
 
 #[test]
 fn the_cpu_quota_search_finds_the_quota_above_which_the_jvm_sees_two_cpus() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let classes = compiled(&dir, "Footprint.java");
     // Footprint refuses to start when the JVM sees fewer than 2 CPUs: any quota up to 1.0 (the JVM rounds it up).
@@ -192,6 +196,7 @@ fn the_cpu_quota_search_finds_the_quota_above_which_the_jvm_sees_two_cpus() {
 
 #[test]
 fn an_option_relative_to_the_box_is_filled_in_whole_mebibytes_in_the_dry_run_and_the_jvms_own_heap() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let classes = compiled(&dir, "Footprint.java");
     let options = "memory = \"512m\"\njvm = [\"-XX:+UseSerialGC\", \"-Xmx{memory*0.75}\", \"-Xms{memory*0.3}\"]";

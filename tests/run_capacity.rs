@@ -2,13 +2,14 @@
 //! capacity search that orders two JVM configurations of clearly different capacity, `--dry-run` of a
 //! search, and ladder keys refused before anything starts.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::kv_plan::kv_plan;
 use common::machine::shared;
-use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, tempdir};
+use common::{folder_of, interrupt_run_after, jload, json, jvms_with, tempdir};
 
 // JVM-heavy tests share the machine two at a time (common::machine), the search that compares two configurations'
 // capacities too: -Xint's capacity is a fraction of the JIT's, an order that a second JVM beside does not turn (5 of 5
@@ -16,15 +17,7 @@ use common::{folder_of, interrupt_run_after, jload, json, jvms_with, kv_jar, tem
 
 /// A plan against kv-service's heap store with these axes and phases (TOML fragments) and `[run]` keys.
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, run: &str) -> PathBuf {
-    let text = format!(
-        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\", \"-Dkv.store=heap\"]\n\
-         {axes}\n{FILL}{phases}\n[run]\ncooldown = \"0s\"\n{run}\n",
-        jar = kv_jar().display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan(name).body(axes).body(FILL).body(phases).run(run).write(dir)
 }
 
 const FILL: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
@@ -199,18 +192,24 @@ fn dry_run_shows_a_ladder_and_counts_a_search_by_its_likely_steps() {
 #[test]
 fn ladder_keys_in_the_wrong_company_are_refused_naming_file_line_and_key() {
     let dir = tempdir();
+    // Each error names the line of the key it refuses (in the plan's last phase, the one under test).
     let cases = [
-        ("rates = [100, 200]\nrate = 50.0\n", "line 21: phase 'get': rate does not go with rates"),
-        ("capacity = true\n", "line 20: phase 'get': capacity needs an SLO to search under"),
+        ("rates = [100, 200]\nrate = 50.0\n", "rate", "phase 'get': rate does not go with rates"),
+        ("capacity = true\n", "capacity", "phase 'get': capacity needs an SLO to search under"),
         (
             "capacity = { slo = \"p99<=5ms\" }\nrequests = 900\n",
-            "line 21: phase 'get': requests does not go with capacity",
+            "requests",
+            "phase 'get': requests does not go with capacity",
         ),
-        ("duration = \"2s\"\nstep = \"1s\"\n", "line 21: phase 'get': step applies only to a ladder"),
-        ("rates = [400, 200]\n", "line 20: phase 'get': rates must rise from step to step: 200 comes after 400"),
+        ("duration = \"2s\"\nstep = \"1s\"\n", "step", "phase 'get': step applies only to a ladder"),
+        ("rates = [400, 200]\n", "rates", "phase 'get': rates must rise from step to step: 200 comes after 400"),
     ];
-    for (keys, expected) in cases {
+    for (keys, key, refusal) in cases {
         let plan = plan(&dir, "bad", "", &format!("[[phase]]\nname = \"get\"\n{GET}{keys}"), "");
+        let text = std::fs::read_to_string(&plan).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let line = 1 + lines.iter().rposition(|line| line.starts_with(&format!("{key} = "))).expect("the key's line");
+        let expected = format!("line {line}: {refusal}");
         let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", dir.join("results").to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{stderr}");

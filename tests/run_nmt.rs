@@ -5,31 +5,23 @@
 //! died in keeps that read, and the read's committed total reconciles with the box's usage taken with it; a heap
 //! `OutOfMemoryError` in a large box stays a Java OOM; no box is left behind.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
+use common::kv_plan::kv_plan;
+use common::machine;
 use common::sshnet::SshNet;
-use common::{folder_of, jload, json, kv_jar, tempdir};
+use common::{folder_of, jload, json, tempdir};
 use jload::jvm::attach::nmt_csv;
 
-/// JVM-heavy tests run one at a time (the machine has 2 cores).
-static HEAVY: Mutex<()> = Mutex::new(());
+// The JVM-heavy tests hold the machine alone (common::machine): one at a time, nothing beside them (2 cores).
 
 const MIB: f64 = 1048576.0;
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    let text = format!(
-        "name = \"{name}\"\n[target]\ncommand = \"java {{jvm}} -jar {jar}\"\nready = \"http://127.0.0.1:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={{port}}\"]\n\
-         {target_extra}\n{axes}\n{phases}\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
-        jar = kv_jar().display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan(name).default_store().target(target_extra).body(axes).body(phases).run("repeats = 1\n").write(dir)
 }
 
 /// 16 KB values at 1500 req/s for up to 60 s, then a short read phase. The slab store's box kills its JVM within the
@@ -52,7 +44,7 @@ fn number_after(text: &str, after: &str, unit: &str) -> f64 {
 
 #[test]
 fn the_switch_tracks_native_memory_where_a_cell_has_a_memory_limit_unless_the_plan_says_otherwise() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = machine::alone();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"box\"\nvalues = [{ label = \"boxed\", memory = \"512m\" }, \
         { label = \"quota only\", cpus_quota = 1.5 }]\n";
@@ -93,7 +85,7 @@ fn the_switch_tracks_native_memory_where_a_cell_has_a_memory_limit_unless_the_pl
 
 #[test]
 fn a_cell_asked_to_track_reads_its_native_memory_at_each_phase_end_into_nmt_csv() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = machine::alone();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [{ label = \"64m\", jvm = [\"-Xmx64m\", \"-XX:+UseSerialGC\"] }]\n";
@@ -130,7 +122,7 @@ fn a_cell_asked_to_track_reads_its_native_memory_at_each_phase_end_into_nmt_csv(
 
 #[test]
 fn the_slab_store_killed_by_its_box_leaves_its_native_memory_breakdown_which_reconciles_with_the_box() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = machine::alone();
     let dir = tempdir();
     let out = dir.join("results");
     // The slab store's 256 MiB arena (zeroed at start) fits a 350 MiB box with a small heap; under the fill,
@@ -181,7 +173,7 @@ fn the_slab_store_killed_by_its_box_leaves_its_native_memory_breakdown_which_rec
 
 #[test]
 fn a_heap_out_of_memory_error_in_a_large_box_stays_a_java_oom_and_keeps_its_last_read() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = machine::alone();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"store\"\nvalues = [{ label = \"heap\", memory = \"768m\", jvm = [\
@@ -210,24 +202,23 @@ fn a_heap_out_of_memory_error_in_a_large_box_stays_a_java_oom_and_keeps_its_last
 
 #[test]
 fn a_target_on_its_own_server_has_its_native_memory_read_there_by_its_agent() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _machine = machine::alone();
     let net = SshNet::start(&["server"]);
     mount_cgroups_on(&net, "server");
     let dir = tempdir();
     let out = dir.join("results");
     // The heap store with a heap far above its 200 MiB box, filled with 16 KB values: killed seconds into the fill.
-    let text = format!(
-        "name = \"remote-nmt\"\n[target]\nhost = \"{server}\"\ncommand = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"http://{{host}}:{{port}}/health\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\nmemory = \"200m\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Xmx1g\", \"-XX:+UseSerialGC\"]\n\
-         [[phase]]\nname = \"fill\"\nmeasure = false\n\
-         url = \"http://{{host}}:{{port}}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nrate = 1500\n\
-         duration = \"30s\"\n[run]\ncooldown = \"0s\"\nrepeats = 1\n",
-        server = net.destination("server"),
-        jar = kv_jar().display()
-    );
-    let plan = dir.join("remote-nmt.toml");
-    std::fs::write(&plan, text).unwrap();
+    let plan = kv_plan("remote-nmt")
+        .on(&format!("host = \"{}\"", net.destination("server")))
+        .target("memory = \"200m\"\n")
+        .jvm(&["-Xmx1g", "-XX:+UseSerialGC"])
+        .body(
+            "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+             url = \"http://{host}:{port}/random_set?keyRange=40000&valueSize=16000\"\nconnections = 4\nrate = 1500\n\
+             duration = \"30s\"\n",
+        )
+        .run("repeats = 1\n")
+        .write(&dir);
     let output = net.jload_run(&plan, &out).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let rep = out.join("cells/default/rep-1");

@@ -5,7 +5,7 @@
 //! are warned about; a missing `-jar` is refused in one line before anything starts; a target killed mid-phase is
 //! never ok.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -16,10 +16,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::kv_plan::kv_plan;
+use common::machine;
 use common::{folder_of, jload, json, jvms_with, kv_jar, tempdir};
 
-// The JVM-heavy tests run two at a time (cargo's two test threads, nothing held): what they assert is who answered
-// and what was recorded, never how fast.
+// The JVM-heavy tests share the machine two at a time (common::machine): what they assert is who answered and what
+// was recorded, never how fast.
 
 /// A loopback port that was free a moment ago.
 fn free_port() -> u16 {
@@ -28,15 +30,11 @@ fn free_port() -> u16 {
 
 /// A plan against kv-service: `command` and `port` (a number, or `{port}`) as given, one `get` phase of `duration`.
 fn plan(dir: &Path, command: &str, port: &str, axes: &str, duration: &str) -> PathBuf {
-    let text = format!(
-        "name = \"owner\"\n[target]\ncommand = \"{command}\"\nready = \"http://127.0.0.1:{port}/health\"\n\
-         startup_timeout = \"60s\"\nstop_timeout = \"5s\"\njvm = [\"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n\
-         {axes}\n[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\n\
-         connections = 4\nduration = \"{duration}\"\n[run]\ncooldown = \"0s\"\n"
+    let get = format!(
+        "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\n\
+         connections = 4\nduration = \"{duration}\"\n"
     );
-    let path = dir.join("owner.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    kv_plan("owner").command(command).port(port).jvm(&["-Xmx64m"]).body(axes).body(&get).write(dir)
 }
 
 const ONE_CELL: &str = "[[axis]]\nname = \"gc\"\nvalues = [\"-XX:+UseSerialGC\"]\n";
@@ -115,6 +113,7 @@ fn files_in(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_foreign_server_answering_the_fixed_port_while_the_jvm_starts_slowly_fails_the_cell_naming_its_pid() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let port = free_port().to_string();
@@ -145,6 +144,7 @@ fn a_foreign_server_answering_the_fixed_port_while_the_jvm_starts_slowly_fails_t
 
 #[test]
 fn a_port_in_use_before_the_start_refuses_each_cell_repeat_naming_its_holder_and_the_sweep_goes_on() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let holder = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -176,6 +176,7 @@ fn a_port_in_use_before_the_start_refuses_each_cell_repeat_naming_its_holder_and
 
 #[test]
 fn urls_that_name_a_fixed_port_are_warned_about_in_one_line_and_placeholder_ports_are_not() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let command = format!("java {{jvm}} -jar {}", kv_jar().display());
     let fixed = plan(&dir, &command, "18088", ONE_CELL, "1s");
@@ -222,6 +223,7 @@ fn a_missing_jar_is_refused_in_one_line_before_anything_starts() {
 
 #[test]
 fn a_target_killed_mid_phase_is_recorded_crashed_never_ok() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let command = format!("java {{jvm}} -jar {}", kv_jar().display());
@@ -249,6 +251,7 @@ fn a_target_killed_mid_phase_is_recorded_crashed_never_ok() {
 
 #[test]
 fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
+    let _machine = machine::shared();
     let net = common::sshnet::SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -286,6 +289,7 @@ fn a_port_in_use_on_the_targets_server_is_refused_there_naming_its_holder() {
 
 #[test]
 fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_and_never_measured() {
+    let _machine = machine::shared();
     let net = common::sshnet::SshNet::start(&["server"]);
     let dir = tempdir();
     let out = dir.join("results");
@@ -327,6 +331,7 @@ fn a_foreign_server_answering_on_a_remote_targets_server_is_named_by_the_agent_a
 
 #[test]
 fn a_foreign_listener_that_takes_a_later_phases_port_fails_the_cell_before_that_phase() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let fixed = free_port();
@@ -358,15 +363,16 @@ fn a_foreign_listener_that_takes_a_later_phases_port_fails_the_cell_before_that_
 /// A one-cell plan (a 2-s get phase) whose target runs `command` on the test network's server, ready at `ready_path`
 /// on the fixed `port`, written into `dir`.
 fn remote_plan(dir: &Path, net: &common::sshnet::SshNet, command: &str, ready_path: &str, port: u16) -> PathBuf {
-    let text = format!(
-        "name = \"owner-remote\"\n[target]\nhost = \"{server}\"\ncommand = \"{command}\"\n\
-         ready = \"http://{{host}}:{port}{ready_path}\"\nstartup_timeout = \"60s\"\nstop_timeout = \"5s\"\n\
-         jvm = [\"-Dkv.bind={{host}}\", \"-Dkv.port={port}\", \"-Dkv.store=heap\", \"-Xmx64m\"]\n{ONE_CELL}\n\
-         [[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n\
-         [run]\ncooldown = \"0s\"\n",
-        server = net.destination("server"),
+    let get = format!(
+        "[[phase]]\nname = \"get\"\nurl = \"http://{{host}}:{port}/random_get?keyRange=100\"\nduration = \"2s\"\n"
     );
-    let plan = dir.join("owner-remote.toml");
-    std::fs::write(&plan, text).unwrap();
-    plan
+    kv_plan("owner-remote")
+        .on(&format!("host = \"{}\"", net.destination("server")))
+        .command(command)
+        .port(&port.to_string())
+        .ready(&format!("http://{{host}}:{port}{ready_path}"))
+        .jvm(&["-Xmx64m"])
+        .body(ONE_CELL)
+        .body(&get)
+        .write(dir)
 }

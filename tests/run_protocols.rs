@@ -3,42 +3,38 @@
 //! several streams, each phase's record saying what was negotiated, the certificate checked against the test's CA —
 //! and `jload bench --http2 --jvm auto --hlog` watching the JVM behind an https:// URL.
 
-mod common;
+use crate::common;
 
+use common::kv_plan::kv_plan;
+use common::machine;
 use common::pki::Pki;
-use common::{bench_json, jload, json, kv_jar, start_kv_service, tempdir};
+use common::{bench_json, jload, json, start_kv_service, tempdir};
 
 #[test]
 fn one_plan_loads_the_same_jvm_over_https_with_http1_and_with_http2() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let pki = Pki::create(&dir);
-    let plan = dir.join("protocols.toml");
-    let text = format!(
-        "name = \"protocols\"\n\
-         [target]\n\
-         command = \"java {{jvm}} -jar {jar}\"\n\
-         ready = \"https://localhost:{{port}}/health\"\n\
-         startup_timeout = \"60s\"\n\
-         jvm = [\"-Xmx128m\", \"-Dkv.port={{port}}\", \"-Dkv.store=heap\", \"-Dkv.tls.cert={cert}\", \"-Dkv.tls.key={key}\", \"-Dkv.http2=true\"]\n\
-         [[phase]]\n\
+    let phases = "[[phase]]\n\
          name = \"fill\"\nmeasure = false\n\
-         url = \"https://localhost:{{port}}/random_set?keyRange=2000&valueSize=100\"\n\
+         url = \"https://localhost:{port}/random_set?keyRange=2000&valueSize=100\"\n\
          cacert = \"ca.pem\"\nconnections = 4\nrequests = 2000\n\
          [[phase]]\n\
          name = \"get-h1\"\n\
-         url = \"https://localhost:{{port}}/random_get?keyRange=2000\"\n\
+         url = \"https://localhost:{port}/random_get?keyRange=2000\"\n\
          cacert = \"ca.pem\"\ncert = \"client.pem\"\nkey = \"client.key\"\n\
          ok_status = \"200-299,404\"\nconnections = 4\nrequests = 3000\n\
          [[phase]]\n\
          name = \"get-h2\"\n\
-         url = \"https://localhost:{{port}}/random_get?keyRange=2000\"\n\
-         cacert = \"ca.pem\"\nok_status = \"200-299,404\"\nhttp = \"2\"\nstreams = 4\nconnections = 1\nrequests = 3000\n\
-         [run]\ncooldown = \"0s\"\n",
-        jar = kv_jar().display(),
-        cert = pki.path("server.pem"),
-        key = pki.path("server.key"),
-    );
-    std::fs::write(&plan, text).unwrap();
+         url = \"https://localhost:{port}/random_get?keyRange=2000\"\n\
+         cacert = \"ca.pem\"\nok_status = \"200-299,404\"\nhttp = \"2\"\nstreams = 4\nconnections = 1\nrequests = 3000\n";
+    let (cert, key) =
+        (format!("-Dkv.tls.cert={}", pki.path("server.pem")), format!("-Dkv.tls.key={}", pki.path("server.key")));
+    let plan = kv_plan("protocols")
+        .ready("https://localhost:{port}/health")
+        .jvm(&["-Xmx128m", &cert, &key, "-Dkv.http2=true"])
+        .body(phases)
+        .write(&dir);
     let out = dir.join("results");
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
@@ -75,6 +71,7 @@ fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn bench_watches_the_jvm_behind_an_https_url_while_loading_it_over_http2() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let (service, port) = start_kv_service(&[

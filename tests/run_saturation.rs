@@ -6,12 +6,13 @@
 //! figure in every output: every 400th request is never answered, so the run ends with requests that waited seconds,
 //! whose waits enter the histogram and the tail alike.
 
-mod common;
+use crate::common;
 
 use jload::load::format::format_ms;
 
 use std::path::Path;
 
+use common::machine;
 use common::{jload, json, repo, tempdir};
 use serde_json::Value;
 
@@ -65,6 +66,7 @@ fn queue_record(run: &Saturated) -> Value {
 
 #[test]
 fn gc_pauses_that_overlap_a_saturated_tail_without_making_it_are_not_gc() {
+    let _machine = machine::shared();
     let run = saturated_run();
     let record = queue_record(run);
     let attribution = &record["gc_attribution"];
@@ -96,6 +98,7 @@ fn gc_pauses_that_overlap_a_saturated_tail_without_making_it_are_not_gc() {
 
 #[test]
 fn the_phases_p99_is_one_figure_in_the_table_the_attribution_the_report_and_the_json() {
+    let _machine = machine::shared();
     let run = saturated_run();
     let record = queue_record(run);
     // The run ended with requests never answered (a 60 s timeout outlasts the 8 s phase): their waits are in the

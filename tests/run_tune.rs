@@ -8,7 +8,7 @@
 //! capacity, and the frontier of the two (Bowl with a pool of workers that each hold memory); a dry run shows the
 //! tune; bad input exits 2 with one line and starts nothing.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -42,11 +42,10 @@ fn number(value: &serde_json::Value) -> f64 {
     value.as_str().unwrap().parse().unwrap()
 }
 
-/// The longest test: named to sort first, so that cargo starts it first and the others run beside it (it shares the
-/// machine: the bowl's 2–400 ms of service time stand far above what a second JVM adds; 5 of 5 runs, 2 beside a busy
-/// loop).
-#[test]
-fn a_bowl_search_finds_the_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt() {
+/// The suite's longest test, started first by tests/tests.rs (`a_started_first::run_tune::`), so that the others run
+/// beside it; it shares the machine: the bowl's 2–400 ms of service time stand far above what a second JVM adds (5 of
+/// 5 runs, 2 beside a busy loop).
+pub(crate) fn a_bowl_search_finds_the_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt() {
     let _machine = machine::shared();
     let dir = tempdir();
     let classes = compiled(&dir, "Bowl.java");

@@ -2,8 +2,9 @@
 //! network namespaces of this machine, each host on its own address, reachable from here and from each other, with
 //! nothing left once it is dropped and a link that can be cut and restored.
 
-mod common;
+use crate::common;
 
+use common::machine;
 use common::sshnet::{SshNet, runs};
 use std::io::Read;
 use std::net::TcpStream;
@@ -23,6 +24,7 @@ fn stdout_of(output: &std::process::Output) -> String {
 
 #[test]
 fn each_host_answers_over_ssh_on_its_own_address() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server", "gen1", "gen2"]);
     let addresses: Vec<String> = ["server", "gen1", "gen2"].iter().map(|name| net.address(name)).collect();
     assert_eq!(addresses.len(), 3);
@@ -36,6 +38,7 @@ fn each_host_answers_over_ssh_on_its_own_address() {
 
 #[test]
 fn ssh_command_is_a_complete_command_line_for_each_host() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     let words = shell_words::split(&net.ssh_command()).unwrap();
     let output = std::process::Command::new(&words[0])
@@ -49,6 +52,7 @@ fn ssh_command_is_a_complete_command_line_for_each_host() {
 
 #[test]
 fn every_session_on_a_host_gets_its_own_empty_cache_dir() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server", "gen1"]);
     for name in ["server", "gen1"] {
         let cache = net.cache_dir(name);
@@ -60,6 +64,7 @@ fn every_session_on_a_host_gets_its_own_empty_cache_dir() {
 
 #[test]
 fn a_process_started_over_ssh_is_listed_and_gone_after_drop() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server", "gen1"]);
     assert_eq!(net.processes("server"), vec![], "a fresh host runs nothing but sshd");
     let pid: u32 =
@@ -77,6 +82,7 @@ fn a_process_started_over_ssh_is_listed_and_gone_after_drop() {
 
 #[test]
 fn a_cut_link_fails_a_new_connection_within_seconds_and_restore_brings_it_back() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     net.cut("server");
     let started = Instant::now();
@@ -89,6 +95,7 @@ fn a_cut_link_fails_a_new_connection_within_seconds_and_restore_brings_it_back()
 
 #[test]
 fn a_cut_link_ends_an_open_session_that_sends_keepalives() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     let mut session = net
         .ssh_process("server", &["-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=2"], "sleep 60")
@@ -119,6 +126,7 @@ fn a_cut_link_ends_an_open_session_that_sends_keepalives() {
 
 #[test]
 fn a_server_on_one_host_is_reachable_from_another_host_and_from_this_machine() {
+    let _machine = machine::shared();
     let net = SshNet::start(&["server", "gen1"]);
     let address = net.address("server");
     let server = format!(

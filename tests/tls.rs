@@ -4,7 +4,7 @@
 //! never answers a handshake (timed per connection: each HTTP/1.1 lane's, once per HTTP/2 connection). Counts are
 //! checked at the server (nginx's access log) as well as in jload's result.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use common::machine;
 use common::nginx::Nginx;
 use common::pki::Pki;
 use common::{bench_json, jload, tempdir};
@@ -65,6 +66,7 @@ fn an_https_keep_alive_run_verified_by_the_given_ca_answers_every_request_and_th
 
 #[test]
 fn the_handshake_time_is_reported_apart_from_the_request_latency() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let nginx = nginx_tls(&pki, "server", "");
@@ -240,6 +242,7 @@ fn connection_close_makes_a_new_handshake_for_every_request() {
 
 #[test]
 fn the_open_model_keeps_its_rate_over_tls() {
+    let _machine = machine::shared();
     let dir = tempdir();
     let pki = Pki::create(&dir);
     let nginx = nginx_tls(&pki, "server", "");

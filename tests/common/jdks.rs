@@ -1,9 +1,13 @@
 //! The two JDKs the JVM suites run against (JDK 17 and Temurin 25, overridable with `JLOAD_TEST_JDK17` and
-//! `JLOAD_TEST_JDK25`), the allocating Java program they watch (tests/java/Alloc.java), and the test programs under
-//! tests/java compiled.
+//! `JLOAD_TEST_JDK25`), the allocating Java program they watch (tests/java/Alloc.java) and a running one
+//! (`TestJvm`), and the test programs under tests/java compiled.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
 
 /// The JDK home in `$variable`, else `default`, checked to hold `bin/<tool>`.
 fn jdk(variable: &str, default: &str, tool: &str) -> PathBuf {
@@ -22,6 +26,16 @@ pub fn jdk25(tool: &str) -> PathBuf {
     jdk("JLOAD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64", tool)
 }
 
+/// JDK 17's `java`.
+pub fn java17() -> PathBuf {
+    jdk17("java").join("bin/java")
+}
+
+/// Temurin 25's `java`.
+pub fn java25() -> PathBuf {
+    jdk25("java").join("bin/java")
+}
+
 /// tests/java/`file` compiled by JDK 17's javac into `dir/classes` (a compiled class starts faster than the source
 /// launcher): the folder to put on the class path.
 pub fn compiled(dir: &Path, file: &str) -> PathBuf {
@@ -38,6 +52,83 @@ pub fn compiled(dir: &Path, file: &str) -> PathBuf {
 /// tests/java/Alloc.java, run by the source launcher.
 pub fn alloc_source() -> PathBuf {
     super::repo().join("tests/java/Alloc.java")
+}
+
+/// Source-launcher start (compiling Alloc.java) plus its allocation phase, on a busy 2-core machine.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A running Alloc.java JVM in its own scratch working directory, killed when dropped (SIGTERM first, so it deletes
+/// its PerfData file on the way out; SIGKILL after 5 s; and the attach socket it may leave removed); it keeps every
+/// line the JVM printed on stdout (a thread dump would show there).
+pub struct TestJvm {
+    child: Child,
+    /// The process started: the JVM, or the `unshare` wrapper of `in_own_namespaces` (its JVM: `jvm_under`).
+    pub pid: u32,
+    /// The port of its idle line: the one it listens on with `--listen`, else 0.
+    pub port: u16,
+    stdout: Arc<Mutex<Vec<String>>>,
+    /// Its working directory.
+    pub cwd: super::TestDir,
+}
+
+impl TestJvm {
+    /// Starts `java <jvm_options> Alloc.java <program_args>` of the JDK at `java_home` and waits until it is idle.
+    pub fn start(java_home: &Path, jvm_options: &[&str], program_args: &[&str]) -> TestJvm {
+        Self::start_with(Command::new(java_home.join("bin/java")), &alloc_source(), jvm_options, program_args)
+    }
+
+    /// Starts `command` (a `java`, or what starts one) with `-Xmx64m <jvm_options> source <program_args>` and waits
+    /// for its idle line, `idle port=N`.
+    pub fn start_with(mut command: Command, source: &Path, jvm_options: &[&str], program_args: &[&str]) -> TestJvm {
+        let cwd = super::tempdir();
+        command.arg("-Xmx64m").args(jvm_options).arg(source).args(program_args);
+        command.current_dir(&*cwd).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = command.spawn().expect("start java");
+        let (tx, rx) = mpsc::channel();
+        let pipe = child.stdout.take().unwrap();
+        // Owned from here on: a JVM that never becomes idle is stopped with the failing test.
+        let mut jvm = TestJvm { pid: child.id(), child, port: 0, stdout: Arc::new(Mutex::new(Vec::new())), cwd };
+        let lines = Arc::clone(&jvm.stdout);
+        thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                lines.lock().unwrap().push(line.clone());
+                let _ = tx.send(line);
+            }
+        });
+        let line = rx.recv_timeout(IDLE_TIMEOUT).unwrap_or_else(|_| panic!("JVM {command:?} did not become idle"));
+        jvm.port = line.strip_prefix("idle port=").and_then(|port| port.parse().ok()).expect("idle line");
+        jvm
+    }
+
+    pub fn pid_arg(&self) -> String {
+        self.pid.to_string()
+    }
+
+    pub fn printed_a_thread_dump(&self) -> bool {
+        self.stdout.lock().unwrap().iter().any(|line| line.starts_with("Full thread dump"))
+    }
+
+    /// Whether the process runs (exists and is no zombie).
+    pub fn alive(&self) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap_or_default();
+        stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    }
+}
+
+impl Drop for TestJvm {
+    fn drop(&mut self) {
+        let pid = libc::pid_t::try_from(self.child.id()).unwrap();
+        // SAFETY: kill(2) on our own child process, which has not been reaped yet.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // A JVM killed without its shutdown (SIGKILL, or SIGTERM under -Xrs) leaves its socket behind.
+        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.pid));
+    }
 }
 
 /// `java` in its own mount and pid namespaces with a private /tmp, as in a container: the `unshare` command that

@@ -1,13 +1,13 @@
 //! Test helpers: small real HTTP/1.1 servers on 127.0.0.1 with scripted behaviour, and running the jload binary.
 
-#![allow(dead_code)]
-
 pub mod cgroups;
 pub mod jdks;
+pub mod kv_plan;
 pub mod machine;
 pub mod nginx;
 pub mod pki;
 pub mod queued_server;
+pub mod results_fixtures;
 pub mod sshnet;
 
 use std::collections::HashMap;
@@ -255,13 +255,13 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Build kv-service once per test binary; the path of its jar.
+/// Build kv-service once per test run (once in the test binary); the path of its jar.
 pub fn kv_jar() -> &'static Path {
     static JAR: OnceLock<PathBuf> = OnceLock::new();
     JAR.get_or_init(|| {
         let jar = repo().join("samples/kv-service/target/kv-service.jar");
-        // Maven takes 5–8 s to find an up-to-date jar up to date, in each of the suites that start kv-service: it
-        // runs only when the jar is missing or older than a file it is built from.
+        // Maven takes 5–8 s to find an up-to-date jar up to date: it runs only when the jar is missing or older than
+        // a file it is built from.
         if !jar_is_fresh(&jar, &repo().join("samples/kv-service")) {
             let status = Command::new("mvn")
                 .args(["-q", "-f", "samples/kv-service", "package", "-DskipTests"])

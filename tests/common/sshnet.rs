@@ -301,8 +301,11 @@ fn parse_prefix(text: &str) -> Option<(u32, u32)> {
     Some((u32::from(address.parse::<Ipv4Addr>().ok()?) & mask, mask))
 }
 
-/// An exclusive `flock` on SUBNET_LOCK, held while a network picks its subnet and puts its address on the root link.
-struct SubnetLock(fs::File);
+/// An exclusive `flock` on SUBNET_LOCK, held while a network picks its subnet and puts its address on the root link;
+/// closing the file releases it.
+struct SubnetLock {
+    _file: fs::File,
+}
 
 impl SubnetLock {
     fn take() -> SubnetLock {
@@ -310,7 +313,7 @@ impl SubnetLock {
         let file =
             fs::OpenOptions::new().create(true).append(true).open(SUBNET_LOCK).expect("the subnet lock file opens");
         assert_eq!(unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) }, 0, "flock {SUBNET_LOCK}");
-        SubnetLock(file)
+        SubnetLock { _file: file }
     }
 }
 

@@ -1,8 +1,6 @@
 //! Test helpers for the results-directory fixtures (tests/fixtures/results): writable copies, summary edits, and
 //! running `jload report` on them.
 
-#![allow(dead_code)]
-
 pub mod boxed;
 
 use std::path::{Path, PathBuf};
