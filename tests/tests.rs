@@ -63,3 +63,24 @@ mod run_stalls;
 mod run_tune;
 mod sshnet;
 mod tls;
+
+/// With `autotests = false` cargo builds no file of tests/ unless it is named here or in Cargo.toml, so a suite that
+/// is not declared would never run: every suite file is a module of this binary.
+#[test]
+fn every_suite_file_is_a_module_of_this_binary() {
+    let dir = common::repo().join("tests");
+    let declared = std::fs::read_to_string(dir.join("tests.rs")).unwrap();
+    let own_binaries = ["tests", "zz_working_tree_untouched"];
+    let mut undeclared: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|entry| entry.unwrap().file_name().into_string().ok())
+        .filter_map(|name| name.strip_suffix(".rs").map(str::to_string))
+        .filter(|suite| !own_binaries.contains(&suite.as_str()) && !declared.contains(&format!("\nmod {suite};\n")))
+        .collect();
+    undeclared.sort();
+    assert!(
+        undeclared.is_empty(),
+        "tests/{{{}}}.rs: declare each as `mod NAME;` in tests/tests.rs",
+        undeclared.join(",")
+    );
+}
