@@ -19,11 +19,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::cgroup::box_watch::{self, BoxWatch, ThrottledSpan};
-use crate::cgroup::{BoxSample, CellBox, Cgroups, Limits, remove_stale};
+use crate::cgroup::{BoxReader, BoxSample, CellBox, Cgroups, Limits, remove_stale};
 use crate::cpuset::CpuSet;
-use crate::jvm::clock::{self, ClockInterval, ClockSource};
-use crate::jvm::watch::JvmWatch;
 use crate::jvm::{discovery, procfs};
 use crate::results::ExitInfo;
 
@@ -52,9 +49,6 @@ pub struct LaunchSpec {
     /// The box the target's whole tree runs in (a fresh cgroup per start, removed with the target); none unset.
     #[serde(default)]
     pub limits: Limits,
-    /// Where the box is written once a second over the target's life (`box.csv`); none: not written.
-    #[serde(default)]
-    pub box_csv: Option<PathBuf>,
 }
 
 /// How long a start waits for a port in use to be let go (a previous cell's process still exiting) before refusing.
@@ -176,9 +170,6 @@ pub struct RunningTarget {
     exit: Option<ExitInfo>,
     marker: String,
     port: u16,
-    /// The box watched over the target's life (`box.csv`, the stretches its quota held it back); stopped before
-    /// the box is removed (fields drop in order).
-    box_watch: Option<BoxWatch>,
     /// The target's cgroup box; dropped (emptied and removed) after the target, with the `RunningTarget`.
     cell_box: Option<CellBox>,
 }
@@ -223,9 +214,6 @@ impl RunningTarget {
             Some(cell_box)
         };
         let child = command.spawn().map_err(|err| anyhow::anyhow!("cannot start {}: {err}", spec.program.display()))?;
-        let box_watch = cell_box.as_ref().and_then(|cell_box| {
-            BoxWatch::start(cell_box.reader(), spec.box_csv.clone(), box_watch::allowed_cpus(child.id())).ok()
-        });
         Ok(RunningTarget {
             pid: child.id(),
             child,
@@ -233,7 +221,6 @@ impl RunningTarget {
             exit: None,
             marker: spec.marker.clone(),
             port: spec.port,
-            box_watch,
             cell_box,
         })
     }
@@ -243,10 +230,9 @@ impl RunningTarget {
         self.cell_box.as_ref().and_then(|cell_box| cell_box.sample().ok())
     }
 
-    /// The stretches of wall-clock time in which the box's CPU quota held the target back, so far (none without a
-    /// box or a quota).
-    pub fn throttled(&self) -> Vec<ThrottledSpan> {
-        self.box_watch.as_ref().map(BoxWatch::throttled).unwrap_or_default()
+    /// A reader of the target's box, for a watch of its own (None without a box).
+    pub fn box_reader(&self) -> Option<BoxReader> {
+        self.cell_box.as_ref().map(CellBox::reader)
     }
 
     /// The exit, if the process has ended.
@@ -329,20 +315,6 @@ impl RunningTarget {
         discovery::service_jvm(&candidates, self.port)
     }
 
-    /// Start watching the JVM to sample (see [`RunningTarget::jvm_pid`]) every second into the `csv` file (a cell's
-    /// gcstat.csv), and read where its uptime 0 lies on the wall clock from its PerfData ([`clock::from_perfdata`]).
-    /// None for the watch when no JVM with PerfData is found in the tree within 5 s.
-    pub fn watch_jvm(&mut self, csv: PathBuf) -> (Option<JvmWatch>, Option<(ClockSource, ClockInterval)>) {
-        let jvm_pid = self.jvm_pid();
-        let clock = jvm_pid.and_then(clock::from_perfdata);
-        if let (Some(box_watch), Some((_, interval))) = (&self.box_watch, &clock) {
-            box_watch.set_uptime_zero(interval.middle_us());
-        }
-        let watch = jvm_pid
-            .and_then(|pid| JvmWatch::start(pid, Duration::from_secs(1), Some(csv), Duration::from_secs(5)).ok());
-        (watch, clock)
-    }
-
     /// Stop the whole tree: SIGTERM, then SIGKILL after `grace` to whatever is left. Returns how the started
     /// process ended (`stopped_by_jload` false when it had already exited by itself).
     pub fn stop(&mut self, grace: Duration) -> ExitInfo {
@@ -354,7 +326,6 @@ impl RunningTarget {
         }
         self.signal_tree(libc::SIGKILL);
         if let Some(exit) = ended_by_itself {
-            self.finish_box_watch();
             return exit;
         }
         let exit = match self.exited() {
@@ -370,15 +341,7 @@ impl RunningTarget {
         };
         let exit = ExitInfo { stopped_by_jload: true, ..exit };
         self.exit = Some(exit.clone());
-        self.finish_box_watch();
         exit
-    }
-
-    /// The box's last row, once the tree is stopped (its throttled stretches stay readable).
-    fn finish_box_watch(&mut self) {
-        if let Some(box_watch) = self.box_watch.as_mut() {
-            box_watch.finish();
-        }
     }
 
     /// Send `signal` to the process group and to every other process of the tree.
@@ -444,7 +407,6 @@ mod tests {
             ports,
             cpus: None,
             limits: Limits::default(),
-            box_csv: None,
         }
     }
 
@@ -518,7 +480,6 @@ mod tests {
             ports: Vec::new(),
             cpus: Some(CpuSet::parse(&cpu.to_string()).unwrap()),
             limits: Limits::default(),
-            box_csv: None,
         };
         let mut target = RunningTarget::start(&spec).unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);

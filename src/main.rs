@@ -62,7 +62,7 @@ fn main() {
         Command::Gclog(args) => jvm::gclog::cli::run(args),
         Command::Report(args) => report::cli::run_report(args),
         Command::Compare(args) => report::cli::run_compare(args),
-        Command::Agent(args) => remote::cli::run(args),
+        Command::Agent(args) => remote::cli::run(args, run::cell::probes::far_probe),
     };
     let code = match outcome {
         Ok(code) => code,

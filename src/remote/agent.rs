@@ -1,8 +1,9 @@
-//! `jload agent target`: the far side of a remote target, run by the controlling jload over ssh on the target's
-//! server. It starts the target with the same launcher a local run uses (own process group, killed with the agent),
-//! samples its JVM into the cell's folder, answers marks and windows and reads of its native memory, and stops the
-//! whole tree when told to — or on its own when the controller goes silent (a cut link, where sshd may never notice)
-//! or its connection closes, so a lost connection never leaves a JVM running on the server.
+//! `jload agent target`: the far side of a remote target, run by the controlling jload over ssh on the target's server.
+//! It starts the target with the same launcher a local run uses (own process group, killed with the agent), answers the
+//! calls of the cell's probes with their far sides ([`FarProbe`]: sampling the JVM into the cell's folder, its box, its
+//! native memory), and stops the whole tree when told to — or on its own when the controller goes silent (a cut link,
+//! where sshd may never notice) or its connection closes, so a lost connection never leaves a JVM running on the
+//! server.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -10,18 +11,26 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request};
-use crate::jvm::attach::nmt_reader::NmtReader;
-use crate::jvm::perfdata::sampler::JvmSample;
 use crate::jvm::procfs;
-use crate::jvm::watch::JvmWatch;
 use crate::launcher::{LaunchSpec, PortInUse, RunningTarget};
 
 /// The grace a target gets when the agent stops it on its own.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// The far side of one of the cell's probes, where the target runs: it answers the probe's calls (serde values of the
+/// probe's own types) and ends what it runs in the background once the target is stopped.
+pub trait FarProbe: Send {
+    /// The answer to `call`; None for a call it cannot read.
+    fn answer_value(&mut self, target: &mut RunningTarget, call: serde_json::Value) -> Option<serde_json::Value>;
+    fn stopped(&mut self, target: &mut RunningTarget);
+}
+
+/// The far side of the probe of that name (None: no such probe).
+pub type FarProbes = fn(&str) -> Option<Box<dyn FarProbe>>;
+
 /// Serve one target from start to stop, giving up after `silence_limit` without a word from the controller; the exit
-/// code of `jload agent target`.
-pub fn serve_target(silence_limit: Duration) -> anyhow::Result<i32> {
+/// code of `jload agent target`. `far_probes` makes each probe's far side on its first call.
+pub fn serve_target(silence_limit: Duration, far_probes: FarProbes) -> anyhow::Result<i32> {
     let requests = read_requests();
     let mut out = std::io::stdout().lock();
     let spec = first_request(&requests, &mut out, "start", |request| match request {
@@ -40,18 +49,17 @@ pub fn serve_target(silence_limit: Duration) -> anyhow::Result<i32> {
         target.stop(STOP_GRACE);
         return Ok(1);
     }
-    let mut agent = Agent { spec, target, watch: None, marks: HashMap::new(), exit_told: false, nmt: None };
+    let mut agent = Agent { spec, target, far_probes, probes: HashMap::new(), exit_told: false };
     Ok(agent.serve(&requests, &mut out, silence_limit))
 }
 
 struct Agent {
     spec: LaunchSpec,
     target: RunningTarget,
-    watch: Option<JvmWatch>,
-    marks: HashMap<u64, Option<JvmSample>>,
+    far_probes: FarProbes,
+    /// Each probe's far side, made on its first call (None: no such probe).
+    probes: HashMap<String, Option<Box<dyn FarProbe>>>,
     exit_told: bool,
-    /// The JVM's native memory reads, once its JVM is found.
-    nmt: Option<NmtReader>,
 }
 
 impl Agent {
@@ -62,7 +70,7 @@ impl Agent {
                 Ok(Some(Request::Stop { grace_ms })) => {
                     let daemon_note = self.target.daemon_note();
                     let exit = self.target.stop(Duration::from_millis(grace_ms));
-                    self.watch = None; // flushes the CSV
+                    self.probes_stopped(); // their last rows, files flushed
                     send(out, &Event::Stopped { exit, daemon_note });
                     return 0;
                 }
@@ -95,39 +103,15 @@ impl Agent {
 
     fn answer(&mut self, request: Request) -> Option<Event> {
         match request {
-            Request::Watch => {
-                let dir = self.spec.stdout.parent().unwrap_or(std::path::Path::new("."));
-                let (watch, clock) = self.target.watch_jvm(crate::results::RepFiles::of(dir).gcstat());
-                let jvm_pid = watch.as_ref().and_then(|_| self.target.jvm_pid());
-                self.watch = watch;
-                Some(Event::Watching { jvm_pid, clock })
-            }
-            Request::Mark { id } => {
-                let sample = self.watch.as_ref().and_then(JvmWatch::mark);
-                let taken = sample.is_some();
-                self.marks.insert(id, sample);
-                Some(Event::Marked { id, taken })
-            }
-            Request::Window { start, end } => {
-                let window = match (&self.watch, self.marks.get(&start), self.marks.get(&end)) {
-                    (Some(watch), Some(Some(start)), Some(Some(end))) => Some(Box::new(watch.window(start, end))),
-                    _ => None,
-                };
-                Some(Event::Window { window })
+            Request::Probe { probe, call } => {
+                let far = self.probes.entry(probe.clone()).or_insert_with(|| (self.far_probes)(&probe));
+                let answer = far.as_mut().and_then(|far| far.answer_value(&mut self.target, call));
+                Some(Event::Probed { probe, answer })
             }
             Request::Listening => Some(Event::Listening { addresses: procfs::listening_addresses(self.spec.port) }),
             Request::Listeners { ports } => Some(Event::Listeners {
                 ports: ports.into_iter().map(|port| (port, self.target.listeners(port))).collect(),
             }),
-            Request::BoxSample => Some(Event::BoxSampled { sample: self.target.box_sample() }),
-            Request::NmtRead => {
-                if self.nmt.is_none() {
-                    self.nmt = self.target.jvm_pid().map(NmtReader::new);
-                }
-                let taken = self.nmt.as_mut().and_then(NmtReader::read);
-                let box_usage = taken.as_ref().and_then(|_| Some(self.target.box_sample()?.memory?.usage));
-                Some(Event::NmtRead { taken, box_usage })
-            }
             Request::Ping => Some(Event::Pong { unix_us: crate::load::engine::unix_us(std::time::SystemTime::now()) }),
             Request::Heartbeat | Request::Start(_) | Request::Stop { .. } | Request::Load(_) | Request::EndLoad => None,
         }
@@ -136,8 +120,15 @@ impl Agent {
     /// The controller is gone: stop the target and end.
     fn give_up(&mut self) -> i32 {
         self.target.stop(STOP_GRACE);
-        self.watch = None;
+        self.probes_stopped();
         3
+    }
+
+    /// Tell every probe's far side that the target is stopped.
+    fn probes_stopped(&mut self) {
+        for far in self.probes.values_mut().flatten() {
+            far.stopped(&mut self.target);
+        }
     }
 }
 

@@ -40,9 +40,12 @@ pub enum AgentRole {
     Preflight,
 }
 
-pub fn run(args: AgentArgs) -> anyhow::Result<i32> {
+/// Run the agent `args` names; a target's agent answers its probes' calls with `far_probes`.
+pub fn run(args: AgentArgs, far_probes: super::agent::FarProbes) -> anyhow::Result<i32> {
     match args.role {
-        AgentRole::Target { silence_limit_ms } => super::agent::serve_target(Duration::from_millis(silence_limit_ms)),
+        AgentRole::Target { silence_limit_ms } => {
+            super::agent::serve_target(Duration::from_millis(silence_limit_ms), far_probes)
+        }
         AgentRole::Load { silence_limit_ms } => super::load_agent::serve_load(Duration::from_millis(silence_limit_ms)),
         AgentRole::Env => {
             let installed = crate::plan::jdks::discover();

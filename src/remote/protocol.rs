@@ -7,10 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cgroup::BoxSample;
 use crate::error::bad_input;
-use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::watch::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener, PortInUse};
 use crate::load::input::spec::LoadSpec;
 use crate::load::record::result::BenchResult;
@@ -24,12 +21,9 @@ use crate::units::parse_duration;
 pub enum Request {
     /// Start the target (its folder is created); answered by `Started` or `StartFailed`.
     Start(LaunchSpec),
-    /// Find the target's JVM and sample it every second into the folder's gcstat CSV; answered by `Watching`.
-    Watch,
-    /// Sample the JVM now and keep the sample as mark `id`; answered by `Marked`.
-    Mark { id: u64 },
-    /// Summarise the window between two marks; answered by `Window`.
-    Window { start: u64, end: u64 },
+    /// A call to the far side of the probe named `probe` (`run::cell::probes`), answered by `Probed`: what a probe
+    /// must do where the target runs, its call and answer serde values of the probe's own types.
+    Probe { probe: String, call: serde_json::Value },
     /// The agent's wall clock now; answered by `Pong`.
     Ping,
     /// The addresses listening on the target's port there; answered by `Listening`.
@@ -37,11 +31,6 @@ pub enum Request {
     /// The processes listening on these ports there, each marked whether it is of the target's tree; answered by
     /// `Listeners`.
     Listeners { ports: Vec<u16> },
-    /// The target's cgroup box now (a launch with limits); answered by `BoxSampled`.
-    BoxSample,
-    /// The JVM's native memory now (attached on the first read), with the box's usage right after; answered by
-    /// `NmtRead`.
-    NmtRead,
     /// Nothing but "still here": an agent that hears nothing for its silence limit ([`silence_limit`]) stops the
     /// target and exits.
     Heartbeat,
@@ -91,16 +80,10 @@ pub enum Event {
         exit: ExitInfo,
         daemon_note: Option<String>,
     },
-    Watching {
-        jvm_pid: Option<u32>,
-        clock: Option<(ClockSource, ClockInterval)>,
-    },
-    Marked {
-        id: u64,
-        taken: bool,
-    },
-    Window {
-        window: Option<Box<JvmWindow>>,
+    /// A probe's answer; None: no such probe, or a call it cannot read.
+    Probed {
+        probe: String,
+        answer: Option<serde_json::Value>,
     },
     Pong {
         unix_us: i64,
@@ -122,15 +105,6 @@ pub enum Event {
     },
     Listeners {
         ports: Vec<(u16, Vec<Listener>)>,
-    },
-    /// None: the target has no box, or it cannot be read.
-    BoxSampled {
-        sample: Option<BoxSample>,
-    },
-    /// None: the JVM could not be read (no JVM found, gone, NMT off, attach refused); `box_usage`: None without a box.
-    NmtRead {
-        taken: Option<crate::jvm::attach::nmt_reader::NmtTaken>,
-        box_usage: Option<u64>,
     },
 }
 

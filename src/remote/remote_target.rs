@@ -1,18 +1,16 @@
-//! A target on its own server, driven through `jload agent target` over ssh: the same start, exit, daemon note, JVM
-//! marks and windows, native memory reads and stop as a local [`crate::launcher::RunningTarget`], plus the
-//! connection's loss.
+//! A target on its own server, driven through `jload agent target` over ssh: the same start, exit, daemon note,
+//! listeners and stop as a local [`crate::launcher::RunningTarget`], the calls of the cell's probes to their far
+//! sides there, plus the connection's loss.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::link::AgentLink;
 use super::protocol::{Event, Request};
 use super::server::RemoteServer;
-use crate::cgroup::BoxSample;
-use crate::jvm::attach::nmt_reader::NmtTaken;
-use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::watch::window::JvmWindow;
 use crate::launcher::{LaunchSpec, Listener};
 use crate::results::ExitInfo;
 
@@ -24,8 +22,6 @@ pub struct RemoteTarget {
     pub pid: u32,
     pub started: Instant,
     stopped: Option<ExitInfo>,
-    /// Started in a cgroup box (the launch had limits): only then is the agent asked for its figures.
-    boxed: bool,
 }
 
 impl RemoteTarget {
@@ -36,10 +32,7 @@ impl RemoteTarget {
             matches!(event, Event::Started { .. } | Event::StartFailed { .. })
         });
         match answer {
-            Some(Event::Started { pid }) => {
-                let boxed = spec.limits != crate::cgroup::Limits::default();
-                Ok(RemoteTarget { link, pid, started, stopped: None, boxed })
-            }
+            Some(Event::Started { pid }) => Ok(RemoteTarget { link, pid, started, stopped: None }),
             Some(Event::StartFailed { port_in_use: Some(refused), .. }) => {
                 Err(anyhow::Error::new(refused).context(format!("on {}", server.destination())))
             }
@@ -67,14 +60,21 @@ impl RemoteTarget {
         self.link.exited().and_then(|(_, note)| note)
     }
 
-    /// Start sampling the JVM there; its watch and the PerfData clock (on the server's wall clock).
-    pub fn watch(&self) -> (Option<RemoteWatch>, Option<(ClockSource, ClockInterval)>) {
-        match self.link.ask(&Request::Watch, ANSWER_LIMIT, |event| matches!(event, Event::Watching { .. })) {
-            Some(Event::Watching { jvm_pid: Some(_), clock }) => {
-                (Some(RemoteWatch { link: self.link.clone(), next_mark: AtomicU64::new(0) }), clock)
-            }
-            Some(Event::Watching { jvm_pid: None, clock }) => (None, clock),
-            _ => (None, None),
+    /// The answer of the far side of the probe named `probe` to `call` (None: no answer — the agent has ended after
+    /// a stop, the connection is lost, or the probe could not read the call).
+    pub fn probe<C: Serialize, A: DeserializeOwned>(&self, probe: &str, call: &C) -> Option<A> {
+        if self.stopped.is_some() || self.link.lost().is_some() {
+            return None;
+        }
+        let request = Request::Probe { probe: probe.to_string(), call: serde_json::to_value(call).ok()? };
+        let answer = self.link.ask(
+            &request,
+            ANSWER_LIMIT,
+            |event| matches!(event, Event::Probed { probe: got, .. } if got == probe),
+        );
+        match answer {
+            Some(Event::Probed { answer: Some(answer), .. }) => serde_json::from_value(answer).ok(),
+            _ => None,
         }
     }
 
@@ -96,30 +96,6 @@ impl RemoteTarget {
         }
     }
 
-    /// The target's cgroup box there now (see [`crate::launcher::RunningTarget::box_sample`]); None: no box, or no
-    /// answer (the agent has ended after a stop).
-    pub fn box_sample(&self) -> Option<BoxSample> {
-        if !self.boxed || self.link.lost().is_some() {
-            return None;
-        }
-        match self.link.ask(&Request::BoxSample, ANSWER_LIMIT, |event| matches!(event, Event::BoxSampled { .. })) {
-            Some(Event::BoxSampled { sample }) => sample,
-            _ => None,
-        }
-    }
-
-    /// The JVM's native memory read there now, with the box's usage there right after (None without a box); None
-    /// when it could not be read or the agent did not answer.
-    pub fn nmt_read(&self) -> Option<(NmtTaken, Option<u64>)> {
-        if self.link.lost().is_some() {
-            return None;
-        }
-        match self.link.ask(&Request::NmtRead, ANSWER_LIMIT, |event| matches!(event, Event::NmtRead { .. })) {
-            Some(Event::NmtRead { taken: Some(taken), box_usage }) => Some((taken, box_usage)),
-            _ => None,
-        }
-    }
-
     /// The server's wall clock minus this machine's, µs, and the bound of that estimate.
     pub fn clock_offset(&self) -> Option<(i64, i64)> {
         self.link.clock_offset()
@@ -136,36 +112,5 @@ impl RemoteTarget {
         self.link.close(Duration::from_secs(5));
         self.stopped = Some(exit.clone());
         exit
-    }
-}
-
-/// The JVM watched by the agent: marks are numbered there.
-pub struct RemoteWatch {
-    link: Arc<AgentLink>,
-    next_mark: AtomicU64,
-}
-
-impl RemoteWatch {
-    /// Sample now; the mark's number, None when the JVM could not be sampled (gone, or the connection lost).
-    pub fn mark(&self) -> Option<u64> {
-        let id = self.next_mark.fetch_add(1, Ordering::Relaxed);
-        match self.link.ask(
-            &Request::Mark { id },
-            ANSWER_LIMIT,
-            |event| matches!(event, Event::Marked { id: got, .. } if *got == id),
-        ) {
-            Some(Event::Marked { taken: true, .. }) => Some(id),
-            _ => None,
-        }
-    }
-
-    pub fn window(&self, start: u64, end: u64) -> Option<JvmWindow> {
-        match self
-            .link
-            .ask(&Request::Window { start, end }, ANSWER_LIMIT, |event| matches!(event, Event::Window { .. }))
-        {
-            Some(Event::Window { window }) => window.map(|window| *window),
-            _ => None,
-        }
     }
 }

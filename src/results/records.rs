@@ -192,22 +192,34 @@ impl BoxFigures {
 }
 
 impl PhaseRecord {
-    /// A measured phase named `phase` that started at 0 s and holds `bench` and nothing else: the plain record unit
-    /// tests build on.
-    #[cfg(test)]
-    pub fn of_bench(phase: &str, bench: BenchResult) -> PhaseRecord {
+    /// The record of a phase as its load left it: what the probes watching the target add (the JVM's windows, the
+    /// box, native memory) and the attribution are still to come.
+    pub fn of_load(
+        phase: &str,
+        measure: bool,
+        start_s: f64,
+        bench: BenchResult,
+        slo_passed: Option<bool>,
+    ) -> PhaseRecord {
         PhaseRecord {
             phase: phase.into(),
-            measure: true,
-            start_s: 0.0,
+            measure,
+            start_s,
             bench,
             jvm: None,
             step_jvm: Vec::new(),
-            slo_passed: None,
+            slo_passed,
             gc_attribution: None,
             cell_box: None,
             nmt: None,
         }
+    }
+
+    /// A measured phase named `phase` that started at 0 s and holds `bench` and nothing else: the plain record unit
+    /// tests build on.
+    #[cfg(test)]
+    pub fn of_bench(phase: &str, bench: BenchResult) -> PhaseRecord {
+        PhaseRecord::of_load(phase, true, 0.0, bench, None)
     }
 
     /// The index in `bench.steps` of the step whose figures the record's top level holds (a ladder phase), None for

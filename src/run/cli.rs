@@ -8,7 +8,7 @@ use clap::Args;
 use signal_hook::consts::SIGINT;
 
 use super::box_search::{SearchContext, read_record, run_search};
-use super::cell::command::{Placement, command_line, target_env, tracks_native_memory};
+use super::cell::command::{Placement, command_line, every_jvm_option, target_env};
 use super::runner::{
     PreparedCell, SweepTally, build_target, check_jar, check_preflight, connect_servers, prepare, sweep,
 };
@@ -117,7 +117,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         }
     }
     let servers = connect_servers(&plan)?;
-    super::cell::box_figures::check_boxes(&selected, &servers)?;
+    super::cell::probes::target_box::check_boxes(&selected, &servers)?;
     let prepared = prepare(&plan, selected, servers.first())?;
     for warning in plan.cpu_overlap_warning().into_iter().chain(plan.fixed_port_warning()) {
         say!("jload: {warning}");
@@ -306,8 +306,9 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         if let Some(text) = crate::plan::limits::describe(&item.cell.limits) {
             println!("  box: {text} (a cgroup of its own per cell-repeat)");
         }
-        if tracks_native_memory(plan, &item.cell, &item.jdk) {
-            println!("  {}", super::cell::native_memory::dry_run_line());
+        let options = every_jvm_option(plan, &item.cell, &item.jdk);
+        for line in super::cell::probes::for_cell(&item.cell, &options).dry_run_lines() {
+            println!("  {line}");
         }
         let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)
             .iter()

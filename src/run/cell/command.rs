@@ -1,12 +1,12 @@
 //! A cell's command line: the JVM options of one start of its target — the plan's, the cell's, then jload's own
-//! telemetry options (GC log, PerfData, crash file, exit on OOM, Native Memory Tracking) — its command words with
-//! the cell's program arguments placed (`{args}`, else at the end) and its environment, with every placeholder
-//! (`{jvm}`, `{port}`, `{host}`, `{dir}`, `{java}`, `{memory*F}`) filled in.
+//! telemetry options (GC log, PerfData, crash file, exit on OOM) and its probes' (Native Memory Tracking) — its command
+//! words with the cell's program arguments placed (`{args}`, else at the end) and its environment, with every
+//! placeholder (`{jvm}`, `{port}`, `{host}`, `{dir}`, `{java}`, `{memory*F}`) filled in.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::jvm::attach::nmt;
+use super::probes;
 use crate::load::input::spec::fill_target;
 use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
@@ -14,8 +14,8 @@ use crate::plan::{Plan, args, relative};
 use crate::results::RepFiles;
 
 /// The JVM options jload adds to every cell: GC log into the cell's folder, PerfData on, crash file beside it,
-/// (unless the plan says otherwise) exit on OutOfMemoryError, and Native Memory Tracking where `nmt`.
-pub fn telemetry_options(dir: &Path, exit_on_oom: bool, nmt: bool) -> Vec<String> {
+/// (unless the plan says otherwise) exit on OutOfMemoryError.
+pub fn telemetry_options(dir: &Path, exit_on_oom: bool) -> Vec<String> {
     let mut options = vec![
         "-XX:+UsePerfData".to_string(),
         format!("-Xlog:gc*,safepoint:file={}:time,uptime,uptimenanos,level,tags", RepFiles::of(dir).gc_log().display()),
@@ -23,9 +23,6 @@ pub fn telemetry_options(dir: &Path, exit_on_oom: bool, nmt: bool) -> Vec<String
     ];
     if exit_on_oom {
         options.push("-XX:+ExitOnOutOfMemoryError".to_string());
-    }
-    if nmt {
-        options.push(nmt::TRACKING_OPTION.to_string());
     }
     options
 }
@@ -45,14 +42,15 @@ fn fill_placeholders(text: &str, jdk: &Jdk, at: Placement<'_>, cell: &Cell) -> S
         .replace("{dir}", &at.dir.display().to_string())
 }
 
-/// Every JVM option of a cell, in order: target.jvm, the cell's axis options, then jload's telemetry options, with
-/// `{port}`, `{dir}` and `{java}` filled in. Native Memory Tracking is added where the plan tracks the cell's native
-/// memory ([`crate::plan::Target::tracks_native_memory`]) and its own options leave it unset.
+/// Every JVM option of a cell, in order: target.jvm, the cell's axis options, jload's telemetry options, then
+/// those its probes need ([`probes::jvm_options`]: Native Memory Tracking where the plan tracks the cell's native
+/// memory), with `{port}`, `{dir}` and `{java}` filled in.
 pub fn jvm_options(plan: &Plan, cell: &Cell, jdk: &Jdk, at: Placement<'_>) -> Vec<String> {
     let mut options: Vec<String> =
         plan.target.jvm.iter().chain(cell.jvm.iter()).map(|option| fill_placeholders(option, jdk, at, cell)).collect();
-    let nmt = plan.target.tracks_native_memory(&cell.limits) && !nmt::tracking_set(&options);
-    options.extend(telemetry_options(at.dir, plan.target.exit_on_oom, nmt));
+    let probe_options = probes::jvm_options(plan, cell, &options);
+    options.extend(telemetry_options(at.dir, plan.target.exit_on_oom));
+    options.extend(probe_options);
     options
 }
 
@@ -116,9 +114,8 @@ pub fn join_options(options: &[String]) -> String {
     words.join(" ")
 }
 
-/// Whether a cell's JVM tracks its native memory, so that jload reads it: the last `-XX:NativeMemoryTracking=` among
-/// all its options, jload's own included (the placeholders filled do not matter to it).
-pub fn tracks_native_memory(plan: &Plan, cell: &Cell, jdk: &Jdk) -> bool {
-    let anywhere = Placement { host: "", port: "", dir: Path::new("") };
-    nmt::tracking_on(&jvm_options(plan, cell, jdk, anywhere))
+/// Every JVM option of a cell, jload's and its probes' included, with the placeholders of one start left empty: what
+/// decides which probes watch it ([`probes::for_cell`]).
+pub fn every_jvm_option(plan: &Plan, cell: &Cell, jdk: &Jdk) -> Vec<String> {
+    jvm_options(plan, cell, jdk, Placement { host: "", port: "", dir: Path::new("") })
 }

@@ -4,7 +4,7 @@
 //! `-XX:+ExitOnOutOfMemoryError` included) is no evidence. The one rule every status shown comes from, and the one
 //! place Java's own `OutOfMemoryError`s are told apart by kind ([`JavaOom`]: heap space, Metaspace, direct buffer
 //! memory, native threads …), in JDK 17's and 25's wordings — distinct from a kill by a box's memory limit
-//! (`run/cell/box_figures.rs`), which leaves no such line.
+//! (`run/cell/probes/target_box.rs`), which leaves no such line.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};

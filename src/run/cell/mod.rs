@@ -2,13 +2,12 @@
 //! plan's phases while it is watched, stop it, read its GC log, and record everything in the cell's folder.
 //!
 //! Beside it: how the target is started (`command`) and where it runs (`target_process`), waiting until it is ready
-//! (`ready`), how it ended (`crash`), and what watches it besides the load: its box (`box_figures`) and its native
-//! memory (`native_memory`).
+//! (`ready`), how it ended (`crash`), and whatever watches it besides the load (`probes`: its JVM's PerfData, its
+//! box, its native memory), which the cell drives without naming one.
 
-pub mod box_figures;
 pub mod command;
 pub mod crash;
-pub mod native_memory;
+pub mod probes;
 mod ready;
 pub mod target_process;
 
@@ -19,10 +18,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::atomic_file::write_json;
 use crate::attribution::gather::{self, JvmStops};
-use crate::cgroup::box_watch::ThrottledSpan;
-use crate::jvm::attach::nmt_csv;
 use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::watch::window::{JvmWindow, WindowPauses};
+use crate::jvm::watch::window::WindowPauses;
 use crate::jvm::{gc_init, gclog};
 use crate::launcher::{LaunchSpec, RunningTarget, free_port};
 use crate::load::engine::RunOptions;
@@ -44,12 +41,11 @@ use crate::remote::remote_target::RemoteTarget;
 use crate::remote::server::RemoteServer;
 use crate::results::slow_csv;
 use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
-use box_figures::memory_kill_cause;
-use command::{Placement, command_line, target_env, tracks_native_memory};
+use command::{Placement, command_line, every_jvm_option, target_env};
 use crash::{Ending, Evidence};
-use native_memory::{NmtReads, ReadInBox};
+use probes::{Probes, Ready};
 use ready::{cell_ports, foreign_before_phase, port_in_use_cause, wait_until_ready};
-use target_process::{Mark, TargetProcess, Watch};
+use target_process::TargetProcess;
 
 /// What one cell-repeat needs from the sweep.
 pub struct CellRun<'a> {
@@ -73,14 +69,11 @@ pub struct CellRun<'a> {
 }
 
 /// What the attribution needs to put the JVM's clock on the requests' clock: PerfData's uptime 0 (on the target's
-/// wall clock) and, for a target on its own server, that server's clock offset from this machine's with its bound (µs);
-/// and the stretches its box's quota held it back.
+/// wall clock) and, for a target on its own server, that server's clock offset from this machine's with its bound (µs).
 #[derive(Default)]
 struct JvmClocks {
     perfdata: Option<(ClockSource, ClockInterval)>,
     server_offset: Option<(i64, i64)>,
-    /// The stretches the box's CPU quota held the target back, on this machine's wall clock.
-    throttled: Vec<ThrottledSpan>,
 }
 
 pub fn unix_now() -> u64 {
@@ -119,14 +112,16 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
         }
     };
     meta.pid = Some(target.lock().expect("target").pid());
-    wait_until_ready(run, &target, &evidence, (&target_dir, &dir), &launch, &mut meta);
-    let (mut clocks, mut last_nmt) = (JvmClocks::default(), None);
+    // Made after the target, so they end before it: a box's watch before its box is removed.
+    let mut probes = probes::for_cell(run.cell, &every_jvm_option(run.plan, run.cell, run.jdk));
+    probes.started(&target, &target_dir);
+    wait_until_ready(run, &target, &mut probes, &evidence, (&target_dir, &dir), &launch, &mut meta);
+    let mut clocks = JvmClocks::default();
     if meta.ready_s.is_some() && meta.status != Status::Failed {
-        (clocks, last_nmt) = drive_phases(run, &target, &dir, &launch, &mut meta)?;
+        clocks = drive_phases(run, &target, &mut probes, (&target_dir, &dir), &launch, &mut meta)?;
     }
-    stop_and_judge(run, &target, &evidence, (&target_dir, &dir), &mut meta, last_nmt.as_ref());
-    clocks.throttled = target.lock().expect("target").throttled();
-    attach_gc_log(&dir, &meta, &clocks)?;
+    stop_and_judge(run, &target, &mut probes, &evidence, (&target_dir, &dir), &mut meta);
+    attach_gc_log(&dir, &meta, &clocks, &probes)?;
     finish(&dir, meta)
 }
 
@@ -175,7 +170,6 @@ fn launch_spec(run: &CellRun<'_>, target_dir: &Path, port: u16) -> LaunchSpec {
         port,
         cpus: run.plan.target.cpus.clone(),
         limits: run.cell.limits,
-        box_csv: Some(RepFiles::of(target_dir).box_csv()),
     }
 }
 
@@ -194,21 +188,23 @@ fn first_meta(run: &CellRun<'_>, launch: &LaunchSpec) -> RepMeta {
 
 /// Stop the target (with whatever it left behind), bring a remote target's files home, and, if it became ready,
 /// judge how it ended. A lost connection to the target's server fails the cell-repeat (`--resume` runs it again).
-/// A memory kill's cause ends with the JVM's native memory at the last read before it (`last_nmt`).
+/// A kill by what a probe watches (the box's memory limit) is a crash, its cause ending with what the probes saw
+/// last (the JVM's native memory at the last read before it).
 fn stop_and_judge(
     run: &CellRun<'_>,
-    target: &Mutex<TargetProcess>,
+    shared_target: &Mutex<TargetProcess>,
+    probes: &mut Probes,
     evidence: &Evidence<'_>,
     (target_dir, dir): (&Path, &Path),
     meta: &mut RepMeta,
-    last_nmt: Option<&ReadInBox>,
 ) {
-    let mut target = target.lock().expect("target");
-    let left_behind = target.daemon_note();
-    // Before the stop: a remote target's box goes with its agent.
-    let box_at_end = target.box_sample();
-    let exit = target.stop(run.plan.target.stop_timeout);
+    let left_behind = shared_target.lock().expect("target").daemon_note();
+    // Before the stop: a remote target's probes go with its agent.
+    probes.before_stop(shared_target);
+    let exit = shared_target.lock().expect("target").stop(run.plan.target.stop_timeout);
+    probes.after_stop(shared_target);
     let files_note = bring_files_home(run, target_dir, dir, true);
+    let target = shared_target.lock().expect("target");
     meta.jvm_said = gc_init::read(&RepFiles::of(dir).gc_log());
     meta.exit = Some(exit.clone());
     if let Some(lost) = target.lost().filter(|_| meta.status != Status::Failed) {
@@ -221,8 +217,8 @@ fn stop_and_judge(
     }
     if meta.ready_s.is_some() && meta.status != Status::Failed {
         (meta.status, meta.cause) = ending_after_ready(run, meta, evidence, &exit, left_behind);
-        if let Some(cause) = memory_kill_cause(box_at_end.as_ref(), &exit) {
-            let cause = cause + &last_nmt.map_or(String::new(), ReadInBox::left_by_a_kill);
+        drop(target);
+        if let Some(cause) = probes.kill_cause(shared_target, &exit) {
             (meta.status, meta.failure, meta.cause) = (Status::Crashed, Some(FailureKind::MemoryLimit), Some(cause));
         }
     }
@@ -268,33 +264,21 @@ fn ending_after_ready(
     (Status::Ok, meta.cause.clone())
 }
 
-/// Run the phases in order while the target is watched (and its native memory read, [`NmtReads`], where it is
-/// tracked); stops at Ctrl-C, when the target dies or its server is lost. Returns what the attribution at the end
-/// needs of the JVM's clock (see [`JvmClocks`]) and the last native memory read.
+/// Run the phases in order while the probes watch the target; stops at Ctrl-C, when the target dies or its server
+/// is lost. Returns what the attribution at the end needs of the JVM's clock (see [`JvmClocks`]).
 fn drive_phases(
     run: &CellRun<'_>,
     target: &Arc<Mutex<TargetProcess>>,
-    dir: &Path,
+    probes: &mut Probes,
+    (target_dir, dir): (&Path, &Path),
     launch: &LaunchSpec,
     meta: &mut RepMeta,
-) -> anyhow::Result<(JvmClocks, Option<ReadInBox>)> {
+) -> anyhow::Result<JvmClocks> {
     let port = launch.port;
-    let (watch, perfdata) = target.lock().expect("target").watch(RepFiles::of(dir).gcstat());
-    let uptime_zero = perfdata.map(|(_, interval)| interval.middle_us());
-    let nmt_reads = tracks_native_memory(run.plan, run.cell, run.jdk)
-        .then(|| NmtReads::start(target, &RepFiles::of(dir).nmt_csv(), uptime_zero));
-    let nmt_reads = nmt_reads.flatten();
-    let server_offset = match &*target.lock().expect("target") {
-        TargetProcess::Remote(remote) => remote.clock_offset(),
-        TargetProcess::Local(_) => None,
-    };
-    if watch.is_none() {
-        meta.cause = Some(
-            "no JVM with PerfData found in the target's process tree (is the JVM started with {jvm}?); GC columns \
-             are empty"
-                .to_string(),
-        );
-    }
+    let mut ready = Ready { target, target_dir, dir, clock: None, meta };
+    probes.ready(&mut ready);
+    let perfdata = ready.clock;
+    let server_offset = target.lock().expect("target").clock_offset();
     let slo: Vec<Threshold> = run.plan.slo.iter().filter_map(|expression| Threshold::parse(expression).ok()).collect();
     for phase in &run.plan.phases {
         if must_end(target, run.stop) {
@@ -306,7 +290,7 @@ fn drive_phases(
             meta.cause = Some(cause);
             break;
         }
-        let mut record = match run_phase(run, target, watch.as_ref(), dir, port, phase, &slo) {
+        let record = match run_phase(run, target, probes, dir, port, phase, &slo) {
             Ok(record) => record,
             Err(err) if phase.ladder.is_some() => {
                 // A ladder fails only when no step was measured (Ctrl-C or the target's death before its first step
@@ -317,7 +301,6 @@ fn drive_phases(
             }
             Err(err) => return Err(err),
         };
-        record.nmt = nmt_reads.as_ref().and_then(NmtReads::at_phase_end);
         let interrupted = record.bench.interrupted;
         slow_csv::write(&RepFiles::of(dir).phase_slow_requests(&phase.name), &record.bench.slow)?;
         write_json(&RepFiles::of(dir).phase_record(&phase.name), &record)?;
@@ -327,15 +310,16 @@ fn drive_phases(
         meta.phases.push(phase.name.clone());
         write_json(&RepFiles::of(dir).meta(), meta)?;
     }
-    Ok((JvmClocks { perfdata, server_offset, throttled: Vec::new() }, nmt_reads.and_then(NmtReads::finish)))
+    probes.phases_done(target);
+    Ok(JvmClocks { perfdata, server_offset })
 }
 
-/// Drive one phase against the target on `port` while its JVM is watched; the phase's record, SLO judged. A ladder
-/// phase runs its steps, each with its own JVM window.
+/// Drive one phase against the target on `port` while the probes watch it; the phase's record, SLO judged, with
+/// what each probe adds. A ladder phase runs its steps, each seen by the probes.
 fn run_phase(
     run: &CellRun<'_>,
     target: &Arc<Mutex<TargetProcess>>,
-    watch: Option<&Watch>,
+    probes: &mut Probes,
     dir: &Path,
     port: u16,
     phase: &Phase,
@@ -345,8 +329,7 @@ fn run_phase(
         say!("jload:        phase {}", phase.name);
     }
     let phase_stop = Arc::new(AtomicBool::new(false));
-    let start_mark = watch.and_then(Watch::mark);
-    let box_at_start = target.lock().expect("target").box_sample();
+    probes.phase_started(target);
     let start_s = target.lock().expect("target").started().elapsed().as_secs_f64();
     let options = RunOptions {
         progress: run.show_progress,
@@ -356,15 +339,7 @@ fn run_phase(
         cpus: run.plan.load.cpus.clone(),
     };
     let spec = phase.load.with_target(&target_address(run), port);
-    let mut steps = StepWindows {
-        watch,
-        target,
-        stop: run.stop,
-        phase_stop: &phase_stop,
-        announce: run.announce,
-        start: None,
-        windows: Vec::new(),
-    };
+    let mut steps = StepsSeen { probes, target, stop: run.stop, phase_stop: &phase_stop, announce: run.announce };
     let (mut bench, cut_short) = std::thread::scope(|scope| {
         let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
         let result = drive_load(phase, &spec, &options, slo, &mut steps, run.generator);
@@ -374,24 +349,10 @@ fn run_phase(
     })?;
     // A ladder's headline step may be one that ran before Ctrl-C or the target's death cut a later step short.
     bench.interrupted |= cut_short;
-    let jvm = match (watch, start_mark) {
-        (Some(watch), Some(start)) => watch.end_mark(&start).and_then(|end| watch.window(&start, &end)),
-        _ => None,
-    };
     let slo_passed = (!slo.is_empty()).then(|| slo.iter().all(|threshold| threshold.judge(&bench).passed));
-    let step_jvm = if steps.windows.iter().any(Option::is_some) { steps.windows } else { Vec::new() };
-    Ok(PhaseRecord {
-        phase: phase.name.clone(),
-        measure: phase.measure,
-        start_s,
-        bench,
-        jvm,
-        step_jvm,
-        slo_passed,
-        gc_attribution: None,
-        cell_box: box_figures::phase_figures(target, box_at_start.as_ref()),
-        nmt: None,
-    })
+    let mut record = PhaseRecord::of_load(&phase.name, phase.measure, start_s, bench, slo_passed);
+    probes.phase_ended(target, &mut record);
+    Ok(record)
 }
 
 /// One run of the phase's load, or its ladder: each step judged on the capacity search's SLO, else the plan's.
@@ -400,7 +361,7 @@ fn drive_load(
     spec: &LoadSpec,
     options: &RunOptions,
     slo: &[Threshold],
-    steps: &mut StepWindows<'_>,
+    steps: &mut StepsSeen<'_>,
     generator: &dyn Generator,
 ) -> anyhow::Result<BenchResult> {
     match &phase.ladder {
@@ -415,36 +376,29 @@ fn drive_load(
     }
 }
 
-/// Told of each ladder step: a step starts already ended when Ctrl-C was pressed or the target died, each step gets
-/// its JVM window (`windows[i]` is step i's; None where the JVM could not be sampled), and each step's outcome is a
-/// progress line.
-struct StepWindows<'a> {
-    watch: Option<&'a Watch>,
+/// Told of each ladder step: a step starts already ended when Ctrl-C was pressed or the target died, the probes
+/// see each step's start and end, the target's counters are the probes', and each step's outcome is a progress line.
+struct StepsSeen<'a> {
+    probes: &'a mut Probes,
     target: &'a Mutex<TargetProcess>,
     stop: &'a AtomicBool,
     phase_stop: &'a AtomicBool,
     announce: bool,
-    start: Option<Mark>,
-    windows: Vec<Option<JvmWindow>>,
 }
 
-impl StepObserver for StepWindows<'_> {
+impl StepObserver for StepsSeen<'_> {
     fn step_started(&mut self, _requested_rps: f64) {
         if must_end(self.target, self.stop) {
             self.phase_stop.store(true, Ordering::Relaxed);
         }
-        self.start = self.watch.and_then(Watch::mark);
+        self.probes.step_started(self.target);
     }
 
     fn step_finished(&mut self, step: &Step) {
         if self.announce {
             say!("jload:          step {}", step_line(step));
         }
-        let window = match (self.watch, self.start.take()) {
-            (Some(watch), Some(start)) => watch.mark().and_then(|end| watch.window(&start, &end)),
-            _ => None,
-        };
-        self.windows.push(window);
+        self.probes.step_finished(self.target);
     }
 
     fn steadiness(&mut self, line: &str) {
@@ -460,11 +414,7 @@ impl StepObserver for StepWindows<'_> {
     }
 
     fn target_counters(&mut self) -> Option<TargetCounters> {
-        let Mark::Local(sample) = self.watch?.mark()? else { return None };
-        let gc = &sample.collections;
-        let kinds = [("young", gc.ygc), ("full", gc.fgc), ("concurrent", gc.cgc)];
-        let collections = kinds.into_iter().filter_map(|(kind, count)| Some((kind, count?))).collect();
-        Some(TargetCounters { collections, jit_compile_s: sample.jit_compile_s })
+        self.probes.counters(self.target)
     }
 }
 
@@ -514,13 +464,11 @@ fn end_phase_early(target: &Arc<Mutex<TargetProcess>>, stop: &AtomicBool, phase_
 }
 
 /// Read the cell's GC log and add to each phase's stored record the pauses inside its window (and each ladder
-/// step's), and the attribution of its tail to the JVM's stops (its slow requests read back from their file).
-fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks) -> anyhow::Result<()> {
+/// step's), and the attribution of its tail to the JVM's stops with what the probes add to them (its slow requests
+/// read back from their file).
+fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks, probes: &Probes) -> anyhow::Result<()> {
     let Ok(log) = gclog::parse_path(&RepFiles::of(dir).gc_log()) else { return Ok(()) };
-    let throttled = clocks.throttled.iter().map(|span| (span.start_unix_us, span.end_unix_us)).collect();
-    let nmt = std::fs::read_to_string(RepFiles::of(dir).nmt_csv()).ok().and_then(|text| nmt_csv::read(&text).ok());
-    let reads = nmt.unwrap_or_default().iter().map(|read| (read.unix_ms, read.read_ms)).collect();
-    let mut jvm_stops = JvmStops::of(&log, clocks.perfdata).with_throttled(throttled).with_jload_reads(reads);
+    let mut jvm_stops = probes.stops(JvmStops::of(&log, clocks.perfdata), dir);
     if let Some((offset_us, bound_us)) = clocks.server_offset {
         jvm_stops = jvm_stops.seen_from_afar(offset_us, bound_us);
     }

@@ -11,8 +11,8 @@ use crate::launcher::{LaunchSpec, Listener, PortInUse, Readiness};
 use crate::load::input::spec::fill_target;
 use crate::plan::Plan;
 use crate::results::{ExitInfo, FailureKind, RepMeta, Status};
-use crate::run::cell::box_figures::memory_kill_cause;
 use crate::run::cell::crash::Evidence;
+use crate::run::cell::probes::Probes;
 use crate::run::cell::target_process::TargetProcess;
 
 /// What to do instead of a fixed port, for every cause about one.
@@ -62,6 +62,7 @@ fn foreign_cause(run: &CellRun<'_>, ready_url: &str, port: u16, pid: u32, listen
 pub fn wait_until_ready(
     run: &CellRun<'_>,
     target: &Mutex<TargetProcess>,
+    probes: &mut Probes,
     evidence: &Evidence<'_>,
     (target_dir, dir): (&Path, &Path),
     launch: &LaunchSpec,
@@ -83,8 +84,7 @@ pub fn wait_until_ready(
             let daemonized = target.lock().expect("target").daemon_note();
             let crashed = daemonized.is_none() && evidence.cause().is_some();
             let kind = if crashed { FailureKind::StartupCrash } else { FailureKind::Environment };
-            let box_sample = target.lock().expect("target").box_sample();
-            match memory_kill_cause(box_sample.as_ref(), &exit) {
+            match probes.kill_cause(target, &exit) {
                 Some(cause) => failed(meta, FailureKind::MemoryLimit, format!("before it was ready: {cause}")),
                 None => failed(meta, kind, exited_early_cause(&exit, daemonized, evidence)),
             }

@@ -1,37 +1,20 @@
-//! Where a cell's target runs, behind one face for the cell: on this machine ([`RunningTarget`], watched through its
-//! PerfData here) or on its own server ([`RemoteTarget`], watched by the agent there). Waiting for readiness is the
+//! Where a cell's target runs, behind one face for the cell: on this machine ([`RunningTarget`]) or on its own
+//! server ([`RemoteTarget`], driven through the agent there); what watches it is the probes' ([`super::probes`],
+//! whose sensors answer here or through the agent). Waiting for readiness is the
 //! same for both: the ready URL is probed from here, as the load will reach it, and an answer counts only when every
 //! listener on the cell's ports is of the target's own tree (judged where the target runs).
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::cgroup::BoxSample;
-use crate::cgroup::box_watch::ThrottledSpan;
-use crate::jvm::clock::{ClockInterval, ClockSource};
-use crate::jvm::perfdata::sampler::JvmSample;
-use crate::jvm::watch::JvmWatch;
-use crate::jvm::watch::window::JvmWindow;
 use crate::launcher::{Listener, Readiness, RunningTarget};
 use crate::load::connections::probe::get_status;
-use crate::remote::remote_target::{RemoteTarget, RemoteWatch};
+use crate::remote::remote_target::RemoteTarget;
 use crate::results::ExitInfo;
 
 pub enum TargetProcess {
     Local(RunningTarget),
     Remote(RemoteTarget),
-}
-
-/// The JVM being watched, and a mark taken on it (a window's edge).
-pub enum Watch {
-    Local(JvmWatch),
-    Remote(RemoteWatch),
-}
-
-pub enum Mark {
-    Local(Box<JvmSample>),
-    Remote(u64),
 }
 
 impl TargetProcess {
@@ -125,35 +108,11 @@ impl TargetProcess {
         }
     }
 
-    /// Start watching the target's JVM (sampled every second into `csv`, on the target's side); the watch and JVM uptime
-    /// 0 on the target's wall clock as PerfData gives it (see [`RunningTarget::watch_jvm`]).
-    pub fn watch(&mut self, csv: PathBuf) -> (Option<Watch>, Option<(ClockSource, ClockInterval)>) {
+    /// A remote target's server clock minus this machine's, µs, and the bound of that estimate (None here).
+    pub fn clock_offset(&self) -> Option<(i64, i64)> {
         match self {
-            TargetProcess::Local(target) => {
-                let (watch, clock) = target.watch_jvm(csv);
-                (watch.map(Watch::Local), clock)
-            }
-            TargetProcess::Remote(target) => {
-                let (watch, clock) = target.watch();
-                (watch.map(Watch::Remote), clock)
-            }
-        }
-    }
-
-    /// The target's cgroup box now (see [`RunningTarget::box_sample`]), here or on its server (before it is stopped).
-    pub fn box_sample(&self) -> Option<BoxSample> {
-        match self {
-            TargetProcess::Local(target) => target.box_sample(),
-            TargetProcess::Remote(target) => target.box_sample(),
-        }
-    }
-
-    /// The stretches in which the box's CPU quota held the target back (see [`RunningTarget::throttled`]); none for a
-    /// target on its own server (its agent keeps them there).
-    pub fn throttled(&self) -> Vec<ThrottledSpan> {
-        match self {
-            TargetProcess::Local(target) => target.throttled(),
-            TargetProcess::Remote(_) => Vec::new(),
+            TargetProcess::Local(_) => None,
+            TargetProcess::Remote(target) => target.clock_offset(),
         }
     }
 
@@ -162,36 +121,6 @@ impl TargetProcess {
         match self {
             TargetProcess::Local(target) => target.stop(grace),
             TargetProcess::Remote(target) => target.stop(grace),
-        }
-    }
-}
-
-impl Watch {
-    /// Sample now: a window's edge. None once the JVM cannot be sampled.
-    pub fn mark(&self) -> Option<Mark> {
-        match self {
-            Watch::Local(watch) => watch.mark().map(|sample| Mark::Local(Box::new(sample))),
-            Watch::Remote(watch) => watch.mark().map(Mark::Remote),
-        }
-    }
-
-    /// The end of a window begun at `start` whose JVM may have died: a mark now, else (a local JVM) its last
-    /// periodic sample since `start`, so the phase it died in keeps its figures up to then.
-    pub fn end_mark(&self, start: &Mark) -> Option<Mark> {
-        match (self, start) {
-            (Watch::Local(watch), Mark::Local(start)) => {
-                watch.mark().or_else(|| watch.last_sample_after(start)).map(|sample| Mark::Local(Box::new(sample)))
-            }
-            _ => self.mark(),
-        }
-    }
-
-    /// The window between two marks of this watch.
-    pub fn window(&self, start: &Mark, end: &Mark) -> Option<JvmWindow> {
-        match (self, start, end) {
-            (Watch::Local(watch), Mark::Local(start), Mark::Local(end)) => Some(watch.window(start, end)),
-            (Watch::Remote(watch), Mark::Remote(start), Mark::Remote(end)) => watch.window(*start, *end),
-            _ => None,
         }
     }
 }

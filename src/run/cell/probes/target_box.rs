@@ -1,17 +1,165 @@
-//! The target's cgroup box as the runner reads it (docs/containers.md): its figures at each phase's end for the
-//! phase record, and whether the kernel killed the target for the box's memory limit — a SIGKILL while the box's
-//! OOM-kill count rose; a SIGKILL without one is no memory kill.
+//! The target's cgroup box as the cell watches it (docs/containers.md): from the start, `box.csv` a row a second and
+//! the stretches its CPU quota held the target back (a [`BoxWatch`] where the target runs); its figures at each
+//! phase's end for the phase record; the throttled stretches for the attribution; and whether the kernel killed the
+//! target for the box's memory limit — a SIGKILL while the box's OOM-kill count rose; a SIGKILL without one is no
+//! memory kill. Before the sweep, every box of the plan is checked ([`check_boxes`]).
 
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::target_process::TargetProcess;
+use serde::{Deserialize, Serialize};
+
+use super::{Probe, Ready, Sensor, ask, stopped_here};
+use crate::attribution::gather::JvmStops;
+use crate::cgroup::box_watch::{self, BoxWatch};
 use crate::cgroup::{BoxSample, CpuFigures};
 use crate::error::bad_input;
-use crate::launcher::{check_box, remove_stale_boxes};
+use crate::launcher::{RunningTarget, check_box, remove_stale_boxes};
 use crate::plan::limits::{mebibytes, unlimited};
 use crate::plan::matrix::Cell;
 use crate::remote::server::RemoteServer;
-use crate::results::{BoxFigures, ExitInfo};
+use crate::results::{BoxFigures, ExitInfo, PhaseRecord, RepFiles};
+use crate::run::cell::target_process::TargetProcess;
+
+/// Where the box is: its watch over the target's life.
+#[derive(Default)]
+pub struct BoxSensor {
+    watch: Option<BoxWatch>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum BoxCall {
+    /// Watch the box from now on, `box.csv` into `csv`.
+    Watch { csv: PathBuf },
+    /// From now on, `box.csv`'s rows carry the JVM's uptime (wall-clock µs at its uptime 0).
+    UptimeZero { unix_us: i64 },
+    /// The box's figures now.
+    Sample,
+    /// The stretches the quota held the box back so far (µs since the epoch, start and end).
+    Throttled,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum BoxAnswer {
+    Done,
+    /// None: no box, or it cannot be read.
+    Sample {
+        sample: Option<BoxSample>,
+    },
+    Throttled {
+        spans: Vec<(i64, i64)>,
+    },
+}
+
+impl Sensor for BoxSensor {
+    const NAME: &'static str = "box";
+    type Call = BoxCall;
+    type Answer = BoxAnswer;
+
+    fn answer(&mut self, target: &mut RunningTarget, call: BoxCall) -> BoxAnswer {
+        match call {
+            BoxCall::Watch { csv } => {
+                let cpus = box_watch::allowed_cpus(target.pid);
+                self.watch = target.box_reader().and_then(|reader| BoxWatch::start(reader, Some(csv), cpus).ok());
+                BoxAnswer::Done
+            }
+            BoxCall::UptimeZero { unix_us } => {
+                if let Some(watch) = &self.watch {
+                    watch.set_uptime_zero(unix_us);
+                }
+                BoxAnswer::Done
+            }
+            BoxCall::Sample => BoxAnswer::Sample { sample: target.box_sample() },
+            BoxCall::Throttled => {
+                let spans = self.watch.as_ref().map(BoxWatch::throttled).unwrap_or_default();
+                BoxAnswer::Throttled {
+                    spans: spans.iter().map(|span| (span.start_unix_us, span.end_unix_us)).collect(),
+                }
+            }
+        }
+    }
+
+    /// The box's last row, once the tree is stopped (its throttled stretches stay readable).
+    fn target_stopped(&mut self, _target: &mut RunningTarget) {
+        if let Some(watch) = self.watch.as_mut() {
+            watch.finish();
+        }
+    }
+}
+
+/// The probe of a cell with a box.
+#[derive(Default)]
+pub struct TargetBox {
+    sensor: BoxSensor,
+    /// The box as the phase began.
+    at_phase_start: Option<BoxSample>,
+    /// The box right before the stop (a remote target's box goes with its agent); None until then.
+    at_end: Option<Option<BoxSample>>,
+    /// The stretches the quota held the target back (a local target's; a remote agent keeps its own).
+    throttled: Vec<(i64, i64)>,
+}
+
+impl TargetBox {
+    fn sample(&mut self, target: &Mutex<TargetProcess>) -> Option<BoxSample> {
+        match ask(target, &mut self.sensor, BoxCall::Sample)? {
+            BoxAnswer::Sample { sample } => sample,
+            _ => None,
+        }
+    }
+}
+
+impl Probe for TargetBox {
+    fn started(&mut self, target: &Mutex<TargetProcess>, target_dir: &Path) {
+        ask(target, &mut self.sensor, BoxCall::Watch { csv: RepFiles::of(target_dir).box_csv() });
+    }
+
+    fn ready(&mut self, ready: &mut Ready<'_>) {
+        if let Some(unix_us) = ready.uptime_zero_unix_us() {
+            ask(ready.target, &mut self.sensor, BoxCall::UptimeZero { unix_us });
+        }
+    }
+
+    fn phase_started(&mut self, target: &Mutex<TargetProcess>) {
+        self.at_phase_start = self.sample(target);
+    }
+
+    /// The box's figures now, with what the phase saw of its CPU quota since its start.
+    fn phase_ended(&mut self, target: &Mutex<TargetProcess>, record: &mut PhaseRecord) {
+        let at_start = self.at_phase_start.take();
+        record.cell_box = self.sample(target).map(|now| {
+            with_phase_throttling(
+                figures(&now),
+                at_start.as_ref().and_then(|start| start.cpu.as_ref()),
+                now.cpu.as_ref(),
+            )
+        });
+    }
+
+    fn before_stop(&mut self, target: &Mutex<TargetProcess>) {
+        self.at_end = Some(self.sample(target));
+    }
+
+    fn after_stop(&mut self, target: &Mutex<TargetProcess>) {
+        stopped_here(target, &mut self.sensor);
+        if let Some(BoxAnswer::Throttled { spans }) = ask(target, &mut self.sensor, BoxCall::Throttled) {
+            self.throttled = spans;
+        }
+    }
+
+    /// See [`memory_kill_cause`]: judged on the box right before the stop, else (the target ended before it was
+    /// ready) on the box now.
+    fn killed_by(&mut self, target: &Mutex<TargetProcess>, exit: &ExitInfo) -> Option<String> {
+        let sample = match &self.at_end {
+            Some(at_end) => at_end.clone(),
+            None => self.sample(target),
+        };
+        memory_kill_cause(sample.as_ref(), exit)
+    }
+
+    fn stops(&self, stops: JvmStops, _dir: &Path) -> JvmStops {
+        stops.with_throttled(self.throttled.clone())
+    }
+}
 
 /// Before anything starts, at every `jload run`: the boxes a killed jload left behind are removed (here, and on the
 /// target's servers), and where a cell has a box, its machine must be able to make it — else one line naming what is
@@ -33,13 +181,6 @@ pub fn check_boxes(cells: &[Cell], servers: &[RemoteServer]) -> anyhow::Result<(
         }
     }
     Ok(())
-}
-
-/// The box's figures now, with what the phase saw of its CPU quota since `at_start` (the box read as the phase
-/// began); None for a target without a box (or on another server).
-pub fn phase_figures(target: &Mutex<TargetProcess>, at_start: Option<&BoxSample>) -> Option<BoxFigures> {
-    let now = target.lock().expect("target").box_sample()?;
-    Some(with_phase_throttling(figures(&now), at_start.and_then(|start| start.cpu.as_ref()), now.cpu.as_ref()))
 }
 
 /// `figures` with the CPU counters' growth between the phase's start and its end: the periods, throttled periods
