@@ -10,16 +10,16 @@ use std::time::{Duration, Instant, SystemTime};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::connections::limits::ensure_open_files;
+use super::connections::open_files::ensure_open_files;
 use super::connections::start_at;
 use super::connections::wire::WireKind;
 use super::connections::worker::{Assignment, Shared, WorkerMessage};
 use super::input::request::RequestSet;
 use super::input::spec::{LoadSpec, even_share};
 use super::record::hlog::HlogFile;
-use super::record::limit::limited_by;
 use super::record::recorder::IntervalCounts;
 use super::record::result::{BenchResult, RunFacts, SeriesRow};
+use super::record::whose_limit::limited_by;
 use crate::cpuset::CpuSet;
 use crate::error::bad_input;
 

@@ -9,12 +9,12 @@ use anyhow::Context;
 
 use super::figures::{View, latency_figures};
 use super::record::histogram_codec;
-use super::record::limit::limited_by;
 use super::record::named_figures::NamedFigures;
 use super::record::recorder::{IntervalCounts, Recorder, Tally, Waiting};
 use super::record::result::{BenchResult, HostFigures, RunFacts, SeriesRow};
 use super::record::slow::{SlowRequest, SlowRequests};
 use super::record::summary::ErrorSummary;
+use super::record::whose_limit::limited_by;
 use crate::error::bad_input;
 
 /// Merge the results of generators that ran the same load at the same time; each comes with a label (its host or

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use toml::Spanned;
 
 use super::schema::{AxisFile, AxisValueFile};
-use super::{Axis, AxisValue, PlanBase, args, limits, resolve_jdk};
+use super::{Axis, AxisValue, PlanBase, args, box_limits, resolve_jdk};
 use crate::cgroup::Limits;
 use crate::tomlfile::Source;
 
@@ -33,8 +33,8 @@ pub(super) fn parse_axes(source: Source<'_>, base: &PlanBase, axes: &[AxisFile])
                 }
                 axis_values(source, base, &name, values.get_ref())?
             }
-            (None, Some(sizes), None) => limits::memory_axis(source, &name, sizes)?,
-            (None, None, Some(quotas)) => limits::quota_axis(source, &name, quotas)?,
+            (None, Some(sizes), None) => box_limits::memory_axis(source, &name, sizes)?,
+            (None, None, Some(quotas)) => box_limits::quota_axis(source, &name, quotas)?,
             _ => {
                 let message =
                     format!("axis '{name}': give one of values, memory = [\"384m\", …] or cpus_quota = [0.5, …]");
@@ -73,7 +73,7 @@ fn axis_values(
                 args: args::parse_args(table.args.as_ref()).map_err(|message| {
                     source.error_at(value.span(), format!("axis '{axis_name}' value '{}': {message}", table.label))
                 })?,
-                limits: limits::axis_value_limits(source, value.span(), axis_name, table)?,
+                limits: box_limits::axis_value_limits(source, value.span(), axis_name, table)?,
             },
         };
         if checked.label.trim().is_empty() {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Plan, folder, limits};
+use super::{Plan, box_limits, folder};
 use crate::cgroup::Limits;
 use crate::error::bad_input;
 
@@ -26,7 +26,7 @@ pub struct Cell {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// The box the cell's target runs in: `[target]`'s limits, each replaced by an axis value's that sets it.
-    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    #[serde(default, skip_serializing_if = "box_limits::unlimited")]
     pub limits: Limits,
     /// Folder name under the results directory: the id made safe for file systems, JVM options and shells
     /// (see `plan::folder`); recorded in the results directory's `run.json`.
@@ -61,7 +61,7 @@ pub fn cells(plan: &Plan) -> Vec<Cell> {
                 }
                 extended.env.extend(value.env.iter().map(|(key, val)| (key.clone(), val.clone())));
                 extended.args.extend(value.args.iter().cloned());
-                extended.limits = limits::merged(&extended.limits, &value.limits);
+                extended.limits = box_limits::merged(&extended.limits, &value.limits);
                 next.push(extended);
             }
         }

@@ -3,11 +3,11 @@
 
 pub mod args;
 mod axes;
+pub mod box_limits;
 pub mod box_search;
 pub mod estimate;
 pub mod folder;
 pub mod jdks;
-pub mod limits;
 pub mod matrix;
 pub mod phase;
 pub mod phase_ladder;
@@ -57,7 +57,7 @@ pub struct Target {
     #[serde(default)]
     pub cpus: Option<CpuSet>,
     /// The box every cell's target runs in unless its axis values say otherwise (docs/containers.md).
-    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    #[serde(default, skip_serializing_if = "box_limits::unlimited")]
     pub limits: Limits,
     /// `nmt`: Native Memory Tracking on or off for every cell; None: the default, [`Target::tracks_native_memory`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,7 +95,7 @@ pub struct AxisValue {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// The box limits this value sets (over `[target]`'s).
-    #[serde(default, skip_serializing_if = "limits::unlimited")]
+    #[serde(default, skip_serializing_if = "box_limits::unlimited")]
     pub limits: Limits,
 }
 
@@ -278,7 +278,7 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         workdir,
         exit_on_oom: target.exit_on_oom,
         cpus: cpu_set(source, &target.cpus, "target.cpus", hosts.is_empty())?,
-        limits: limits::target_limits(source, target)?,
+        limits: box_limits::target_limits(source, target)?,
         nmt: target.nmt,
         hosts,
     })

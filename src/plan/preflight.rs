@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cgroup::{CellBox, Cgroups, Limits};
 use crate::cpuset::CpuSet;
-use crate::plan::limits::mebibytes;
+use crate::plan::box_limits::mebibytes;
 
 /// The `-jar` file of the target's command (`command` words as written, before `{…}` are filled in) where it will
 /// run: resolved against `workdir`. None when the command has no `-jar`, or its file is named through a placeholder.

@@ -303,7 +303,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         };
         println!("\n{}  [JDK {} {}]", item.cell.id, item.jdk.version, verdict);
         println!("  {}", shell_words::join(&command));
-        if let Some(text) = crate::plan::limits::describe(&item.cell.limits) {
+        if let Some(text) = crate::plan::box_limits::describe(&item.cell.limits) {
             println!("  box: {text} (a cgroup of its own per cell-repeat)");
         }
         let options = every_jvm_option(plan, &item.cell, &item.jdk);

@@ -3,13 +3,13 @@
 //! (`h2_link.rs`) over the sans-IO session (`h2/`), the transport under them — TCP connect, TLS handshake, interest
 //! (`socket.rs`), the byte stream, TCP or TLS (`transport.rs`) —, the event
 //! loop's deadline timer (`timer.rs`), a run's start at a wall-clock instant (`start_at.rs`), the open-files limit
-//! (`limits.rs`), and the one blocking GET of a readiness check (`probe.rs`).
+//! (`open_files.rs`), and the one blocking GET of a readiness check (`probe.rs`).
 
 pub mod conn;
 pub mod h2;
 pub mod h2_link;
 pub mod http;
-pub mod limits;
+pub mod open_files;
 pub mod probe;
 pub mod socket;
 pub mod start_at;

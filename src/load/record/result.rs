@@ -213,7 +213,7 @@ pub struct BenchResult {
     #[serde(default)]
     pub generator: Option<GeneratorHealth>,
     /// Open model: whose limit the run hit when it did not sustain its rate or the generator could not keep it (see
-    /// [`super::limit::limited_by`]); None when it sustained the rate, and in the closed model.
+    /// [`super::whose_limit::limited_by`]); None when it sustained the rate, and in the closed model.
     #[serde(default)]
     pub limited_by: Option<Limit>,
     /// A rate ladder or capacity search: each step, in the order run (empty for a single run).

@@ -11,8 +11,8 @@
 use crate::error::bad_input;
 use crate::load::figures::threshold::Threshold;
 use crate::load::format::format_rate;
-use crate::load::record::limit::SUSTAINED_SHARE;
 use crate::load::record::outcomes::{Capacity, Limit, Side, Step};
+use crate::load::record::whose_limit::SUSTAINED_SHARE;
 
 /// Stop bisecting when the failing rate is within 5 % above the passing one.
 pub const DEFAULT_PRECISION: f64 = 0.05;

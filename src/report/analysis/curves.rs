@@ -1,7 +1,7 @@
 //! Latency against throughput: a cell's curve over the steps of its rate ladders or capacity searches (one point per
 //! requested rate: the achieved rate and the corrected P99 over the repeats that ran it), and the comparison at equal
 //! load along it — at each requested rate, the cells that sustained it in every repeat are ranked on P99; a cell that
-//! fell short (the target's limit or the generator's, by `load::record::limit`) is shown, never ranked.
+//! fell short (the target's limit or the generator's, by `load::record::whose_limit`) is shown, never ranked.
 
 use serde::Serialize;
 

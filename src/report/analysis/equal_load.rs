@@ -1,12 +1,12 @@
 //! Latency is compared only between measurements at the same load. What that means for each kind of phase: in a
 //! `rate` phase (and at the headline step of a `rates` ladder) a cell that fell short of the requested rate — by the
-//! one rule of `load::record::limit` — is marked and its latency not ranked; a capacity phase ranks capacity, not the
+//! one rule of `load::record::whose_limit` — is marked and its latency not ranked; a capacity phase ranks capacity, not the
 //! latency of steps at different rates; closed-model cells run at whatever throughput they reach, so when their
 //! throughputs differ by more than [`MAX_CLOSED_SPREAD`] the report says their latencies are not comparable.
 
 use serde::Serialize;
 
-use crate::load::record::limit::{SUSTAINED_SHARE, limited_by};
+use crate::load::record::whose_limit::{SUSTAINED_SHARE, limited_by};
 use crate::results::PhaseRecord;
 
 /// How a phase loaded its cells.

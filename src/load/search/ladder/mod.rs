@@ -421,7 +421,7 @@ fn judge(rate: f64, result: &BenchResult, light_load: Option<&LatencySummary>, r
         error_pct: result.error_pct(),
         never_sent: result.never_sent,
         unfinished: result.unfinished,
-        limited_by: crate::load::record::limit::limited_at(result, rate, light_load),
+        limited_by: crate::load::record::whose_limit::limited_at(result, rate, light_load),
         meets_slo: (!outcomes.is_empty()).then(|| outcomes.iter().all(|outcome| outcome.passed)),
         windows: 1,
         rare: None,

@@ -29,7 +29,7 @@ use crate::jvm::clock::{ClockInterval, ClockSource};
 use crate::launcher::RunningTarget;
 use crate::load::search::ladder::TargetCounters;
 use crate::plan::matrix::Cell;
-use crate::plan::{Plan, limits::unlimited};
+use crate::plan::{Plan, box_limits::unlimited};
 use crate::remote::agent::FarProbe;
 use crate::results::{ExitInfo, PhaseRecord, RepMeta};
 

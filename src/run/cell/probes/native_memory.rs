@@ -23,7 +23,7 @@ use crate::jvm::attach::nmt_csv::{self, NmtRead};
 use crate::jvm::attach::nmt_reader::{NmtReader, NmtTaken};
 use crate::launcher::RunningTarget;
 use crate::plan::Plan;
-use crate::plan::limits::mebibytes;
+use crate::plan::box_limits::mebibytes;
 use crate::plan::matrix::Cell;
 use crate::results::{PhaseRecord, RepFiles};
 use crate::run::cell::target_process::TargetProcess;

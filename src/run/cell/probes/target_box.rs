@@ -15,7 +15,7 @@ use crate::cgroup::box_watch::{self, BoxWatch};
 use crate::cgroup::{BoxSample, CpuFigures};
 use crate::error::bad_input;
 use crate::launcher::{RunningTarget, check_box, remove_stale_boxes};
-use crate::plan::limits::{mebibytes, unlimited};
+use crate::plan::box_limits::{mebibytes, unlimited};
 use crate::plan::matrix::Cell;
 use crate::remote::server::RemoteServer;
 use crate::results::{BoxFigures, ExitInfo, PhaseRecord, RepFiles};
