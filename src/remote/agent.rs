@@ -10,7 +10,7 @@ use std::io::{BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request};
+use super::messages::{Event, HEARTBEAT_INTERVAL_MS, Request};
 use crate::jvm::procfs;
 use crate::launcher::{LaunchSpec, PortInUse, RunningTarget};
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use super::protocol::DEFAULT_SILENCE_LIMIT;
+use super::messages::DEFAULT_SILENCE_LIMIT;
 
 #[derive(Args)]
 pub struct AgentArgs {
@@ -14,13 +14,13 @@ pub struct AgentArgs {
 
 #[derive(Subcommand)]
 pub enum AgentRole {
-    /// Start, watch and stop one target, told what to do on standard input (see `remote::protocol`).
+    /// Start, watch and stop one target, told what to do on standard input (see `remote::messages`).
     Target {
         /// Stop the target and end after this long without a word from the controller.
         #[arg(long, default_value_t = DEFAULT_SILENCE_LIMIT.as_millis() as u64)]
         silence_limit_ms: u64,
     },
-    /// Run one share of a load, told what on standard input (see `remote::protocol`).
+    /// Run one share of a load, told what on standard input (see `remote::messages`).
     Load {
         /// End the share after this long without a word from the controller.
         #[arg(long, default_value_t = DEFAULT_SILENCE_LIMIT.as_millis() as u64)]
@@ -59,7 +59,7 @@ pub fn run(args: AgentArgs, far_probes: super::agent::FarProbes) -> anyhow::Resu
             Ok(0)
         }
         AgentRole::Preflight => {
-            let job: super::protocol::BoxedPreflight = serde_json::from_reader(std::io::stdin().lock())?;
+            let job: super::messages::BoxedPreflight = serde_json::from_reader(std::io::stdin().lock())?;
             std::fs::create_dir_all(&job.scratch)?;
             let outcome = crate::plan::preflight::check_boxed(&job.java, &job.options, job.cpus.as_ref(), &job.limits);
             println!("{}", serde_json::to_string(&outcome)?);

@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request};
+use super::messages::{Event, HEARTBEAT_INTERVAL_MS, Request};
 use super::ssh::Ssh;
 use crate::results::ExitInfo;
 

@@ -12,7 +12,7 @@ use anyhow::Context;
 
 use super::install::ensure_jload;
 use super::link::AgentLink;
-use super::protocol::{Event, LoadJob, Request, silence_limit};
+use super::messages::{Event, LoadJob, Request, silence_limit};
 use super::ssh::Ssh;
 use crate::load::engine::{RunOptions, unix_us};
 use crate::load::generator::Generator;

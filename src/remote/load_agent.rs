@@ -8,7 +8,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use super::agent::{first_request, read_requests, send};
-use super::protocol::{Event, HEARTBEAT_INTERVAL_MS, Request};
+use super::messages::{Event, HEARTBEAT_INTERVAL_MS, Request};
 use crate::load::engine::{self, RunOptions};
 
 /// Run one share of a load, ended early after `silence_limit` without a word from the controller; the exit code of

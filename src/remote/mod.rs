@@ -8,7 +8,7 @@ pub mod install;
 pub mod link;
 pub mod load;
 pub mod load_agent;
-pub mod protocol;
+pub mod messages;
 pub mod remote_target;
 pub mod server;
 pub mod ssh;

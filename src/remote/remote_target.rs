@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::link::AgentLink;
-use super::protocol::{Event, Request};
+use super::messages::{Event, Request};
 use super::server::RemoteServer;
 use crate::launcher::{LaunchSpec, Listener};
 use crate::results::ExitInfo;

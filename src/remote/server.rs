@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::install::ensure_jload;
-use super::protocol::{BoxedPreflight, silence_limit};
+use super::messages::{BoxedPreflight, silence_limit};
 use super::ssh::{Ssh, quote_words};
 use crate::cgroup::Limits;
 use crate::cpuset::CpuSet;

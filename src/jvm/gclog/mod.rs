@@ -9,21 +9,21 @@
 //! - [`log_file_from_args`] finds the log file in a JVM's command line.
 //!
 //! Module jobs: `input` opening a file as lines (gzip, what is no text), `line` decorations, `numbers` number formats, `message` the grammar of event messages, `events`
-//! what one message says, `assemble` lines into a log, `files` rotated sets, `model` the result types, `stops` the stretches the JVM held its threads up, `statistics`
-//! the figures over a window, `args` the log file in a command line, `cli` and `report` the `jload gclog` subcommand. The user
+//! what one message says, `assemble` lines into a log, `rotation` a log and its rotated siblings, `model` the result types, `stops` the stretches the JVM held its threads up, `statistics`
+//! the figures over a window, `log_option` the log file in a command line, `cli` and `report` the `jload gclog` subcommand. The user
 //! documentation is docs/gclog.md.
 
-mod args;
 mod assemble;
 pub mod cli;
 mod events;
-mod files;
 mod input;
 mod line;
+mod log_option;
 mod message;
 mod model;
 mod numbers;
 mod report;
+mod rotation;
 mod statistics;
 pub mod stops;
 
@@ -39,7 +39,7 @@ use std::path::Path;
 use crate::error::bad_input;
 
 // The API other modules use (bench --jvm, run, report).
-pub use args::log_file_from_args;
+pub use log_option::log_file_from_args;
 pub use model::{GcLog, Pause, PauseKind, Safepoint, Stall, StallKind, TimeBase};
 pub use statistics::{DurationStats, GcLogSummary, in_window};
 
@@ -67,7 +67,7 @@ pub fn parse_file(path: &Path, with_rotated: bool) -> anyhow::Result<GcLog> {
 /// new one); None keeps the last. Input that is not a unified GC log (JDK 8 format, no GC line at all) and
 /// content that is not text are bad input, with one line saying what it is.
 pub fn parse_run(path: &Path, with_rotated: bool, run: Option<usize>) -> anyhow::Result<GcLog> {
-    let set = files::find_log_files(path, with_rotated)?;
+    let set = rotation::find_log_files(path, with_rotated)?;
     let mut assembler = assemble::Assembler::for_run(run);
     for file in &set.files {
         assembler.add_file(file)?;

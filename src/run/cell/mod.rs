@@ -36,7 +36,7 @@ use crate::plan::jdks::Jdk;
 use crate::plan::matrix::Cell;
 use crate::plan::preflight::EffectiveFlags;
 use crate::plan::{Phase, Plan};
-use crate::remote::protocol::{DEFAULT_SILENCE_LIMIT, in_seconds};
+use crate::remote::messages::{DEFAULT_SILENCE_LIMIT, in_seconds};
 use crate::remote::remote_target::RemoteTarget;
 use crate::remote::server::RemoteServer;
 use crate::results::slow_csv;

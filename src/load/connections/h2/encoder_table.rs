@@ -64,7 +64,7 @@ impl EncoderTable {
 
 #[cfg(test)]
 mod tests {
-    use super::super::request::encode_request;
+    use super::super::header_block::encode_request;
     use super::*;
 
     const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: */*\r\n\r\n";

@@ -42,7 +42,7 @@ mod encoder_table;
 mod frame;
 mod hpack;
 mod inbound;
-mod request;
+mod header_block;
 mod session;
 mod streams;
 

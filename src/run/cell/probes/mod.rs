@@ -8,7 +8,7 @@
 //! The part of a probe that must run where the target runs (reading PerfData, /proc, the cgroup, attaching) is its
 //! [`Sensor`]: typed calls and answers, answered here for a local target and by `jload agent target` on a target's
 //! own server, where the calls and answers cross the link as serde values in one generic message
-//! (`Request::Probe` / `Event::Probed`, [`crate::remote::protocol`]); [`far_probe`] names every sensor the agent
+//! (`Request::Probe` / `Event::Probed`, [`crate::remote::messages`]); [`far_probe`] names every sensor the agent
 //! may be asked for. The probes: [`jvm_sampling`] (PerfData into `gcstat.csv` and each phase's and step's
 //! `JvmWindow`), [`target_box`] (the cgroup box: `box.csv`, its figures per phase, the throttled stretches, the
 //! memory kill) and [`native_memory`] (NMT into `nmt.csv` and each phase's read).
