@@ -31,11 +31,10 @@ fn bench_with_jvm_reports_gc_activity_and_pauses_of_the_run() {
     let pauses = &window["pauses"];
     let in_log = pauses["count"].as_u64().unwrap();
     let full = window["fgc"].as_u64().unwrap();
-    // Serial logs one pause line per collection; a sample can fall a few ms before the last pause is logged.
-    assert!(
-        in_log + 2 >= young + full && in_log <= young + full + 2,
-        "GC log pauses {in_log} vs PerfData {young}+{full}"
-    );
+    // Serial logs one pause per collection, but a young collection whose promotion fails runs a full one inside the
+    // same pause (its own GC id, logged within the young one): the run's stops are at least its young collections and
+    // at most all of them. A sample can fall a few ms before the last pause is logged.
+    assert!(in_log + 2 >= young && in_log <= young + full + 2, "GC log pauses {in_log} vs PerfData {young}+{full}");
     assert!(pauses["max_ms"].as_f64().unwrap() > 0.0);
     assert!(pauses["safepoint_total_ms"].as_f64().unwrap() >= pauses["total_ms"].as_f64().unwrap() * 0.9);
     assert!(window["rss_mb"]["max"].as_f64().unwrap() > 20.0);
@@ -98,7 +97,12 @@ fn bench_with_jvm_prints_one_pause_count_longest_pause_and_gc_share_for_the_run(
     let seconds = window["uptime_end_s"].as_f64().unwrap() - window["uptime_start_s"].as_f64().unwrap();
     let share = pauses["total_ms"].as_f64().unwrap() / 1000.0 / seconds;
     let attribution_share = result["gc_attribution"]["gc_time_share"].as_f64().unwrap();
-    assert!((share - attribution_share).abs() < 1e-4, "{share} vs {attribution_share}");
+    // The window's span runs from mark to mark, the attribution's from the run's start to its end: a few ms apart
+    // of 3 s on a busy machine, so the two shares agree within half a percent of each other.
+    assert!(
+        (share - attribution_share).abs() <= 0.005 * share.max(attribution_share),
+        "{share} vs {attribution_share}"
+    );
     // The printout: the JVM block and the attribution's stops line say the same figures, and the GC time share is
     // printed once per block (no jstat GCT share beside the GC log's).
     assert_eq!(number_after(&text, "GC pauses ") as u64, count, "{text}");

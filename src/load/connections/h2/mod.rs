@@ -40,9 +40,9 @@
 
 mod encoder_table;
 mod frame;
+mod header_block;
 mod hpack;
 mod inbound;
-mod header_block;
 mod session;
 mod streams;
 

@@ -6,8 +6,8 @@ use std::fmt;
 
 use super::encoder_table::EncoderTable;
 use super::frame::{self, code, flag, kind, setting};
-use super::hpack;
 use super::header_block::encode_request;
+use super::hpack;
 use super::streams::StreamTable;
 
 /// The largest DATA frame we send, even when the peer accepts larger ones (keeps one stream from holding the
