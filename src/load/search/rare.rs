@@ -81,8 +81,7 @@ fn repeats(requests_with: u64, requests_without: u64, share: f64) -> (u64, u64) 
     let mut best = (1, 1);
     for with in 1..=MOST_REPEATS {
         for without in 1..=MOST_REPEATS {
-            let nearer = (pooled_share(with, without) - share).abs() < (pooled_share(best.0, best.1) - share).abs();
-            if nearer && (with, without) != best {
+            if (pooled_share(with, without) - share).abs() < (pooled_share(best.0, best.1) - share).abs() {
                 best = (with, without);
             }
         }
