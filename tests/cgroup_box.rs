@@ -164,7 +164,7 @@ fn a_process_allocating_past_its_limit_is_killed_by_the_kernel_and_the_box_count
     assert_eq!(memory.oom_kills, Some(1));
     assert_eq!(memory.limit, Some(limit));
     let peak = memory.peak.unwrap();
-    assert!(peak <= limit && peak >= limit * 95 / 100, "peak {peak} is not at the limit {limit}");
+    assert_at_the_limit(peak, limit);
     assert!(memory.usage < limit / 2, "the killed process's memory was freed: usage {}", memory.usage);
     let dirs = cell_box.dirs().to_vec();
     cell_box.remove().unwrap();
@@ -210,7 +210,7 @@ fn a_jvm_whose_direct_buffers_pass_its_box_is_killed_by_the_kernel_not_by_an_out
     let memory = cell_box.sample().unwrap().memory.unwrap();
     assert_eq!(memory.oom_kills, Some(1));
     let peak = memory.peak.unwrap();
-    assert!(peak <= limit && peak >= limit * 95 / 100, "peak {peak} is not at the limit {limit}");
+    assert_at_the_limit(peak, limit);
     let dirs = cell_box.dirs().to_vec();
     cell_box.remove().unwrap();
     assert_gone(&dirs);
@@ -472,4 +472,12 @@ fn on_the_real_cgroup2_hierarchy_a_box_is_entered_before_exec_killed_and_removed
     cell_box.remove().unwrap();
     assert_eq!(wait_within(&mut child, Duration::from_secs(5)).signal(), Some(libc::SIGKILL));
     assert_gone(&dirs);
+}
+
+/// A box's peak is at its memory limit: it reaches 95 % of it, and passes it by no more than the kernel charges a
+/// process it is already killing (such a charge is forced past the limit, one huge page at most), as
+/// `memory.max_usage_in_bytes` then shows.
+fn assert_at_the_limit(peak: u64, limit: u64) {
+    const FORCED_CHARGE: u64 = 2 * MIB;
+    assert!(peak <= limit + FORCED_CHARGE && peak >= limit * 95 / 100, "peak {peak} is not at the limit {limit}");
 }
