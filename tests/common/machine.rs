@@ -5,26 +5,61 @@
 //! compared, a window a test must hit). Quick tests that load nothing (bad input, dry runs, reports of fixtures) take
 //! nothing and run beside either.
 //!
-//! Two `shared` tests run together only when they are of one suite (the file that calls `shared`): each suite's
-//! tolerances were measured beside its own tests, a light engine test beside another, a JVM search beside another,
-//! never a load test beside a JVM sweep of another suite. A test of another suite waits until the suite that holds
-//! the machine has let go, and while it waits no further test of that suite takes the machine.
+//! Two `shared` tests run together only when they keep the same company: tests of one suite (the file that calls
+//! `shared`) always do, since each suite's tolerances were measured beside its own tests, a light engine test beside
+//! another, a JVM search beside another; and the suites `COMPANIES` groups keep company with each other (whole
+//! `jload run` sweeps that assert what was recorded; capacity searches of servers with wide margins). A load test
+//! never runs beside a JVM sweep of another company. A test of another company waits until the company that holds
+//! the machine has let go, and while it waits no further test of that company takes the machine.
 
 use std::panic::Location;
 use std::sync::{Condvar, Mutex};
 
+/// The suites that keep company beyond their own, by name. `sweeps`: their tests run `jload run` sweeps against
+/// JVMs (or a browser on a report) and assert what the sweep recorded, its files, causes and exit codes.
+/// `searches`: capacity searches of `jload bench` against servers whose capacity or change is tenfold or set by a
+/// service time, with SLOs many service times wide, measured beside a busy loop. The suites whose tests weigh
+/// timings of a load (the engine, "is it the GC?", jstat against jstat) keep to themselves.
+const COMPANIES: &[(&str, &[&str])] = &[
+    (
+        "sweeps",
+        &[
+            "tests/real_targets.rs",
+            "tests/remote.rs",
+            "tests/report_html.rs",
+            "tests/run.rs",
+            "tests/run_args.rs",
+            "tests/run_attribution.rs",
+            "tests/run_box.rs",
+            "tests/run_box_search.rs",
+            "tests/run_capacity.rs",
+            "tests/run_nmt.rs",
+            "tests/run_ownership.rs",
+            "tests/run_protocols.rs",
+            "tests/run_stalls.rs",
+            "tests/run_tune.rs",
+        ],
+    ),
+    ("searches", &["tests/bench_capacity.rs", "tests/bench_steady.rs"]),
+];
+
+/// The company a test of the suite in `file` keeps: the one `COMPANIES` names it in, or its suite's own.
+fn company(file: &'static str) -> &'static str {
+    COMPANIES.iter().find(|(_, suites)| suites.contains(&file)).map_or(file, |(name, _)| name)
+}
+
 /// Who holds the machine now.
 #[derive(Default)]
 struct Holders {
-    /// The suite whose `shared` tests hold it, and how many of them.
-    suite: Option<&'static str>,
+    /// The company whose `shared` tests hold it, and how many of them.
+    company: Option<&'static str>,
     shared: usize,
     alone: bool,
-    /// Tests waiting for it that another suite, or an `alone` one, keeps out.
+    /// Tests waiting for it that another company, or an `alone` one, keeps out.
     waiting: usize,
 }
 
-static MACHINE: Mutex<Holders> = Mutex::new(Holders { suite: None, shared: 0, alone: false, waiting: 0 });
+static MACHINE: Mutex<Holders> = Mutex::new(Holders { company: None, shared: 0, alone: false, waiting: 0 });
 static CHANGED: Condvar = Condvar::new();
 
 /// The machine held until dropped.
@@ -40,7 +75,7 @@ impl Drop for Held {
         } else {
             holders.shared -= 1;
             if holders.shared == 0 {
-                holders.suite = None;
+                holders.company = None;
             }
         }
         CHANGED.notify_all();
@@ -60,21 +95,21 @@ fn take(admits: impl Fn(&Holders) -> bool, take: impl FnOnce(&mut Holders)) {
     take(&mut holders);
 }
 
-/// Hold the machine beside one other `shared` test of the same suite, never beside an `alone` one or another suite's.
-/// Not to be taken twice by one test.
+/// Hold the machine beside one other `shared` test of the same company, never beside an `alone` one or another
+/// company's. Not to be taken twice by one test.
 #[track_caller]
 pub fn shared() -> Held {
-    let suite = Location::caller().file();
+    let company = company(Location::caller().file());
     take(
         |holders| {
             !holders.alone
-                && match holders.suite {
+                && match holders.company {
                     None => true,
-                    Some(holding) => holding == suite && holders.waiting == 0,
+                    Some(holding) => holding == company && holders.waiting == 0,
                 }
         },
         |holders| {
-            holders.suite = Some(suite);
+            holders.company = Some(company);
             holders.shared += 1;
         },
     );
@@ -85,4 +120,12 @@ pub fn shared() -> Held {
 pub fn alone() -> Held {
     take(|holders| !holders.alone && holders.shared == 0, |holders| holders.alone = true);
     Held { alone: true }
+}
+
+#[test]
+fn every_suite_a_company_names_is_a_file_of_the_suite() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in COMPANIES.iter().flat_map(|(_, suites)| suites.iter()) {
+        assert!(root.join(file).is_file(), "{file} is named in COMPANIES but is no suite file");
+    }
 }
