@@ -253,8 +253,9 @@ const FLAT_OUT_PHASES: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
     connections = 8\nduration = \"1s\"\n\
     [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 8\nduration = \"3s\"\n";
 
-#[test]
-fn a_quota_that_holds_the_jvm_back_is_in_box_csv_in_the_phase_record_and_named_by_is_it_the_gc() {
+/// It needs the machine alone: started first by tests/tests.rs (`a_started_first::a_alone::run_box::`), before any
+/// test it would wait for.
+pub(crate) fn a_quota_that_holds_the_jvm_back_is_in_box_csv_in_the_phase_record_and_named_by_is_it_the_gc() {
     let _machine = alone();
     let dir = tempdir();
     let out = dir.join("results");

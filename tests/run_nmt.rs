@@ -16,7 +16,8 @@ use common::sshnet::SshNet;
 use common::{folder_of, jload, json, tempdir};
 use jload::jvm::attach::nmt_csv;
 
-// The JVM-heavy tests hold the machine alone (common::machine): one at a time, nothing beside them (2 cores).
+// The JVM-heavy tests share the machine with one other sweep (common::machine): what they assert is recorded
+// figures and causes, NMT's reads and the box's usage of one JVM, which a neighbour does not change.
 
 const MIB: f64 = 1048576.0;
 
@@ -44,7 +45,7 @@ fn number_after(text: &str, after: &str, unit: &str) -> f64 {
 
 #[test]
 fn the_switch_tracks_native_memory_where_a_cell_has_a_memory_limit_unless_the_plan_says_otherwise() {
-    let _machine = machine::alone();
+    let _machine = machine::shared();
     let dir = tempdir();
     let axes = "[[axis]]\nname = \"box\"\nvalues = [{ label = \"boxed\", memory = \"512m\" }, \
         { label = \"quota only\", cpus_quota = 1.5 }]\n";
@@ -85,7 +86,7 @@ fn the_switch_tracks_native_memory_where_a_cell_has_a_memory_limit_unless_the_pl
 
 #[test]
 fn a_cell_asked_to_track_reads_its_native_memory_at_each_phase_end_into_nmt_csv() {
-    let _machine = machine::alone();
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [{ label = \"64m\", jvm = [\"-Xmx64m\", \"-XX:+UseSerialGC\"] }]\n";
@@ -122,7 +123,7 @@ fn a_cell_asked_to_track_reads_its_native_memory_at_each_phase_end_into_nmt_csv(
 
 #[test]
 fn the_slab_store_killed_by_its_box_leaves_its_native_memory_breakdown_which_reconciles_with_the_box() {
-    let _machine = machine::alone();
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     // The slab store's 256 MiB arena (zeroed at start) fits a 350 MiB box with a small heap; under the fill,
@@ -173,7 +174,7 @@ fn the_slab_store_killed_by_its_box_leaves_its_native_memory_breakdown_which_rec
 
 #[test]
 fn a_heap_out_of_memory_error_in_a_large_box_stays_a_java_oom_and_keeps_its_last_read() {
-    let _machine = machine::alone();
+    let _machine = machine::shared();
     let dir = tempdir();
     let out = dir.join("results");
     let axes = "[[axis]]\nname = \"store\"\nvalues = [{ label = \"heap\", memory = \"768m\", jvm = [\
@@ -202,7 +203,7 @@ fn a_heap_out_of_memory_error_in_a_large_box_stays_a_java_oom_and_keeps_its_last
 
 #[test]
 fn a_target_on_its_own_server_has_its_native_memory_read_there_by_its_agent() {
-    let _machine = machine::alone();
+    let _machine = machine::shared();
     let net = SshNet::start(&["server"]);
     mount_cgroups_on(&net, "server");
     let dir = tempdir();

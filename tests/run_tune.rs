@@ -269,8 +269,8 @@ fn a_plan_with_axes_tunes_each_of_its_cells_on_its_own() {
     assert!(markdown.contains("## Tune: p99, y=near\n") && markdown.contains("## Tune: p99, y=far\n"), "{markdown}");
 }
 
-#[test]
-fn a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_and_their_frontier() {
+/// One of the longest tests, started first by tests/tests.rs (`a_started_first::run_tune::`).
+pub(crate) fn a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_and_their_frontier() {
     let _machine = machine::shared();
     let started = std::time::Instant::now();
     let dir = tempdir();

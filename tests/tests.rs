@@ -7,8 +7,19 @@ mod common;
 
 /// The longest tests, each run from its suite: libtest starts tests in the order of their names, so these, named to
 /// sort before every other, start first and the rest run beside them instead of them running last and alone. Each
-/// sits in a module named after its suite, so that `cargo test run_tune::` still selects it.
+/// sits in a module named after its suite, so that `cargo test run_tune::` still selects it. The one that needs the
+/// machine alone (`a_alone`) sorts first, so that no test has to be drained for it; then the sweeps, beside each other
+/// (common::machine).
 mod a_started_first {
+    mod a_alone {
+        mod run_box {
+            #[test]
+            fn a_quota_that_holds_the_jvm_back_is_in_box_csv_in_the_phase_record_and_named_by_is_it_the_gc() {
+                crate::run_box::a_quota_that_holds_the_jvm_back_is_in_box_csv_in_the_phase_record_and_named_by_is_it_the_gc();
+            }
+        }
+    }
+
     mod real_targets {
         #[test]
         fn a_tomcat_started_with_catalina_sh_run_on_jdk_17_and_25_is_measured_and_not_called_crashed() {
@@ -20,6 +31,11 @@ mod a_started_first {
         #[test]
         fn a_bowl_search_finds_the_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt() {
             crate::run_tune::a_bowl_search_finds_the_minimum_within_a_tenth_in_twelve_trials_across_an_interrupt();
+        }
+
+        #[test]
+        fn a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_and_their_frontier() {
+            crate::run_tune::a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_and_their_frontier();
         }
     }
 }
