@@ -48,10 +48,11 @@ fn a_rate_ladder_phase_records_each_step_with_its_own_jvm_window() {
     let axes = "[[axis]]\nname = \"heap\"\nvalues = [\"-Xmx64m\"]\n";
     let phases = format!(
         "[[phase]]\nname = \"curve\"\n{GET}rates = [200, 400, 800]\nstep_warmup = \"500ms\"\nstep = \"1500ms\"\n\
-         min_requests = 100\n"
+         min_requests = 100\nsteady_max = \"2s\"\n"
     );
     let (summary, log) = run_plan_logged(&plan(&dir, "ladder", axes, &phases, "[slo]\np99 = \"2s\"\n"), &out);
-    // A log file gets a line per phase, warm-up and step, as a terminal does.
+    // A log file gets a line per phase, warm-up and step, as a terminal does. The warm-up is cut at 2 s (a JIT still
+    // compiling takes kv-service 7–14 s to steady): what is tested is its line and the steps, not the warm-up.
     assert!(log.contains("jload:        phase curve\n"), "{log}");
     assert!(log.contains("jload:          warm-up: "), "{log}");
     assert_eq!(log.matches("jload:          step ").count(), 3, "{log}");
