@@ -193,7 +193,10 @@ fn ctrl_c_removes_the_box_and_the_box_of_a_killed_jload_goes_at_the_next_start()
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new(), "Ctrl-C removes the box");
 
     let killed_out = dir.join("killed");
+    // Run from the test's folder, the JVM's working directory too: a jload killed while it attaches to the JVM (a
+    // box tracks native memory) leaves the attach trigger `.attach_pid<pid>` there, as the JDK's own tools do.
     let mut jload_run = std::process::Command::new(env!("CARGO_BIN_EXE_jload"))
+        .current_dir(&dir)
         .args(["run", plan.to_str().unwrap(), "--out", killed_out.to_str().unwrap()])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
