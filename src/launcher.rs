@@ -433,7 +433,16 @@ mod tests {
         assert!(listeners[0].own && listeners[0].pid != Some(target.pid), "{listeners:?}");
         let foreign = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let foreign_port = foreign.local_addr().unwrap().port();
-        let seen = target.listeners(foreign_port);
+        // Another test of this binary that starts a process holds every socket of it, this one too, between its
+        // fork and its exec (a millisecond or so): read again until that child has gone on to its program.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let seen = loop {
+            let seen = target.listeners(foreign_port);
+            if seen.len() == 1 || Instant::now() > deadline {
+                break seen;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
         assert_eq!((seen.len(), seen[0].pid, seen[0].own), (1, Some(std::process::id()), false), "{seen:?}");
         target.stop(Duration::from_secs(5));
         let other = tempfile::tempdir().unwrap();
