@@ -410,6 +410,23 @@ mod tests {
         }
     }
 
+    /// `target`'s listeners on `port`, read every 10 ms until `settled` holds of them or `limit` has passed.
+    fn listeners_once(
+        target: &RunningTarget,
+        port: u16,
+        limit: Duration,
+        settled: impl Fn(&[Listener]) -> bool,
+    ) -> Vec<Listener> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let listeners = target.listeners(port);
+            if settled(&listeners) || Instant::now() > deadline {
+                return listeners;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     #[test]
     fn a_listener_the_target_started_is_its_own_one_outside_its_tree_is_not_and_refuses_a_start() {
         let dir = tempfile::tempdir().unwrap();
@@ -420,29 +437,15 @@ mod tests {
         );
         let script = format!("python3 -c \"{listen}\"; true");
         let mut target = RunningTarget::start(&spec_in(dir.path(), "sh", &["-c", &script], vec![port])).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let listeners = loop {
-            let listeners = target.listeners(port);
-            if !listeners.is_empty() {
-                break listeners;
-            }
-            assert!(Instant::now() < deadline, "python3 never listened");
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        let listeners = listeners_once(&target, port, Duration::from_secs(30), |listeners| !listeners.is_empty());
+        assert!(!listeners.is_empty(), "python3 never listened");
         assert_eq!(listeners.len(), 1);
         assert!(listeners[0].own && listeners[0].pid != Some(target.pid), "{listeners:?}");
         let foreign = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let foreign_port = foreign.local_addr().unwrap().port();
         // Another test of this binary that starts a process holds every socket of it, this one too, between its
         // fork and its exec (a millisecond or so): read again until that child has gone on to its program.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let seen = loop {
-            let seen = target.listeners(foreign_port);
-            if seen.len() == 1 || Instant::now() > deadline {
-                break seen;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let seen = listeners_once(&target, foreign_port, Duration::from_secs(5), |listeners| listeners.len() == 1);
         assert_eq!((seen.len(), seen[0].pid, seen[0].own), (1, Some(std::process::id()), false), "{seen:?}");
         target.stop(Duration::from_secs(5));
         let other = tempfile::tempdir().unwrap();
