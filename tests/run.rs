@@ -163,6 +163,68 @@ fn a_cell_that_runs_out_of_heap_is_recorded_as_crashed_and_the_sweep_goes_on() {
 }
 
 #[test]
+fn the_contenders_for_the_best_cell_are_measured_again_to_confirm_and_a_resume_picks_the_same() {
+    let _machine = machine::shared();
+    let dir = tempdir();
+    // Two cells of one configuration contend on throughput and on P99; the interpreter's is many times slower.
+    let axes = "[[axis]]\nname = \"jit\"\nvalues = [{ label = \"twin-a\", jvm = [] }, { label = \"twin-b\", jvm = [] }, \
+        { label = \"interpreted\", jvm = [\"-Xint\"] }]\n";
+    let phases = "[[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=100\"\nconnections = 4\nduration = \"2s\"\n";
+    let plan = plan(&dir, "confirm", axes, phases, "confirm = 2\n");
+    let out = dir.join("results");
+    let (dry, _) = jload(&["run", plan.to_str().unwrap(), "--dry-run"]);
+    assert!(
+        String::from_utf8_lossy(&dry.stdout).contains(
+            "then: the contenders for each measured phase's best cell (at most 3 a figure) measured again to 2 \
+             repeats each"
+        ),
+        "{}",
+        String::from_utf8_lossy(&dry.stdout)
+    );
+    let (too_many, _) = jload(&["run", plan.to_str().unwrap(), "--repeats", "2", "--out", out.to_str().unwrap()]);
+    assert_eq!(too_many.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&too_many.stderr),
+        "jload: --repeats 2 is not below the plan's run.confirm (2); give fewer repeats or raise run.confirm\n"
+    );
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "3"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let confirming = "jload: confirming the contenders for the best cell, to 2 repeats each: ";
+    let line = stderr.lines().find(|line| line.starts_with(confirming)).unwrap_or_else(|| panic!("{stderr}"));
+    let mut named: Vec<&str> = line[confirming.len()..].split(", ").collect();
+    named.sort_unstable();
+    assert_eq!(named, ["jit=twin-a", "jit=twin-b"], "{line}");
+    let summary = json(&out.join("summary.json"));
+    let reps = |id: &str| -> Vec<u64> {
+        let cell = summary["cells"].as_array().unwrap().iter().find(|cell| cell["id"] == id).unwrap();
+        assert_eq!(cell["status"], "ok", "{cell}");
+        cell["reps"].as_array().unwrap().iter().map(|rep| rep["rep"].as_u64().unwrap()).collect()
+    };
+    assert_eq!((reps("jit=twin-a"), reps("jit=twin-b"), reps("jit=interpreted")), (vec![1, 2], vec![1, 2], vec![1]));
+    assert!(out.join("cells/jit=twin-b/rep-2/get.json").is_file() && !out.join("cells/jit=interpreted/rep-2").exists());
+    // The best is tested against the other contender; the interpreter, measured once, is beyond a launch's spread.
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let best =
+        report.lines().find(|line| line.contains("Best throughput: twin-")).unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        best.contains(
+            "the cells with fewer repeats are more than the 30 % one launch of a JVM can differ from the next below it"
+        ),
+        "{best}"
+    );
+    // A resume has nothing left to run: it judges the same contenders on the plan's repeats and starts no JVM.
+    let meta = std::fs::read(out.join("cells/jit=twin-a/rep-2/meta.json")).unwrap();
+    let (resumed, _) = jload(&["run", "--resume", out.to_str().unwrap()]);
+    let resumed_err = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{resumed_err}");
+    assert!(resumed_err.contains(line), "{resumed_err}");
+    assert!(!resumed_err.contains("] jit="), "nothing ran again: {resumed_err}");
+    assert_eq!(std::fs::read(out.join("cells/jit=twin-a/rep-2/meta.json")).unwrap(), meta);
+    assert!(jvms_with(&out.display().to_string()).is_empty(), "no JVM outlives the run");
+}
+
+#[test]
 fn interrupted_sweep_resumes_exactly_the_missing_cells() {
     let _machine = machine::shared();
     let dir = tempdir();

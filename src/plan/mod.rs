@@ -118,6 +118,10 @@ pub struct RunSettings {
     pub order: Order,
     pub cooldown: Duration,
     pub cost_axis: Option<String>,
+    /// Once every cell has its `repeats`, the contenders for each measured phase's best cell are measured again to
+    /// this many repeats (`run::confirm`); None: no confirmation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<u32>,
 }
 
 /// A checked plan.
@@ -222,6 +226,16 @@ pub fn parse_plan(origin: &str, text: &str, base: &PlanBase) -> anyhow::Result<P
         }
         None => None,
     };
+    if let Some(confirm) = &file.run.confirm
+        && (tune.is_some() || box_search.is_some())
+    {
+        let own = if tune.is_some() {
+            "[tune] confirms its finalists with its own `confirm`"
+        } else {
+            "[box_search] runs trials, not a sweep"
+        };
+        return Err(source.error_at(confirm.span(), format!("run.confirm is a sweep's: {own}; remove run.confirm")));
+    }
     let mut phases = phases;
     if let Some(tune) = &tune {
         tune::apply_at_rate(tune, &mut phases);
@@ -429,11 +443,24 @@ fn parse_run(source: Source<'_>, run: &RunFile, axes: &[Axis]) -> anyhow::Result
             format!("run.cost_axis '{}' is not an axis of this plan", cost_axis.get_ref()),
         ));
     }
+    if let Some(confirm) = &run.confirm
+        && *confirm.get_ref() <= repeats
+    {
+        return Err(source.error_at(
+            confirm.span(),
+            format!(
+                "run.confirm = {} must be above run.repeats ({repeats}): it is the number of repeats the contenders \
+                 for the best cell are measured to",
+                confirm.get_ref()
+            ),
+        ));
+    }
     Ok(RunSettings {
         repeats,
         order,
         cooldown: source.duration(&run.cooldown, "run.cooldown")?.unwrap_or(DEFAULT_COOLDOWN),
         cost_axis: run.cost_axis.as_ref().map(|axis| axis.get_ref().clone()),
+        confirm: run.confirm.as_ref().map(|confirm| *confirm.get_ref()),
     })
 }
 
@@ -628,6 +655,23 @@ mod tests {
     }
 
     #[test]
+    fn a_confirmation_goes_above_the_repeats_and_only_in_a_sweep() {
+        let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
+        let plan = parse_plan("p.toml", &format!("{TARGET}{PHASE}[run]\nrepeats = 2\nconfirm = 3\n"), &base).unwrap();
+        assert_eq!((plan.run.repeats, plan.run.confirm), (2, Some(3)));
+        assert_eq!(
+            error_of(&format!("{TARGET}{PHASE}[run]\nrepeats = 3\nconfirm = 3\n")),
+            "p.toml: line 11: run.confirm = 3 must be above run.repeats (3): it is the number of repeats the \
+             contenders for the best cell are measured to"
+        );
+        assert_eq!(
+            error_of(&format!("{TARGET}{PHASE}[run]\nconfirm = 1\n")),
+            "p.toml: line 10: run.confirm = 1 must be above run.repeats (1): it is the number of repeats the \
+             contenders for the best cell are measured to"
+        );
+    }
+
+    #[test]
     fn defaults_fill_what_the_plan_leaves_out() {
         let base = PlanBase { plan_dir: "/plans".into(), cwd: "/here".into() };
         let plan = parse_plan("p.toml", &format!("{TARGET}{PHASE}"), &base).unwrap();
@@ -635,7 +679,13 @@ mod tests {
         assert_eq!(plan.target.stop_timeout, DEFAULT_STOP_TIMEOUT);
         assert_eq!(
             plan.run,
-            RunSettings { repeats: 1, order: Order::Interleaved, cooldown: DEFAULT_COOLDOWN, cost_axis: None }
+            RunSettings {
+                repeats: 1,
+                order: Order::Interleaved,
+                cooldown: DEFAULT_COOLDOWN,
+                cost_axis: None,
+                confirm: None,
+            }
         );
         assert!(plan.axes.is_empty() && plan.slo.is_empty());
     }

@@ -257,6 +257,8 @@ pub struct RunFile {
     pub cooldown: Option<Spanned<String>>,
     /// The axis whose cheapest value meeting the SLO the report recommends (default: the first axis).
     pub cost_axis: Option<Spanned<String>>,
+    /// The repeats each contender for a phase's best cell is measured to once the sweep is done (`run::confirm`).
+    pub confirm: Option<Spanned<u32>>,
 }
 
 /// Service-level objectives judged per cell and phase: threshold figure → its bound (`p99 = "50ms"`, `rps = 10000`);

@@ -43,6 +43,27 @@ impl Report {
         Ok(Report { results, analysis })
     }
 
+    /// The most cells that contend for a phase's best on one figure.
+    pub const CONTENDERS_MOST: usize = analysis::CONTENDERS_MOST;
+
+    /// The report of results already read (a sweep's view of its records before its summary.json says it).
+    pub fn of(results: Results) -> Report {
+        let analysis = analysis::analyse(&results);
+        Report { results, analysis }
+    }
+
+    /// The cells that contend for some measured phase's best cell (`run.confirm` measures them again), in phase
+    /// order, each once.
+    pub fn contenders(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        for id in self.analysis.phases.iter().flat_map(analysis::contenders) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        ids
+    }
+
     /// Write report.md, report.html and report.json into the results directory (each atomically).
     pub fn write(&self) -> anyhow::Result<Written> {
         let dir = &self.results.dir;

@@ -208,6 +208,12 @@ fn open_new(args: &RunArgs) -> anyhow::Result<Opened> {
         if repeats == 0 {
             return Err(bad_input("--repeats must be at least 1"));
         }
+        if let Some(confirm) = plan.run.confirm.filter(|&confirm| confirm <= repeats) {
+            return Err(bad_input(format!(
+                "--repeats {repeats} is not below the plan's run.confirm ({confirm}); give fewer repeats or raise \
+                 run.confirm"
+            )));
+        }
         plan.run.repeats = repeats;
     }
     let out = args
@@ -283,6 +289,13 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
         plan.run.repeats,
         plan.run.order
     );
+    if let Some(confirm) = plan.run.confirm {
+        println!(
+            "then: the contenders for each measured phase's best cell (at most {} a figure) measured again to {confirm} \
+             repeats each",
+            Report::CONTENDERS_MOST
+        );
+    }
     if let Some(build) = &plan.target.build {
         println!("build: {build}");
     }

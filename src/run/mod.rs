@@ -16,6 +16,7 @@ macro_rules! say {
 pub mod box_search;
 pub mod cell;
 pub mod cli;
+pub mod contenders;
 pub mod runner;
 pub mod store;
 pub mod tune;

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::cell::command::{Placement, jvm_options};
 use super::cell::{CellRun, run_cell_rep, unix_now};
-use super::store::{build_summary, needs_run};
+use super::store::{build_summary, needs_run, repeats_of};
 use crate::atomic_file::write_json;
 use crate::error::{bad_input, exit};
 use crate::load::generator::Generator;
@@ -146,9 +146,8 @@ pub(super) fn record_rejected(
     write_json(&RepFiles::of(&dir).meta(), &meta)
 }
 
-/// Run every cell-repeat of `prepared` not already final in `results`: one after another here or on the one server,
-/// in parallel on several servers (each takes the next cell-repeat, preferring a cell it has not run, so the repeats
-/// of a cell spread over the servers). Returns true when interrupted.
+/// Run every cell-repeat of `prepared` the plan asks for, then the confirmation's (`run.confirm`), that is not
+/// already final in `results`. Returns true when interrupted.
 pub fn sweep(
     plan: &Plan,
     prepared: &[PreparedCell],
@@ -158,13 +157,51 @@ pub fn sweep(
     servers: &[RemoteServer],
     generator: &dyn Generator,
 ) -> anyhow::Result<bool> {
-    let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
     let slots = schedule(prepared.len(), plan.run.repeats, plan.run.order, seed);
+    if run_slots(plan, prepared, results, slots, stop, servers, generator)? {
+        return Ok(true);
+    }
+    let Some(confirm) = plan.run.confirm.filter(|&confirm| confirm > plan.run.repeats) else { return Ok(false) };
+    let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
+    let contenders = super::contenders::contenders(plan, &cells, results)?;
+    if contenders.is_empty() {
+        return Ok(false);
+    }
+    let ids: Vec<&str> = contenders.iter().map(|&index| cells[index].id.as_str()).collect();
+    say!("jload: confirming the contenders for the best cell, to {confirm} repeats each: {}", ids.join(", "));
+    let slots = confirmation_schedule(&contenders, plan.run.repeats, confirm, plan.run.order, seed);
+    run_slots(plan, prepared, results, slots, stop, servers, generator)
+}
+
+/// The confirmation's cell-repeats, `(index into the sweep's cells, repeat)`: repeats `after + 1 ..= confirm` of
+/// each contender, in rounds shuffled by the seed when the plan interleaves, else each contender's together.
+fn confirmation_schedule(contenders: &[usize], after: u32, confirm: u32, order: Order, seed: u64) -> Vec<(usize, u32)> {
+    schedule(contenders.len(), confirm - after, order, seed)
+        .into_iter()
+        .map(|(index, round)| (contenders[index], after + round))
+        .collect()
+}
+
+/// Run the cell-repeats of `slots` (`(index into prepared, repeat)`, in order) not already final in `results`: one
+/// after another here or on the one server, in parallel on several servers (each takes the next cell-repeat,
+/// preferring a cell it has not run, so the repeats of a cell spread over the servers). Returns true when
+/// interrupted.
+fn run_slots(
+    plan: &Plan,
+    prepared: &[PreparedCell],
+    results: &ResultsDir,
+    slots: Vec<(usize, u32)>,
+    stop: &Arc<AtomicBool>,
+    servers: &[RemoteServer],
+    generator: &dyn Generator,
+) -> anyhow::Result<bool> {
+    let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
     let pending: Vec<(usize, u32)> = slots
         .into_iter()
         .filter(|&(index, rep)| needs_run(results.read_meta(&prepared[index].cell.dir, rep).as_ref()))
         .collect();
-    let queue = Mutex::new(SweepQueue::new(pending, prepared, results, plan.run.repeats));
+    let most_repeats = pending.iter().map(|&(_, rep)| rep).max().unwrap_or(0).max(plan.run.repeats);
+    let queue = Mutex::new(SweepQueue::new(pending, prepared, results, most_repeats));
     let places: Vec<Option<&RemoteServer>> =
         if servers.is_empty() { vec![None] } else { servers.iter().map(Some).collect() };
     let summary = Mutex::new(());
@@ -336,10 +373,11 @@ pub struct SweepTally {
 }
 
 impl SweepTally {
+    /// The plan's `repeats` of each cell and those a confirmation added.
     pub fn of(results: &ResultsDir, cells: &[Cell], repeats: u32) -> SweepTally {
         let mut tally = SweepTally::default();
         for cell in cells {
-            for rep in 1..=repeats {
+            for rep in 1..=repeats_of(results, cell, repeats) {
                 let meta = results.read_meta(&cell.dir, rep);
                 match meta.as_ref().map(|meta| meta.status) {
                     Some(Status::Ok | Status::Crashed) => tally.ran += 1,
@@ -371,6 +409,24 @@ mod tests {
         let one_ran = SweepTally { ran: 1, failed: 3, retryable: 3 };
         assert_eq!(one_ran.exit_code(), exit::OK);
         assert_eq!(SweepTally { ran: 2, ..SweepTally::default() }.exit_code(), exit::OK);
+    }
+
+    #[test]
+    fn the_confirmation_runs_the_repeats_after_the_plans_of_the_contenders_only() {
+        assert_eq!(confirmation_schedule(&[4, 1], 1, 3, Order::Sequential, 7), [(4, 2), (4, 3), (1, 2), (1, 3)]);
+        let interleaved = confirmation_schedule(&[0, 2, 5], 2, 4, Order::Interleaved, 7);
+        assert_eq!(interleaved.len(), 6);
+        for (round, rep) in [(0, 3), (1, 4)] {
+            let mut cells: Vec<usize> = interleaved[round * 3..round * 3 + 3]
+                .iter()
+                .map(|&(cell, r)| {
+                    assert_eq!(r, rep, "{interleaved:?}");
+                    cell
+                })
+                .collect();
+            cells.sort_unstable();
+            assert_eq!(cells, [0, 2, 5], "every contender once per round");
+        }
     }
 
     #[test]

@@ -23,9 +23,19 @@ pub fn needs_run(meta: Option<&RepMeta>) -> bool {
     }
 }
 
-/// Gather every cell-repeat's meta and phase records into the summary.
+/// Gather every cell-repeat's meta and phase records into the summary: the plan's repeats of each cell, and the
+/// repeats beyond them that a confirmation ran (`run::contenders`).
 pub fn build_summary(plan: &Plan, cells: &[Cell], results: &ResultsDir) -> Summary {
-    build_summary_with_repeats(plan, cells, results, |_| plan.run.repeats)
+    build_summary_with_repeats(plan, cells, results, |cell| repeats_of(results, cell, plan.run.repeats))
+}
+
+/// The repeats of `cell` there are: `planned`, or more where a repeat after them has begun.
+pub fn repeats_of(results: &ResultsDir, cell: &Cell, planned: u32) -> u32 {
+    let mut repeats = planned;
+    while results.read_meta(&cell.dir, repeats + 1).is_some() {
+        repeats += 1;
+    }
+    repeats
 }
 
 /// [`build_summary`] where each cell has its own number of repeats (a tune's finalists, measured again).

@@ -48,6 +48,7 @@ pub(in crate::report) use metrics::{CAPACITY, Format, HEADLINE, Metric, metric, 
 pub(in crate::report) use model::{
     Analysis, AxisInfo, CellInfo, CellPhase, ConnectionSweep, Kind, PhaseAnalysis, PhaseSpan, StepSpan,
 };
+pub(in crate::report) use recommend::{CONTENDERS_MOST, contenders};
 pub(in crate::report) use spectrum::Source;
 pub(in crate::report) use stats::{Better, Standing};
 pub(in crate::report) use tail_points::{TailChart, TailPoint, TailWindow};

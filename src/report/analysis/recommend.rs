@@ -11,9 +11,9 @@
 use super::curves::CurvePoint;
 use super::equal_load::PhaseKind;
 use super::memory::OTHER_SHARE;
-use super::metrics::{CAPACITY, metric};
+use super::metrics::{CAPACITY, metric, ranked_headlines};
 use super::model::{Analysis, AxisInfo, CellInfo, CellPhase, Finding, Kind, PhaseAnalysis, Problem, Recommendation};
-use super::stats::{Estimate, Standing};
+use super::stats::{Better, Estimate, Standing};
 use crate::load::record::outcomes::Side;
 use crate::report::words::megabytes_up;
 use crate::results::Status;
@@ -148,13 +148,41 @@ fn best(analysis: &Analysis, phase: &PhaseAnalysis, key: &str, kind: Kind, title
             _ => None,
         })
         .collect();
-    let unqualified = others.iter().any(|cell| cell.standing[key] == Standing::Unqualified);
     if others.is_empty() {
         text += "; the only cell measured";
     } else {
-        text += &against_the_rest(unqualified, &equals);
+        text += &against_the_rest(&untested_beyond_the_spread(winner, &others, key), &equals);
     }
     Some(Finding { kind, cell: Some(winner.cell.clone()), text })
+}
+
+/// How the cells with too few repeats to test stand beside the best on `key`: none, all more than [`LAUNCH_SPREAD`]
+/// worse than the best while other cells were tested (the contenders a confirmation measured again), or in doubt.
+#[derive(Debug, PartialEq)]
+enum Untested {
+    None,
+    BeyondTheSpread(Better),
+    InDoubt,
+}
+
+fn untested_beyond_the_spread(winner: &CellPhase, others: &[&CellPhase], key: &str) -> Untested {
+    let untested: Vec<&&CellPhase> =
+        others.iter().filter(|cell| cell.standing.get(key) == Some(&Standing::Unqualified)).collect();
+    if untested.is_empty() {
+        return Untested::None;
+    }
+    let tested = others.iter().any(|cell| {
+        matches!(cell.standing.get(key), Some(Standing::Indistinguishable { .. } | Standing::Worse { .. }))
+    });
+    let better = metric(key).better.expect("a headline has a direction");
+    let best = winner.figures[key].median;
+    let beyond = untested.iter().all(|cell| {
+        cell.figures.get(key).is_some_and(|estimate| match better {
+            Better::Higher => estimate.median * (1.0 + LAUNCH_SPREAD) < best,
+            Better::Lower => estimate.median > best * (1.0 + LAUNCH_SPREAD),
+        })
+    });
+    if tested && beyond { Untested::BeyondTheSpread(better) } else { Untested::InDoubt }
 }
 
 /// `-Xmx256m G1 sustains 42000 req/s (95 % CI …) at p99<=10ms, 1.8× -Xmx64m G1 (23000 req/s)`: the best capacity,
@@ -181,10 +209,10 @@ fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Findin
         let shown = metric(CAPACITY).format.show(rps);
         text += &format!(", {:.1}× {} ({shown} req/s)", best_rps / rps, label(reference));
     }
-    let unqualified = others.iter().any(|cell| cell.standing.get(CAPACITY) == Some(&Standing::Unqualified));
     let runner_up =
         others.iter().copied().max_by(|a, b| capacity(a).unwrap_or(0.0).total_cmp(&capacity(b).unwrap_or(0.0)));
-    let qualifier = match runner_up.filter(|_| unqualified) {
+    let untested = |cell: &&CellPhase| cell.standing.get(CAPACITY) == Some(&Standing::Unqualified);
+    let qualifier = match runner_up.filter(untested) {
         Some(runner_up) => {
             let bounds = |cell: &CellPhase| cell.capacity.as_ref().map_or([None, None], |capacity| capacity.bounds);
             Some(against_the_runner_up(bounds(winner)[0], bounds(runner_up)[1], &label(runner_up)))
@@ -202,6 +230,59 @@ fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Findin
 /// "how much one launch differs from the next"). One search per cell is one launch per cell, so its bounds tell two
 /// cells apart only by more than this.
 pub const LAUNCH_SPREAD: f64 = 0.3;
+
+/// The most cells that contend for a phase's best on one figure: the best and two more.
+pub const CONTENDERS_MOST: usize = 3;
+
+/// The cells that contend for a measured phase's best on each figure it ranks, which `run.confirm` measures again:
+/// the best, the cells Welch's test cannot tell from it, and the cells with too few repeats to test whose median is
+/// within [`LAUNCH_SPREAD`] of the best's — at most [`CONTENDERS_MOST`] a figure, the closest first. Throughput is
+/// no figure to contend on where every cell held the requested rate, nor P99 where closed-model cells ran at loads
+/// too different to compare their latencies.
+pub fn contenders(phase: &PhaseAnalysis) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    if !phase.measured {
+        return ids;
+    }
+    let rate_held = all_held_the_rate(phase).is_some();
+    let latency_incomparable = phase.kind == PhaseKind::Closed && phase.equal_load_note.is_some();
+    let contended = |key: &&str| match *key {
+        "rps" => !rate_held,
+        "p99_ms" => !latency_incomparable,
+        _ => true,
+    };
+    for key in ranked_headlines(phase.kind).filter(contended) {
+        let Some(best) = phase.cells.iter().find(|cell| cell.standing.get(key) == Some(&Standing::Best)) else {
+            continue;
+        };
+        let best_median = best.figures[key].median;
+        let within_the_spread = |median: f64| match metric(key).better.expect("a headline has a direction") {
+            Better::Higher => median * (1.0 + LAUNCH_SPREAD) >= best_median,
+            Better::Lower => median <= best_median * (1.0 + LAUNCH_SPREAD),
+        };
+        let mut close: Vec<(&CellPhase, f64)> = phase
+            .cells
+            .iter()
+            .filter(|cell| cell.cell != best.cell)
+            .filter_map(|cell| {
+                let median = cell.figures.get(key)?.median;
+                let contends = match cell.standing.get(key)? {
+                    Standing::Indistinguishable { .. } => true,
+                    Standing::Unqualified => within_the_spread(median),
+                    Standing::Best | Standing::Worse { .. } => false,
+                };
+                contends.then_some((cell, (median - best_median).abs()))
+            })
+            .collect();
+        close.sort_by(|a, b| a.1.total_cmp(&b.1));
+        for cell in std::iter::once(best).chain(close.into_iter().map(|(cell, _)| cell)).take(CONTENDERS_MOST) {
+            if !ids.contains(&cell.cell) {
+                ids.push(cell.cell.clone());
+            }
+        }
+    }
+    ids
+}
 
 /// Whether the best capacity stands apart from the runner-up's when repeats are too few to test: their searches'
 /// bounds tell them apart when the best met the SLO (on every window of that rate) at a rate more than
@@ -285,7 +366,11 @@ fn best_at_equal_load(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Find
         analysis.cell(&winner.cell).label,
         show(best_point)
     );
-    text += &against_the_rest(points(rate).any(|(_, point)| point.standing == Some(Standing::Unqualified)), &equals);
+    let untested = match points(rate).any(|(_, point)| point.standing == Some(Standing::Unqualified)) {
+        true => Untested::InDoubt,
+        false => Untested::None,
+    };
+    text += &against_the_rest(&untested, &equals);
     Some(Finding { kind: Kind::P99, cell: Some(winner.cell.clone()), text })
 }
 
@@ -326,14 +411,27 @@ fn cost_rank(analysis: &Analysis, axis: &AxisInfo, cell: &CellPhase) -> usize {
     cost_order(&axis.labels).iter().position(|ordered| *ordered == label).unwrap_or(usize::MAX)
 }
 
-/// How the best cell stands against the others: too few repeats to tell, all worse, or the ones not distinguishable.
-fn against_the_rest(unqualified: bool, equals: &[String]) -> String {
-    if unqualified {
-        "; too few repeats to tell whether the other cells differ".to_string()
-    } else if equals.is_empty() {
-        "; every other cell is worse with significance".to_string()
-    } else {
-        format!("; not distinguishable from it: {}", equals.join(", "))
+/// How the best cell stands against the others: too few repeats to tell, all worse, or the ones not distinguishable;
+/// beside the tested ones, the cells with too few repeats that are further from it than one launch from the next.
+fn against_the_rest(untested: &Untested, equals: &[String]) -> String {
+    let tested = match (untested, equals.is_empty()) {
+        (Untested::InDoubt, _) => return "; too few repeats to tell whether the other cells differ".to_string(),
+        (Untested::None, true) => "every other cell is worse with significance".to_string(),
+        (Untested::BeyondTheSpread(_), true) => {
+            "every other cell measured again is worse with significance".to_string()
+        }
+        (_, false) => format!("not distinguishable from it: {}", equals.join(", ")),
+    };
+    match untested {
+        Untested::BeyondTheSpread(better) => {
+            let side = if *better == Better::Higher { "below" } else { "above" };
+            format!(
+                "; {tested}; the cells with fewer repeats are more than the {:.0} % one launch of a JVM can differ \
+                 from the next {side} it",
+                LAUNCH_SPREAD * 100.0
+            )
+        }
+        _ => format!("; {tested}"),
     }
 }
 
@@ -514,6 +612,26 @@ mod tests {
             against_the_runner_up(Some(52_000.0), Some(40_000.0), "x").starts_with("the best cannot be told apart")
         );
         assert!(against_the_runner_up(Some(52_000.0), None, "x").contains("found no rate that missed the SLO"));
+    }
+
+    #[test]
+    fn beside_the_contenders_measured_again_the_cells_measured_once_are_said_to_be_beyond_the_launch_spread() {
+        let equal = strings(&["-Xmx128m G1 (41000 req/s (95 % CI 38000–44000), p = 0.41)"]);
+        assert_eq!(
+            against_the_rest(&Untested::BeyondTheSpread(Better::Higher), &equal),
+            "; not distinguishable from it: -Xmx128m G1 (41000 req/s (95 % CI 38000–44000), p = 0.41); the cells \
+             with fewer repeats are more than the 30 % one launch of a JVM can differ from the next below it"
+        );
+        assert_eq!(
+            against_the_rest(&Untested::BeyondTheSpread(Better::Lower), &[]),
+            "; every other cell measured again is worse with significance; the cells with fewer repeats are more \
+             than the 30 % one launch of a JVM can differ from the next above it"
+        );
+        assert_eq!(
+            against_the_rest(&Untested::InDoubt, &equal),
+            "; too few repeats to tell whether the other cells differ"
+        );
+        assert_eq!(against_the_rest(&Untested::None, &[]), "; every other cell is worse with significance");
     }
 
     #[test]
