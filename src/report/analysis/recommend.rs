@@ -215,7 +215,7 @@ fn highest_capacity(analysis: &Analysis, phase: &PhaseAnalysis) -> Option<Findin
     let qualifier = match runner_up.filter(untested) {
         Some(runner_up) => {
             let bounds = |cell: &CellPhase| cell.capacity.as_ref().map_or([None, None], |capacity| capacity.bounds);
-            Some(against_the_runner_up(bounds(winner)[0], bounds(runner_up)[1], &label(runner_up)))
+            Some(against_the_runner_up(bounds(winner)[0], bounds(runner_up)[1], &label(runner_up), winner.reps.len()))
         }
         None => finding.text.split_once("; ").map(|(_, rest)| rest.to_string()),
     };
@@ -235,8 +235,9 @@ pub const LAUNCH_SPREAD: f64 = 0.3;
 pub const CONTENDERS_MOST: usize = 3;
 
 /// The cells that contend for a measured phase's best on each figure it ranks, which `run.confirm` measures again:
-/// the best, the cells Welch's test cannot tell from it, and the cells with too few repeats to test whose median is
-/// within [`LAUNCH_SPREAD`] of the best's — at most [`CONTENDERS_MOST`] a figure, the closest first. Throughput is
+/// the best, the cells Welch's test cannot tell from it, and the cells with too few repeats to test that are the
+/// runner-up or whose median is within [`LAUNCH_SPREAD`] of the best's — at most [`CONTENDERS_MOST`] a figure, the
+/// closest first. Throughput is
 /// no figure to contend on where every cell held the requested rate, nor P99 where closed-model cells ran at loads
 /// too different to compare their latencies.
 pub fn contenders(phase: &PhaseAnalysis) -> Vec<String> {
@@ -260,22 +261,20 @@ pub fn contenders(phase: &PhaseAnalysis) -> Vec<String> {
             Better::Higher => median * (1.0 + LAUNCH_SPREAD) >= best_median,
             Better::Lower => median <= best_median * (1.0 + LAUNCH_SPREAD),
         };
-        let mut close: Vec<(&CellPhase, f64)> = phase
+        let mut others: Vec<(&CellPhase, f64, &Standing)> = phase
             .cells
             .iter()
             .filter(|cell| cell.cell != best.cell)
-            .filter_map(|cell| {
-                let median = cell.figures.get(key)?.median;
-                let contends = match cell.standing.get(key)? {
-                    Standing::Indistinguishable { .. } => true,
-                    Standing::Unqualified => within_the_spread(median),
-                    Standing::Best | Standing::Worse { .. } => false,
-                };
-                contends.then_some((cell, (median - best_median).abs()))
-            })
+            .filter_map(|cell| Some((cell, cell.figures.get(key)?.median, cell.standing.get(key)?)))
             .collect();
-        close.sort_by(|a, b| a.1.total_cmp(&b.1));
-        for cell in std::iter::once(best).chain(close.into_iter().map(|(cell, _)| cell)).take(CONTENDERS_MOST) {
+        others.sort_by(|a, b| (a.1 - best_median).abs().total_cmp(&(b.1 - best_median).abs()));
+        // The closest is the runner-up: without it there is nothing to test the best against.
+        let close = others.iter().enumerate().filter(|(index, (_, median, standing))| match standing {
+            Standing::Indistinguishable { .. } => true,
+            Standing::Unqualified => *index == 0 || within_the_spread(*median),
+            Standing::Best | Standing::Worse { .. } => false,
+        });
+        for cell in std::iter::once(best).chain(close.map(|(_, (cell, _, _))| *cell)).take(CONTENDERS_MOST) {
             if !ids.contains(&cell.cell) {
                 ids.push(cell.cell.clone());
             }
@@ -288,27 +287,37 @@ pub fn contenders(phase: &PhaseAnalysis) -> Vec<String> {
 /// bounds tell them apart when the best met the SLO (on every window of that rate) at a rate more than
 /// [`LAUNCH_SPREAD`] above the one where the runner-up missed it; else the best cannot be told apart from the
 /// runner-up.
-fn against_the_runner_up(best_met: Option<f64>, runner_up_missed: Option<f64>, runner_up_label: &str) -> String {
+/// `best_repeats`: how many the best has (more than one after a confirmation the runner-up was not part of).
+fn against_the_runner_up(
+    best_met: Option<f64>,
+    runner_up_missed: Option<f64>,
+    runner_up_label: &str,
+    best_repeats: usize,
+) -> String {
     let rate = |rps: f64| metric(CAPACITY).format.show(rps);
+    let each = match best_repeats {
+        0 | 1 => "one repeat each".to_string(),
+        many => format!("{many} repeats of the best, one of the runner-up"),
+    };
     let spread = format!("{:.0} %", LAUNCH_SPREAD * 100.0);
     match (best_met, runner_up_missed) {
         (Some(met), Some(missed)) if met > missed * (1.0 + LAUNCH_SPREAD) => format!(
             "its search met the SLO at {} req/s, {:.1}× the {} req/s where the runner-up, {runner_up_label}, missed \
              it: told apart by the searches' bounds beyond the {spread} one launch of a JVM can differ from the \
-             next, one repeat each",
+             next, {each}",
             rate(met),
             met / missed,
             rate(missed)
         ),
         (Some(met), Some(missed)) => format!(
-            "the best cannot be told apart from the runner-up, {runner_up_label}: one repeat each, and the best met \
+            "the best cannot be told apart from the runner-up, {runner_up_label}: {each}, and the best met \
              the SLO at {} req/s where the runner-up missed it at {} req/s, within the {spread} one launch of a JVM \
              can differ from the next; give the plan more repeats",
             rate(met),
             rate(missed)
         ),
         _ => format!(
-            "the best cannot be told apart from the runner-up, {runner_up_label}: one repeat each, and the runner-up's \
+            "the best cannot be told apart from the runner-up, {runner_up_label}: {each}, and the runner-up's \
              search found no rate that missed the SLO; give the plan more repeats"
         ),
     }
@@ -596,22 +605,27 @@ mod tests {
     #[test]
     fn one_search_each_tells_the_best_apart_only_beyond_the_spread_between_launches() {
         assert_eq!(
-            against_the_runner_up(Some(56_000.0), Some(40_000.0), "-Xmx64m G1"),
+            against_the_runner_up(Some(56_000.0), Some(40_000.0), "-Xmx64m G1", 1),
             "its search met the SLO at 56000 req/s, 1.4× the 40000 req/s where the runner-up, -Xmx64m G1, missed it: \
              told apart by the searches' bounds beyond the 30 % one launch of a JVM can differ from the next, one \
              repeat each"
         );
         assert_eq!(
-            against_the_runner_up(Some(45_782.0), Some(45_025.0), "-Xmx256m Parallel"),
+            against_the_runner_up(Some(45_782.0), Some(45_025.0), "-Xmx256m Parallel", 1),
             "the best cannot be told apart from the runner-up, -Xmx256m Parallel: one repeat each, and the best met \
              the SLO at 45782 req/s where the runner-up missed it at 45025 req/s, within the 30 % one launch of a JVM \
              can differ from the next; give the plan more repeats"
         );
         // Exactly the spread between launches apart is not beyond it.
         assert!(
-            against_the_runner_up(Some(52_000.0), Some(40_000.0), "x").starts_with("the best cannot be told apart")
+            against_the_runner_up(Some(52_000.0), Some(40_000.0), "x", 1).starts_with("the best cannot be told apart")
         );
-        assert!(against_the_runner_up(Some(52_000.0), None, "x").contains("found no rate that missed the SLO"));
+        assert!(against_the_runner_up(Some(52_000.0), None, "x", 1).contains("found no rate that missed the SLO"));
+        assert!(
+            against_the_runner_up(Some(52_000.0), Some(45_000.0), "x", 3)
+                .contains("x: 3 repeats of the best, one of the runner-up, and the best met"),
+            "a best measured again without its runner-up"
+        );
     }
 
     #[test]
