@@ -163,10 +163,14 @@ pub fn sweep(
     }
     let Some(confirm) = plan.run.confirm.filter(|&confirm| confirm > plan.run.repeats) else { return Ok(false) };
     let cells: Vec<Cell> = prepared.iter().map(|prepared| prepared.cell.clone()).collect();
-    let contenders = super::contenders::contenders(plan, &cells, results)?;
-    if contenders.is_empty() {
-        return Ok(false);
-    }
+    let contenders = match super::contenders::contenders(plan, &cells, results) {
+        Ok(contenders) if !contenders.is_empty() => contenders,
+        Ok(_) => return Ok(false),
+        Err(err) => {
+            say!("jload: no confirmation: the sweep's results could not be judged ({err:#})");
+            return Ok(false);
+        }
+    };
     let ids: Vec<&str> = contenders.iter().map(|&index| cells[index].id.as_str()).collect();
     say!("jload: confirming the contenders for the best cell, to {confirm} repeats each: {}", ids.join(", "));
     let slots = confirmation_schedule(&contenders, plan.run.repeats, confirm, plan.run.order, seed);
