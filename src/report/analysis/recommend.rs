@@ -151,7 +151,7 @@ fn best(analysis: &Analysis, phase: &PhaseAnalysis, key: &str, kind: Kind, title
     if others.is_empty() {
         text += "; the only cell measured";
     } else {
-        text += &against_the_rest(&untested_beyond_the_spread(winner, &others, key), &equals);
+        text += &against_the_rest(&how_the_untested_stand(winner, &others, key), &equals);
     }
     Some(Finding { kind, cell: Some(winner.cell.clone()), text })
 }
@@ -165,7 +165,7 @@ enum Untested {
     InDoubt,
 }
 
-fn untested_beyond_the_spread(winner: &CellPhase, others: &[&CellPhase], key: &str) -> Untested {
+fn how_the_untested_stand(winner: &CellPhase, others: &[&CellPhase], key: &str) -> Untested {
     let untested: Vec<&&CellPhase> =
         others.iter().filter(|cell| cell.standing.get(key) == Some(&Standing::Unqualified)).collect();
     if untested.is_empty() {
@@ -237,9 +237,8 @@ pub const CONTENDERS_MOST: usize = 3;
 /// The cells that contend for a measured phase's best on each figure it ranks, which `run.confirm` measures again:
 /// the best, the cells Welch's test cannot tell from it, and the cells with too few repeats to test that are the
 /// runner-up or whose median is within [`LAUNCH_SPREAD`] of the best's — at most [`CONTENDERS_MOST`] a figure, the
-/// closest first. Throughput is
-/// no figure to contend on where every cell held the requested rate, nor P99 where closed-model cells ran at loads
-/// too different to compare their latencies.
+/// closest first. Throughput is no figure to contend on where every cell held the requested rate, nor P99 where
+/// closed-model cells ran at loads too different to compare their latencies.
 pub fn contenders(phase: &PhaseAnalysis) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     if !phase.measured {
