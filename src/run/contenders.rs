@@ -2,8 +2,8 @@
 //! sample of its configuration — launches of one configuration differ by up to the report's launch spread — so once
 //! every cell has the plan's repeats, the cells that contend for a measured phase's best cell (the report's rule:
 //! the best, its runner-up, the cells it cannot be told from or within the launch spread of it) are measured again
-//! until each has `confirm` repeats. The report then tests them against each other as it tests any repeats. The contenders are judged on the
-//! plan's repeats alone, so a `--resume` judges the same ones.
+//! until each has `confirm` repeats. The report then tests them against each other as it tests any repeats. The
+//! contenders are judged on the plan's repeats alone, so a `--resume` judges the same ones.
 
 use super::store::build_summary_with_repeats;
 use crate::plan::Plan;

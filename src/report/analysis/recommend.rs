@@ -174,15 +174,20 @@ fn how_the_untested_stand(winner: &CellPhase, others: &[&CellPhase], key: &str) 
     let tested = others.iter().any(|cell| {
         matches!(cell.standing.get(key), Some(Standing::Indistinguishable { .. } | Standing::Worse { .. }))
     });
-    let better = metric(key).better.expect("a headline has a direction");
     let best = winner.figures[key].median;
     let beyond = untested.iter().all(|cell| {
-        cell.figures.get(key).is_some_and(|estimate| match better {
-            Better::Higher => estimate.median * (1.0 + LAUNCH_SPREAD) < best,
-            Better::Lower => estimate.median > best * (1.0 + LAUNCH_SPREAD),
-        })
+        cell.figures.get(key).is_some_and(|estimate| !within_the_launch_spread(key, estimate.median, best))
     });
+    let better = metric(key).better.expect("a headline has a direction");
     if tested && beyond { Untested::BeyondTheSpread(better) } else { Untested::InDoubt }
+}
+
+/// Whether `median` is no further from `best` on `key` than [`LAUNCH_SPREAD`], on the worse side of it.
+fn within_the_launch_spread(key: &str, median: f64, best: f64) -> bool {
+    match metric(key).better.expect("a headline has a direction") {
+        Better::Higher => median * (1.0 + LAUNCH_SPREAD) >= best,
+        Better::Lower => median <= best * (1.0 + LAUNCH_SPREAD),
+    }
 }
 
 /// `-Xmx256m G1 sustains 42000 req/s (95 % CI …) at p99<=10ms, 1.8× -Xmx64m G1 (23000 req/s)`: the best capacity,
@@ -256,10 +261,6 @@ pub fn contenders(phase: &PhaseAnalysis) -> Vec<String> {
             continue;
         };
         let best_median = best.figures[key].median;
-        let within_the_spread = |median: f64| match metric(key).better.expect("a headline has a direction") {
-            Better::Higher => median * (1.0 + LAUNCH_SPREAD) >= best_median,
-            Better::Lower => median <= best_median * (1.0 + LAUNCH_SPREAD),
-        };
         let mut others: Vec<(&CellPhase, f64, &Standing)> = phase
             .cells
             .iter()
@@ -270,7 +271,7 @@ pub fn contenders(phase: &PhaseAnalysis) -> Vec<String> {
         // The closest is the runner-up: without it there is nothing to test the best against.
         let close = others.iter().enumerate().filter(|(index, (_, median, standing))| match standing {
             Standing::Indistinguishable { .. } => true,
-            Standing::Unqualified => *index == 0 || within_the_spread(*median),
+            Standing::Unqualified => *index == 0 || within_the_launch_spread(key, *median, best_median),
             Standing::Best | Standing::Worse { .. } => false,
         });
         for cell in std::iter::once(best).chain(close.map(|(_, (cell, _, _))| *cell)).take(CONTENDERS_MOST) {
