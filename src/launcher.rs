@@ -53,6 +53,8 @@ pub struct LaunchSpec {
 
 /// How long a start waits for a port in use to be let go (a previous cell's process still exiting) before refusing.
 const PORT_RELEASE_WAIT: Duration = Duration::from_secs(2);
+/// How often a stop looks whether the tree has ended: a JVM that exits at SIGTERM is let go within this.
+const STOP_POLL: Duration = Duration::from_millis(20);
 
 /// A process listening on a port where the target runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -322,7 +324,7 @@ impl RunningTarget {
         self.signal_tree(libc::SIGTERM);
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline && (self.exited().is_none() || !self.others().is_empty()) {
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(STOP_POLL);
         }
         self.signal_tree(libc::SIGKILL);
         if let Some(exit) = ended_by_itself {

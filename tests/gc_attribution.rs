@@ -229,21 +229,27 @@ fn the_jvm_clock_lands_where_the_gc_log_decorations_put_uptime_zero() {
     assert!(f64_of(&clock["cross_check_ms"]) <= 10.0, "PerfData and the GC log agree: {clock}");
 }
 
-/// The interval (µs since the epoch) every line's `[time][uptime]` decorations allow for uptime 0, computed here
-/// from the text: a line at `time` T ms and `uptime` U ms (both truncated to the ms) puts uptime 0 in
-/// (T − U − 1 ms, T − U + 1 ms).
+/// The interval (µs since the epoch) the log's `[time][uptime]` decorations allow for uptime 0, computed here from
+/// the text: a line at `time` T ms and `uptime` U ms (both truncated to the ms) puts uptime 0 in (T − U − 1 ms,
+/// T − U + 1 ms). The JVM reads the two clocks one after the other, so a thread descheduled between the reads (a
+/// loaded machine) writes a line that disagrees with the rest by milliseconds: lines more than 1 ms from the median
+/// line are left out (the rest then agree: each within 1 ms of the median, so they all allow it).
 fn uptime_zero_from_decorations(gc_log: &str) -> (i64, i64) {
-    let (mut low, mut high) = (i64::MIN, i64::MAX);
+    let mut zeros_us = Vec::new();
     for line in gc_log.lines() {
         let mut fields = line.trim_start_matches('[').split("][");
         let (Some(time), Some(uptime)) = (fields.next(), fields.next()) else { continue };
         let Ok(wall) = chrono::DateTime::parse_from_str(time, "%Y-%m-%dT%H:%M:%S%.3f%z") else { continue };
         let Ok(uptime_s) = uptime.trim_end_matches('s').parse::<f64>() else { continue };
-        let zero_us = wall.timestamp_micros() - (uptime_s * 1e6).round() as i64;
-        low = low.max(zero_us - 1000);
-        high = high.min(zero_us + 1000);
+        zeros_us.push(wall.timestamp_micros() - (uptime_s * 1e6).round() as i64);
     }
-    assert!(low <= high, "the log's decorations disagree with each other: {low}..{high}");
+    zeros_us.sort_unstable();
+    let median = zeros_us[zeros_us.len() / 2];
+    let lines = zeros_us.len();
+    let agreeing: Vec<i64> = zeros_us.into_iter().filter(|zero| (zero - median).abs() <= 1000).collect();
+    assert!(agreeing.len() * 10 >= lines * 9, "{} of {lines} lines agree on uptime 0", agreeing.len());
+    let low = agreeing.iter().map(|zero| zero - 1000).max().unwrap();
+    let high = agreeing.iter().map(|zero| zero + 1000).min().unwrap();
     (low, high)
 }
 
@@ -282,16 +288,6 @@ fn zgc_stall_run(java: &Path) -> Measured {
     measure(&target)
 }
 
-fn zgc_on_jdk17() -> &'static Measured {
-    static RUN: OnceLock<Measured> = OnceLock::new();
-    RUN.get_or_init(|| zgc_stall_run(&java17()))
-}
-
-fn zgc_on_jdk25() -> &'static Measured {
-    static RUN: OnceLock<Measured> = OnceLock::new();
-    RUN.get_or_init(|| zgc_stall_run(&java25()))
-}
-
 fn assert_every_stall_of_the_run_is_found(run: &Measured) {
     assert_eq!(run.code, 0, "{}", run.stdout);
     let stops = &run.attribution()["stops"];
@@ -320,28 +316,21 @@ fn assert_stalls_are_blamed(run: &Measured) {
     assert!(in_gc >= cover + 0.25, "the tail's time went to GC: {p99}");
 }
 
+/// One run per JDK for both: the stalls the GC log holds are the ones counted, and they are what makes the tail.
 #[test]
-fn zgc_allocation_stalls_of_the_run_are_all_found() {
+fn zgc_allocation_stalls_of_the_run_are_all_found_and_blamed() {
     let _machine = common::machine::shared();
-    assert_every_stall_of_the_run_is_found(zgc_on_jdk17());
+    let run = zgc_stall_run(&java17());
+    assert_every_stall_of_the_run_is_found(&run);
+    assert_stalls_are_blamed(&run);
 }
 
 #[test]
-fn zgc_allocation_stalls_are_blamed() {
+fn generational_zgc_allocation_stalls_of_the_run_are_all_found_and_blamed_on_jdk25() {
     let _machine = common::machine::shared();
-    assert_stalls_are_blamed(zgc_on_jdk17());
-}
-
-#[test]
-fn generational_zgc_allocation_stalls_of_the_run_are_all_found_on_jdk25() {
-    let _machine = common::machine::shared();
-    assert_every_stall_of_the_run_is_found(zgc_on_jdk25());
-}
-
-#[test]
-fn generational_zgc_allocation_stalls_are_blamed_on_jdk25() {
-    let _machine = common::machine::shared();
-    assert_stalls_are_blamed(zgc_on_jdk25());
+    let run = zgc_stall_run(&java25());
+    assert_every_stall_of_the_run_is_found(&run);
+    assert_stalls_are_blamed(&run);
 }
 
 #[test]

@@ -48,26 +48,29 @@ struct Saturated {
     stdout: String,
 }
 
-fn saturated_run() -> &'static Saturated {
-    static RUN: std::sync::OnceLock<Saturated> = std::sync::OnceLock::new();
-    RUN.get_or_init(|| {
-        let dir = tempdir();
-        let out = dir.join("results");
-        let plan = saturation_plan(&dir);
-        let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-        Saturated { out, stdout: String::from_utf8_lossy(&output.stdout).into_owned(), _dir: dir }
-    })
+fn saturated_run() -> Saturated {
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan = saturation_plan(&dir);
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    Saturated { out, stdout: String::from_utf8_lossy(&output.stdout).into_owned(), _dir: dir }
 }
 
 fn queue_record(run: &Saturated) -> Value {
     json(&run.out.join("cells/default/rep-1/queue.json"))
 }
 
+/// One run for both behaviours (it is the suite's JVM).
 #[test]
-fn gc_pauses_that_overlap_a_saturated_tail_without_making_it_are_not_gc() {
+fn a_saturated_tail_is_not_gc_and_its_p99_is_one_figure_in_every_output() {
     let _machine = machine::shared();
     let run = saturated_run();
+    gc_pauses_that_overlap_a_saturated_tail_without_making_it_are_not_gc(&run);
+    the_phases_p99_is_one_figure_in_the_table_the_attribution_the_report_and_the_json(&run);
+}
+
+fn gc_pauses_that_overlap_a_saturated_tail_without_making_it_are_not_gc(run: &Saturated) {
     let record = queue_record(run);
     let attribution = &record["gc_attribution"];
     assert!(attribution.is_object(), "no gc_attribution: {record}");
@@ -96,10 +99,7 @@ fn gc_pauses_that_overlap_a_saturated_tail_without_making_it_are_not_gc() {
     assert!(printed.contains(&format!("default: not GC: {summary}")), "{}", run.stdout);
 }
 
-#[test]
-fn the_phases_p99_is_one_figure_in_the_table_the_attribution_the_report_and_the_json() {
-    let _machine = machine::shared();
-    let run = saturated_run();
+fn the_phases_p99_is_one_figure_in_the_table_the_attribution_the_report_and_the_json(run: &Saturated) {
     let record = queue_record(run);
     // The run ended with requests never answered (a 60 s timeout outlasts the 8 s phase): their waits are in the
     // histogram, and in the slow requests the tail is ranked among.

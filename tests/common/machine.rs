@@ -12,8 +12,10 @@
 //! never runs beside a JVM sweep of another company. A test of another company waits until the company that holds
 //! the machine has let go, and while it waits no further test of that company takes the machine.
 
+use std::io::Write;
 use std::panic::Location;
 use std::sync::{Condvar, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The suites that keep company beyond their own, by name. `sweeps`: their tests run `jload run` sweeps against
 /// JVMs (or a browser on a report) and assert what the sweep recorded, its files, causes and exit codes.
@@ -65,10 +67,26 @@ static CHANGED: Condvar = Condvar::new();
 /// The machine held until dropped.
 pub struct Held {
     alone: bool,
+    since: SystemTime,
+}
+
+/// Where each hold is logged when the suite runs with `JLOAD_MACHINE_LOG=FILE` (bench/suite-holds.sh reads it): one
+/// line per hold, `TAKEN RELEASED alone|shared TEST` (seconds since the epoch), appended as it is let go.
+const HOLD_LOG: &str = "JLOAD_MACHINE_LOG";
+
+fn log_hold(held: &Held) {
+    let Some(path) = std::env::var_os(HOLD_LOG) else { return };
+    let seconds = |at: SystemTime| at.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
+    let kind = if held.alone { "alone" } else { "shared" };
+    let test = std::thread::current().name().unwrap_or("?").to_string();
+    let line = format!("{:.3} {:.3} {kind} {test}\n", seconds(held.since), seconds(SystemTime::now()));
+    let appended = std::fs::OpenOptions::new().create(true).append(true).open(&path);
+    appended.and_then(|mut file| file.write_all(line.as_bytes())).expect("the hold log is writable");
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
+        log_hold(self);
         let mut holders = MACHINE.lock().unwrap_or_else(|poison| poison.into_inner());
         if self.alone {
             holders.alone = false;
@@ -113,13 +131,13 @@ pub fn shared() -> Held {
             holders.shared += 1;
         },
     );
-    Held { alone: false }
+    Held { alone: false, since: SystemTime::now() }
 }
 
 /// Hold the machine alone: no other test that takes it runs meanwhile.
 pub fn alone() -> Held {
     take(|holders| !holders.alone && holders.shared == 0, |holders| holders.alone = true);
-    Held { alone: true }
+    Held { alone: true, since: SystemTime::now() }
 }
 
 #[test]

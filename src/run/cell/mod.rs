@@ -344,6 +344,7 @@ fn run_phase(
         let guard = scope.spawn(|| end_phase_early(target, run.stop, &phase_stop));
         let result = drive_load(phase, &spec, &options, slo, &mut steps, run.generator);
         let cut_short = phase_stop.swap(true, Ordering::Relaxed);
+        guard.thread().unpark();
         let _ = guard.join();
         result.map(|bench| (bench, cut_short))
     })?;
@@ -452,14 +453,15 @@ fn must_end(target: &Mutex<TargetProcess>, stop: &AtomicBool) -> bool {
     stop.load(Ordering::Relaxed) || target.lock().expect("target").gone()
 }
 
-/// Watches a running phase: ends it early when Ctrl-C is pressed or the target dies.
+/// Watches a running phase every 100 ms: ends it early when Ctrl-C is pressed or the target dies. Unparked when the
+/// phase ends, so that it lets go at once.
 fn end_phase_early(target: &Arc<Mutex<TargetProcess>>, stop: &AtomicBool, phase_stop: &Arc<AtomicBool>) {
     while !phase_stop.load(Ordering::Relaxed) {
         if must_end(target, stop) {
             phase_stop.store(true, Ordering::Relaxed);
             return;
         }
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::park_timeout(Duration::from_millis(100));
     }
 }
 

@@ -12,6 +12,9 @@ use crate::load::connections::probe::get_status;
 use crate::remote::remote_target::RemoteTarget;
 use crate::results::ExitInfo;
 
+/// How often readiness is asked of a starting target: a JVM that answers is seen within this.
+const READY_POLL: Duration = Duration::from_millis(20);
+
 pub enum TargetProcess {
     Local(RunningTarget),
     Remote(RemoteTarget),
@@ -61,7 +64,7 @@ impl TargetProcess {
         }
     }
 
-    /// Poll `url` until it answers 2xx, the process exits (or its server is lost), `timeout` passes or `stop` is set.
+    /// Poll `url` every [`READY_POLL`] until it answers 2xx, the process exits (or its server is lost), `timeout` passes or `stop` is set.
     /// A 2xx while a process outside the target's tree listens on one of `ports` (the cell's) is no readiness: that
     /// process answered, not the target ([`Readiness::Foreign`]).
     pub fn wait_ready(&mut self, url: &str, ports: &[u16], timeout: Duration, stop: &AtomicBool) -> Readiness {
@@ -86,7 +89,7 @@ impl TargetProcess {
                     None => Readiness::Ready(answered_after),
                 };
             }
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(READY_POLL);
         }
     }
 
