@@ -17,7 +17,9 @@ use common::machine;
 use common::{interrupt_run_after, jload, json, tempdir};
 use jload::load::format::format_ms;
 
-/// A plan running Bowl with `jvm` in `[target]`, a short warm-up and a measured 0.8 s at 20 req/s, and `tail`.
+/// A plan running Bowl with `jvm` in `[target]`, a short warm-up and a measured 0.5 s at 32 req/s
+/// (16 requests, each answered after its service time by a timer, so as many wait at once as the rate brings), and
+/// `tail`.
 fn plan(dir: &Path, classes: &Path, jvm: &str, tail: &str) -> PathBuf {
     let text = format!(
         "name = \"bowl\"\n[target]\ncommand = \"java {{jvm}} -cp {classes} Bowl {{port}}\"\n\
@@ -25,7 +27,7 @@ fn plan(dir: &Path, classes: &Path, jvm: &str, tail: &str) -> PathBuf {
          jvm = [{jvm}]\n\
          [[phase]]\nname = \"warm\"\nmeasure = false\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 16\n\
          rate = 20\nduration = \"300ms\"\n\
-         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 16\nrate = 20\nduration = \"800ms\"\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 16\nrate = 32\nduration = \"500ms\"\n\
          [run]\ncooldown = \"0s\"\n{tail}\n",
         classes = classes.display()
     );
@@ -201,7 +203,7 @@ fn a_capacity_tune_takes_each_trials_figure_from_its_capacity_phase() {
                 \"-Dx\" = { from = 0.29, to = 0.31 }\n";
     let plan = plan(&dir, &classes, &format!("{FAST_JVM}, \"-Dy=0.7\""), tune);
     let text = std::fs::read_to_string(&plan).unwrap().replace(
-        "rate = 20\nduration = \"800ms\"\n",
+        "rate = 32\nduration = \"500ms\"\n",
         "capacity = { start_rate = 20, max_rate = 40 }\nstep = \"1s\"\nstep_warmup = \"0s\"\nsteady_max = \"0s\"\n\
          min_requests = 10\n",
     );
@@ -285,7 +287,7 @@ pub(crate) fn a_memory_tune_at_a_rate_records_each_trials_memory_and_capacity_an
     let jvm = format!("{FAST_JVM}, \"-Dx=0.48\", \"-Dy=0.7\", \"-Dworker.mb=24\"");
     let plan = plan(&dir, &classes, &jvm, tune);
     let text = std::fs::read_to_string(&plan).unwrap().replace(
-        "rate = 20\nduration = \"800ms\"\n",
+        "rate = 32\nduration = \"500ms\"\n",
         "capacity = { start_rate = 80, max_rate = 160, precision = \"100%\" }\nstep = \"1.5s\"\nstep_warmup = \"0s\"\n\
          steady_max = \"0s\"\nmin_requests = 10\n",
     );
@@ -419,7 +421,7 @@ fn a_dry_run_shows_the_tune_and_bad_input_exits_2_with_one_line_and_starts_nothi
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("phase warm (not measured): http://127.0.0.1:{port}/ × 16 connections, 300ms at 20 req/s"));
-    assert!(stdout.contains("phase get: http://127.0.0.1:{port}/ × 16 connections, 800ms at 20000 req/s"), "{stdout}");
+    assert!(stdout.contains("phase get: http://127.0.0.1:{port}/ × 16 connections, 500ms at 20000 req/s"), "{stdout}");
     assert!(stdout.contains(
         "\n  at 20,000 req/s: every measured phase of every trial runs at that fixed rate; a trial is feasible when it \
          holds the SLO\n"
