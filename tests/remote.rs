@@ -61,7 +61,7 @@ fn a_sweep_runs_each_cell_on_its_server_pinned_to_its_cpus_there_and_brings_its_
     let dir = tempdir();
     let out = dir.join("results");
     let plan = remote_plan(&dir, &[net.destination("server")], "3s", "");
-    let pinned = std::fs::read_to_string(&plan).unwrap().replace("[target]\n", "[target]\ncpus = \"0\"\n");
+    let pinned = std::fs::read_to_string(&plan).unwrap().replace("[target]\n", "[target]\ncpus = \"0\"\nprofile = true\n");
     std::fs::write(&plan, pinned).unwrap();
     let output = run(&net, &plan, &out);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
@@ -84,9 +84,10 @@ fn a_sweep_runs_each_cell_on_its_server_pinned_to_its_cpus_there_and_brings_its_
             record["jvm"]
         );
         assert!(record["jvm"]["pauses"].is_object(), "the GC log came home and was read: {record}");
-        for file in ["gc.log", "gcstat.csv", "stdout.log", "stderr.log", "get.hlog"] {
+        for file in ["gc.log", "gcstat.csv", "stdout.log", "stderr.log", "get.hlog", "get.jfr", "jfr-settings.jfc"] {
             assert!(rep.join(file).is_file(), "{id}: {file} missing in {}", rep.display());
         }
+        assert_eq!(record["flight_recording"]["file"], "get.jfr", "recorded there, and the file came home: {record}");
         let clock_error = record["gc_attribution"]["clock_error_ms"].as_f64().unwrap();
         assert!(clock_error < 5.0, "the server's clock offset is measured, not guessed: {clock_error} ms");
     }

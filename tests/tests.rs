@@ -73,6 +73,7 @@ mod run_box_search;
 mod run_capacity;
 mod run_nmt;
 mod run_ownership;
+mod run_profile;
 mod run_protocols;
 mod run_saturation;
 mod run_stalls;

@@ -44,8 +44,12 @@ pub struct JvmStops {
     clock: Option<UptimeClock>,
     /// The stretches a CPU quota held the JVM back, on the wall clock (µs since the Unix epoch, start and end).
     throttled: Vec<(i64, i64)>,
-    /// jload's own reads of the JVM (NMT summaries), on the wall clock (µs, start and end).
+    /// jload's own reads of the JVM (NMT summaries, flight-recording commands), on the wall clock (µs, start and
+    /// end).
     jload_reads: Vec<(i64, i64)>,
+    /// jload's flight recordings of the JVM, from the start command's beginning to the end of the one that stopped
+    /// it, on the wall clock (µs).
+    recordings: Vec<(i64, i64)>,
 }
 
 impl JvmStops {
@@ -55,23 +59,28 @@ impl JvmStops {
             clock: clock::combine(perfdata_clock, log.clock.map(|clock| clock.uptime_zero)),
             throttled: Vec::new(),
             jload_reads: Vec::new(),
+            recordings: Vec::new(),
         }
     }
 
-    /// With jload's own reads of the JVM, each as `nmt.csv` gives it: the wall-clock millisecond it began
+    /// With jload's flight recordings (wall-clock µs, start and end): a safepoint inside one whose VM operation is
+    /// JFR's own ([`stops::is_flight_recorder_operation`]) becomes [`StopKind::JloadSafepoint`].
+    pub fn with_recordings(mut self, recordings: Vec<(i64, i64)>) -> JvmStops {
+        self.recordings.extend(recordings);
+        self
+    }
+
+    /// With jload's own reads of the JVM (added to those given before), each as `nmt.csv` gives it: the wall-clock millisecond it began
     /// (`unix_ms`) and how long it took (`read_ms`), so it spans from that millisecond's start to its end plus the
     /// read. Each is counted, and a safepoint inside one (as far as the clock mapping tells) whose VM operation such
     /// a read can run ([`stops::is_jload_read_operation`]) becomes [`StopKind::JloadSafepoint`]: jload's, not the
     /// service's.
-    pub fn with_jload_reads(self, reads: Vec<(u64, f64)>) -> JvmStops {
-        let jload_reads = reads
-            .into_iter()
-            .map(|(unix_ms, read_ms)| {
-                let start_us = unix_ms as i64 * 1000;
-                (start_us, start_us + 1000 + (read_ms * 1000.0).ceil() as i64)
-            })
-            .collect();
-        JvmStops { jload_reads, ..self }
+    pub fn with_jload_reads(mut self, reads: Vec<(u64, f64)>) -> JvmStops {
+        self.jload_reads.extend(reads.into_iter().map(|(unix_ms, read_ms)| {
+            let start_us = unix_ms as i64 * 1000;
+            (start_us, start_us + 1000 + (read_ms * 1000.0).ceil() as i64)
+        }));
+        self
     }
 
     /// With the stretches the CPU quota of the JVM's cgroup box held it back (wall-clock µs, start and end, as
@@ -112,7 +121,17 @@ pub fn of_run(result: &BenchResult, jvm: Option<&JvmStops>) -> Result<GcAttribut
             kind: StopKind::JloadRead,
         })
         .collect();
-    mark_jload_safepoints(&mut windows, &jvm.stops, &reads, (uptime_clock.error_ms * 1000.0).ceil() as i64);
+    let recordings: Vec<Window> = jvm
+        .recordings
+        .iter()
+        .map(|&(start, end)| Window {
+            start_us: start - start_unix_us,
+            end_us: end - start_unix_us,
+            kind: StopKind::JloadRead,
+        })
+        .collect();
+    let error_us = (uptime_clock.error_ms * 1000.0).ceil() as i64;
+    mark_jload_safepoints(&mut windows, &jvm.stops, (&reads, &recordings), error_us);
     windows.extend(reads);
     windows.extend(jvm.throttled.iter().map(|&(start, end)| Window {
         start_us: start - start_unix_us,
@@ -124,13 +143,20 @@ pub fn of_run(result: &BenchResult, jvm: Option<&JvmStops>) -> Result<GcAttribut
 }
 
 /// Each safepoint window (`windows[i]` is `stops[i]` on the run's clock) that meets one of jload's `reads` — the
-/// clock mapping known to ± `error_us` — and whose VM operation such a read can run becomes jload's.
-fn mark_jload_safepoints(windows: &mut [Window], stops: &[Stop], reads: &[Window], error_us: i64) {
+/// clock mapping known to ± `error_us` — and whose VM operation such a read can run, or one of its `recordings` and
+/// whose operation is the flight recorder's, becomes jload's.
+fn mark_jload_safepoints(
+    windows: &mut [Window],
+    stops: &[Stop],
+    (reads, recordings): (&[Window], &[Window]),
+    error_us: i64,
+) {
     for (window, stop) in windows.iter_mut().zip(stops) {
-        let in_a_read =
-            |read: &Window| window.start_us < read.end_us + error_us && window.end_us > read.start_us - error_us;
-        if stop.kind == StopKind::Safepoint && stops::is_jload_read_operation(&stop.what) && reads.iter().any(in_a_read)
-        {
+        let meets =
+            |span: &Window| window.start_us < span.end_us + error_us && window.end_us > span.start_us - error_us;
+        let jloads = (stops::is_jload_read_operation(&stop.what) && reads.iter().any(meets))
+            || (stops::is_flight_recorder_operation(&stop.what) && recordings.iter().any(meets));
+        if stop.kind == StopKind::Safepoint && jloads {
             window.kind = StopKind::JloadSafepoint;
         }
     }
@@ -174,7 +200,7 @@ mod tests {
             window(2_000, 2_100, StopKind::GcPause),
             window(5_000, 5_100, StopKind::Safepoint), // far from it
         ];
-        mark_jload_safepoints(&mut windows, &stops, &[read], 50);
+        mark_jload_safepoints(&mut windows, &stops, (&[read], &[]), 50);
         let kinds: Vec<StopKind> = windows.iter().map(|window| window.kind).collect();
         assert_eq!(
             kinds,
@@ -186,6 +212,26 @@ mod tests {
                 StopKind::Safepoint
             ]
         );
+    }
+
+    #[test]
+    fn a_flight_recorders_safepoint_inside_one_of_jloads_recordings_is_jloads_and_no_other_operation_is() {
+        let recording = window(1_000, 900_000, StopKind::JloadRead);
+        let stops = [
+            stop(StopKind::Safepoint, "JFRCheckpoint"),
+            stop(StopKind::Safepoint, "ICBufferFull"),
+            stop(StopKind::Safepoint, "PrintThreads"),
+            stop(StopKind::Safepoint, "JFRCheckpoint"),
+        ];
+        let mut windows = vec![
+            window(500_000, 500_300, StopKind::Safepoint), // a chunk rotation mid-recording
+            window(500_000, 500_300, StopKind::Safepoint), // the service's, though inside
+            window(500_000, 500_300, StopKind::Safepoint), // a read's operation, but no read here
+            window(950_000, 950_300, StopKind::Safepoint), // after the recording: someone else's JFR
+        ];
+        mark_jload_safepoints(&mut windows, &stops, (&[], &[recording]), 50);
+        let kinds: Vec<StopKind> = windows.iter().map(|window| window.kind).collect();
+        assert_eq!(kinds, [StopKind::JloadSafepoint, StopKind::Safepoint, StopKind::Safepoint, StopKind::Safepoint]);
     }
 
     #[test]

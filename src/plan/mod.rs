@@ -35,6 +35,10 @@ pub use phase::Phase;
 use phase::parse_phases;
 use schema::{LoadFile, PlanFile, RunFile, SloFile, TargetFile};
 
+/// Whether a plan that does not say records its measured phases: off, since a recording cost kv-service more than the
+/// 2 % of req/s and p99 a default may cost (docs/benchmarks.md, "The flight recorder's cost").
+pub const RECORDS_FLIGHT_BY_DEFAULT: bool = false;
+
 /// What jload starts for every cell.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Target {
@@ -62,6 +66,9 @@ pub struct Target {
     /// `nmt`: Native Memory Tracking on or off for every cell; None: the default, [`Target::tracks_native_memory`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nmt: Option<bool>,
+    /// `profile`: a flight recording of each measured phase, on or off; None: the default, [`Target::records_flight`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<bool>,
 }
 
 impl Target {
@@ -70,6 +77,12 @@ impl Target {
     /// a kill is made of (docs/containers.md).
     pub fn tracks_native_memory(&self, cell_limits: &Limits) -> bool {
         self.nmt.unwrap_or(cell_limits.memory_bytes.is_some())
+    }
+
+    /// Whether jload records each measured phase with JDK Flight Recorder (docs/profiling.md): as the plan says,
+    /// else [`RECORDS_FLIGHT_BY_DEFAULT`].
+    pub fn records_flight(&self) -> bool {
+        self.profile.unwrap_or(RECORDS_FLIGHT_BY_DEFAULT)
     }
 }
 
@@ -294,6 +307,7 @@ fn parse_target(source: Source<'_>, base: &PlanBase, target: &TargetFile) -> any
         cpus: cpu_set(source, &target.cpus, "target.cpus", hosts.is_empty())?,
         limits: box_limits::target_limits(source, target)?,
         nmt: target.nmt,
+        profile: target.profile,
         hosts,
     })
 }

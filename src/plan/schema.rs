@@ -94,6 +94,8 @@ pub struct TargetFile {
     /// Native Memory Tracking (`-XX:NativeMemoryTracking=summary`, read during the run into `nmt.csv`); default: on
     /// for a cell with a memory limit, off otherwise.
     pub nmt: Option<bool>,
+    /// A flight recording of each measured phase (`<phase>.jfr`, docs/profiling.md); default: [`crate::plan::Target::records_flight`].
+    pub profile: Option<bool>,
     /// Add -XX:+ExitOnOutOfMemoryError (default true).
     #[serde(default = "yes")]
     pub exit_on_oom: bool,

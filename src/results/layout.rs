@@ -124,6 +124,11 @@ impl RepFiles<'_> {
         self.dir.join(format!("{phase}.slow.csv"))
     }
 
+    /// A measured phase's flight recording (docs/profiling.md), written by the target's JVM.
+    pub fn phase_recording(&self, phase: &str) -> PathBuf {
+        self.dir.join(format!("{phase}.jfr"))
+    }
+
     /// The JVM sampled every second over its life ([`crate::jvm::watch::gcstat_csv`]).
     pub fn gcstat(&self) -> PathBuf {
         self.dir.join("gcstat.csv")

@@ -15,6 +15,6 @@ pub use crate::jvm::watch::gcstat_csv::HeapSample;
 pub use layout::{RepFiles, ResultsDir, read_json};
 pub use reading::Results;
 pub use records::{
-    BoxFigures, CellSummary, Env, ExitInfo, FailureKind, PhaseRecord, RepMeta, RepSummary, RunRecord, SUMMARY_VERSION,
-    Status, Summary,
+    BoxFigures, CellSummary, Env, ExitInfo, FailureKind, PhaseRecord, PhaseRecording, RepMeta, RepSummary, RunRecord,
+    SUMMARY_VERSION, Status, Summary,
 };

@@ -140,6 +140,28 @@ pub struct PhaseRecord {
     /// could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nmt: Option<crate::jvm::attach::nmt::NmtSummary>,
+    /// The phase's flight recording (docs/profiling.md); None where the plan records none or the phase is not
+    /// measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flight_recording: Option<PhaseRecording>,
+}
+
+/// A measured phase's JDK Flight Recorder recording: its file in the cell-repeat's folder, what starting and writing
+/// it cost (jload's commands through the attach socket, whose safepoints are jload's), or why there is none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseRecording {
+    /// The file's name in the cell-repeat's folder (`get.jfr`); None when the recording was not written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// How long `JFR.start` took, at the phase's start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<f64>,
+    /// How long `JFR.stop` took writing the file, at the phase's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_ms: Option<f64>,
+    /// Why the recording is missing or cut short, in one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// A target's box as a phase ended: its memory (bytes) since the box was made — fill and warm-up phases included —
@@ -212,6 +234,7 @@ impl PhaseRecord {
             gc_attribution: None,
             cell_box: None,
             nmt: None,
+            flight_recording: None,
         }
     }
 

@@ -320,7 +320,7 @@ fn print_dry_run(plan: &Plan, prepared: &[PreparedCell], results: &ResultsDir) {
             println!("  box: {text} (a cgroup of its own per cell-repeat)");
         }
         let options = every_jvm_option(plan, &item.cell, &item.jdk);
-        for line in super::cell::probes::for_cell(&item.cell, &options).dry_run_lines() {
+        for line in super::cell::probes::for_cell(plan, &item.cell, &options).dry_run_lines() {
             println!("  {line}");
         }
         let env: Vec<String> = target_env(plan, &item.cell, &item.jdk, shown)

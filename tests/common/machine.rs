@@ -37,6 +37,7 @@ const COMPANIES: &[(&str, &[&str])] = &[
             "tests/run_capacity.rs",
             "tests/run_nmt.rs",
             "tests/run_ownership.rs",
+            "tests/run_profile.rs",
             "tests/run_protocols.rs",
             "tests/run_stalls.rs",
             "tests/run_tune.rs",

@@ -17,6 +17,7 @@
 //! any user's JVM). A JVM in a user namespace of its own is not covered: its peer-credential check refuses the host's
 //! root.
 
+pub mod flight_recording;
 pub mod nmt;
 pub mod nmt_csv;
 pub mod nmt_reader;
@@ -192,6 +193,39 @@ impl AttachedJvm {
             return Err(io_error("cannot read the reply from")(err));
         }
         parse_reply(self.pid, &String::from_utf8_lossy(&reply))
+    }
+}
+
+/// A JVM attached on first use and never tried again once it refused, so that a JVM read again and again gets at
+/// most one SIGQUIT (the reads of a run: native memory, flight recordings).
+pub struct AttachOnce {
+    pid: u32,
+    timeout: Duration,
+    state: AttachState,
+}
+
+enum AttachState {
+    NotYet,
+    Attached(AttachedJvm),
+    Refused,
+}
+
+impl AttachOnce {
+    /// JVM `pid`, attached at the first [`AttachOnce::jvm`] with `timeout` for its listener and each reply.
+    pub fn new(pid: u32, timeout: Duration) -> AttachOnce {
+        AttachOnce { pid, timeout, state: AttachState::NotYet }
+    }
+
+    /// The attached JVM; None when the first attach was refused.
+    pub fn jvm(&mut self) -> Option<&AttachedJvm> {
+        if let AttachState::NotYet = self.state {
+            self.state =
+                AttachedJvm::attach(self.pid, self.timeout).map_or(AttachState::Refused, AttachState::Attached);
+        }
+        match &self.state {
+            AttachState::Attached(jvm) => Some(jvm),
+            _ => None,
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::AttachedJvm;
+use super::AttachOnce;
 use super::nmt::{NmtSummary, read_summary};
 use crate::jvm::clock::unix_us_now;
 use crate::jvm::procfs::WatchedProcess;
@@ -27,30 +27,20 @@ pub struct NmtTaken {
     pub rss: Option<u64>,
 }
 
-/// The first attach, tried once.
-enum Attach {
-    NotYet,
-    Attached(AttachedJvm),
-    Refused,
-}
-
 /// The reads of JVM `pid`.
 pub struct NmtReader {
     pid: u32,
-    attach: Attach,
+    attach: AttachOnce,
 }
 
 impl NmtReader {
     pub fn new(pid: u32) -> NmtReader {
-        NmtReader { pid, attach: Attach::NotYet }
+        NmtReader { pid, attach: AttachOnce::new(pid, ATTACH_TIMEOUT) }
     }
 
     /// Read now; None when the JVM cannot be read (gone, NMT off, attach refused): no error of anyone's.
     pub fn read(&mut self) -> Option<NmtTaken> {
-        if let Attach::NotYet = self.attach {
-            self.attach = AttachedJvm::attach(self.pid, ATTACH_TIMEOUT).map_or(Attach::Refused, Attach::Attached);
-        }
-        let Attach::Attached(jvm) = &self.attach else { return None };
+        let jvm = self.attach.jvm()?;
         let unix_us = unix_us_now();
         let began = Instant::now();
         let summary = read_summary(jvm).ok()?;

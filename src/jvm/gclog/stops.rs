@@ -120,11 +120,13 @@ pub fn is_gc_operation(operation: &str) -> bool {
 }
 
 /// Whether a safepoint's VM operation is one a command over the attach socket can run: HotSpot's diagnostic-command
-/// operations (thread dumps, deadlock search, class and code listings, metadata and class-loader statistics). jload
-/// sends only `VM.native_memory summary`, which on JDK 17 and 25 runs none of them (measured: docs/containers.md);
-/// a JVM that did would have such a safepoint inside a read, and it would be jload's.
+/// operations (thread dumps, deadlock search, class and code listings, metadata and class-loader statistics), and
+/// what `JFR.start` and `JFR.stop` run besides JFR's own ([`is_flight_recorder_operation`]): the redefinition of
+/// its event classes at the first start, JVMTI's notification mode (measured on JDK 17 and 25 with
+/// `-Xlog:safepoint`). jload's `VM.native_memory summary` runs none of them (docs/containers.md); a safepoint of one
+/// inside jload's command is jload's.
 pub fn is_jload_read_operation(operation: &str) -> bool {
-    const OPERATIONS: [&str; 12] = [
+    const OPERATIONS: [&str; 14] = [
         "PrintThreads",
         "PrintJNI",
         "FindDeadlocks",
@@ -137,8 +139,17 @@ pub fn is_jload_read_operation(operation: &str) -> bool {
         "PrintCodeList",
         "PrintCodeCache",
         "DumpHashtable",
+        "RedefineClasses",
+        "SetNotifyJvmtiEventsMode",
     ];
     OPERATIONS.contains(&operation)
+}
+
+/// Whether a safepoint's VM operation is JDK Flight Recorder's own (`JFRCheckpoint`, `JFROldObject`,
+/// `JFRSafepointClear`, `JFRSafepointWrite`: its chunk rotations and writes): while jload records the JVM, one is
+/// jload's.
+pub fn is_flight_recorder_operation(operation: &str) -> bool {
+    operation.starts_with("JFR")
 }
 
 /// A GC safepoint and the pause lines inside it.

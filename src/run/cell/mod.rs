@@ -43,7 +43,7 @@ use crate::results::slow_csv;
 use crate::results::{ExitInfo, FailureKind, PhaseRecord, RepFiles, RepMeta, ResultsDir, Status, read_json};
 use command::{Placement, command_line, every_jvm_option, target_env};
 use crash::{Ending, Evidence};
-use probes::{Probes, Ready};
+use probes::{PhaseStarting, Probes, Ready};
 use ready::{cell_ports, foreign_before_phase, port_in_use_cause, wait_until_ready};
 use target_process::TargetProcess;
 
@@ -113,7 +113,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     };
     meta.pid = Some(target.lock().expect("target").pid());
     // Made after the target, so they end before it: a box's watch before its box is removed.
-    let mut probes = probes::for_cell(run.cell, &every_jvm_option(run.plan, run.cell, run.jdk));
+    let mut probes = probes::for_cell(run.plan, run.cell, &every_jvm_option(run.plan, run.cell, run.jdk));
     probes.started(&target, &target_dir);
     wait_until_ready(run, &target, &mut probes, &evidence, (&target_dir, &dir), &launch, &mut meta);
     let mut clocks = JvmClocks::default();
@@ -329,7 +329,7 @@ fn run_phase(
         say!("jload:        phase {}", phase.name);
     }
     let phase_stop = Arc::new(AtomicBool::new(false));
-    probes.phase_started(target);
+    probes.phase_started(target, &PhaseStarting { name: &phase.name, measured: phase.measure });
     let start_s = target.lock().expect("target").started().elapsed().as_secs_f64();
     let options = RunOptions {
         progress: run.show_progress,

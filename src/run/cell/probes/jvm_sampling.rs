@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Probe, Ready, Sensor, ask, ask_here, stopped_here};
+use super::{PhaseStarting, Probe, Ready, Sensor, ask, ask_here, stopped_here};
 use crate::jvm::clock::{self, ClockInterval, ClockSource};
 use crate::jvm::perfdata::sampler::JvmSample;
 use crate::jvm::watch::JvmWatch;
@@ -161,7 +161,7 @@ impl Probe for JvmSampling {
         }
     }
 
-    fn phase_started(&mut self, target: &Mutex<TargetProcess>) {
+    fn phase_started(&mut self, target: &Mutex<TargetProcess>, _phase: &PhaseStarting<'_>) {
         self.phase_start = self.mark(target, None);
         self.step_windows.clear();
     }

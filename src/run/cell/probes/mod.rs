@@ -11,8 +11,10 @@
 //! (`Request::Probe` / `Event::Probed`, [`crate::remote::messages`]); [`far_probe`] names every sensor the agent
 //! may be asked for. The probes: [`jvm_sampling`] (PerfData into `gcstat.csv` and each phase's and step's
 //! `JvmWindow`), [`target_box`] (the cgroup box: `box.csv`, its figures per phase, the throttled stretches, the
-//! memory kill) and [`native_memory`] (NMT into `nmt.csv` and each phase's read).
+//! memory kill), [`native_memory`] (NMT into `nmt.csv` and each phase's read) and [`flight_recorder`] (a JFR
+//! recording of each measured phase into `<phase>.jfr`).
 
+pub mod flight_recorder;
 pub mod jvm_sampling;
 pub mod native_memory;
 pub mod target_box;
@@ -33,16 +35,19 @@ use crate::plan::{Plan, box_limits::unlimited};
 use crate::remote::agent::FarProbe;
 use crate::results::{ExitInfo, PhaseRecord, RepMeta};
 
-/// The probes of one cell-repeat whose JVM options are `options` (all of them, jload's included), in the order they
-/// are driven: the JVM's sampling first (it finds the JVM's clock the others use), then the box where the cell has
-/// one, then native memory where the JVM tracks it.
-pub fn for_cell(cell: &Cell, options: &[String]) -> Probes {
+/// The probes of one cell-repeat of `plan` whose JVM options are `options` (all of them, jload's included), in the
+/// order they are driven: the JVM's sampling first (it finds the JVM's clock the others use), then the box where the
+/// cell has one, native memory where the JVM tracks it, and the flight recorder where the plan records.
+pub fn for_cell(plan: &Plan, cell: &Cell, options: &[String]) -> Probes {
     let mut probes: Vec<Box<dyn Probe>> = vec![Box::new(jvm_sampling::JvmSampling::default())];
     if !unlimited(&cell.limits) {
         probes.push(Box::new(target_box::TargetBox::default()));
     }
     if native_memory::tracked(options) {
         probes.push(Box::new(native_memory::NativeMemory::default()));
+    }
+    if plan.target.records_flight() {
+        probes.push(Box::new(flight_recorder::FlightRecorder::default()));
     }
     Probes(probes)
 }
@@ -58,6 +63,7 @@ pub fn far_probe(name: &str) -> Option<Box<dyn FarProbe>> {
         jvm_sampling::JvmSensor::NAME => Some(Box::new(jvm_sampling::JvmSensor::default())),
         target_box::BoxSensor::NAME => Some(Box::new(target_box::BoxSensor::default())),
         native_memory::NmtSensor::NAME => Some(Box::new(native_memory::NmtSensor::default())),
+        flight_recorder::JfrSensor::NAME => Some(Box::new(flight_recorder::JfrSensor::default())),
         _ => None,
     }
 }
@@ -111,6 +117,13 @@ pub fn stopped_here<S: Sensor>(target: &Mutex<TargetProcess>, here: &mut S) {
     }
 }
 
+/// A phase as it starts, as the probes see it.
+pub struct PhaseStarting<'a> {
+    pub name: &'a str,
+    /// Whether its figures are the cell's (the fill and warm-ups are not).
+    pub measured: bool,
+}
+
 /// What a probe learns, and may change, once the target is ready.
 pub struct Ready<'a> {
     pub target: &'a Arc<Mutex<TargetProcess>>,
@@ -145,7 +158,7 @@ pub trait Probe: Send {
     fn ready(&mut self, _ready: &mut Ready<'_>) {}
 
     /// A phase starts.
-    fn phase_started(&mut self, _target: &Mutex<TargetProcess>) {}
+    fn phase_started(&mut self, _target: &Mutex<TargetProcess>, _phase: &PhaseStarting<'_>) {}
 
     /// A ladder step starts.
     fn step_started(&mut self, _target: &Mutex<TargetProcess>) {}
@@ -202,8 +215,8 @@ impl Probes {
         self.0.iter_mut().for_each(|probe| probe.ready(ready));
     }
 
-    pub fn phase_started(&mut self, target: &Mutex<TargetProcess>) {
-        self.0.iter_mut().for_each(|probe| probe.phase_started(target));
+    pub fn phase_started(&mut self, target: &Mutex<TargetProcess>, phase: &PhaseStarting<'_>) {
+        self.0.iter_mut().for_each(|probe| probe.phase_started(target, phase));
     }
 
     pub fn step_started(&mut self, target: &Mutex<TargetProcess>) {
@@ -247,17 +260,19 @@ impl Probes {
 
 #[cfg(test)]
 mod tests {
+    use super::flight_recorder::JfrSensor;
     use super::{Sensor, far_probe, jvm_sampling::JvmSensor, native_memory::NmtSensor, target_box::BoxSensor};
 
     #[test]
     fn the_agent_finds_every_probe_s_far_side_by_its_name_and_no_other() {
-        let names = [JvmSensor::NAME, BoxSensor::NAME, NmtSensor::NAME];
+        let names = [JvmSensor::NAME, BoxSensor::NAME, NmtSensor::NAME, JfrSensor::NAME];
         assert!(names.iter().all(|name| far_probe(name).is_some()), "{names:?}");
         let mut unique = names.to_vec();
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(unique.len(), names.len(), "one name each: {names:?}");
         assert!(far_probe("flight-recorder").is_none());
+        assert!(far_probe("no-such-probe").is_none());
     }
 
     #[test]

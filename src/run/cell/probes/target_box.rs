@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Probe, Ready, Sensor, ask, stopped_here};
+use super::{PhaseStarting, Probe, Ready, Sensor, ask, stopped_here};
 use crate::attribution::gather::JvmStops;
 use crate::cgroup::box_watch::{self, BoxWatch};
 use crate::cgroup::{BoxSample, CpuFigures};
@@ -119,7 +119,7 @@ impl Probe for TargetBox {
         }
     }
 
-    fn phase_started(&mut self, target: &Mutex<TargetProcess>) {
+    fn phase_started(&mut self, target: &Mutex<TargetProcess>, _phase: &PhaseStarting<'_>) {
         self.at_phase_start = self.sample(target);
     }
 

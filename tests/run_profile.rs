@@ -1,0 +1,84 @@
+//! `jload run` with `[target] profile` (docs/profiling.md) against the real kv-service JVM on JDK 17 and 25: each
+//! measured phase is recorded by JDK Flight Recorder into `<phase>.jfr`, a recording the JDK's own `jfr` tool reads
+//! with execution and allocation samples in it, and never the fill, made with the JDK's profile settings (written
+//! beside it) less the periodic thread dump; the phase record names the file and what its commands took; the dry
+//! run says it; a plan without the switch records nothing.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::jdks::{jdk17, jdk25};
+use common::kv_plan::kv_plan;
+use common::machine;
+use common::{folder_of, jload, json, tempdir};
+
+const JDKS: &str =
+    "[[axis]]\nname = \"jdk\"\nvalues = [{ label = \"17\", jdk = \"17\" }, { label = \"25\", jdk = \"25\" }]\n";
+
+const FILL_THEN_GET: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
+    url = \"http://127.0.0.1:{port}/random_set?keyRange=2000&valueSize=500\"\nconnections = 4\nrequests = 2000\n\
+    [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{port}/random_get?keyRange=2000\"\nconnections = 4\nduration = \"2s\"\n";
+
+fn rep_dir(out: &Path, id: &str) -> PathBuf {
+    out.join("cells").join(folder_of(out, id)).join("rep-1")
+}
+
+/// The count `jfr summary` (of the JDK at `home`) gives event type `event` in `recording`.
+fn events_in(home: &Path, recording: &Path, event: &str) -> u64 {
+    let output = Command::new(home.join("bin/jfr")).arg("summary").arg(recording).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "jfr summary {}: {text}", recording.display());
+    let line = text.lines().find(|line| line.split_whitespace().next() == Some(event));
+    line.map_or(0, |line| line.split_whitespace().nth(1).unwrap().parse().unwrap())
+}
+
+#[test]
+fn each_measured_phase_is_recorded_into_its_jfr_file_on_jdk_17_and_25_and_never_the_fill() {
+    let _machine = machine::shared();
+    let dir = tempdir();
+    let out = dir.join("results");
+    let plan =
+        kv_plan("profile").target("profile = true\n").body(JDKS).body(FILL_THEN_GET).run("repeats = 1\n").write(&dir);
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    for (id, home) in [("jdk=17", jdk17("jfr")), ("jdk=25", jdk25("jfr"))] {
+        let rep = rep_dir(&out, id);
+        assert!(!rep.join("fill.jfr").exists(), "{id}: the fill is not measured, so not recorded");
+        let record = json(&rep.join("get.json"));
+        let recording = &record["flight_recording"];
+        assert_eq!(recording["file"], "get.jfr", "{id}: {recording}");
+        assert!(recording["error"].is_null(), "{id}: {recording}");
+        assert!(recording["start_ms"].as_f64().unwrap() > 0.0 && recording["write_ms"].as_f64().unwrap() > 0.0);
+        assert!(json(&rep.join("fill.json")).get("flight_recording").is_none(), "{id}");
+        // The JDK's own tool reads the file, and it holds the phase's profile: samples of the code the load ran.
+        let file = rep.join("get.jfr");
+        assert!(events_in(&home, &file, "jdk.ExecutionSample") >= 20, "{id}: 2 s sampled every 10-20 ms");
+        assert!(events_in(&home, &file, "jdk.ObjectAllocationSample") > 0, "{id}");
+        // The settings are the JDK's own profile, written beside the recording, without its thread dump every 60 s
+        // (a safepoint of its own in the middle of a phase).
+        let settings = std::fs::read_to_string(rep.join("jfr-settings.jfc")).unwrap();
+        let thread_dump = &settings[settings.find("<event name=\"jdk.ThreadDump\">").unwrap()..];
+        let thread_dump = &thread_dump[..thread_dump.find("</event>").unwrap()];
+        assert!(thread_dump.contains("\">false</setting>") && !thread_dump.contains(">true<"), "{thread_dump}");
+        assert!(settings.contains("<event name=\"jdk.JavaMonitorEnter\">"), "the rest of profile.jfc is kept");
+        assert_eq!(events_in(&home, &file, "jdk.ThreadDump"), 0, "{id}");
+    }
+}
+
+#[test]
+fn the_dry_run_says_a_profiled_cell_is_recorded_and_a_plan_without_the_switch_records_nothing() {
+    let dir = tempdir();
+    let profiled = kv_plan("profile").target("profile = true\n").body(FILL_THEN_GET).write(&dir);
+    let (dry, _) = jload(&["run", profiled.to_str().unwrap(), "--dry-run"]);
+    let text = String::from_utf8_lossy(&dry.stdout);
+    assert_eq!(dry.status.code(), Some(0), "{}", String::from_utf8_lossy(&dry.stderr));
+    assert!(
+        text.contains("\n  jfr: a flight recording of each measured phase (settings=profile, at most 512 MiB each) into <phase>.jfr\n"),
+        "{text}"
+    );
+    let plain = kv_plan("plain").body(FILL_THEN_GET).write(&dir);
+    let (dry, _) = jload(&["run", plain.to_str().unwrap(), "--dry-run"]);
+    assert!(!String::from_utf8_lossy(&dry.stdout).contains("jfr:"), "off by default");
+}
