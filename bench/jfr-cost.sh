@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # What a flight recording costs kv-service (docs/profiling.md; the default of `[target] profile` follows from it):
-# one JVM (start_kv: a 256 MB G1 heap, one event-loop thread), prefilled and warmed up, then ROUNDS rounds, each a
+# one JVM (a 256 MB G1 heap, one event-loop thread), prefilled and warmed up (a first recording made and dropped, as
+# jload does once a target is ready), then ROUNDS rounds, each a
 # window without a recording and one with JDK Flight Recorder recording (`JFR.start settings=profile`, as jload
 # starts it, a second before the window; written and stopped after it), in alternating order so that a drift of the
 # machine shifts both alike. Two loads: closed model at 50 connections (the throughput cost, and the p99 at
 # saturation), then open model at half the closed model's median throughput (the p99 cost at a load the service
-# holds). Prints each round's figures, then the medians with JFR as ratios of the medians without.
+# holds). Prints each round's figures, then the medians with JFR as ratios of the medians without, and the median of
+# each round's own ratio (with / without, the pair measured back to back).
 # Usage: bench/jfr-cost.sh [ROUNDS (5)] [WINDOW (8s)]. TARGET_CPUS and LOAD_CPUS (taskset lists) pin the JVM and the
 # load apart.
 set -euo pipefail
@@ -32,6 +34,11 @@ start_kv_pinned
 LOAD=("$JLOAD" bench ${LOAD_CPUS:+--cpus "$LOAD_CPUS"})
 prefill_kv ${LOAD_CPUS:+--cpus "$LOAD_CPUS"}
 "${LOAD[@]}" -c 50 -d 20s "$BASE/random_get?keyRange=100000" > /dev/null
+# JFR's own start-up (its classes loaded and compiled, its event classes instrumented) outside every window, as jload
+# does once a target is ready.
+"$JCMD" "$KV_PID" JFR.start name=warm-up settings=profile > /dev/null
+"$JCMD" "$KV_PID" JFR.stop name=warm-up > /dev/null
+"${LOAD[@]}" -c 50 -d 5s "$BASE/random_get?keyRange=100000" > /dev/null
 
 # One window of the load in "$@" (without the URL); prints "req/s p99_ms".
 window() {
@@ -67,8 +74,10 @@ name, rows = sys.argv[1], [list(map(float, line.split())) for line in sys.stdin 
 for n, (rps, p99, jrps, jp99) in enumerate(rows, 1):
     print(f"  {name} round {n}: without {rps:,.0f} req/s p99 {p99:.2f} ms; with JFR {jrps:,.0f} req/s p99 {jp99:.2f} ms")
 med = [statistics.median(column) for column in zip(*rows)]
+paired = [statistics.median(row[2] / row[0] for row in rows), statistics.median(row[3] / row[1] for row in rows)]
 print(f"{name}: median without {med[0]:,.0f} req/s p99 {med[1]:.2f} ms; with JFR {med[2]:,.0f} req/s p99 {med[3]:.2f} ms; "
-      f"ratio req/s {med[2] / med[0]:.3f}, p99 {med[3] / med[1]:.3f}")
+      f"ratio req/s {med[2] / med[0]:.3f}, p99 {med[3] / med[1]:.3f}; "
+      f"median of the rounds' own ratios: req/s {paired[0]:.3f}, p99 {paired[1]:.3f}")
 ' "$1"
 }
 

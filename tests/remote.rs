@@ -61,7 +61,8 @@ fn a_sweep_runs_each_cell_on_its_server_pinned_to_its_cpus_there_and_brings_its_
     let dir = tempdir();
     let out = dir.join("results");
     let plan = remote_plan(&dir, &[net.destination("server")], "3s", "");
-    let pinned = std::fs::read_to_string(&plan).unwrap().replace("[target]\n", "[target]\ncpus = \"0\"\nprofile = true\n");
+    let pinned =
+        std::fs::read_to_string(&plan).unwrap().replace("[target]\n", "[target]\ncpus = \"0\"\nprofile = true\n");
     std::fs::write(&plan, pinned).unwrap();
     let output = run(&net, &plan, &out);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));

@@ -7,7 +7,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::kv_plan::kv_plan;
+use common::kv_plan::{KvPlan, kv_plan};
 use common::machine::shared;
 use common::{folder_of, interrupt_run_after, jload, json, jvms_with, tempdir};
 
@@ -18,7 +18,12 @@ use common::{folder_of, interrupt_run_after, jload, json, jvms_with, tempdir};
 
 /// A plan against kv-service's heap store with these axes and phases (TOML fragments) and `[run]` keys.
 fn plan(dir: &Path, name: &str, axes: &str, phases: &str, run: &str) -> PathBuf {
-    kv_plan(name).body(axes).body(FILL).body(phases).run(run).write(dir)
+    filled_plan(name, axes, phases).run(run).write(dir)
+}
+
+/// A kv-service plan with `axes`, the fill and `phases`, for a test to add to.
+fn filled_plan(name: &str, axes: &str, phases: &str) -> KvPlan {
+    kv_plan(name).body(axes).body(FILL).body(phases)
 }
 
 const FILL: &str = "[[phase]]\nname = \"fill\"\nmeasure = false\n\
@@ -107,11 +112,8 @@ fn a_capacity_search_orders_two_jvm_configurations() {
          start_rate = 500, max_rate = 4000 }}\nstep_warmup = \"500ms\"\nstep = \"1s\"\nmin_requests = 200\n\
          steady_max = \"0s\"\n"
     );
-    let plan = kv_plan("capacity")
+    let plan = filled_plan("capacity", axes, &phases)
         .target("cpus = \"0\"\n")
-        .body(axes)
-        .body(FILL)
-        .body(&phases)
         .body("[load]\ncpus = \"1\"\n")
         .run("repeats = 1\n")
         .write(&dir);

@@ -10,7 +10,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::cgroups::{boxes_left_behind, mount_cgroups_on};
-use common::kv_plan::kv_plan;
+use common::kv_plan::{KvPlan, kv_plan};
 use common::machine;
 use common::sshnet::SshNet;
 use common::{folder_of, jload, json, tempdir};
@@ -22,7 +22,12 @@ use jload::jvm::attach::nmt_csv;
 const MIB: f64 = 1048576.0;
 
 fn plan(dir: &Path, name: &str, target_extra: &str, axes: &str, phases: &str) -> PathBuf {
-    kv_plan(name).default_store().target(target_extra).body(axes).body(phases).run("repeats = 1\n").write(dir)
+    one_repeat(name, target_extra, axes, phases).write(dir)
+}
+
+/// A kv-service plan of the default store with `axes` and `phases`, one repeat, for a test to add to.
+fn one_repeat(name: &str, target_extra: &str, axes: &str, phases: &str) -> KvPlan {
+    kv_plan(name).default_store().target(target_extra).body(axes).body(phases).run("repeats = 1\n")
 }
 
 /// 16 KB values at 1500 req/s for up to 60 s, then a short read phase. The slab store's box kills its JVM within the
@@ -132,8 +137,7 @@ fn the_slab_store_killed_by_its_box_leaves_its_native_memory_breakdown_which_rec
         \"-Dkv.store=offheap\", \"-Dkv.offheap.capacity=256m\", \"-XX:MaxDirectMemorySize=400m\", \"-Xms8m\", \
         \"-Xmx400m\", \"-XX:+UseParallelGC\"] }]\n";
     // With C2: under C1 alone the fill allocated slower and the heap took 45 s to reach the box.
-    let plan =
-        kv_plan("slab").default_store().full_jit().body(axes).body(FILL_THEN_GET).run("repeats = 1\n").write(&dir);
+    let plan = one_repeat("slab", "", axes, FILL_THEN_GET).full_jit().write(&dir);
     let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"]);
     assert_ne!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
 
