@@ -40,6 +40,7 @@ fn two_by_two_plan_fills_a_consistent_summary() {
         markdown.contains("|metrics \\\\ heap gc|-Xmx64m G1|-Xmx64m Serial|-Xmx96m G1|-Xmx96m Serial|"),
         "{markdown}"
     );
+    assert!(markdown.contains("\n|CPU GC/JIT/VM/app (cores)|"), "{markdown}");
     assert!(json(&out.join("report.json"))["phases"].as_array().is_some());
     let summary = json(&out.join("summary.json"));
     let cells = summary["cells"].as_array().unwrap();
@@ -66,6 +67,17 @@ fn two_by_two_plan_fills_a_consistent_summary() {
         let longest = on_disk["jvm"]["pauses"]["max_ms"].as_f64().unwrap();
         assert!((longest - stops["longest_gc_pause_ms"].as_f64().unwrap()).abs() < 0.002, "{id}: {longest} {stops}");
         assert_eq!(on_disk["slo_passed"], true);
+        // The JVM's CPU by thread group: the application's threads serve the load; the JIT compiles through the fill
+        // (the JVM's first seconds) far more than in the phase after it.
+        let cpu = |phase: &serde_json::Value, group: &str| phase["thread_cpu"][group].as_f64().unwrap();
+        let fill = json(&folder.join("rep-1/fill.json"));
+        assert!(cpu(&on_disk, "application") > 0.2, "{id}: {}", on_disk["thread_cpu"]);
+        assert!(
+            cpu(&fill, "jit") > cpu(&on_disk, "jit"),
+            "{id}: {} then {}",
+            fill["thread_cpu"],
+            on_disk["thread_cpu"]
+        );
         let meta = json(&folder.join("rep-1/meta.json"));
         let flags = &meta["flags"];
         let expected_heap = if id.contains("64m") { 64 << 20 } else { 96 << 20 };

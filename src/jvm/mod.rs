@@ -7,7 +7,7 @@
 //! PerfData and /proc); `watch/` watches a JVM over a window of time (the sampling thread, `gcstat.csv`, a window's
 //! figures); `attach/` speaks HotSpot's attach protocol and reads native memory through it; `gclog/` parses GC logs
 //! and gives the stretches a JVM held its threads up (`gclog/stops.rs`). Flat: `clock.rs` puts the JVM's uptime on
-//! the wall clock, for PerfData and the GC log alike.
+//! the wall clock, for PerfData and the GC log alike; `thread_groups.rs` the JVM's CPU by thread group from /proc.
 
 pub mod attach;
 pub mod cli;
@@ -20,4 +20,5 @@ pub mod procfs;
 pub mod resolve;
 #[cfg(test)]
 pub mod test_jvm;
+pub mod thread_groups;
 pub mod watch;

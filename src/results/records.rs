@@ -144,6 +144,10 @@ pub struct PhaseRecord {
     /// measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flight_recording: Option<PhaseRecording>,
+    /// The JVM's CPU by thread group over the phase, in cores (from /proc; None where its threads could not be
+    /// read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_cpu: Option<crate::jvm::thread_groups::GroupCores>,
 }
 
 /// A measured phase's JDK Flight Recorder recording: its file in the cell-repeat's folder, what starting and writing
@@ -235,6 +239,7 @@ impl PhaseRecord {
             cell_box: None,
             nmt: None,
             flight_recording: None,
+            thread_cpu: None,
         }
     }
 

@@ -96,6 +96,8 @@ pub enum Format {
     Megabytes,
     /// One decimal.
     Rate,
+    /// Cores busy (CPU seconds per second), two decimals.
+    Cores,
 }
 
 impl Format {
@@ -106,6 +108,7 @@ impl Format {
             Format::Seconds => format!("{value:.3}"),
             Format::Percent => format!("{value:.2}"),
             Format::Rate => format!("{value:.1}"),
+            Format::Cores => format!("{value:.2}"),
         };
         // A sum of nothing is -0.0 in floating point, and tiny negatives round to zero: never print "-0.00".
         match text.strip_prefix('-') {

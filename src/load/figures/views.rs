@@ -67,11 +67,12 @@ pub enum ReportRow {
     MemoryLimit,
     MemoryPeak,
     CpuThrottled,
+    ThreadCpu,
 }
 
 impl ReportRow {
     /// Every row, in the tables' order.
-    pub const ALL: [ReportRow; 22] = [
+    pub const ALL: [ReportRow; 23] = [
         ReportRow::Rps,
         ReportRow::P99,
         ReportRow::Latency,
@@ -94,6 +95,7 @@ impl ReportRow {
         ReportRow::MemoryLimit,
         ReportRow::MemoryPeak,
         ReportRow::CpuThrottled,
+        ReportRow::ThreadCpu,
     ];
 
     /// The rows of a phase that is not measured (fill, warm-up): throughput, P99 and errors only.
@@ -124,6 +126,7 @@ impl ReportRow {
             ReportRow::MemoryLimit => "memory limit (MB)",
             ReportRow::MemoryPeak => "memory peak (MB)",
             ReportRow::CpuThrottled => "CPU throttled %",
+            ReportRow::ThreadCpu => "CPU GC/JIT/VM/app (cores)",
         };
         fixed.to_string()
     }
@@ -136,7 +139,9 @@ impl ReportRow {
     /// When a phase's table shows the row.
     pub fn shown_when(self) -> ShownWhen {
         match self {
-            ReportRow::MemoryLimit | ReportRow::MemoryPeak | ReportRow::CpuThrottled => ShownWhen::Present,
+            ReportRow::MemoryLimit | ReportRow::MemoryPeak | ReportRow::CpuThrottled | ReportRow::ThreadCpu => {
+                ShownWhen::Present
+            }
             ReportRow::GcTime
             | ReportRow::GcPause
             | ReportRow::GcStall
@@ -221,7 +226,7 @@ mod tests {
     fn the_row_lists_hold_every_row_once_in_order() {
         assert!(ReportRow::ALL.windows(2).all(|pair| pair[0] < pair[1]));
         assert!(TerminalRow::ALL.windows(2).all(|pair| pair[0] < pair[1]));
-        assert_eq!(ReportRow::ALL.last(), Some(&ReportRow::CpuThrottled));
+        assert_eq!(ReportRow::ALL.last(), Some(&ReportRow::ThreadCpu));
         assert_eq!(TerminalRow::ALL.last(), Some(&TerminalRow::GcShare));
     }
 

@@ -187,6 +187,14 @@ fn jvm_metrics() -> Vec<Metric> {
         Metric::new("cpu_throttled_pct", "CPU throttled %", Format::Percent, LOWER, CPU_THROTTLED, |f| {
             cell_box(f, |b| b.phase_throttled_pct())
         }),
+        // The JVM's CPU by thread group over the phase (from /proc): the collector's threads, the JIT compilers, the
+        // VM's own threads and the application's, in cores.
+        Metric::new("gc_cores", "GC", Format::Cores, None, THREAD_CPU, |f| f.record.thread_cpu.map(|c| c.gc)),
+        Metric::new("jit_cores", "JIT", Format::Cores, None, THREAD_CPU, |f| f.record.thread_cpu.map(|c| c.jit)),
+        Metric::new("vm_cores", "VM", Format::Cores, None, THREAD_CPU, |f| f.record.thread_cpu.map(|c| c.vm)),
+        Metric::new("app_cores", "app", Format::Cores, None, THREAD_CPU, |f| {
+            f.record.thread_cpu.map(|c| c.application)
+        }),
     ]
 }
 
@@ -196,6 +204,7 @@ fn jvm_metrics() -> Vec<Metric> {
 const MEMORY_LIMIT: &[View] = &[View::Report(ReportRow::MemoryLimit), CONTEXT];
 const MEMORY_PEAK: &[View] = &[View::Report(ReportRow::MemoryPeak), CONTEXT];
 const CPU_THROTTLED: &[View] = &[View::Report(ReportRow::CpuThrottled)];
+const THREAD_CPU: &[View] = &[View::Report(ReportRow::ThreadCpu)];
 
 fn cell_box(figures: &RepFigures, pick: impl Fn(&crate::results::BoxFigures) -> Option<f64>) -> Option<f64> {
     figures.record.cell_box.as_ref().and_then(pick)

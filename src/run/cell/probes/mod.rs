@@ -11,13 +11,15 @@
 //! (`Request::Probe` / `Event::Probed`, [`crate::remote::messages`]); [`far_probe`] names every sensor the agent
 //! may be asked for. The probes: [`jvm_sampling`] (PerfData into `gcstat.csv` and each phase's and step's
 //! `JvmWindow`), [`target_box`] (the cgroup box: `box.csv`, its figures per phase, the throttled stretches, the
-//! memory kill), [`native_memory`] (NMT into `nmt.csv` and each phase's read) and [`flight_recorder`] (a JFR
-//! recording of each measured phase into `<phase>.jfr`).
+//! memory kill), [`native_memory`] (NMT into `nmt.csv` and each phase's read), [`thread_cpu`] (the JVM's CPU by
+//! thread group over each phase) and [`flight_recorder`] (a JFR recording of each measured phase into
+//! `<phase>.jfr`).
 
 pub mod flight_recorder;
 pub mod jvm_sampling;
 pub mod native_memory;
 pub mod target_box;
+pub mod thread_cpu;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -36,10 +38,12 @@ use crate::remote::agent::FarProbe;
 use crate::results::{ExitInfo, PhaseRecord, RepMeta};
 
 /// The probes of one cell-repeat of `plan` whose JVM options are `options` (all of them, jload's included), in the
-/// order they are driven: the JVM's sampling first (it finds the JVM's clock the others use), then the box where the
-/// cell has one, native memory where the JVM tracks it, and the flight recorder where the plan records.
+/// order they are driven: the JVM's sampling first (it finds the JVM's clock the others use), its threads' CPU, then
+/// the box where the cell has one, native memory where the JVM tracks it, and the flight recorder where the plan
+/// records.
 pub fn for_cell(plan: &Plan, cell: &Cell, options: &[String]) -> Probes {
-    let mut probes: Vec<Box<dyn Probe>> = vec![Box::new(jvm_sampling::JvmSampling::default())];
+    let mut probes: Vec<Box<dyn Probe>> =
+        vec![Box::new(jvm_sampling::JvmSampling::default()), Box::new(thread_cpu::ThreadCpu::default())];
     if !unlimited(&cell.limits) {
         probes.push(Box::new(target_box::TargetBox::default()));
     }
@@ -64,6 +68,7 @@ pub fn far_probe(name: &str) -> Option<Box<dyn FarProbe>> {
         target_box::BoxSensor::NAME => Some(Box::new(target_box::BoxSensor::default())),
         native_memory::NmtSensor::NAME => Some(Box::new(native_memory::NmtSensor::default())),
         flight_recorder::JfrSensor::NAME => Some(Box::new(flight_recorder::JfrSensor::default())),
+        thread_cpu::ThreadSensor::NAME => Some(Box::new(thread_cpu::ThreadSensor)),
         _ => None,
     }
 }
@@ -261,11 +266,12 @@ impl Probes {
 #[cfg(test)]
 mod tests {
     use super::flight_recorder::JfrSensor;
+    use super::thread_cpu::ThreadSensor;
     use super::{Sensor, far_probe, jvm_sampling::JvmSensor, native_memory::NmtSensor, target_box::BoxSensor};
 
     #[test]
     fn the_agent_finds_every_probe_s_far_side_by_its_name_and_no_other() {
-        let names = [JvmSensor::NAME, BoxSensor::NAME, NmtSensor::NAME, JfrSensor::NAME];
+        let names = [JvmSensor::NAME, BoxSensor::NAME, NmtSensor::NAME, JfrSensor::NAME, ThreadSensor::NAME];
         assert!(names.iter().all(|name| far_probe(name).is_some()), "{names:?}");
         let mut unique = names.to_vec();
         unique.sort_unstable();
