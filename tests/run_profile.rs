@@ -9,6 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::cgroups::boxes_left_behind;
 use common::jdks::{jdk17, jdk25};
 use common::kv_plan::kv_plan;
 use common::machine;
@@ -65,6 +66,43 @@ fn each_measured_phase_is_recorded_into_its_jfr_file_on_jdk_17_and_25_and_never_
         assert!(settings.contains("<event name=\"jdk.JavaMonitorEnter\">"), "the rest of profile.jfc is kept");
         assert_eq!(events_in(&home, &file, "jdk.ThreadDump"), 0, "{id}");
     }
+}
+
+/// A 256 MiB box holds the JVM and its recordings, and the first recording's growth is jload's share, in the record;
+/// a box without room for that growth is not recorded, and its cell runs on: jload's recording never kills a cell.
+#[test]
+fn a_box_with_room_is_recorded_with_jloads_share_and_one_without_is_not_recorded_and_runs_on() {
+    let _machine = machine::shared();
+    let dir = tempdir();
+    let out = dir.join("results");
+    let boxes = "[[axis]]\nname = \"box\"\nvalues = [{ label = \"roomy\", memory = \"256m\" }, \
+        { label = \"tight\", memory = \"100m\" }]\n";
+    let plan = kv_plan("boxed-profile")
+        .target("profile = true\nnmt = false\n")
+        .jvm(&["-Xmx32m", "-XX:+UseSerialGC"])
+        .body(boxes)
+        .body(FILL_THEN_GET)
+        .run("repeats = 1\n")
+        .write(&dir);
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let roomy = rep_dir(&out, "box=roomy");
+    assert_eq!(json(&roomy.join("meta.json"))["status"], "ok");
+    let recording = &json(&roomy.join("get.json"))["flight_recording"];
+    assert_eq!(recording["file"], "get.jfr", "{recording}");
+    let share = recording["recorder_rss_bytes"].as_u64().unwrap();
+    assert!((4 << 20..=96 << 20).contains(&share), "JFR's classes, code and buffers: {share} bytes");
+    let tight = rep_dir(&out, "box=tight");
+    assert_eq!(json(&tight.join("meta.json"))["status"], "ok", "the cell ran on unrecorded");
+    let recording = &json(&tight.join("get.json"))["flight_recording"];
+    let error = recording["error"].as_str().unwrap_or_else(|| panic!("{recording}"));
+    assert!(
+        error.starts_with("not recorded: the box has ")
+            && error.ends_with("less than the 64 MiB a first recording takes"),
+        "{error}"
+    );
+    assert!(!tight.join("get.jfr").exists());
+    assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
 }
 
 #[test]

@@ -163,6 +163,10 @@ pub struct PhaseRecording {
     /// How long `JFR.stop` took writing the file, at the phase's end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_ms: Option<f64>,
+    /// What the JVM's resident set grew by over the cell-repeat's first recording, made and dropped before the first
+    /// phase: JFR's own classes, code and buffers, jload's share of the JVM's memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorder_rss_bytes: Option<u64>,
     /// Why the recording is missing or cut short, in one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -19,7 +19,9 @@ use super::{PhaseStarting, Probe, Ready, Sensor, ask};
 use crate::attribution::gather::JvmStops;
 use crate::jvm::attach::AttachOnce;
 use crate::jvm::attach::flight_recording::{self, CommandSpan, RecordingOptions};
+use crate::jvm::procfs::WatchedProcess;
 use crate::launcher::RunningTarget;
+use crate::plan::box_limits::mebibytes;
 use crate::results::{PhaseRecord, PhaseRecording, RepFiles};
 use crate::run::cell::target_process::TargetProcess;
 
@@ -37,6 +39,9 @@ pub const MAX_SIZE: u64 = 512 * 1024 * 1024;
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(20);
 /// The recording started and dropped once the target is ready.
 const WARM_UP: &str = "jload-warm-up";
+/// The room a box must have beyond its anonymous memory for the first recording: JFR's classes, code and buffers
+/// grew a JVM's resident set by 33–38 MiB when it started (JDK 17, `profile`, a small server: docs/profiling.md).
+pub const FIRST_RECORDING_ROOM: u64 = 64 << 20;
 
 /// Where the JVM runs: its attach, made once, on the first call.
 #[derive(Default)]
@@ -47,8 +52,9 @@ pub struct JfrSensor {
 #[derive(Debug, Serialize, Deserialize)]
 pub enum JfrCall {
     /// Write jload's settings into `settings_file` (`options.settings` names the JDK's file they are made from) and
-    /// start the recording with them.
-    Start { options: RecordingOptions, settings_file: PathBuf },
+    /// start the recording with them; with `room`, only where the target's box (if it has a memory limit) has that
+    /// many bytes beyond its anonymous memory.
+    Start { options: RecordingOptions, settings_file: PathBuf, room: Option<u64> },
     /// Write the recording into `file` (on the target's machine) and stop it.
     StopInto { name: String, file: PathBuf },
     /// Stop the recording and drop it.
@@ -61,12 +67,31 @@ pub struct JfrAnswer {
     pub span: Option<CommandSpan>,
     /// Why the command did not do what it was asked, in one line.
     pub error: Option<String>,
+    /// The JVM's resident set before the command and after it.
+    pub rss: Option<(u64, u64)>,
 }
 
 impl JfrAnswer {
     fn failed(error: String) -> JfrAnswer {
-        JfrAnswer { span: None, error: Some(error) }
+        JfrAnswer { span: None, error: Some(error), rss: None }
     }
+}
+
+/// Why the box of `target` lacks `room` bytes beyond its anonymous memory; None where it has them or no limit.
+fn short_of_room(target: &RunningTarget, room: u64) -> Option<String> {
+    let memory = target.box_sample()?.memory?;
+    let free = memory.limit?.saturating_sub(memory.anon);
+    (free < room).then(|| {
+        format!(
+            "not recorded: the box has {} beyond its anonymous memory, less than the {} a first recording takes",
+            mebibytes(free),
+            mebibytes(room)
+        )
+    })
+}
+
+fn rss_of(pid: u32) -> Option<u64> {
+    WatchedProcess::open(pid).ok()?.figures().map(|figures| figures.rss_bytes)
 }
 
 impl Sensor for JfrSensor {
@@ -83,8 +108,13 @@ impl Sensor for JfrSensor {
                 "no JVM to record: none found in the target's tree, or it refused the attach".into(),
             );
         };
+        let pid = jvm.pid();
+        let before = rss_of(pid);
         let (span, outcome) = match call {
-            JfrCall::Start { options, settings_file } => {
+            JfrCall::Start { options, settings_file, room } => {
+                if let Some(short) = room.and_then(|room| short_of_room(target, room)) {
+                    return JfrAnswer::failed(short);
+                }
                 let text = flight_recording::settings_without(jvm.pid(), &options.settings, flight_recording::LEFT_OUT);
                 let written = text.and_then(|text| {
                     std::fs::write(&settings_file, text).map_err(|err| format!("{}: {err}", settings_file.display()))
@@ -98,7 +128,8 @@ impl Sensor for JfrSensor {
             JfrCall::StopInto { name, file } => flight_recording::stop_into(jvm, &name, &file),
             JfrCall::Stop { name } => flight_recording::stop(jvm, &name),
         };
-        JfrAnswer { span: Some(span), error: outcome.err() }
+        let rss = before.zip(rss_of(pid));
+        JfrAnswer { span: Some(span), error: outcome.err(), rss }
     }
 }
 
@@ -125,6 +156,10 @@ pub struct FlightRecorder {
     recordings: Vec<(i64, i64)>,
     /// Why no recording can be made in this JVM (the warm-up's start failed).
     unavailable: Option<String>,
+    /// The JVM's resident set before and after the last command.
+    last_rss: Option<(u64, u64)>,
+    /// What the JVM's resident set grew by over the first recording (JFR's classes, code and buffers).
+    recorder_rss: Option<u64>,
 }
 
 impl FlightRecorder {
@@ -133,16 +168,22 @@ impl FlightRecorder {
         match ask(target, &mut self.sensor, call) {
             Some(answer) => {
                 self.spans.extend(answer.span);
+                self.last_rss = answer.rss;
                 (answer.span, answer.error)
             }
             None => (None, Some("the target's server did not answer".to_string())),
         }
     }
 
-    fn start(&mut self, target: &Mutex<TargetProcess>, name: &str) -> (Option<CommandSpan>, Option<String>) {
+    fn start(
+        &mut self,
+        target: &Mutex<TargetProcess>,
+        name: &str,
+        room: Option<u64>,
+    ) -> (Option<CommandSpan>, Option<String>) {
         let options = RecordingOptions { name: name.to_string(), settings: SETTINGS.to_string(), max_size: MAX_SIZE };
         let settings_file = self.target_dir.join(SETTINGS_FILE);
-        self.command(target, JfrCall::Start { options, settings_file })
+        self.command(target, JfrCall::Start { options, settings_file, room })
     }
 
     /// Stop recording `name` that `started`, into `file` (else dropping it); the recording's span is kept.
@@ -175,10 +216,13 @@ impl Probe for FlightRecorder {
 
     fn ready(&mut self, ready: &mut Ready<'_>) {
         self.target_dir = ready.target_dir.to_path_buf();
-        let (started, error) = self.start(ready.target, WARM_UP);
+        let (started, error) = self.start(ready.target, WARM_UP, Some(FIRST_RECORDING_ROOM));
+        let before = self.last_rss.map(|(before, _)| before);
         self.unavailable = error;
         if self.unavailable.is_none() {
             self.stop(ready.target, WARM_UP.to_string(), started, None);
+            let after = self.last_rss.map(|(_, after)| after);
+            self.recorder_rss = before.zip(after).map(|(before, after)| after.saturating_sub(before));
         }
     }
 
@@ -190,7 +234,7 @@ impl Probe for FlightRecorder {
         let name = format!("jload-phase-{}", self.recorded);
         let (started, error) = match &self.unavailable {
             Some(why) => (None, Some(why.clone())),
-            None => self.start(target, &name),
+            None => self.start(target, &name, None),
         };
         self.recording = Some(Recording { name, phase: phase.name.to_string(), started, error });
     }
@@ -207,6 +251,7 @@ impl Probe for FlightRecorder {
             file: error.is_none().then(|| file_name(&file)),
             start_ms: took(recording.started),
             write_ms: took(stopped),
+            recorder_rss_bytes: self.recorder_rss,
             error,
         });
     }
