@@ -27,6 +27,8 @@ enum Command {
     Gcstat(jvm::cli::GcstatArgs),
     /// Analyse a JDK 9+ GC log (-Xlog:gc…): pauses by kind, percentiles, safepoints, throughput, allocation rate.
     Gclog(jvm::gclog::cli::GclogArgs),
+    /// Read JDK Flight Recorder files (.jfr): `jload jfr summary FILE` prints what the JDK's `jfr summary` prints.
+    Jfr(jvm::jfr::cli::JfrArgs),
     /// List local JVMs (pid, main class or jar, JVM version, arguments) from their PerfData files, like jps.
     Jps(jvm::cli::JpsArgs),
     /// List the installed JDKs jload can use (JAVA_HOME, PATH, /usr/lib/jvm, SDKMAN).
@@ -60,6 +62,7 @@ fn main() {
         Command::Gcstat(args) => jvm::cli::run_gcstat(args),
         Command::Jps(args) => jvm::cli::run_jps(args),
         Command::Gclog(args) => jvm::gclog::cli::run(args),
+        Command::Jfr(args) => jvm::jfr::cli::run(args),
         Command::Report(args) => report::cli::run_report(args),
         Command::Compare(args) => report::cli::run_compare(args),
         Command::Agent(args) => remote::cli::run(args, run::cell::probes::far_probe),

@@ -15,6 +15,7 @@ pub mod clock;
 pub mod discovery;
 pub mod gc_init;
 pub mod gclog;
+pub mod jfr;
 pub mod perfdata;
 pub mod procfs;
 pub mod resolve;
