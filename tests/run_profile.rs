@@ -1,8 +1,10 @@
 //! `jload run` with `[target] profile` (docs/profiling.md) against the real kv-service JVM on JDK 17 and 25: each
 //! measured phase is recorded by JDK Flight Recorder into `<phase>.jfr`, a recording the JDK's own `jfr` tool reads
 //! with execution and allocation samples in it, and never the fill, made with the JDK's profile settings (written
-//! beside it) less the periodic thread dump; the phase record names the file and what its commands took; the dry
-//! run says it; a plan without the switch records nothing.
+//! beside it) less the periodic thread dump; the phase record names the file and what its commands took; a box
+//! with room is recorded with jload's share of the JVM's memory, one without runs on unrecorded; the profile of a
+//! service whose requests wait on a lock names the lock, the longest wait and the service's frame that waited, in the
+//! record and in report.md; the dry run says it; a plan without the switch records nothing.
 
 use crate::common;
 
@@ -55,7 +57,8 @@ fn each_measured_phase_is_recorded_into_its_jfr_file_on_jdk_17_and_25_and_never_
         assert!(json(&rep.join("fill.json")).get("flight_recording").is_none(), "{id}");
         // The JDK's own tool reads the file, and it holds the phase's profile: samples of the code the load ran.
         let file = rep.join("get.jfr");
-        assert!(events_in(&home, &file, "jdk.ExecutionSample") >= 20, "{id}: 2 s sampled every 10-20 ms");
+        // kv-service's event loop spends most of its time in epoll (native, sampled apart): a few Java samples.
+        assert!(events_in(&home, &file, "jdk.ExecutionSample") >= 3, "{id}: 2 s sampled every 10-20 ms in Java code");
         assert!(events_in(&home, &file, "jdk.ObjectAllocationSample") > 0, "{id}");
         // The settings are the JDK's own profile, written beside the recording, without its thread dump every 60 s
         // (a safepoint of its own in the middle of a phase).
@@ -103,6 +106,46 @@ fn a_box_with_room_is_recorded_with_jloads_share_and_one_without_is_not_recorded
     );
     assert!(!tight.join("get.jfr").exists());
     assert_eq!(boxes_left_behind(), Vec::<PathBuf>::new());
+}
+
+/// A service whose requests wait on a lock a background thread holds for 150 ms every second
+/// (tests/java/StallTarget.java): the profile names the lock's class, the longest wait, and the service's frame that
+/// waited, in the phase record and in report.md.
+#[test]
+fn a_profile_names_the_lock_the_requests_waited_on_and_the_frame_that_waited() {
+    let _machine = machine::shared();
+    let dir = tempdir();
+    let out = dir.join("results");
+    let classes = common::jdks::compiled(&dir, "StallTarget.java");
+    let plan = dir.join("lock.toml");
+    let text = format!(
+        "name = \"lock\"\n[target]\ncommand = \"java {{jvm}} -cp {classes} StallTarget --mode lock --stall-ms 150 \
+         --period-ms 1000 --port {{port}}\"\nready = \"http://127.0.0.1:{{port}}/health\"\njdk = \"17\"\nprofile = true\n\
+         jvm = [\"-XX:+UseSerialGC\"]\n\
+         [[phase]]\nname = \"warm\"\nmeasure = false\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 8\nrate = 200\n\
+         duration = \"1s\"\n\
+         [[phase]]\nname = \"get\"\nurl = \"http://127.0.0.1:{{port}}/\"\nconnections = 8\nrate = 200\nduration = \"3s\"\n\
+         [run]\ncooldown = \"0s\"\n",
+        classes = classes.display()
+    );
+    std::fs::write(&plan, text).unwrap();
+    let (output, _) = jload(&["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let record = json(&rep_dir(&out, "default").join("get.json"));
+    let profile = &record["flight_recording"]["profile"];
+    let parks = profile["parks"].as_array().unwrap_or_else(|| panic!("{record}"));
+    let lock = &parks[0];
+    assert_eq!(lock["on"], "java.util.concurrent.locks.ReentrantLock$NonfairSync", "{parks:?}");
+    assert!(lock["count"].as_u64().unwrap() >= 3, "a stall a second in 3 s, several requests each: {lock}");
+    assert!((100.0..=400.0).contains(&lock["longest_ms"].as_f64().unwrap()), "up to the 150 ms hold: {lock}");
+    assert!(lock["waiting_frame"].as_str().unwrap().starts_with("StallTarget."), "the service's frame: {lock}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("## Profiles (JDK Flight Recorder)\n"), "{report}");
+    assert!(
+        report.contains("idle pool workers left out): java.util.concurrent.locks.ReentrantLock$NonfairSync ×"),
+        "{report}"
+    );
+    assert!(profile["idle_parks"].as_u64().unwrap() > 0, "the HTTP server's idle workers, counted apart");
 }
 
 #[test]

@@ -167,6 +167,9 @@ pub struct PhaseRecording {
     /// phase: JFR's own classes, code and buffers, jload's share of the JVM's memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorder_rss_bytes: Option<u64>,
+    /// What the recording says over the phase's load window (docs/profiling.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::jvm::jfr::profile::PhaseProfile>,
     /// Why the recording is missing or cut short, in one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

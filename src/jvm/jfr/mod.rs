@@ -33,6 +33,7 @@ mod decode;
 pub mod events;
 mod file;
 mod metadata;
+pub mod profile;
 mod summary;
 mod value;
 

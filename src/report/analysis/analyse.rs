@@ -304,6 +304,9 @@ fn cell_phase(
         capacity,
         curve: cell_curve(&measured),
         memory: phase_memory(&measured),
+        profile: measured
+            .iter()
+            .find_map(|&(rep, record)| Some((rep, record.flight_recording.as_ref()?.profile.clone()?))),
     }
 }
 

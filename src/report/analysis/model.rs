@@ -245,6 +245,9 @@ pub struct CellPhase {
     /// The phase's memory figures (a cell in a box or with native memory figures; none otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<Memory>,
+    /// The first measured repeat's flight-recording profile, with the repeat (a plan with `[target] profile`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<(u32, crate::jvm::jfr::profile::PhaseProfile)>,
 }
 
 impl CellPhase {

@@ -264,6 +264,7 @@ pub fn render(analysis: &Analysis) -> String {
     }
     out += &memory(analysis);
     out += &is_it_gc(analysis);
+    out += &profiles(analysis);
     if let Some(unmeasured) = unmeasured_table(analysis) {
         let _ = writeln!(
             out,
@@ -311,6 +312,94 @@ fn memory(analysis: &Analysis) -> String {
         let _ = writeln!(out, "{}", table(&memory_table(memory)));
     }
     out
+}
+
+/// Per measured phase, what each profiled cell's flight recording says (docs/profiling.md); nothing without one.
+fn profiles(analysis: &Analysis) -> String {
+    let mut out = String::new();
+    for phase in analysis.phases.iter().filter(|phase| phase.measured) {
+        for cell in &phase.cells {
+            let Some((rep, profile)) = &cell.profile else { continue };
+            if out.is_empty() {
+                out = format!("## Profiles (JDK Flight Recorder)\n\n{}\n\n", prose(PROFILE_NOTE));
+            }
+            let label =
+                analysis.cells.iter().find(|info| info.id == cell.cell).map_or(cell.cell.as_str(), |info| &info.label);
+            let _ = writeln!(out, "### Phase {}: {} (repeat {rep})\n", escape(&phase.name), escape(label));
+            for line in profile_lines(profile) {
+                let _ = writeln!(out, "- {}", escape(&line));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+const PROFILE_NOTE: &str = "Each profiled cell's first measured repeat, over its load's window: the hottest methods \
+    (their share of the execution samples on top of the stack, and anywhere in it), what was allocated by class and \
+    by site, the longest waits on monitors, parks and I/O, VM operations, the phases of the longest GC pause. Each \
+    phase's recording is a .jfr file of its name in the repeat's folder; see docs/profiling.md.";
+
+/// The profile in lines: each list's first entries.
+fn profile_lines(profile: &crate::jvm::jfr::profile::PhaseProfile) -> Vec<String> {
+    let pct = |share: f64| format!("{:.0} %", share * 100.0);
+    let mut lines = Vec::new();
+    let hot: Vec<String> = profile
+        .hot_methods
+        .iter()
+        .take(5)
+        .map(|hot| format!("{} {} (total {})", hot.method, pct(hot.self_share), pct(hot.total_share)))
+        .collect();
+    lines.push(format!("hot methods ({} samples): {}", profile.execution_samples, or_none(&hot)));
+    let mib = |bytes: u64| format!("{:.1} MiB", bytes as f64 / 1048576.0);
+    let by = |shares: &[crate::jvm::jfr::profile::Share]| -> Vec<String> {
+        shares.iter().take(3).map(|share| format!("{} {}", share.name, pct(share.share))).collect()
+    };
+    lines.push(format!(
+        "allocated {}: by class {}; by site {}",
+        mib(profile.allocated_bytes),
+        or_none(&by(&profile.allocation_by_class)),
+        or_none(&by(&profile.allocation_by_site))
+    ));
+    let waits = |list: &[crate::jvm::jfr::profile::Contention]| -> Vec<String> {
+        list.iter()
+            .take(3)
+            .map(|wait| {
+                let mut text = format!(
+                    "{} ×{} {:.1} ms in all, longest {:.1} ms",
+                    wait.on, wait.count, wait.total_ms, wait.longest_ms
+                );
+                if let Some(frame) = &wait.waiting_frame {
+                    text += &format!(", waiting in {frame}");
+                }
+                if let Some(owner) = &wait.previous_owner {
+                    text += &format!(", held by {owner}");
+                }
+                text
+            })
+            .collect()
+    };
+    lines.push(format!("monitors: {}", or_none(&waits(&profile.monitors))));
+    lines.push(format!(
+        "parks ({} of idle pool workers left out): {}",
+        profile.idle_parks,
+        or_none(&waits(&profile.parks))
+    ));
+    lines.push(format!("I/O of 10 ms or more: {}", or_none(&waits(&profile.io))));
+    lines.push(format!("VM operations: {}", or_none(&waits(&profile.vm_operations))));
+    if let Some(pause) = profile.longest_pauses.first() {
+        let phases: Vec<String> = pause.phases.iter().take(3).map(|(name, ms)| format!("{name} {ms:.1} ms")).collect();
+        lines.push(format!("longest GC pause: {} {:.1} ms: {}", pause.name, pause.pause_ms, or_none(&phases)));
+    }
+    lines.push(format!(
+        "{} compilations, {} deoptimizations, {} classes loaded",
+        profile.compilations, profile.deoptimizations, profile.class_loads
+    ));
+    lines
+}
+
+fn or_none(items: &[String]) -> String {
+    if items.is_empty() { "none".to_string() } else { items.join("; ") }
 }
 
 /// "Is it the GC?": per measured phase, a row per cell.

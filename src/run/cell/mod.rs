@@ -122,6 +122,7 @@ pub fn run_cell_rep(run: &CellRun<'_>) -> anyhow::Result<RepMeta> {
     }
     stop_and_judge(run, &target, &mut probes, &evidence, (&target_dir, &dir), &mut meta);
     attach_gc_log(&dir, &meta, &clocks, &probes)?;
+    complete_phase_records(&dir, &meta, &probes)?;
     finish(&dir, meta)
 }
 
@@ -496,6 +497,21 @@ fn attach_gc_log(dir: &Path, meta: &RepMeta, clocks: &JvmClocks, probes: &Probes
             record.gc_attribution = gather::of_run(&record.bench, Some(&jvm_stops)).ok();
         }
         write_json(&path, &record)?;
+    }
+    Ok(())
+}
+
+/// What the probes add to each stored phase record from the files the cell-repeat left (a phase's profile from its
+/// flight recording).
+fn complete_phase_records(dir: &Path, meta: &RepMeta, probes: &Probes) -> anyhow::Result<()> {
+    for phase in &meta.phases {
+        let path = RepFiles::of(dir).phase_record(phase);
+        let Some(mut record) = read_json::<PhaseRecord>(&path) else { continue };
+        let before = record.clone();
+        probes.complete(dir, &mut record);
+        if record != before {
+            write_json(&path, &record)?;
+        }
     }
     Ok(())
 }

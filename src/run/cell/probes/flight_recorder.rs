@@ -19,6 +19,7 @@ use super::{PhaseStarting, Probe, Ready, Sensor, ask};
 use crate::attribution::gather::JvmStops;
 use crate::jvm::attach::AttachOnce;
 use crate::jvm::attach::flight_recording::{self, CommandSpan, RecordingOptions};
+use crate::jvm::jfr::profile;
 use crate::jvm::procfs::WatchedProcess;
 use crate::launcher::RunningTarget;
 use crate::plan::box_limits::mebibytes;
@@ -252,8 +253,21 @@ impl Probe for FlightRecorder {
             start_ms: took(recording.started),
             write_ms: took(stopped),
             recorder_rss_bytes: self.recorder_rss,
+            profile: None,
             error,
         });
+    }
+
+    /// The phase's profile, read from its recording over the load's window (a ladder's: its headline step's).
+    fn complete(&self, dir: &Path, record: &mut PhaseRecord) {
+        let Some(start_us) = record.bench.start_unix_us else { return };
+        let end_us = start_us + (record.bench.duration_s * 1e6) as i64;
+        let Some(recording) = record.flight_recording.as_mut() else { return };
+        let Some(file) = recording.file.as_deref() else { return };
+        match profile::profile(&dir.join(file), start_us * 1000, end_us * 1000) {
+            Ok(profile) => recording.profile = Some(profile),
+            Err(err) => recording.error = Some(format!("{file} could not be read: {err:#}")),
+        }
     }
 
     /// jload's commands and recordings: the attribution counts their safepoints apart.

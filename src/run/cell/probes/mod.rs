@@ -202,6 +202,10 @@ pub trait Probe: Send {
     fn stops(&self, stops: JvmStops, _dir: &Path) -> JvmStops {
         stops
     }
+
+    /// The cell-repeat's files are home (`dir`: its folder here): what the probe adds to a phase's stored record
+    /// from them.
+    fn complete(&self, _dir: &Path, _record: &mut PhaseRecord) {}
 }
 
 /// Every probe of a cell-repeat, each step driven in their order.
@@ -260,6 +264,10 @@ impl Probes {
 
     pub fn stops(&self, stops: JvmStops, dir: &Path) -> JvmStops {
         self.0.iter().fold(stops, |stops, probe| probe.stops(stops, dir))
+    }
+
+    pub fn complete(&self, dir: &Path, record: &mut PhaseRecord) {
+        self.0.iter().for_each(|probe| probe.complete(dir, record));
     }
 }
 
