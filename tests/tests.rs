@@ -52,6 +52,7 @@ mod gclog_cli;
 mod h2_session;
 mod http2;
 mod java_oom;
+mod jfr;
 mod jvm_attach;
 mod jvm_gcstat;
 mod merge;
