@@ -21,7 +21,7 @@ use crate::common::jdks::{compiled, jdk17, jdk25};
 use crate::common::{jload, machine, tempdir};
 
 /// How long the workload runs.
-const WORKLOAD_SECONDS: &str = "2";
+const WORKLOAD_SECONDS: &str = "1";
 
 /// On top of the profile settings: every socket and file operation, class load and compilation, whatever it took,
 /// so each typed event type has events.

@@ -157,10 +157,10 @@ impl<'a> Cursor<'a> {
         let at = self.position;
         let length = self.int()?;
         let left = self.bytes.len() - self.position;
-        usize::try_from(length)
-            .ok()
-            .filter(|&length| length <= left)
-            .ok_or(Malformed { offset: at, what: format!("a length of {length} with {left} bytes left in the chunk") })
+        usize::try_from(length).ok().filter(|&length| length <= left).ok_or_else(|| Malformed {
+            offset: at,
+            what: format!("a length of {length} with {left} bytes left in the chunk"),
+        })
     }
 
     pub fn string(&mut self) -> Read<RawString> {
@@ -183,7 +183,12 @@ impl<'a> Cursor<'a> {
             }
             string_tag::LATIN1 => {
                 let length = self.length()?;
-                Ok(RawString::Text(self.take(length)?.iter().map(|&byte| char::from(byte)).collect()))
+                let bytes = self.take(length)?;
+                Ok(RawString::Text(match std::str::from_utf8(bytes) {
+                    // ASCII, the usual case, is the same in UTF-8.
+                    Ok(ascii) if bytes.is_ascii() => ascii.to_owned(),
+                    _ => bytes.iter().map(|&byte| char::from(byte)).collect(),
+                }))
             }
             tag => Err(Malformed { offset: at, what: format!("unknown string encoding {tag}") }),
         }

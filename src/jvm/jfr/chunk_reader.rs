@@ -49,7 +49,7 @@ impl Iterator for EventFrames<'_> {
             let size = usize::try_from(size)
                 .ok()
                 .filter(|&size| size > 0 && offset + size <= self.bytes.len() && offset + size >= cursor.position)
-                .ok_or(Malformed { offset, what: format!("an event of size {size}") })?;
+                .ok_or_else(|| Malformed { offset, what: format!("an event of size {size}") })?;
             Ok(EventFrame { size, type_id, values_offset: cursor.position })
         })();
         match frame {

@@ -58,7 +58,7 @@ impl ConstantPools {
             position = position
                 .checked_add_signed(delta as isize)
                 .filter(|&previous| previous < bytes.len())
-                .ok_or(Malformed { offset: position, what: format!("a checkpoint delta of {delta}") })?;
+                .ok_or_else(|| Malformed { offset: position, what: format!("a checkpoint delta of {delta}") })?;
         }
         Err(Malformed { offset: last_checkpoint, what: "a checkpoint chain that loops".into() })
     }

@@ -197,5 +197,5 @@ fn string_at<'s>(cursor: &mut Cursor<'_>, strings: &'s [String]) -> Read<&'s str
         .ok()
         .and_then(|index| strings.get(index))
         .map(String::as_str)
-        .ok_or(Malformed { offset: at, what: format!("metadata string {index} of {}", strings.len()) })
+        .ok_or_else(|| Malformed { offset: at, what: format!("metadata string {index} of {}", strings.len()) })
 }

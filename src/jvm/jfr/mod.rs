@@ -11,7 +11,7 @@
 //! recordings as `jfr summary` does, but it reads at 15 MB/s (a 99.7 MB file of 340 chunks in 6.7 s on this 2-core
 //! machine, against the 100 MB/s asked), because it decodes every event and every constant into a tree to iterate
 //! at all, and it gives no event's size, which `jfr summary` prints. This reader walks events by their size field and
-//! decodes only what is asked for; the figures are in docs/benchmarks.md ("jload jfr summary").
+//! decodes only what is asked for; the figures are in docs/benchmarks.md ("jfr").
 //!
 //! Memory follows one chunk: a chunk is read whole into one reused buffer (the JDK cuts chunks at about 12 MB), its
 //! constant pools are indexed as (class, key) → offset and decoded only when an event refers to them, and whatever
