@@ -158,6 +158,7 @@ mod tests {
             capacity: None,
             curve: Vec::new(),
             memory: None,
+            profile: None,
         }
     }
 
