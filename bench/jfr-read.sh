@@ -23,19 +23,8 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat >"$work/every-operation.jfc" <<'JFC'
-<?xml version="1.0" encoding="UTF-8"?>
-<configuration version="2.0" label="jload bench: every operation">
-  <event name="jdk.SocketRead"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.SocketWrite"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.FileRead"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.FileWrite"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.ClassLoad"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.Compilation"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting></event>
-</configuration>
-JFC
 "$JDK/bin/javac" -d "$work/classes" tests/java/JfrWorkload.java
-"$JDK/bin/java" "-XX:StartFlightRecording:settings=profile,settings=$work/every-operation.jfc,filename=$work/one.jfr" \
+"$JDK/bin/java" "-XX:StartFlightRecording:settings=profile,settings=tests/java/every-operation.jfc,filename=$work/one.jfr" \
     -cp "$work/classes" JfrWorkload "$SECONDS_RECORDED" "$work" >/dev/null
 one_bytes=$(stat -c %s "$work/one.jfr")
 copies=$(( SIZE_MB * 1000 * 1000 / one_bytes + 1 ))

@@ -25,16 +25,7 @@ const WORKLOAD_SECONDS: &str = "1";
 
 /// On top of the profile settings: every socket and file operation, class load and compilation, whatever it took,
 /// so each typed event type has events.
-const EVERY_OPERATION_JFC: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<configuration version="2.0" label="jload test: every operation">
-  <event name="jdk.SocketRead"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.SocketWrite"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.FileRead"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.FileWrite"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.ClassLoad"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
-  <event name="jdk.Compilation"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting></event>
-</configuration>
-"#;
+const EVERY_OPERATION_JFC: &str = include_str!("java/every-operation.jfc");
 
 #[derive(Clone, Copy, Debug)]
 enum Jdk {

@@ -112,32 +112,19 @@ pub fn of_run(result: &BenchResult, jvm: Option<&JvmStops>) -> Result<GcAttribut
     }
     let uptime_clock = jvm.clock.ok_or(Missing::Clock)?;
     let mut windows = on_run_clock(&jvm.stops, &uptime_clock, start_unix_us);
-    let reads: Vec<Window> = jvm
-        .jload_reads
-        .iter()
-        .map(|&(start, end)| Window {
-            start_us: start - start_unix_us,
-            end_us: end - start_unix_us,
-            kind: StopKind::JloadRead,
-        })
-        .collect();
-    let recordings: Vec<Window> = jvm
-        .recordings
-        .iter()
-        .map(|&(start, end)| Window {
-            start_us: start - start_unix_us,
-            end_us: end - start_unix_us,
-            kind: StopKind::JloadRead,
-        })
-        .collect();
+    // Spans on the wall clock (µs since the epoch) as windows on the run's clock.
+    let on_run = |spans: &[(i64, i64)], kind: StopKind| -> Vec<Window> {
+        spans
+            .iter()
+            .map(|&(start, end)| Window { start_us: start - start_unix_us, end_us: end - start_unix_us, kind })
+            .collect()
+    };
+    let reads = on_run(&jvm.jload_reads, StopKind::JloadRead);
+    let recordings = on_run(&jvm.recordings, StopKind::JloadRead);
     let error_us = (uptime_clock.error_ms * 1000.0).ceil() as i64;
     mark_jload_safepoints(&mut windows, &jvm.stops, (&reads, &recordings), error_us);
     windows.extend(reads);
-    windows.extend(jvm.throttled.iter().map(|&(start, end)| Window {
-        start_us: start - start_unix_us,
-        end_us: end - start_unix_us,
-        kind: StopKind::CpuThrottled,
-    }));
+    windows.extend(on_run(&jvm.throttled, StopKind::CpuThrottled));
     let span_us = (result.duration_s * 1e6).round() as u64;
     Ok(attribute(&result.slow, &request_names(result), &windows, span_us, uptime_clock))
 }

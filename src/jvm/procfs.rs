@@ -45,6 +45,11 @@ impl WatchedProcess {
     }
 }
 
+/// Process `pid`'s resident set now; None once it has exited or cannot be read.
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    WatchedProcess::open(pid).ok()?.figures().map(|figures| figures.rss_bytes)
+}
+
 /// Clock ticks per second of [`ProcFigures::cpu_ticks`] (sysconf(_SC_CLK_TCK), usually 100).
 pub fn ticks_per_second() -> u64 {
     ::procfs::ticks_per_second()

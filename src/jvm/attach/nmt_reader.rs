@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::AttachOnce;
 use super::nmt::{NmtSummary, read_summary};
 use crate::jvm::clock::unix_us_now;
-use crate::jvm::procfs::WatchedProcess;
+use crate::jvm::procfs::rss_bytes;
 
 /// How long the first attach may wait for the JVM's listener, and each reply.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -45,7 +45,7 @@ impl NmtReader {
         let began = Instant::now();
         let summary = read_summary(jvm).ok()?;
         let read_ms = began.elapsed().as_secs_f64() * 1e3;
-        let rss = WatchedProcess::open(self.pid).ok().and_then(|process| process.figures()).map(|f| f.rss_bytes);
+        let rss = rss_bytes(self.pid);
         Some(NmtTaken { unix_us, read_ms, summary, rss })
     }
 }

@@ -20,7 +20,7 @@ use crate::attribution::gather::JvmStops;
 use crate::jvm::attach::AttachOnce;
 use crate::jvm::attach::flight_recording::{self, CommandSpan, RecordingOptions};
 use crate::jvm::jfr::profile;
-use crate::jvm::procfs::WatchedProcess;
+use crate::jvm::procfs::rss_bytes;
 use crate::launcher::RunningTarget;
 use crate::plan::box_limits::mebibytes;
 use crate::results::{PhaseRecord, PhaseRecording, RepFiles};
@@ -91,10 +91,6 @@ fn short_of_room(target: &RunningTarget, room: u64) -> Option<String> {
     })
 }
 
-fn rss_of(pid: u32) -> Option<u64> {
-    WatchedProcess::open(pid).ok()?.figures().map(|figures| figures.rss_bytes)
-}
-
 impl Sensor for JfrSensor {
     const NAME: &'static str = "jfr";
     type Call = JfrCall;
@@ -110,7 +106,7 @@ impl Sensor for JfrSensor {
             );
         };
         let pid = jvm.pid();
-        let before = rss_of(pid);
+        let before = rss_bytes(pid);
         let (span, outcome) = match call {
             JfrCall::Start { options, settings_file, room } => {
                 if let Some(short) = room.and_then(|room| short_of_room(target, room)) {
@@ -129,7 +125,7 @@ impl Sensor for JfrSensor {
             JfrCall::StopInto { name, file } => flight_recording::stop_into(jvm, &name, &file),
             JfrCall::Stop { name } => flight_recording::stop(jvm, &name),
         };
-        let rss = before.zip(rss_of(pid));
+        let rss = before.zip(rss_bytes(pid));
         JfrAnswer { span: Some(span), error: outcome.err(), rss }
     }
 }
