@@ -303,18 +303,16 @@ fn contentions(waits: HashMap<String, Waits>) -> Vec<Contention> {
     list
 }
 
-/// Whether a park's stack is a pool's worker waiting for its next task (`ThreadPoolExecutor.getTask`,
-/// `ForkJoinPool.awaitWork`, a scheduled pool's queue): an idle thread, which waits as long as there is no work.
+/// Whether a park's stack is a pool's worker waiting for its next task: a frame of the pool's own wait for work,
+/// whatever its class (`getTask` of the JDK's and Tomcat's `ThreadPoolExecutor`, `ForkJoinPool.awaitWork`, Jetty's
+/// `QueuedThreadPool$Runner.idleJobPoll`), or a scheduled pool's queue. An idle thread waits as long as there is no
+/// work.
 fn waits_for_work(stack: &StackTrace) -> bool {
-    const IDLE: &[(&str, &str)] = &[
-        ("java/util/concurrent/ThreadPoolExecutor", "getTask"),
-        ("java/util/concurrent/ForkJoinPool", "awaitWork"),
-        ("java/util/concurrent/ScheduledThreadPoolExecutor$DelayedWorkQueue", "take"),
-    ];
+    const IDLE_METHODS: &[&str] = &["getTask", "awaitWork", "idleJobPoll"];
+    const IDLE_QUEUE: (&str, &str) = ("java/util/concurrent/ScheduledThreadPoolExecutor$DelayedWorkQueue", "take");
     stack.frames.iter().any(|frame| {
-        IDLE.iter().any(|(class, method)| {
-            frame.class_name.as_deref() == Some(class) && frame.method_name.as_deref() == Some(method)
-        })
+        let method = frame.method_name.as_deref().unwrap_or_default();
+        IDLE_METHODS.contains(&method) || (frame.class_name.as_deref(), method) == (Some(IDLE_QUEUE.0), IDLE_QUEUE.1)
     })
 }
 
@@ -371,6 +369,41 @@ fn direction(direction: IoDirection) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn stack(frames: &[(&str, &str)]) -> StackTrace {
+        let frame = |(class, method): &(&str, &str)| StackFrame {
+            class_name: Some(class.to_string()),
+            method_name: Some(method.to_string()),
+            descriptor: None,
+            line: 0,
+            bytecode_index: 0,
+            frame_type: None,
+        };
+        StackTrace { truncated: false, frames: frames.iter().map(frame).collect() }
+    }
+
+    #[test]
+    fn a_pools_worker_waiting_for_work_is_idle_whatever_its_pool_and_a_lock_waiter_is_not() {
+        let parked = ("jdk/internal/misc/Unsafe", "park");
+        let tomcat = stack(&[
+            parked,
+            ("org/apache/tomcat/util/threads/TaskQueue", "poll"),
+            ("org/apache/tomcat/util/threads/ThreadPoolExecutor", "getTask"),
+        ]);
+        let jdk = stack(&[
+            parked,
+            ("java/util/concurrent/LinkedBlockingQueue", "take"),
+            ("java/util/concurrent/ThreadPoolExecutor", "getTask"),
+        ]);
+        let fork_join = stack(&[parked, ("java/util/concurrent/ForkJoinPool", "awaitWork")]);
+        let jetty = stack(&[parked, ("org/eclipse/jetty/util/thread/QueuedThreadPool$Runner", "idleJobPoll")]);
+        let scheduled = stack(&[parked, ("java/util/concurrent/ScheduledThreadPoolExecutor$DelayedWorkQueue", "take")]);
+        let lock = stack(&[parked, ("java/util/concurrent/locks/ReentrantLock", "lock"), ("StallTarget", "serve")]);
+        let idle: Vec<bool> =
+            [&tomcat, &jdk, &fork_join, &jetty, &scheduled, &lock].iter().map(|s| waits_for_work(s)).collect();
+        assert_eq!(idle, [true, true, true, true, true, false]);
+        assert_eq!(waiting_frame(&lock).and_then(|frame| frame.class_name.as_deref()), Some("StallTarget"));
+    }
 
     #[test]
     fn class_names_read_as_java_writes_them() {
